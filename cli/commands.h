@@ -1,0 +1,17 @@
+// Subcommands of the tbprof executable; each lives in cli/<name>_command.cc.
+#pragma once
+
+namespace tbprof::cli {
+
+using CommandFn = int (*)(int argc, char** argv);
+
+struct Command {
+  const char* name;
+  const char* summary;
+  CommandFn run;
+};
+
+int InspectCommand(int argc, char** argv);
+int ConvertCommand(int argc, char** argv);
+
+}  // namespace tbprof::cli

@@ -1,0 +1,89 @@
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "convert/tool_registry.h"
+
+namespace tbprof::cli {
+namespace {
+
+// "<dir>/<host>.xplane.pb[.gz]" -> "<host>"
+std::string HostFromPath(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  for (const char* suffix : {".xplane.pb.gz", ".xplane.pb"}) {
+    std::string s(suffix);
+    if (base.size() > s.size() && base.compare(base.size() - s.size(), s.size(), s) == 0) {
+      return base.substr(0, base.size() - s.size());
+    }
+  }
+  return base;
+}
+
+}  // namespace
+
+int ConvertCommand(int argc, char** argv) {
+  Flags flags("convert", "FILE.xplane.pb [FILE2.xplane.pb …] --tool NAME [--out F] [--param k=v …]",
+              "Runs one converter over one host's XSpace (several files combine hosts, as ALL_HOSTS\n"
+              "does) and writes the tool's output, exactly as `tbprof serve` returns it from /data.");
+  flags.Add("tool", "", "tool name (overview_page, input_pipeline_analyzer, framework_op_stats, …)");
+  flags.Add("out", "-", "output file, or - for standard output");
+  flags.Add("param", "", "query parameter as key=value, separated by '&' (e.g. resolution=8000)");
+  flags.Add("list", "", "list the available tools", true);
+  if (!flags.Parse(argc, argv)) return 2;
+  if (flags.wants_help()) {
+    flags.PrintHelp();
+    return 0;
+  }
+  if (flags.Bool("list")) {
+    for (const ToolSpec& t : XPlaneTools()) std::printf("%s\n", t.name.c_str());
+    return 0;
+  }
+  const std::string tool = flags.Get("tool");
+  if (tool.empty() || flags.positional().empty()) {
+    std::fprintf(stderr, "tbprof convert: need FILE and --tool (see --help)\n");
+    return 2;
+  }
+  const ToolSpec* spec = FindXPlaneTool(tool);
+  if (spec == nullptr) {
+    std::fprintf(stderr, "tbprof convert: tool '%s' is not available from xplane files; available:", tool.c_str());
+    for (const ToolSpec& t : XPlaneTools()) std::fprintf(stderr, " %s", t.name.c_str());
+    std::fprintf(stderr, "%s\n", XPlaneTools().empty() ? " (none yet)" : "");
+    return 2;
+  }
+  ToolInput in;
+  for (const std::string& f : flags.positional()) {
+    in.xplane_paths.push_back(f);
+    in.hosts.push_back(HostFromPath(f));
+  }
+  std::string params = flags.Get("param");
+  size_t pos = 0;
+  while (pos < params.size()) {
+    size_t amp = params.find('&', pos);
+    std::string kv = params.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) in.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+    pos = amp == std::string::npos ? params.size() : amp + 1;
+  }
+  auto out = spec->run(in);
+  if (!out.ok()) {
+    std::fprintf(stderr, "tbprof convert: %s\n", out.status().message().c_str());
+    return 1;
+  }
+  const std::string& dest = flags.Get("out");
+  if (dest == "-") {
+    std::fwrite(out->body.data(), 1, out->body.size(), stdout);
+    if (!out->body.empty() && out->body.back() != '\n' && out->content_encoding.empty()) std::fputc('\n', stdout);
+    return 0;
+  }
+  std::ofstream f(dest, std::ios::binary);
+  f.write(out->body.data(), static_cast<std::streamsize>(out->body.size()));
+  if (!f) {
+    std::fprintf(stderr, "tbprof convert: cannot write %s\n", dest.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tbprof::cli

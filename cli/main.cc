@@ -1,0 +1,39 @@
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+
+namespace tbprof::cli {
+namespace {
+
+// Commands register here; the help below lists them in this order.
+const Command kCommands[] = {
+    {"inspect", "print the planes, lines, events and stats of an .xplane.pb", InspectCommand},
+    {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
+};
+
+void PrintUsage() {
+  std::printf(
+      "tbprof: a native TensorBoard profile server, converter and profiling harness\n\n"
+      "usage: tbprof <command> [flags]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
+  std::printf("\nRun 'tbprof <command> --help' for the flags of a command.\n");
+}
+
+}  // namespace
+}  // namespace tbprof::cli
+
+int main(int argc, char** argv) {
+  using namespace tbprof::cli;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    PrintUsage();
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+  }
+  std::fprintf(stderr, "tbprof: unknown command '%s'\n\n", argv[1]);
+  PrintUsage();
+  return 2;
+}

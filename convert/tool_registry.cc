@@ -1,0 +1,65 @@
+#include "convert/tool_registry.h"
+
+#include <charconv>
+
+#include "convert/xspace_reader.h"
+
+namespace tbprof {
+
+const std::vector<ToolSpec>& XPlaneTools() {
+  // Converters register here as they land (see each tool's header).
+  static const std::vector<ToolSpec> tools = [] {
+    std::vector<ToolSpec> t;
+    return t;
+  }();
+  return tools;
+}
+
+const ToolSpec* FindXPlaneTool(std::string_view name) {
+  for (const ToolSpec& t : XPlaneTools()) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
+  auto load = [&]() -> StatusOr<std::pair<std::shared_ptr<const XSpaceModel>, size_t>> {
+    auto m = LoadXSpaceFile(path);
+    if (!m.ok()) return m.status();
+    size_t bytes = (*m)->MemoryBytes();
+    return std::make_pair(std::shared_ptr<const XSpaceModel>(std::move(*m)), bytes);
+  };
+  if (cache == nullptr) {
+    auto r = load();
+    if (!r.ok()) return r.status();
+    return r->first;
+  }
+  auto key = FileIdentityKey(path);
+  if (!key.ok()) return key.status();
+  return cache->Get<XSpaceModel>("model|" + *key, load);
+}
+
+int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  int64_t v = 0;
+  const std::string& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size() ? v : fallback;
+}
+
+double ParamDouble(const ToolParams& p, const std::string& key, double fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  const std::string& s = it->second;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size() && v == v ? v : fallback;
+}
+
+std::string ParamStr(const ToolParams& p, const std::string& key, const std::string& fallback) {
+  auto it = p.find(key);
+  return it == p.end() ? fallback : it->second;
+}
+
+}  // namespace tbprof

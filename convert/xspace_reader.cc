@@ -1,0 +1,682 @@
+#include "convert/xspace_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <unordered_map>
+
+namespace tbprof {
+namespace {
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
+
+// Decoding stops at the first error; the message names the source and offset.
+class Decoder {
+ public:
+  Decoder(const uint8_t* base, std::string_view source, void (*on_progress)(void*, const uint8_t*),
+          void* progress_ctx)
+      : base_(base), source_(source), on_progress_(on_progress), progress_ctx_(progress_ctx) {}
+
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+  void Fail(const uint8_t* at, const std::string& what) {
+    if (!failed()) {
+      error_ = std::string(source_) + ": " + what + " at byte offset " + std::to_string(at - base_);
+    }
+  }
+
+  bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+    if (p < end && *p < 0x80) {
+      out = *p++;
+      return true;
+    }
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= end) {
+        Fail(p, "truncated varint");
+        return false;
+      }
+      uint8_t b = *p++;
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (b < 0x80) {
+        out = v;
+        return true;
+      }
+    }
+    Fail(p, "malformed varint (more than 10 bytes)");
+    return false;
+  }
+
+  // Reads a tag; returns false at the end of the range or on error.
+  bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t& field, uint32_t& wire) {
+    if (p >= end) return false;
+    const uint8_t* at = p;
+    uint64_t tag;
+    if (!ReadVarint(p, end, tag)) return false;
+    field = static_cast<uint32_t>(tag >> 3);
+    wire = static_cast<uint32_t>(tag & 7);
+    if (field == 0 || tag > 0xffffffffu) {
+      Fail(at, "invalid field number 0 in tag");
+      return false;
+    }
+    return true;
+  }
+
+  bool ReadLen(const uint8_t*& p, const uint8_t* end, std::string_view& out) {
+    const uint8_t* at = p;
+    uint64_t len;
+    if (!ReadVarint(p, end, len)) return false;
+    if (len > static_cast<uint64_t>(end - p)) {
+      Fail(at, "length " + std::to_string(len) + " exceeds the " + std::to_string(end - p) +
+                   " bytes left in the enclosing message");
+      return false;
+    }
+    out = std::string_view(reinterpret_cast<const char*>(p), len);
+    p += len;
+    return true;
+  }
+
+  bool Skip(const uint8_t*& p, const uint8_t* end, uint32_t wire) {
+    uint64_t v;
+    std::string_view s;
+    switch (wire) {
+      case kVarint:
+        return ReadVarint(p, end, v);
+      case kFixed64:
+        if (end - p < 8) break;
+        p += 8;
+        return true;
+      case kFixed32:
+        if (end - p < 4) break;
+        p += 4;
+        return true;
+      case kLen:
+        return ReadLen(p, end, s);
+      default:
+        Fail(p, "unsupported wire type " + std::to_string(wire) + " (not an XSpace protobuf?)");
+        return false;
+    }
+    Fail(p, "truncated fixed-width field");
+    return false;
+  }
+
+  // A known field with the wrong wire type means this is not an XSpace.
+  bool Expect(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want, const char* msg) {
+    if (wire == want) return true;
+    Fail(at, std::string("field ") + std::to_string(field) + " of " + msg + " has wire type " +
+                 std::to_string(wire) + ", expected " + std::to_string(want) +
+                 " (not an XSpace protobuf?)");
+    return false;
+  }
+
+  bool ReadFixed64(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+    if (end - p < 8) {
+      Fail(p, "truncated fixed64");
+      return false;
+    }
+    std::memcpy(&out, p, 8);
+    p += 8;
+    return true;
+  }
+
+  void Progress(const uint8_t* p) {
+    if (on_progress_) on_progress_(progress_ctx_, p);
+  }
+
+  const uint8_t* base() const { return base_; }
+
+ private:
+  const uint8_t* base_;
+  std::string_view source_;
+  void (*on_progress_)(void*, const uint8_t*);
+  void* progress_ctx_;
+  std::string error_;
+};
+
+const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+// Maps metadata ids to dense indices; most writers number them 1..N.
+class IdMap {
+ public:
+  void Add(int64_t id, uint32_t index) {
+    if (id >= 0 && id < kDenseLimit) {
+      if (static_cast<size_t>(id) >= dense_.size()) dense_.resize(static_cast<size_t>(id) + 1, kAbsent);
+      dense_[static_cast<size_t>(id)] = index;
+    } else {
+      sparse_[id] = index;
+    }
+  }
+  uint32_t Get(int64_t id) const {
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) return dense_[static_cast<size_t>(id)];
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? kAbsent : it->second;
+  }
+  static constexpr uint32_t kAbsent = 0xffffffffu;
+
+ private:
+  static constexpr int64_t kDenseLimit = 1 << 22;
+  std::vector<uint32_t> dense_;
+  std::unordered_map<int64_t, uint32_t> sparse_;
+};
+
+class SpaceParser {
+ public:
+  SpaceParser(Decoder& d, XSpaceModel& m) : d_(d), m_(m) {}
+
+  bool ParseSpace(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      if (field >= 1 && field <= 4) {
+        if (!d_.Expect(at, field, wire, kLen, "XSpace")) return false;
+        std::string_view s;
+        if (!d_.ReadLen(p, end, s)) return false;
+        if (field == 1) {
+          if (!ParsePlane(U8(s), U8(s) + s.size())) return false;
+        } else {
+          auto& list = field == 2 ? m_.errors : field == 3 ? m_.warnings : m_.hostnames;
+          list.emplace_back(s);
+        }
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    return !d_.failed();
+  }
+
+ private:
+  struct StatMeta {
+    StrId name = kNoStr;
+  };
+
+  // Stat values: the id is resolved against the plane's stat metadata (which may
+  // come later on the wire, so planes are decoded metadata-first).
+  bool ParseStat(const uint8_t* p, const uint8_t* end, Stat& out) {
+    uint32_t field, wire;
+    int64_t metadata_id = 0;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case 1:
+          if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
+          metadata_id = static_cast<int64_t>(v);
+          break;
+        case 2:
+          if (!d_.Expect(at, field, wire, kFixed64, "XStat") || !d_.ReadFixed64(p, end, v)) return false;
+          out.kind = StatKind::kDouble;
+          std::memcpy(&out.f64, &v, 8);
+          break;
+        case 3:
+        case 4:
+        case 7:
+          if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
+          if (field == 7) {
+            uint32_t idx = stat_ids_.Get(static_cast<int64_t>(v));
+            out.kind = StatKind::kStr;
+            out.str = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+          } else {
+            out.kind = field == 3 ? StatKind::kUint64 : StatKind::kInt64;
+            out.u64 = v;
+          }
+          break;
+        case 5:
+          if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
+          out.kind = StatKind::kStr;
+          out.str = m_.strings.Intern(s);
+          break;
+        case 6:
+          if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
+          out.kind = StatKind::kBytes;
+          out.blob = static_cast<uint32_t>(m_.blobs.size());
+          m_.blobs.emplace_back(s);
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    uint32_t idx = stat_ids_.Get(metadata_id);
+    out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+    return true;
+  }
+
+  bool ParseStats(std::string_view s, std::vector<Stat>& into) {
+    Stat st;
+    if (!ParseStat(U8(s), U8(s) + s.size(), st)) return false;
+    into.push_back(st);
+    return true;
+  }
+
+  bool ParseStatMetadataEntry(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    int64_t key = 0, id = 0;
+    bool has_id = false;
+    std::string_view name;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == 1) {  // map key
+        if (!d_.Expect(at, field, wire, kVarint, "stat_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
+        key = static_cast<int64_t>(v);
+      } else if (field == 2) {  // XStatMetadata
+        if (!d_.Expect(at, field, wire, kLen, "stat_metadata entry") || !d_.ReadLen(p, end, s)) return false;
+        const uint8_t* q = U8(s);
+        const uint8_t* qe = q + s.size();
+        uint32_t f2, w2;
+        while (d_.ReadTag(q, qe, f2, w2)) {
+          const uint8_t* at2 = q;
+          std::string_view s2;
+          if (f2 == 1) {
+            if (!d_.Expect(at2, f2, w2, kVarint, "XStatMetadata") || !d_.ReadVarint(q, qe, v)) return false;
+            id = static_cast<int64_t>(v);
+            has_id = true;
+          } else if (f2 == 2) {
+            if (!d_.Expect(at2, f2, w2, kLen, "XStatMetadata") || !d_.ReadLen(q, qe, name)) return false;
+          } else if (!d_.Skip(q, qe, w2)) {
+            return false;
+          }
+        }
+        if (d_.failed()) return false;
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    (void)has_id;
+    StrId n = m_.strings.Intern(name);
+    stat_ids_.Add(key, static_cast<uint32_t>(stat_meta_.size()));
+    stat_meta_.push_back({n});
+    plane_->stat_metadata.emplace_back(n, has_id ? id : key);
+    return true;
+  }
+
+  bool ParseEventMetadataEntry(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    int64_t key = 0;
+    EventMetadata md;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == 1) {
+        if (!d_.Expect(at, field, wire, kVarint, "event_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
+        key = static_cast<int64_t>(v);
+      } else if (field == 2) {
+        if (!d_.Expect(at, field, wire, kLen, "event_metadata entry") || !d_.ReadLen(p, end, s)) return false;
+        if (!ParseEventMetadata(U8(s), U8(s) + s.size(), md)) return false;
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    event_ids_.Add(key, static_cast<uint32_t>(plane_->event_metadata.size()));
+    plane_->event_metadata.push_back(std::move(md));
+    return true;
+  }
+
+  bool ParseEventMetadata(const uint8_t* p, const uint8_t* end, EventMetadata& md) {
+    uint32_t field, wire;
+    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case 1:
+          if (!d_.Expect(at, field, wire, kVarint, "XEventMetadata") || !d_.ReadVarint(p, end, v)) return false;
+          md.id = static_cast<int64_t>(v);
+          break;
+        case 2:
+        case 4:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          (field == 2 ? md.name : md.display_name) = m_.strings.Intern(s);
+          break;
+        case 3:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          md.metadata_blob = static_cast<uint32_t>(m_.blobs.size());
+          m_.blobs.emplace_back(s);
+          break;
+        case 5:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          if (!ParseStats(s, plane_->metadata_stats)) return false;
+          break;
+        case 6:
+          if (wire == kVarint) {
+            if (!d_.ReadVarint(p, end, v)) return false;
+            md.child_ids.push_back(static_cast<int64_t>(v));
+          } else {  // packed
+            if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+            const uint8_t* q = U8(s);
+            while (q < U8(s) + s.size()) {
+              if (!d_.ReadVarint(q, U8(s) + s.size(), v)) return false;
+              md.child_ids.push_back(static_cast<int64_t>(v));
+            }
+          }
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    md.num_stats = static_cast<uint32_t>(plane_->metadata_stats.size()) - md.first_stat;
+    return !d_.failed();
+  }
+
+  bool ParseEvent(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    Event ev;
+    ev.first_stat = static_cast<uint32_t>(plane_->event_stats.size());
+    int64_t metadata_id = 0;
+    int64_t occurrences = -1;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == 4) {
+        if (!d_.Expect(at, field, wire, kLen, "XEvent") || !d_.ReadLen(p, end, s)) return false;
+        if (!ParseStats(s, plane_->event_stats)) return false;
+      } else if (field == 1 || field == 2 || field == 3 || field == 5) {
+        if (!d_.Expect(at, field, wire, kVarint, "XEvent") || !d_.ReadVarint(p, end, v)) return false;
+        int64_t x = static_cast<int64_t>(v);
+        if (field == 1) {
+          metadata_id = x;
+        } else if (field == 2) {
+          ev.begin_ps = x;
+          occurrences = -1;
+        } else if (field == 3) {
+          ev.duration_ps = x;
+        } else {
+          occurrences = x;
+          ev.begin_ps = 0;
+        }
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    uint32_t idx = event_ids_.Get(metadata_id);
+    ev.metadata = idx == IdMap::kAbsent ? MissingMetadata(metadata_id) : idx;
+    if (occurrences >= 0) {
+      plane_->occurrences.emplace_back(static_cast<uint32_t>(plane_->events.size()), occurrences);
+    }
+    plane_->events.push_back(ev);
+    return true;
+  }
+
+  // An event naming metadata that the plane lacks gets an empty name, as in xprof's visitor.
+  uint32_t MissingMetadata(int64_t id) {
+    uint32_t idx = static_cast<uint32_t>(plane_->event_metadata.size());
+    EventMetadata md;
+    md.id = id;
+    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
+    plane_->event_metadata.push_back(std::move(md));
+    event_ids_.Add(id, idx);
+    return idx;
+  }
+
+  bool ParseLine(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    LineModel line;
+    line.first_event = static_cast<uint32_t>(plane_->events.size());
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case 1:
+        case 3:
+        case 9:
+        case 10:
+          if (!d_.Expect(at, field, wire, kVarint, "XLine") || !d_.ReadVarint(p, end, v)) return false;
+          (field == 1 ? line.id : field == 3 ? line.timestamp_ns : field == 9 ? line.duration_ps
+                                                                              : line.display_id) =
+              static_cast<int64_t>(v);
+          break;
+        case 2:
+        case 11:
+          if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          (field == 2 ? line.name : line.display_name) = m_.strings.Intern(s);
+          break;
+        case 4:
+          if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          if (plane_->events.size() >= 0xfffffff0u) {
+            d_.Fail(at, "more than 4 billion events in one plane");
+            return false;
+          }
+          if (!ParseEvent(U8(s), U8(s) + s.size())) return false;
+          if ((++events_since_progress_ & 0xffff) == 0) d_.Progress(p);
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    line.num_events = static_cast<uint32_t>(plane_->events.size()) - line.first_event;
+    const int64_t base_ps = line.timestamp_ns * 1000;
+    for (uint32_t i = line.first_event; i < line.first_event + line.num_events; ++i) {
+      plane_->events[i].begin_ps += base_ps;
+    }
+    for (auto it = plane_->occurrences.rbegin();
+         it != plane_->occurrences.rend() && it->first >= line.first_event; ++it) {
+      plane_->events[it->first].begin_ps = 0;
+    }
+    plane_->lines.push_back(line);
+    return true;
+  }
+
+  bool ParsePlane(const uint8_t* p, const uint8_t* end) {
+    m_.planes.emplace_back();
+    plane_ = &m_.planes.back();
+    stat_ids_ = IdMap();
+    event_ids_ = IdMap();
+    stat_meta_.clear();
+    // Pass 1: metadata maps (they follow the lines on the wire).
+    const uint8_t* q = p;
+    uint32_t field, wire;
+    while (d_.ReadTag(q, end, field, wire)) {
+      const uint8_t* at = q;
+      std::string_view s;
+      if (field == 5) {
+        if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
+        if (!ParseStatMetadataEntry(U8(s), U8(s) + s.size())) return false;
+      } else if (!d_.Skip(q, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    q = p;
+    while (d_.ReadTag(q, end, field, wire)) {
+      const uint8_t* at = q;
+      std::string_view s;
+      if (field == 4) {
+        if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
+        if (!ParseEventMetadataEntry(U8(s), U8(s) + s.size())) return false;
+      } else if (!d_.Skip(q, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    // Pass 2: everything else.
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case 1:
+          if (!d_.Expect(at, field, wire, kVarint, "XPlane") || !d_.ReadVarint(p, end, v)) return false;
+          plane_->id = static_cast<int64_t>(v);
+          break;
+        case 2:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          plane_->name = m_.strings.Intern(s);
+          break;
+        case 3:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!ParseLine(U8(s), U8(s) + s.size())) return false;
+          break;
+        case 6:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!ParseStats(s, plane_->plane_stats)) return false;
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    plane_->events.shrink_to_fit();
+    plane_->event_stats.shrink_to_fit();
+    return true;
+  }
+
+  Decoder& d_;
+  XSpaceModel& m_;
+  XPlaneModel* plane_ = nullptr;
+  IdMap stat_ids_, event_ids_;
+  std::vector<StatMeta> stat_meta_;
+  uint64_t events_since_progress_ = 0;
+};
+
+struct PageReleaser {
+  const uint8_t* released_to;
+  static void Release(void* ctx, const uint8_t* p) {
+    auto* self = static_cast<PageReleaser*>(ctx);
+    const long page = sysconf(_SC_PAGESIZE);
+    auto aligned = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(page - 1));
+    // Keep a margin: the current event may straddle the page boundary.
+    aligned -= 4 * page;
+    if (aligned > self->released_to + (8 << 20)) {
+      madvise(const_cast<uint8_t*>(self->released_to), aligned - self->released_to, MADV_DONTNEED);
+      self->released_to = aligned;
+    }
+  }
+};
+
+StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::string_view source,
+                                              PageReleaser* releaser) {
+  auto model = std::make_unique<XSpaceModel>();
+  const uint8_t* p = U8(bytes);
+  Decoder d(p, source, releaser ? &PageReleaser::Release : nullptr, releaser);
+  SpaceParser parser(d, *model);
+  if (!parser.ParseSpace(p, p + bytes.size())) return DataLoss(d.error());
+  return model;
+}
+
+bool HasGzipMagic(std::string_view head) {
+  return head.size() >= 2 && static_cast<uint8_t>(head[0]) == 0x1f && static_cast<uint8_t>(head[1]) == 0x8b;
+}
+
+StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Internal(path + ": zlib init failed");
+  std::string out;
+  out.resize(std::max<size_t>(in.size() * 4, 1 << 16));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size(), 1u << 30));
+  size_t fed = zs.avail_in;
+  size_t produced = 0;
+  int rc = Z_OK;
+  while (true) {
+    if (produced == out.size()) {
+      if (out.size() >= max_bytes) {
+        inflateEnd(&zs);
+        return InvalidArgument(path + ": decompressed size exceeds " + std::to_string(max_bytes) + " bytes");
+      }
+      out.resize(std::min<uint64_t>(out.size() * 2, max_bytes));
+    }
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
+    size_t before = zs.avail_out;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    produced += before - zs.avail_out;
+    if (zs.avail_in == 0 && fed < in.size()) {
+      size_t more = std::min<size_t>(in.size() - fed, 1u << 30);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + fed));
+      zs.avail_in = static_cast<uInt>(more);
+      fed += more;
+    }
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      inflateEnd(&zs);
+      return DataLoss(path + ": corrupt gzip data after " + std::to_string(zs.total_in) + " input bytes");
+    }
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && fed >= in.size()) {
+      inflateEnd(&zs);
+      return DataLoss(path + ": truncated gzip data (" + std::to_string(in.size()) + " bytes)");
+    }
+  }
+  inflateEnd(&zs);
+  out.resize(produced);
+  return out;
+}
+
+class MappedFile {
+ public:
+  ~MappedFile() {
+    if (data_ && data_ != MAP_FAILED) munmap(data_, size_);
+    if (fd_ >= 0) close(fd_);
+  }
+  Status Open(const std::string& path, uint64_t max_bytes) {
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return NotFound(path + ": " + std::strerror(errno));
+    struct stat st;
+    if (fstat(fd_, &st) != 0) return NotFound(path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file");
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      return InvalidArgument(path + ": file is " + std::to_string(st.st_size) +
+                             " bytes; files over " + std::to_string(max_bytes) +
+                             " bytes are not supported");
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ == 0) return Status::Ok();
+    data_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (data_ == MAP_FAILED) return Internal(path + ": mmap failed: " + std::strerror(errno));
+    madvise(data_, size_, MADV_SEQUENTIAL);
+    return Status::Ok();
+  }
+  std::string_view view() const {
+    return size_ == 0 ? std::string_view() : std::string_view(static_cast<const char*>(data_), size_);
+  }
+
+ private:
+  int fd_ = -1;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source) {
+  if (bytes.empty()) return DataLoss(std::string(source) + ": empty file (0 bytes), not an XSpace");
+  return Decode(bytes, source, nullptr);
+}
+
+StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_bytes) {
+  MappedFile f;
+  Status s = f.Open(path, max_bytes);
+  if (!s.ok()) return s;
+  if (HasGzipMagic(f.view())) return Inflate(f.view(), path, max_bytes);
+  return std::string(f.view());
+}
+
+StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
+  MappedFile f;
+  Status s = f.Open(path, options.max_bytes);
+  if (!s.ok()) return s;
+  if (f.view().empty()) return DataLoss(path + ": empty file (0 bytes), not an XSpace");
+  if (HasGzipMagic(f.view())) {
+    auto inflated = Inflate(f.view(), path, options.max_bytes);
+    if (!inflated.ok()) return inflated.status();
+    return Decode(*inflated, path, nullptr);
+  }
+  PageReleaser releaser{reinterpret_cast<const uint8_t*>(f.view().data())};
+  return Decode(f.view(), path, options.release_decoded_pages ? &releaser : nullptr);
+}
+
+}  // namespace tbprof

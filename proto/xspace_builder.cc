@@ -1,0 +1,97 @@
+#include "proto/xspace_builder.h"
+
+namespace tbprof {
+
+using tensorflow::profiler::XStat;
+
+XStat* XStatsBuilder::Add(std::string_view name) {
+  XStat* s = stats_->Add();
+  s->set_metadata_id(plane_->StatMetadataId(name));
+  return s;
+}
+
+XStatsBuilder& XStatsBuilder::Int(std::string_view name, int64_t v) {
+  Add(name)->set_int64_value(v);
+  return *this;
+}
+XStatsBuilder& XStatsBuilder::Uint(std::string_view name, uint64_t v) {
+  Add(name)->set_uint64_value(v);
+  return *this;
+}
+XStatsBuilder& XStatsBuilder::Double(std::string_view name, double v) {
+  Add(name)->set_double_value(v);
+  return *this;
+}
+XStatsBuilder& XStatsBuilder::Str(std::string_view name, std::string_view v) {
+  Add(name)->set_str_value(std::string(v));
+  return *this;
+}
+XStatsBuilder& XStatsBuilder::Ref(std::string_view name, std::string_view v) {
+  int64_t ref = plane_->StatMetadataId(v);
+  Add(name)->set_ref_value(static_cast<uint64_t>(ref));
+  return *this;
+}
+XStatsBuilder& XStatsBuilder::Bytes(std::string_view name, std::string_view v) {
+  Add(name)->set_bytes_value(std::string(v));
+  return *this;
+}
+
+XEventBuilder XLineBuilder::AddEvent(std::string_view name, int64_t offset_ps, int64_t duration_ps) {
+  auto* e = line_->add_events();
+  e->set_metadata_id(plane_->EventMetadataId(name));
+  e->set_offset_ps(offset_ps);
+  e->set_duration_ps(duration_ps);
+  return XEventBuilder(plane_, e);
+}
+
+XEventBuilder XLineBuilder::AddAggregatedEvent(std::string_view name, int64_t num_occurrences,
+                                               int64_t duration_ps) {
+  auto* e = line_->add_events();
+  e->set_metadata_id(plane_->EventMetadataId(name));
+  e->set_num_occurrences(num_occurrences);
+  e->set_duration_ps(duration_ps);
+  return XEventBuilder(plane_, e);
+}
+
+XLineBuilder XPlaneBuilder::AddLine(int64_t id, std::string_view name, int64_t timestamp_ns) {
+  auto* l = plane_->add_lines();
+  l->set_id(id);
+  l->set_name(std::string(name));
+  l->set_timestamp_ns(timestamp_ns);
+  return XLineBuilder(this, l);
+}
+
+int64_t XPlaneBuilder::EventMetadataId(std::string_view name) {
+  auto [it, inserted] = event_ids_.emplace(std::string(name), next_event_id_);
+  if (inserted) {
+    auto& md = (*plane_->mutable_event_metadata())[next_event_id_];
+    md.set_id(next_event_id_);
+    md.set_name(std::string(name));
+    ++next_event_id_;
+  }
+  return it->second;
+}
+
+tensorflow::profiler::XEventMetadata* XPlaneBuilder::EventMetadata(std::string_view name) {
+  return &(*plane_->mutable_event_metadata())[EventMetadataId(name)];
+}
+
+int64_t XPlaneBuilder::StatMetadataId(std::string_view name) {
+  auto [it, inserted] = stat_ids_.emplace(std::string(name), next_stat_id_);
+  if (inserted) {
+    auto& md = (*plane_->mutable_stat_metadata())[next_stat_id_];
+    md.set_id(next_stat_id_);
+    md.set_name(std::string(name));
+    ++next_stat_id_;
+  }
+  return it->second;
+}
+
+XPlaneBuilder AddPlane(tensorflow::profiler::XSpace& space, std::string_view name, int64_t id) {
+  auto* p = space.add_planes();
+  p->set_name(std::string(name));
+  p->set_id(id);
+  return XPlaneBuilder(p);
+}
+
+}  // namespace tbprof
