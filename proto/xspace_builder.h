@@ -60,6 +60,9 @@ class XPlaneBuilder : public XStatsBuilder {
  public:
   explicit XPlaneBuilder(tensorflow::profiler::XPlane* plane)
       : XStatsBuilder(this, plane->mutable_stats()), plane_(plane) {}
+  // Line and event builders point back at this object: it must stay in place.
+  XPlaneBuilder(const XPlaneBuilder&) = delete;
+  XPlaneBuilder& operator=(const XPlaneBuilder&) = delete;
   XLineBuilder AddLine(int64_t id, std::string_view name, int64_t timestamp_ns = 0);
   int64_t EventMetadataId(std::string_view name);
   tensorflow::profiler::XEventMetadata* EventMetadata(std::string_view name);
