@@ -15,6 +15,15 @@ const std::vector<ToolSpec>& XPlaneTools() {
   return tools;
 }
 
+const std::vector<LegacyToolSpec>& LegacyConverters() {
+  // Legacy .pb converters register here; legacy JSON files are served as they are.
+  static const std::vector<LegacyToolSpec> converters = [] {
+    std::vector<LegacyToolSpec> c;
+    return c;
+  }();
+  return converters;
+}
+
 const ToolSpec* FindXPlaneTool(std::string_view name) {
   for (const ToolSpec& t : XPlaneTools()) {
     if (t.name == name) return &t;

@@ -44,6 +44,15 @@ struct ToolSpec {
 const std::vector<ToolSpec>& XPlaneTools();
 const ToolSpec* FindXPlaneTool(std::string_view name);
 
+// Converters of the legacy per-tool files (`<host>.<suffix>`, e.g.
+// `overview_page.pb`), producing the same output as the xplane path.
+struct LegacyToolSpec {
+  std::string tool;    // the tool name the file serves
+  std::string suffix;  // file suffix after "<host>."
+  std::function<StatusOr<ToolOutput>(const std::string& path, const ToolParams& params)> run;
+};
+const std::vector<LegacyToolSpec>& LegacyConverters();
+
 // Loads (or fetches from `cache`) the model of one xplane file.
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache);
 
