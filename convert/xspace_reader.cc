@@ -14,6 +14,47 @@ namespace {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
+// proto3 string fields must hold UTF-8 (libprotobuf rejects the message
+// otherwise). Checking the names and the space-level strings is cheap and is
+// what tells another message type (e.g. a legacy tool .pb, whose fields 2-4
+// hold binary) apart from an XSpace.
+bool IsUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if ((*p & 0xe0) == 0xc0) {
+      n = 1;
+      cp = *p & 0x1f;
+    } else if ((*p & 0xf0) == 0xe0) {
+      n = 2;
+      cp = *p & 0x0f;
+    } else if ((*p & 0xf8) == 0xf0) {
+      n = 3;
+      cp = *p & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+      return false;
+    }
+    p += n + 1;
+  }
+  return true;
+}
+
 // Decoding stops at the first error; the message names the source and offset.
 class Decoder {
  public:
@@ -106,6 +147,12 @@ class Decoder {
   }
 
   // A known field with the wrong wire type means this is not an XSpace.
+  bool ExpectUtf8(const uint8_t* at, std::string_view s, const char* what) {
+    if (IsUtf8(s)) return true;
+    Fail(at, std::string(what) + " is not valid UTF-8 (not an XSpace protobuf?)");
+    return false;
+  }
+
   bool Expect(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want, const char* msg) {
     if (wire == want) return true;
     Fail(at, std::string("field ") + std::to_string(field) + " of " + msg + " has wire type " +
@@ -139,6 +186,7 @@ class Decoder {
 };
 
 const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
 
 // Maps metadata ids to dense indices; most writers number them 1..N.
 class IdMap {
@@ -176,6 +224,7 @@ class SpaceParser {
         if (!d_.Expect(at, field, wire, kLen, "XSpace")) return false;
         std::string_view s;
         if (!d_.ReadLen(p, end, s)) return false;
+        if (field != 1 && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
         if (field == 1) {
           if (!ParsePlane(U8(s), U8(s) + s.size())) return false;
         } else {
@@ -280,6 +329,7 @@ class SpaceParser {
             has_id = true;
           } else if (f2 == 2) {
             if (!d_.Expect(at2, f2, w2, kLen, "XStatMetadata") || !d_.ReadLen(q, qe, name)) return false;
+            if (!d_.ExpectUtf8(at2, name, "an XStatMetadata name")) return false;
           } else if (!d_.Skip(q, qe, w2)) {
             return false;
           }
@@ -337,6 +387,7 @@ class SpaceParser {
         case 2:
         case 4:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XEventMetadata name")) return false;
           (field == 2 ? md.name : md.display_name) = m_.strings.Intern(s);
           break;
         case 3:
@@ -442,6 +493,7 @@ class SpaceParser {
         case 2:
         case 11:
           if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XLine name")) return false;
           (field == 2 ? line.name : line.display_name) = m_.strings.Intern(s);
           break;
         case 4:
@@ -515,6 +567,7 @@ class SpaceParser {
           break;
         case 2:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XPlane name")) return false;
           plane_->name = m_.strings.Intern(s);
           break;
         case 3:
