@@ -212,6 +212,66 @@ class IdMap {
   std::unordered_map<int64_t, uint32_t> sparse_;
 };
 
+// Counts a plane's events and event stats without decoding them, so the
+// model's vectors are sized once: growing them by doubling would copy
+// gigabytes and briefly hold both copies. Malformed input just stops the count
+// (the decoding pass reports the error).
+struct PlaneCounts {
+  uint64_t events = 0, event_stats = 0;
+};
+
+bool SkimVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    uint8_t b = *p++;
+    v |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) return true;
+  }
+  return false;
+}
+
+// Calls on_len(field, begin, end) for each length-delimited field; skips the rest.
+template <typename F>
+void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
+  while (p < end) {
+    uint64_t tag, v;
+    if (!SkimVarint(p, end, tag)) return;
+    switch (tag & 7) {
+      case 0:
+        if (!SkimVarint(p, end, v)) return;
+        break;
+      case 1:
+        if (end - p < 8) return;
+        p += 8;
+        break;
+      case 5:
+        if (end - p < 4) return;
+        p += 4;
+        break;
+      case 2:
+        if (!SkimVarint(p, end, v) || v > static_cast<uint64_t>(end - p)) return;
+        on_len(static_cast<uint32_t>(tag >> 3), p, p + v);
+        p += v;
+        break;
+      default:
+        return;
+    }
+  }
+}
+
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end) {
+  PlaneCounts c;
+  SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
+    if (field != 3) return;
+    SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
+      if (lf != 4) return;
+      ++c.events;
+      SkimFields(eb, ee, [&](uint32_t ef, const uint8_t*, const uint8_t*) { c.event_stats += ef == 4; });
+    });
+  });
+  return c;
+}
+
 class SpaceParser {
  public:
   SpaceParser(Decoder& d, XSpaceModel& m) : d_(d), m_(m) {}
@@ -555,6 +615,9 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
+    const PlaneCounts counts = CountPlane(p, end);
+    plane_->events.reserve(counts.events);
+    plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
