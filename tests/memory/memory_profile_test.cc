@@ -3,8 +3,12 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "convert/tool_registry.h"
@@ -275,6 +279,52 @@ TEST(MemoryProfile, NoHostPlaneGivesEmptyProfile) {
             "{\"memoryProfilePerAllocator\":{},\"numHosts\":1,\"memoryIds\":[],\"version\":1,\"hloModules\":[]}");
 }
 
+// What libprotobuf's own XSpace decoder sees per allocator: the number of
+// memory events and the largest stack + heap (independent of the model).
+struct RealAllocator {
+  size_t events = 0;
+  int64_t max_in_use = 0;
+};
+std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  XSpace space;
+  EXPECT_TRUE(space.ParseFromString(bytes.str())) << path;
+  std::map<std::string, RealAllocator> out;
+  for (const auto& plane : space.planes()) {
+    if (plane.name() != "/host:CPU") continue;
+    for (const auto& line : plane.lines()) {
+      for (const auto& event : line.events()) {
+        auto md = plane.event_metadata().find(event.metadata_id());
+        if (md == plane.event_metadata().end()) continue;
+        if (md->second.name() != "MemoryAllocation" && md->second.name() != "MemoryDeallocation") continue;
+        std::string id;
+        int64_t stack = 0, heap = 0;
+        for (const auto& stat : event.stats()) {
+          auto sm = plane.stat_metadata().find(stat.metadata_id());
+          if (sm == plane.stat_metadata().end()) continue;
+          const std::string& name = sm->second.name();
+          int64_t value = stat.has_uint64_value() ? static_cast<int64_t>(stat.uint64_value()) : stat.int64_value();
+          if (name == "allocator_name") {
+            id = stat.has_ref_value() ? plane.stat_metadata().at(stat.ref_value()).name() : stat.str_value();
+          } else if (name == "index_on_host" || name == "device_ordinal") {
+            id = std::to_string(value);
+          } else if (name == "bytes_reserved") {
+            stack = value;
+          } else if (name == "bytes_allocated") {
+            heap = value;
+          }
+        }
+        RealAllocator& a = out[id];
+        ++a.events;
+        a.max_in_use = std::max(a.max_in_use, stack + heap);
+      }
+    }
+  }
+  return out;
+}
+
 TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
   const ToolSpec* tool = FindXPlaneTool("memory_profile");
   ASSERT_NE(tool, nullptr);
@@ -299,6 +349,17 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
     EXPECT_EQ(v.at("version").as_int64(), 1) << path;
     EXPECT_EQ(v.at("numHosts").as_int64(), 1) << path;
     EXPECT_EQ(v.at("memoryIds").as_array().size(), v.at("memoryProfilePerAllocator").as_object().size()) << path;
+    std::map<std::string, RealAllocator> expected = DecodeWithLibprotobuf(path);
+    ASSERT_EQ(v.at("memoryIds").as_array().size(), expected.size()) << path;
+    for (const auto& [id, allocator] : expected) {
+      const auto& p = v.at("memoryProfilePerAllocator").as_object().at(id).as_object();
+      EXPECT_EQ(p.at("sampledTimelineSnapshots").as_array().size(), std::min<size_t>(allocator.events, 1000))
+          << path << " " << id;
+      EXPECT_EQ(p.at("profileSummary").as_object().at("peakStats").as_object().at("peakBytesInUse").as_string(),
+                std::to_string(allocator.max_in_use))
+          << path << " " << id;
+      EXPECT_FALSE(p.at("activeAllocations").as_array().empty()) << path << " " << id;
+    }
     ++ran;
   }
   EXPECT_GE(ran, 4);

@@ -199,6 +199,28 @@ TEST(TfDataEventForest, AsyncEventsAreNotNestedAndTypesFollowNames) {
   EXPECT_TRUE(forest.Parents(3).empty());
 }
 
+// `_p`/`_c` context groups link producers to consumers across threads; a
+// group with 64 or more events on both sides is ignored, as in xla.
+TEST(TfDataEventForest, ContextGroupsLinkAcrossThreads) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder a = plane.AddLine(1, "a");
+  XLineBuilder b = plane.AddLine(2, "b");
+  a.AddEvent("producer", 0, 10).Int("_pt", 2).Uint("_p", 77);
+  b.AddEvent("consumer", 20, 10).Int("_ct", 2).Uint("_c", 77);
+  b.AddEvent("other_type", 40, 10).Int("_ct", 3).Uint("_c", 77);
+  for (int i = 0; i < 64; ++i) {
+    a.AddEvent("many_producers", 100 + 2 * i, 1).Int("_pt", 2).Int("_p", 5);
+    b.AddEvent("many_consumers", 100 + 2 * i, 1).Int("_ct", 2).Int("_c", 5);
+  }
+  auto model = Load(space);
+  EventForest forest(*model, *model->FindPlane("/host:CPU"));
+  ASSERT_EQ(forest.Children(0).size(), 1u);
+  EXPECT_EQ(forest.Children(0)[0], 65u);  // line b starts after line a's 65 events
+  EXPECT_TRUE(forest.Parents(66).empty());  // context type 3 has no producer
+  EXPECT_TRUE(forest.Children(1).empty());  // the 64 x 64 group is dropped
+}
+
 TEST(TfDataStats, SlowParallelMapOnAnotherThread) {
   XSpace space = ParallelMapOnWorker();
   auto model = Load(space);
