@@ -433,6 +433,15 @@ TEST(TfDataJson, LatencyUsesThousandsSeparator) {
   EXPECT_NE(json.find("<u>Latency</u>: 1,234,557 us"), std::string::npos) << json;
 }
 
+TEST(TfDataJson, EscapesStrings) {
+  XSpace space = RootCalls({10});
+  auto model = Load(space);
+  const std::string host = "h\"\\\n\t\x01\xc3\xa9/x";
+  boost::json::value v = boost::json::parse(TfDataStatsToJson(Analyze({{host, model.get()}})));
+  EXPECT_EQ(v.as_array()[1].as_object().at("rows").as_array()[0].as_object().at("c").as_array()[0].as_object().at("v").as_string(),
+            host);
+}
+
 TEST(TfDataJson, GoldenWholeOutputs) {
   XSpace seq = SequentialMapUnderBatch();
   XSpace par = ParallelMapOnWorker();
