@@ -363,9 +363,13 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
   for (auto& [memory_id, p] : profile.memory_profile_per_allocator) {
     if (!p.memory_profile_snapshots.empty()) profile.memory_ids.push_back(memory_id);  // std::map: sorted
     std::vector<MemoryProfileSnapshot>& snapshots = p.memory_profile_snapshots;
-    std::stable_sort(snapshots.begin(), snapshots.end(), [](const MemoryProfileSnapshot& a, const MemoryProfileSnapshot& b) {
+    auto by_time = [](const MemoryProfileSnapshot& a, const MemoryProfileSnapshot& b) {
       return a.time_offset_ps < b.time_offset_ps;
-    });
+    };
+    // Usually already in time order (one allocator writes from one clock).
+    if (!std::is_sorted(snapshots.begin(), snapshots.end(), by_time)) {
+      std::stable_sort(snapshots.begin(), snapshots.end(), by_time);
+    }
     FixStepIds(snapshots);
     FillDeallocations(snapshots);
     p.sampled_timeline_snapshots = SampleTimeline(snapshots, options.max_num_snapshots);

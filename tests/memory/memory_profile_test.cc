@@ -257,6 +257,35 @@ TEST(MemoryProfile, TimelineSamplingAtMostThousand) {
   EXPECT_EQ(t2[999], 1000);
 }
 
+// Two threads of one allocator: snapshots are put in time order, and the
+// peak is the last event reaching it in encounter (line) order.
+TEST(MemoryProfile, SnapshotsFromSeveralLinesAreTimeOrdered) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder a = plane.AddLine(1, "a");
+  XLineBuilder b = plane.AddLine(2, "b");
+  AddMemoryEvent(a, true, 30, {"bfc", 0, 300, 0, 0.0, 300}, {100, 100, 0x30, "late", 1, "[1]", 2});
+  AddMemoryEvent(b, true, 10, {"bfc", 0, 100, 0, 0.0, 100}, {100, 100, 0x10, "early", 1, "[1]", 2});
+  AddMemoryEvent(b, true, 20, {"bfc", 0, 200, 0, 0.0, 200}, {100, 100, 0x20, "middle", 1, "[1]", 2});
+  auto model = Load(space);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok());
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.at("bfc");
+  ASSERT_EQ(p.sampled_timeline_snapshots.size(), 3u);
+  EXPECT_EQ(p.sampled_timeline_snapshots[0].activity_metadata.tf_op_name, "early");
+  EXPECT_EQ(p.sampled_timeline_snapshots[2].activity_metadata.tf_op_name, "late");
+  // Line a is read first: 300 becomes the peak; line b's 100 and 200 are below it.
+  EXPECT_EQ(p.profile_summary.peak_stats_time_ps, 30);
+  EXPECT_EQ(p.profile_summary.peak_bytes_usage_lifetime, 200);  // last event read (line b)
+  // All three allocations of step 2 are live at t=30; heap 300 is fully mapped.
+  ASSERT_EQ(p.active_allocations.size(), 3u);
+  EXPECT_TRUE(p.special_allocations.empty());
+  // Equal sizes: ordered by op name.
+  EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "early");
+  EXPECT_EQ(p.memory_profile_snapshots[1].activity_metadata.tf_op_name, "late");
+  EXPECT_EQ(p.memory_profile_snapshots[2].activity_metadata.tf_op_name, "middle");
+}
+
 TEST(MemoryProfile, DataTypeNames) {
   EXPECT_EQ(TensorflowDataTypeString(0), "INVALID");
   EXPECT_EQ(TensorflowDataTypeString(1), "float");
