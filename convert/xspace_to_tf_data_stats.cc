@@ -14,6 +14,9 @@ namespace tbprof {
 namespace {
 
 constexpr int kMaxIteratorDepth = 100;  // xprof stops walking deeper than this
+// A crafted file can link iterators into a dense cycle whose walk is
+// exponential in the depth; real calls touch at most a few thousand events.
+constexpr int64_t kMaxVisitsPerCall = int64_t{1} << 20;
 
 struct IteratorMetadata {
   int64_t id = 0;
@@ -120,7 +123,7 @@ class HostAnalyzer {
 
   // ProcessIteratorEvent: accumulates one event into `stats`, then its tf.data children.
   void Visit(uint32_t e, std::map<int64_t, TfDataIteratorStat>& stats, bool is_blocking, int level) {
-    if (level > kMaxIteratorDepth) return;
+    if (level > kMaxIteratorDepth || ++visits_ > kMaxVisitsPerCall) return;
     std::optional<int64_t> id = IntStat(e, id_);
     if (!id) return;
     const Event& ev = plane_.events[e];
@@ -144,7 +147,7 @@ class HostAnalyzer {
       Visit(child, stats, is_blocking && overlap != 0, level + 1);
       self_time -= overlap;  // xprof assumes children do not overlap each other
     }
-    // `stats` may have rehashed nothing (std::map), so `it` is still valid.
+    // std::map iterators survive the insertions the recursion made.
     it->second.self_time_ps += self_time;
     it->second.is_blocking = it->second.is_blocking || is_blocking;
     it->second.num_calls += 1;
@@ -152,6 +155,7 @@ class HostAnalyzer {
 
   TfDataPipelineCall AnalyzeCall(uint32_t root_event) {
     std::map<int64_t, TfDataIteratorStat> stats;
+    visits_ = 0;
     Visit(root_event, stats, /*is_blocking=*/true, 0);
     TfDataPipelineCall call;
     call.duration_ps = plane_.events[root_event].duration_ps;
@@ -178,6 +182,7 @@ class HostAnalyzer {
   EventForest forest_;
   StrId id_ = kNoStr, parent_id_ = kNoStr;
   std::map<int64_t, IteratorMetadata> metadata_;
+  int64_t visits_ = 0;  // Visit calls in the current call's walk
 };
 
 void AppendJsonString(std::string& out, std::string_view s) {

@@ -384,6 +384,29 @@ TEST(TfDataStats, DevicePipelineAndHostRanking) {
   EXPECT_EQ(stats.bottlenecks[1].iterator_latency_ps, 30 * kUs);  // Filter has no child: all self time
 }
 
+// Crafted links that make iterators their own producers: the walk must end.
+TEST(TfDataStats, CyclicLinksTerminate) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder worker = plane.AddLine(1, "w");
+  worker.AddEvent("PrefetchProduce", 0, 200 * kUs).Int("element_id", 1);
+  Iter(worker, "Iterator::Root", 1, 100, 1, 1);  // its own parent
+  worker.AddEvent("PrefetchConsume", 10 * kUs, kUs).Int("element_id", 1);
+  XLineBuilder other = plane.AddLine(2, "w2");
+  for (int i = 0; i < 3; ++i) {
+    other.AddEvent("PrefetchProduce", i * 300 * kUs, 200 * kUs).Int("element_id", 2);
+    Iter(other, "Iterator::Root", i * 300 + 1, 100, 5, 5);
+    other.AddEvent("PrefetchConsume", (i * 300 + 10) * kUs, kUs).Int("element_id", 2);
+  }
+  auto model = Load(space);
+  TfDataStats stats = Analyze({{"h", model.get()}});
+  ASSERT_EQ(stats.hosts[0].pipelines.size(), 2u);
+  const TfDataIteratorStat& self_loop = stats.hosts[0].pipelines[0].calls[0].iterators[0];
+  EXPECT_EQ(self_loop.num_calls, 101);  // levels 0..100: deeper than 100 is not walked
+  // Three mutually linked calls: bounded by the visit budget, not 3^100.
+  EXPECT_LE(stats.hosts[0].pipelines[1].calls[0].iterators[0].num_calls, int64_t{1} << 20);
+}
+
 TEST(TfDataJson, ThreeTablesWithXprofColumns) {
   XSpace space = ParallelMapOnWorker();
   auto model = Load(space);
