@@ -389,6 +389,8 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
           << path << " " << id;
       EXPECT_FALSE(p.at("activeAllocations").as_array().empty()) << path << " " << id;
     }
+    testing_golden::ExpectMatchesGolden("memory/real_" + entry.path().parent_path().filename().string() + ".json",
+                                        out->body);
     ++ran;
   }
   EXPECT_GE(ran, 4);
