@@ -3,7 +3,10 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -476,6 +479,68 @@ TEST(TfDataJson, GoldenWholeOutputs) {
   AddPlane(empty, "/host:CPU");
   auto e = Load(empty);
   testing_golden::ExpectMatchesGolden("tfdata/no_activity.json", TfDataStatsToJson(Analyze({{"h", e.get()}})));
+}
+
+// A real TensorFlow 2.3 run: its trace viewer JSON (the legacy logdir keeps no
+// xplane) rebuilt as a host plane, one line per thread, args as stats.
+// Read off the trace: the consumer thread holds Iterator::Model [209656,
+// +51503 µs) and Iterator::Model::ParallelMap [210357, +50701 µs) with no
+// same-thread tf.data child (TF 2.3 wrote no Produce/Consume events).
+TEST(TfDataStats, RealTensorFlowTrace) {
+  std::filesystem::path dir = std::filesystem::path(TBPROF_TESTDATA) / "legacy_logdir_tf23_cpu";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no testdata at " << dir;
+  std::string trace_path;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().string().ends_with(".trace.json.gz")) trace_path = entry.path().string();
+  }
+  ASSERT_FALSE(trace_path.empty());
+  auto text = ReadFileMaybeGzip(trace_path);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  boost::json::value trace = boost::json::parse(*text);
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  std::map<int64_t, XLineBuilder> lines;
+  for (const auto& v : trace.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (!e.contains("ph") || e.at("ph").as_string() != "X") continue;
+    int64_t tid = e.at("tid").to_number<int64_t>();
+    auto it = lines.find(tid);
+    if (it == lines.end()) it = lines.emplace(tid, plane.AddLine(tid, std::to_string(tid))).first;
+    // ts/dur are µs, some with a fractional part.
+    auto ps = [&](const char* key) { return std::llround(e.at(key).to_number<double>() * kUs); };
+    auto event = it->second.AddEvent(std::string(e.at("name").as_string()), ps("ts"), ps("dur"));
+    if (!e.contains("args")) continue;
+    for (const auto& [key, arg] : e.at("args").as_object()) {
+      std::string value(arg.as_string());
+      char* end = nullptr;
+      long long number = std::strtoll(value.c_str(), &end, 10);
+      if (!value.empty() && *end == '\0') {
+        event.Int(key, number);
+      } else {
+        event.Str(key, value);
+      }
+    }
+  }
+  auto model = Load(space);
+  TfDataStats stats = Analyze({{"8c859046be41", model.get()}});
+  ASSERT_EQ(stats.hosts[0].pipelines.size(), 1u);
+  const TfDataPipeline& p = stats.hosts[0].pipelines[0];
+  EXPECT_EQ(p.name, "Host:0");
+  EXPECT_EQ(p.id, 8657332241325920452LL);
+  EXPECT_EQ(p.num_calls, 1);
+  EXPECT_EQ(p.num_slow_calls, 1);
+  EXPECT_EQ(p.max_latency_ps, 51503 * kUs);
+  const TfDataPipelineCall& call = p.calls[0];
+  EXPECT_EQ(FindIterator(call, 8657332241325920452LL)->self_time_ps, 802 * kUs);  // 51503 - 50701
+  EXPECT_EQ(call.bottleneck_iterator_id, 4057087162746704081LL);
+  EXPECT_EQ(call.bottleneck_iterator_latency_ps, 50701 * kUs);
+  ASSERT_EQ(stats.bottlenecks.size(), 1u);
+  EXPECT_EQ(stats.bottlenecks[0].iterator_name, "ParallelMap");
+  EXPECT_EQ(stats.bottlenecks[0].iterator_long_name, "Iterator::Model::ParallelMap");
+  EXPECT_EQ(stats.bottlenecks[0].bottleneck_type, "kOther");
+  EXPECT_TRUE(stats.is_input_bound);
+  // Iterators on other threads are not linked without Produce/Consume events.
+  EXPECT_EQ(call.iterators.size(), 2u);
 }
 
 TEST(TfDataTool, RegisteredAndRunsOnRealProfiles) {
