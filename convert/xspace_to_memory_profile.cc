@@ -434,10 +434,6 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
   return out;
 }
 
-}  // namespace tbprof
-
-namespace tbprof {
-
 StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
   if (input.xplane_paths.empty()) return InvalidArgument("memory_profile: no xplane file selected");
   auto model = LoadModelCached(input.xplane_paths.front(), input.cache);

@@ -506,10 +506,6 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   return out;
 }
 
-}  // namespace tbprof
-
-namespace tbprof {
-
 StatusOr<ToolOutput> TfDataBottleneckAnalysisTool(const ToolInput& input) {
   if (input.xplane_paths.empty()) return InvalidArgument("tf_data_bottleneck_analysis: no xplane file selected");
   std::vector<std::shared_ptr<const XSpaceModel>> models;
