@@ -435,7 +435,10 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
 }
 
 StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
-  if (input.xplane_paths.empty()) return InvalidArgument("memory_profile: no xplane file selected");
+  if (input.xplane_paths.size() != 1) {
+    return InvalidArgument("Memory profile tool expects only 1 XSpace path but gets " +
+                           std::to_string(input.xplane_paths.size()));
+  }
   auto model = LoadModelCached(input.xplane_paths.front(), input.cache);
   if (!model.ok()) return model.status();
   MemoryProfileOptions options;

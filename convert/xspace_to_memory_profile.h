@@ -85,7 +85,7 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
 // Protobuf-JSON of the profile (field order as memory_profile.proto, map keys sorted).
 std::string MemoryProfileToJson(const MemoryProfile& profile);
 
-// Tool memory_profile: the first selected host (xprof serves one host per
+// Tool memory_profile: exactly one selected host (xprof serves one host per
 // request); param `max_num_snapshots` overrides the timeline size.
 StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input);
 

@@ -363,9 +363,9 @@ StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string
     if (model == nullptr) return InvalidArgument("tf.data analysis: no model for host '" + host + "'");
     TfDataHostStats host_stats;
     host_stats.host = host;
-    if (const XPlaneModel* plane = model->FindPlane("/host:CPU")) {
-      host_stats.pipelines = HostAnalyzer(*model, *plane).Run();
-    }
+    const XPlaneModel* plane = model->FindPlane("/host:CPU");
+    if (plane == nullptr) return InvalidArgument("Could not find host XPlane for tf data stats: " + host);
+    host_stats.pipelines = HostAnalyzer(*model, *plane).Run();
     out.hosts.push_back(std::move(host_stats));
   }
 

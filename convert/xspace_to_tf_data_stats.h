@@ -73,7 +73,7 @@ struct TfDataStats {
 };
 
 // `hosts`: (host name, model) pairs; each model's /host:CPU plane is analysed
-// (a model without one contributes no pipeline). Pipelines are numbered
+// (a model without one is an error, as in xprof). Pipelines are numbered
 // Host:<n>/Device:<n> in ascending root iterator id (xprof: hash-map order).
 StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string, const XSpaceModel*>>& hosts);
 

@@ -359,6 +359,11 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
   ASSERT_NE(tool, nullptr);
   EXPECT_FALSE(tool->all_hosts);
   EXPECT_FALSE(tool->run(ToolInput{}).ok());
+  ToolInput two;
+  two.xplane_paths = {"a.xplane.pb", "b.xplane.pb"};
+  auto refused = tool->run(two);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "Memory profile tool expects only 1 XSpace path but gets 2");
   std::filesystem::path root = std::filesystem::path(TBPROF_TESTDATA) / "xplane";
   if (!std::filesystem::exists(root)) GTEST_SKIP() << "no testdata at " << root;
   int ran = 0;

@@ -410,6 +410,102 @@ TEST(TfDataStats, CyclicLinksTerminate) {
   EXPECT_LE(stats.hosts[0].pipelines[1].calls[0].iterators[0].num_calls, int64_t{1} << 20);
 }
 
+// range(8).prefetch(2): the consumer blocks on the first element (its
+// producer [0,80) overlaps the call [0,100)) but not on the second (produced
+// at [100,180), consumed in the call [200,220)).
+TEST(TfDataStats, PrefetchBlockingAndNonBlockingProducers) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder consumer = plane.AddLine(0, "consumer");
+  Iter(consumer, "Iterator::Prefetch", 0, 100, 123);
+  consumer.AddEvent("PrefetchConsume", 80 * kUs, 20 * kUs).Int("element_id", 100);
+  Iter(consumer, "Iterator::Prefetch", 200, 20, 123);
+  consumer.AddEvent("PrefetchConsume", 210 * kUs, 10 * kUs).Int("element_id", 200);
+  XLineBuilder producer = plane.AddLine(1, "producer");
+  producer.AddEvent("PrefetchProduce", 0, 80 * kUs).Int("element_id", 100);
+  Iter(producer, "Iterator::Prefetch::Range", 0, 80, 456, 123);  // same span as its Produce
+  producer.AddEvent("PrefetchProduce", 100 * kUs, 80 * kUs).Int("element_id", 200);
+  Iter(producer, "Iterator::Prefetch::Range", 100, 80, 456, 123);
+  auto model = Load(space);
+  TfDataStats stats = Analyze({{"host1", model.get()}});
+  const TfDataPipeline& p = stats.hosts[0].pipelines[0];
+  EXPECT_EQ(p.name, "Host:0");
+  EXPECT_EQ(p.avg_latency_ps, 60 * kUs);
+  EXPECT_EQ(p.num_slow_calls, 1);
+  const TfDataPipelineCall& first = p.calls[0];
+  EXPECT_EQ(FindIterator(first, 123)->self_time_ps, 20 * kUs);  // 100 - 80
+  EXPECT_TRUE(FindIterator(first, 123)->is_async);
+  EXPECT_TRUE(FindIterator(first, 456)->is_blocking);
+  EXPECT_EQ(first.bottleneck_iterator_id, 456);
+  EXPECT_EQ(first.bottleneck_iterator_latency_ps, 80 * kUs);
+  const TfDataPipelineCall& second = p.calls[1];
+  EXPECT_EQ(FindIterator(second, 123)->start_time_ps, 200 * kUs);
+  EXPECT_EQ(FindIterator(second, 123)->self_time_ps, 20 * kUs);
+  EXPECT_FALSE(FindIterator(second, 456)->is_blocking);
+  EXPECT_EQ(FindIterator(second, 456)->start_time_ps, 100 * kUs);
+  EXPECT_EQ(second.bottleneck_iterator_id, 123);
+  ASSERT_EQ(stats.bottlenecks.size(), 1u);
+  EXPECT_EQ(stats.bottlenecks[0].iterator_long_name, "Iterator::Prefetch::Range");
+  EXPECT_EQ(stats.bottlenecks[0].iterator_latency_ps, 80 * kUs);
+}
+
+// Only a device pipeline: listed with its stats, but nothing to analyse.
+TEST(TfDataStats, DeviceOnlyPipelineIsNotAnalysed) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder consumer = plane.AddLine(0, "consumer");
+  Iter(consumer, "Iterator::Prefetch", 0, 30, 123);
+  Iter(consumer, "Iterator::Prefetch", 100, 100, 123);
+  consumer.AddEvent("PrefetchConsume", 180 * kUs, 20 * kUs).Int("element_id", 100);
+  XLineBuilder producer = plane.AddLine(1, "producer");
+  producer.AddEvent("PrefetchProduce", 100 * kUs, 80 * kUs).Int("element_id", 100);
+  Iter(producer, "Iterator::Prefetch::Generator", 100, 80, 456, 123);
+  auto model = Load(space);
+  TfDataStats stats = Analyze({{"host1", model.get()}});
+  const TfDataPipeline& p = stats.hosts[0].pipelines[0];
+  EXPECT_EQ(p.name, "Device:0");
+  EXPECT_EQ(p.avg_latency_ps, 65 * kUs);
+  EXPECT_EQ(p.calls[0].bottleneck_iterator_id, 456);  // the Generator, linked as a producer
+  EXPECT_EQ(p.calls[0].bottleneck_iterator_latency_ps, 80 * kUs);
+  EXPECT_EQ(FindIterator(p.calls[0], 456)->name, "Generator");
+  EXPECT_EQ(p.calls[1].bottleneck_iterator_latency_ps, 30 * kUs);
+  EXPECT_TRUE(stats.bottlenecks.empty());
+  EXPECT_FALSE(stats.is_input_bound);
+  EXPECT_EQ(stats.summary.rfind("No tf.data activity captured", 0), 0u);
+}
+
+// map + batch fused: two producers of the same element both run inside the call.
+TEST(TfDataStats, MapAndBatchTwoProducersOfOneElement) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder consumer = plane.AddLine(0, "consumer");
+  Iter(consumer, "Iterator::MapAndBatch", 0, 100, 123);
+  consumer.AddEvent("MapAndBatchConsume", 80 * kUs, 20 * kUs).Int("element_id", 100);
+  XLineBuilder producer = plane.AddLine(1, "producer");
+  for (int64_t start : {0, 40}) {
+    producer.AddEvent("MapAndBatchProduce", start * kUs, 30 * kUs).Int("element_id", 100);
+    Iter(producer, "Iterator::MapAndBatch::Range", start, 30, 456, 123);
+  }
+  auto model = Load(space);
+  TfDataStats stats = Analyze({{"host1", model.get()}});
+  const TfDataPipelineCall& call = stats.hosts[0].pipelines[0].calls[0];
+  EXPECT_EQ(FindIterator(call, 123)->self_time_ps, 40 * kUs);  // 100 - 30 - 30
+  EXPECT_EQ(FindIterator(call, 456)->num_calls, 2);
+  EXPECT_EQ(FindIterator(call, 456)->duration_ps, 60 * kUs);
+  EXPECT_EQ(call.bottleneck_iterator_id, 456);
+  EXPECT_EQ(stats.bottlenecks[0].iterator_latency_ps, 60 * kUs);
+  EXPECT_EQ(stats.bottlenecks[0].bottleneck_type, "kOther");
+}
+
+TEST(TfDataStats, MissingHostPlaneIsAnError) {
+  XSpace space;
+  AddPlane(space, "/device:GPU:0");
+  auto model = Load(space);
+  auto stats = ComputeTfDataStats({{"gpu-only", model.get()}});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().message(), "Could not find host XPlane for tf data stats: gpu-only");
+}
+
 TEST(TfDataJson, ThreeTablesWithXprofColumns) {
   XSpace space = ParallelMapOnWorker();
   auto model = Load(space);
