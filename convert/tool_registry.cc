@@ -3,6 +3,8 @@
 #include <charconv>
 
 #include "convert/xspace_reader.h"
+#include "convert/xspace_to_memory_profile.h"
+#include "convert/xspace_to_tf_data_stats.h"
 
 namespace tbprof {
 
@@ -10,6 +12,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).
   static const std::vector<ToolSpec> tools = [] {
     std::vector<ToolSpec> t;
+    t.push_back({"memory_profile", MemoryProfileTool, false});
+    t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
     return t;
   }();
   return tools;
