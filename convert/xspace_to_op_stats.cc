@@ -1,6 +1,7 @@
 #include "convert/xspace_to_op_stats.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <set>
@@ -266,7 +267,6 @@ class OpStatsBuilder {
     const XPlaneModel& p = space_.planes[pi];
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t op_time = 0;
-    std::string prev_key;
     int32_t prev_group = kNoGroup;
     OpMetrics* prev = nullptr;
     for (const LineModel& line : p.lines) {
@@ -276,43 +276,53 @@ class OpStatsBuilder {
         const Event& ev = p.events[e];
         first = std::min(first, ev.begin_ps);
         last = std::max(last, ev.end_ps());
-        std::string_view tf_op = StrStat(p, e, id_tf_op_);
-        std::string_view hlo_op = StrStat(p, e, id_hlo_op_);
-        std::string name, category, provenance;
-        bool merge_with_previous = false;
-        int32_t group = groups_.Group(pi, e);
-        if (!hlo_op.empty()) {
-          size_t sep = hlo_op.rfind("::");
-          std::string_view inner = sep == std::string_view::npos ? hlo_op : hlo_op.substr(sep + 2);
-          name = std::string(inner);
-          category = std::string(StrStat(p, e, id_hlo_category_));
-          if (category.empty()) category = DeriveOpType(name.substr(0, name.find('.')));
-          // Without the HLO module, the annotation's op name stands in for the
-          // HLO instruction's op_name metadata.
-          provenance = std::string(StrStat(p, e, id_name_));
-          merge_with_previous = prev != nullptr && prev_key == name && prev_group == group;
-        } else if (!tf_op.empty()) {
-          TfOp op = ParseTfOpFullname(tf_op);
-          name = op.name + "/" + std::string(space_.Str(p.EventName(e)));
-          category = op.type;
-          provenance = std::string(tf_op);
-        } else {
+        const Stat* tf_op_stat = Find(p, e, id_tf_op_);
+        const Stat* hlo_op_stat = Find(p, e, id_hlo_op_);
+        StrId tf_op = tf_op_stat && tf_op_stat->kind == StatKind::kStr ? tf_op_stat->str : kNoStr;
+        StrId hlo_op = hlo_op_stat && hlo_op_stat->kind == StatKind::kStr ? hlo_op_stat->str : kNoStr;
+        if (hlo_op == kNoStr && tf_op == kNoStr) {
           prev = nullptr;
           continue;
         }
+        int32_t group = groups_.Group(pi, e);
+        // Ops are looked up once per (hlo_op) or (tf_op, kernel name), not per event.
+        uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | hlo_op
+                                        : (uint64_t{tf_op} << 32) | p.events[e].metadata;
+        auto [cached, fresh] = device_ops_[pi].try_emplace(key, nullptr);
+        if (fresh) {
+          std::string name, category, provenance;
+          if (hlo_op != kNoStr) {
+            std::string_view hlo = space_.Str(hlo_op);
+            size_t sep = hlo.rfind("::");
+            name = std::string(sep == std::string_view::npos ? hlo : hlo.substr(sep + 2));
+            category = std::string(StrStat(p, e, id_hlo_category_));
+            if (category.empty()) category = DeriveOpType(name.substr(0, name.find('.')));
+            // Without the HLO module, the annotation's op name stands in for the
+            // HLO instruction's op_name metadata.
+            provenance = std::string(StrStat(p, e, id_name_));
+          } else {
+            const TfOp& op = ParsedTfOp(tf_op);
+            name = op.name + "/" + std::string(space_.Str(p.EventName(e)));
+            category = op.type;
+            provenance = std::string(space_.Str(tf_op));
+          }
+          OpMetrics& m = db.ops[name];
+          if (m.name.empty()) {
+            m.name = name;
+            m.category = category;
+            m.provenance = provenance;
+            m.min_time_ps = UINT64_MAX;
+          }
+          cached->second = &m;
+        }
+        OpMetrics& m = *cached->second;
         uint64_t dur = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps));
         op_time += dur;
-        if (merge_with_previous) {
-          prev->time_ps += dur;
-          prev->self_time_ps += dur;
+        // Consecutive kernels of one HLO op in one step are one occurrence.
+        if (hlo_op != kNoStr && prev == &m && prev_group == group) {
+          m.time_ps += dur;
+          m.self_time_ps += dur;
           continue;
-        }
-        OpMetrics& m = db.ops[name];
-        if (m.occurrences == 0) {
-          m.name = name;
-          m.category = category;
-          m.provenance = provenance;
-          m.min_time_ps = dur;
         }
         if (const Stat* eager = Find(p, e, id_is_eager_)) m.is_eager |= eager->IntValue() != 0;
         m.occurrences += 1;
@@ -320,7 +330,6 @@ class OpStatsBuilder {
         m.self_time_ps += dur;
         m.min_time_ps = std::min(m.min_time_ps, dur);
         prev = &m;
-        prev_key = name;
         prev_group = group;
       }
     }
@@ -367,7 +376,12 @@ class OpStatsBuilder {
     }
     for (const Item& it : items) {
       if (!Find(p, it.e, id_correlation_)) continue;
-      int type = ClassifyGpuEvent(space_.Str(p.EventName(it.e)), StrStat(p, it.e, id_shape_));
+      const Stat* shape = Find(p, it.e, id_shape_);
+      StrId shape_id = shape && shape->kind == StatKind::kStr ? shape->str : kNoStr;
+      uint64_t key = (uint64_t{p.events[it.e].metadata} << 32) | shape_id;
+      auto [cached, fresh] = gpu_event_types_.try_emplace(key, 0);
+      if (fresh) cached->second = ClassifyGpuEvent(space_.Str(p.EventName(it.e)), space_.Str(shape_id));
+      int type = cached->second;
       out[it.group].events.push_back({type, {it.begin, it.end}});
     }
   }
@@ -596,48 +610,68 @@ class OpStatsBuilder {
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
         if (ev.duration_ps == 0) continue;
-        std::string_view details = StrStat(p, e, id_kernel_details_);
-        if (details.empty()) continue;
-        LaunchParams lp = ParseKernelDetails(details);
-        std::string name(space_.Str(p.EventName(e)));
-        bool uses_tc = IsKernelUsingTensorCore(name);
-        bool eligible = false;
-        std::string op_name;
-        std::string_view tf_op = StrStat(p, e, id_tf_op_);
-        if (!tf_op.empty()) {
-          op_name = ParseTfOpFullname(tf_op).name;
-          eligible = IsEinsumTensorCoreEligible(StrStat(p, e, id_equation_)) || IsOpTensorCoreEligible(op_name);
-          if (uses_tc) eligible = true;
-        }
-        std::string_view xla_op_name = StrStat(p, e, id_name_);
-        if (!StrStat(p, e, id_hlo_op_).empty() && !xla_op_name.empty()) {
-          op_name = std::string(xla_op_name);
-          eligible |= IsOpTensorCoreEligible(op_name);
-        }
-        KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
-                      lp.regs, lp.static_shmem, lp.dynamic_shmem, name, op_name};
-        auto [it, inserted] = kernels_.try_emplace(key);
-        KernelReport& r = it->second;
-        if (inserted) {
-          r.set_name(name);
-          r.set_registers_per_thread(lp.regs);
-          r.set_static_shmem_bytes(lp.static_shmem);
-          r.set_dynamic_shmem_bytes(lp.dynamic_shmem);
-          for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
-          for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
-          r.set_is_kernel_using_tensor_core(uses_tc);
-          r.set_is_op_tensor_core_eligible(eligible);
-          r.set_op_name(op_name);
-          r.set_occupancy_pct(static_cast<float>(lp.occupancy));
-          r.set_min_duration_ns(dur_ns);
-          r.set_max_duration_ns(dur_ns);
-        }
+        const Stat* details = Find(p, e, id_kernel_details_);
+        if (!details || details->kind != StatKind::kStr || space_.Str(details->str).empty()) continue;
+        StrId tf_op = StrIdStat(p, e, id_tf_op_), equation = StrIdStat(p, e, id_equation_);
+        StrId xla_name = StrIdStat(p, e, id_hlo_op_) != kNoStr ? StrIdStat(p, e, id_name_) : kNoStr;
+        std::array<uint32_t, 5> event_key = {details->str, p.events[e].metadata, tf_op, equation, xla_name};
+        auto [cached, fresh] = kernel_by_event_key_[&p].try_emplace(event_key, nullptr);
+        if (fresh) cached->second = &KernelReportFor(p, e, details->str, tf_op, equation, xla_name, dur_ns);
+        KernelReport& r = *cached->second;
         r.set_total_duration_ns(r.total_duration_ns() + dur_ns);
         r.set_min_duration_ns(std::min<uint64_t>(r.min_duration_ns(), dur_ns));
         r.set_max_duration_ns(std::max<uint64_t>(r.max_duration_ns(), dur_ns));
         r.set_occurrences(r.occurrences() + 1);
       }
     }
+  }
+
+  KernelReport& KernelReportFor(const XPlaneModel& p, uint32_t e, StrId details, StrId tf_op, StrId equation,
+                                StrId xla_name, uint64_t dur_ns) {
+    LaunchParams lp = ParseKernelDetails(space_.Str(details));
+    std::string name(space_.Str(p.EventName(e)));
+    bool uses_tc = IsKernelUsingTensorCore(name);
+    bool eligible = false;
+    std::string op_name;
+    if (tf_op != kNoStr) {
+      op_name = ParsedTfOp(tf_op).name;
+      eligible = IsEinsumTensorCoreEligible(space_.Str(equation)) || IsOpTensorCoreEligible(op_name);
+      if (uses_tc) eligible = true;
+    }
+    if (xla_name != kNoStr) {
+      op_name = std::string(space_.Str(xla_name));
+      eligible |= IsOpTensorCoreEligible(op_name);
+    }
+    KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
+                  lp.regs, lp.static_shmem, lp.dynamic_shmem, name, op_name};
+    auto [it, inserted] = kernels_.try_emplace(key);
+    KernelReport& r = it->second;
+    if (inserted) {
+      r.set_name(name);
+      r.set_registers_per_thread(lp.regs);
+      r.set_static_shmem_bytes(lp.static_shmem);
+      r.set_dynamic_shmem_bytes(lp.dynamic_shmem);
+      for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
+      for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
+      r.set_is_kernel_using_tensor_core(uses_tc);
+      r.set_is_op_tensor_core_eligible(eligible);
+      r.set_op_name(op_name);
+      r.set_occupancy_pct(static_cast<float>(lp.occupancy));
+      r.set_min_duration_ns(dur_ns);
+      r.set_max_duration_ns(dur_ns);
+    }
+    return r;
+  }
+
+  StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const {
+    const Stat* s = Find(p, e, id);
+    return s && s->kind == StatKind::kStr ? s->str : kNoStr;
+  }
+
+  const TfOp& ParsedTfOp(StrId s) {
+    auto [it, fresh] = tf_ops_.try_emplace(s);
+    if (fresh) it->second = ParseTfOpFullname(space_.Str(s));
+    return it->second;
   }
 
   void FinishKernelStats(KernelStatsDb& db) {
@@ -709,6 +743,18 @@ class OpStatsBuilder {
   StrId id_correlation_, id_tf_op_, id_hlo_op_, id_shape_, id_kernel_details_, id_equation_, id_is_eager_,
       id_hlo_category_, id_flops_, id_bytes_, id_name_, id_device_offset_, id_device_duration_;
   std::map<KernelKey, KernelReport> kernels_;
+  struct ArrayHash {
+    size_t operator()(const std::array<uint32_t, 5>& a) const {
+      uint64_t h = 1469598103934665603ull;
+      for (uint32_t v : a) h = (h ^ v) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<const XPlaneModel*, std::unordered_map<std::array<uint32_t, 5>, KernelReport*, ArrayHash>>
+      kernel_by_event_key_;
+  std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
+  std::unordered_map<uint64_t, int> gpu_event_types_;
+  std::unordered_map<StrId, TfOp> tf_ops_;
 };
 
 void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
