@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "convert/trace_viewer_tools.h"
 #include "convert/xspace_reader.h"
 
 namespace tbprof {
@@ -10,6 +11,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).
   static const std::vector<ToolSpec> tools = [] {
     std::vector<ToolSpec> t;
+    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/true});
+    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/true});
     return t;
   }();
   return tools;
