@@ -137,17 +137,21 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
     res = std::llround(static_cast<double>(t1 - t0) / query.resolution);
   }
   if (res > 0) {
-    // A window holding at most `resolution` events is returned whole. Count
-    // an upper bound (events that begin in the reach of the window).
+    // A window holding at most `resolution` events is returned whole. The
+    // count stops as soon as it passes the limit; besides the counted events
+    // it visits only the few per group and depth that end just before t0.
     const double limit = query.resolution;
     double count = 0;
     for (size_t r = 0; r < num_rows && count <= limit; ++r) {
+      const std::vector<Event>& events = space_->planes[layout_.rows[r].plane].events;
       for (int g = 0; g < kGroups && count <= limit; ++g) {
         auto [first, last] = Group(r, g);
-        if (first == last) continue;
-        uint32_t lo = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g));
-        uint32_t hi = t1 == std::numeric_limits<int64_t>::max() ? last : LowerBound(r, lo, last, t1 + 1);
-        count += hi - lo;
+        for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last && count <= limit;
+             ++p) {
+          const Event& e = events[order_[p]];
+          if (e.begin_ps > t1) break;
+          count += e.begin_ps + std::max<int64_t>(e.duration_ps, 0) >= t0;
+        }
       }
     }
     if (count <= limit) res = 0;
