@@ -192,7 +192,6 @@ TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space) : space_(space)
   }
   step_name_ = space.Find("step_name");
   correlation_id_ = space.Find("correlation_id");
-  flow_ = space.Find("flow");
   hidden_.resize(space.planes.size());
   host_plane_.resize(space.planes.size());
   for (size_t p = 0; p < space.planes.size(); ++p) {

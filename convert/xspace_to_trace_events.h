@@ -19,6 +19,12 @@
 //     bytes_accessed, program_id, symbol_id) and bytes stats are left out of args.
 //   - A `step_name` stat renames the event; an event whose metadata has a
 //     display name shows it and keeps the full name in args.long_name.
+//   - Args keep their types (numbers stay numbers, integers beyond 2^53
+//     become strings), as in xprof's streaming JSON; xprof's non-streaming
+//     form stringifies every value.
+//   - xprof's streaming converter also splits big host thread pools into
+//     extra processes (ThreadPoolGrouper) and turns `_counters_` lines into
+//     counter (`C`) events; here every line stays one thread of its plane.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +108,7 @@ class TraceEventRenderer {
   std::vector<std::vector<bool>> hidden_;  // per plane, per event metadata
   std::vector<bool> host_plane_;           // per plane: flows start there
   std::vector<StrId> internal_stats_;
-  StrId step_name_ = kNoStr, correlation_id_ = kNoStr, flow_ = kNoStr;
+  StrId step_name_ = kNoStr, correlation_id_ = kNoStr;
 };
 
 // Appends the process/thread metadata events of `layout`, each followed by
