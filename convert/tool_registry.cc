@@ -11,8 +11,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).
   static const std::vector<ToolSpec> tools = [] {
     std::vector<ToolSpec> t;
-    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/true});
-    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/true});
+    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
+    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
     return t;
   }();
   return tools;
