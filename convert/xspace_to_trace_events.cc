@@ -315,6 +315,11 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     AppendInt(style.uid, out);
   }
   if (any) out.push_back('}');
+  if (style.uid >= 0) {
+    // The streaming viewer de-duplicates events across loads by pid + ts + z.
+    out.append(",\"z\":");
+    AppendInt(style.uid, out);
+  }
   out.push_back('}');
 }
 

@@ -79,7 +79,9 @@ struct TraceEventStyle {
   // Streaming form: zero-length events become `X` with a 1 ps duration (as
   // xprof's TraceEventsToJson); otherwise they are instants (`ph:"i"`).
   bool streaming = false;
-  int64_t uid = -1;  // written as args.uid when >= 0 (the event-details key)
+  // When >= 0, written as args.uid (the key of event-details requests) and
+  // as "z", which keeps events with equal pid and ts apart in the viewer.
+  int64_t uid = -1;
   uint32_t host_index = 0;  // folds into flow ids so hosts never share one
   uint32_t pid_offset = 0;  // added to the row's pid
 };

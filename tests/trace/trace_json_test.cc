@@ -225,11 +225,15 @@ TEST_F(TraceToolTest, StreamingResponseFields) {
   EXPECT_DOUBLE_EQ(span.at(1).to_number<double>(), 0.006);
   auto events = Events(doc);
   ASSERT_EQ(events.size(), 5u);
+  std::set<int64_t> serials;
   for (const auto& e : events) {
     EXPECT_EQ(e.at("ph"), "X");  // the streaming form has no instants
     EXPECT_TRUE(e.at("args").as_object().contains("uid"));
+    EXPECT_EQ(e.at("z"), e.at("args").at("uid"));
+    serials.insert(e.at("z").to_number<int64_t>());
     EXPECT_GE(e.at("pid").to_number<int>(), 1000);  // host 0 → +1000
   }
+  EXPECT_EQ(serials.size(), events.size());
   const auto* marker = FindByName(events, "marker");
   ASSERT_NE(marker, nullptr);
   EXPECT_DOUBLE_EQ(Num(*marker, "dur"), 1e-6);  // 1 ps
