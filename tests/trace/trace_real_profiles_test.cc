@@ -71,6 +71,40 @@ std::vector<int64_t> ShownEventBegins(const std::string& path) {
   return begins;
 }
 
+// Correlation ids that appear both on a host event and on a shown device
+// event (each such pair is one launch → kernel flow), read with libprotobuf.
+size_t LinkedCorrelationIds(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  tensorflow::profiler::XSpace space;
+  EXPECT_TRUE(space.ParseFromString(buf.str()));
+  std::set<uint64_t> host, device;
+  for (const auto& plane : space.planes()) {
+    const bool is_host = plane.name() == "/host:CPU";
+    const bool is_device = StartsWith(plane.name(), "/device:");
+    if (!is_host && !is_device) continue;
+    int64_t corr_md = -1;
+    for (const auto& [id, md] : plane.stat_metadata()) {
+      if (md.name() == "correlation_id") corr_md = id;
+    }
+    for (const auto& line : plane.lines()) {
+      for (const auto& ev : line.events()) {
+        for (const auto& st : ev.stats()) {
+          if (st.metadata_id() != corr_md) continue;
+          uint64_t v = st.value_case() == tensorflow::profiler::XStat::kUint64Value
+                           ? st.uint64_value()
+                           : static_cast<uint64_t>(st.int64_value());
+          (is_host ? host : device).insert(v);
+        }
+      }
+    }
+  }
+  size_t linked = 0;
+  for (uint64_t c : host) linked += device.count(c);
+  return linked;
+}
+
 StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& path, ToolParams params,
                              ArtifactCache* cache) {
   ToolInput in;
@@ -96,6 +130,15 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
     EXPECT_EQ(Events(doc).size(), begins.size());
     EXPECT_EQ(doc.at("eventLimit").at("totalEvents").to_number<size_t>(), begins.size());
     EXPECT_EQ(doc.at("eventLimit").at("droppedEvents"), 0);
+    // Flows: every launch/kernel pair sharing a correlation id is linked.
+    std::set<int64_t> flow_out, flow_in;
+    for (const auto& e : Events(doc)) {
+      if (e.contains("flow_out")) flow_out.insert(e.at("bind_id").to_number<int64_t>());
+      if (e.contains("flow_in")) flow_in.insert(e.at("bind_id").to_number<int64_t>());
+    }
+    size_t linked = 0;
+    for (int64_t id : flow_out) linked += flow_in.count(id);
+    EXPECT_EQ(linked, LinkedCorrelationIds(path));
 
     // Streaming, everything at once (resolution 0) and at the default resolution
     // (these files are below the 500,000-event streaming threshold).
