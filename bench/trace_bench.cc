@@ -6,11 +6,10 @@
 //                            included                      (target ≤ 100 ms)
 //   BM_StreamingFullTrace    the first request of the UI (whole trace)
 //   BM_SearchPrefix          search over every event
-// The profile is written once to $TMPDIR/tbprof_trace_bench_<events>.xplane.pb
-// (TBPROF_TRACE_BENCH_EVENTS overrides the size). It is encoded here, straight
-// to the wire format, shaped like a GPU training job: a host thread of steps
-// and nested ops, a launch thread (cuLaunchKernel with correlation_id), and
-// GPU streams of kernels that carry the matching correlation_id.
+// The profile comes from the synthetic generator (GenerateSyntheticLogdir: a
+// TF GPU training job, one host, 2 GPUs, 100 steps), written once under
+// $TMPDIR/tbprof_trace_bench_<events>/ (TBPROF_TRACE_BENCH_EVENTS sets the
+// requested size, default 11M; the counters show the events actually written).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -18,174 +17,44 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <cstdio>
 #include <string>
 
 #include "convert/trace_index.h"
 #include "convert/trace_viewer_tools.h"
 #include "convert/xspace_reader.h"
+#include "synthetic/profile_generator.h"
 
 namespace tbprof {
 namespace {
 
-// --- a minimal protobuf wire writer for XSpace ------------------------------
-void Varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-void Tag(std::string& out, int field, int wire) { Varint(out, static_cast<uint64_t>(field) << 3 | wire); }
-void VarintField(std::string& out, int field, uint64_t v) {
-  Tag(out, field, 0);
-  Varint(out, v);
-}
-void BytesField(std::string& out, int field, std::string_view s) {
-  Tag(out, field, 2);
-  Varint(out, s.size());
-  out.append(s);
-}
-
-struct PlaneWriter {
-  std::string lines;                        // serialized XLine fields (field 3)
-  std::vector<std::string> event_names;     // metadata id = index + 1
-  std::vector<std::string> stat_names;
-
-  void AddLine(int64_t id, std::string_view name, const std::string& events) {
-    std::string line;
-    VarintField(line, 1, static_cast<uint64_t>(id));
-    BytesField(line, 2, name);
-    VarintField(line, 3, 0);  // timestamp_ns: offsets are from the profile start
-    line.append(events);
-    BytesField(lines, 3, line);
-  }
-  std::string Serialize(int64_t id, std::string_view name) const {
-    std::string plane;
-    VarintField(plane, 1, static_cast<uint64_t>(id));
-    BytesField(plane, 2, name);
-    plane.append(lines);
-    for (size_t i = 0; i < event_names.size(); ++i) {
-      std::string md, entry;
-      VarintField(md, 1, i + 1);
-      BytesField(md, 2, event_names[i]);
-      VarintField(entry, 1, i + 1);
-      BytesField(entry, 2, md);
-      BytesField(plane, 4, entry);
-    }
-    for (size_t i = 0; i < stat_names.size(); ++i) {
-      std::string md, entry;
-      VarintField(md, 1, i + 1);
-      BytesField(md, 2, stat_names[i]);
-      VarintField(entry, 1, i + 1);
-      BytesField(entry, 2, md);
-      BytesField(plane, 5, entry);
-    }
-    return plane;
-  }
-};
-
-// Appends one XEvent (field 4 of XLine) with at most one int64 stat.
-void AddEvent(std::string& events, uint64_t metadata_id, int64_t offset_ps, int64_t duration_ps, uint64_t stat_id = 0,
-              int64_t stat_value = 0) {
-  std::string e;
-  VarintField(e, 1, metadata_id);
-  VarintField(e, 2, static_cast<uint64_t>(offset_ps));
-  VarintField(e, 3, static_cast<uint64_t>(duration_ps));
-  if (stat_id != 0) {
-    std::string s;
-    VarintField(s, 1, stat_id);
-    VarintField(s, 4, static_cast<uint64_t>(stat_value));
-    BytesField(e, 4, s);
-  }
-  BytesField(events, 4, e);
-}
-
-// Writes a profile of about `target` events; returns the events written.
-int64_t WriteProfile(const std::string& path, int64_t target) {
-  std::mt19937_64 rng(42);
-  constexpr int kStreams = 3;
-  // Each GPU stream 20% of the events, host launches 20%, host ops the rest
-  // (until the end of the GPU activity).
-  const int64_t kernels_per_stream = target / 5;
-  PlaneWriter gpu, host;
-  for (int k = 0; k < 64; ++k) gpu.event_names.push_back("kernel_" + std::to_string(k) + "_sm90_xmma_gemm");
-  gpu.stat_names = {"correlation_id"};
-  host.event_names = {"train_step", "cuLaunchKernel"};
-  for (int k = 0; k < 48; ++k) host.event_names.push_back("model/layer_" + std::to_string(k) + "/MatMul");
-  host.stat_names = {"correlation_id", "step_num"};
-  int64_t written = 0;
-  int64_t correlation = 1;
-  int64_t trace_end = 0;
-  std::string launches;
-  for (int s = 0; s < kStreams; ++s) {
-    std::string events;
-    int64_t t = 1000000;
-    for (int64_t i = 0; i < kernels_per_stream; ++i) {
-      const int64_t dur = 2000000 + static_cast<int64_t>(rng() % 48000000);  // 2–50 µs
-      const uint64_t md = 1 + rng() % 64;
-      if (s == 0) {
-        // The launch precedes its kernel on the host.
-        AddEvent(launches, 2, std::max<int64_t>(t - 3000000, 0), 1500000 + static_cast<int64_t>(rng() % 1000000), 1,
-                 correlation);
-        ++written;
-      }
-      AddEvent(events, md, t, dur, 1, s == 0 ? correlation++ : 0x100000000LL + i);
-      ++written;
-      t += dur + static_cast<int64_t>(rng() % 5000000);
-    }
-    trace_end = std::max(trace_end, t);
-    gpu.AddLine(7 + s, "Stream #" + std::to_string(7 + s) + "(Compute)", events);
-  }
-  // Host: steps of ~100 ms, each with nested ops (depth 1) and sub-ops (depth 2).
-  std::string ops;
-  int64_t step_num = 0;
-  for (int64_t t = 0; t < trace_end && written < target;) {
-    const int64_t step_dur = 100000000000LL;  // 100 ms
-    AddEvent(ops, 1, t, step_dur, 2, step_num++);
-    ++written;
-    int64_t u = t + 1000;
-    while (u < t + step_dur - 100000000 && written < target) {
-      const int64_t op_dur = 20000000 + static_cast<int64_t>(rng() % 200000000);  // 20–220 µs
-      AddEvent(ops, 3 + rng() % 48, u, op_dur);
-      AddEvent(ops, 3 + rng() % 48, u + 1000000, op_dur / 2);
-      written += 2;
-      u += op_dur + static_cast<int64_t>(rng() % 10000000);
-    }
-    t += step_dur;
-  }
-  host.AddLine(100, "python3", ops);
-  host.AddLine(101, "launch_thread", launches);
-
-  std::string host_plane = host.Serialize(0, "/host:CPU");
-  std::string gpu_plane = gpu.Serialize(0, "/device:GPU:0");
-  std::ofstream out(path, std::ios::binary);
-  std::string head;
-  Tag(head, 1, 2);
-  Varint(head, host_plane.size());
-  out << head << host_plane;
-  head.clear();
-  Tag(head, 1, 2);
-  Varint(head, gpu_plane.size());
-  out << head << gpu_plane;
-  return written;
-}
-
 int64_t TargetEvents() {
   const char* env = std::getenv("TBPROF_TRACE_BENCH_EVENTS");
-  return env ? std::max<int64_t>(std::atoll(env), 1000) : 12000000;
+  return env ? std::max<int64_t>(std::atoll(env), 1000) : 11000000;
 }
 
 const std::string& ProfilePath() {
   static const std::string path = [] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string p = std::string(tmp ? tmp : "/tmp") + "/tbprof_trace_bench_" + std::to_string(TargetEvents()) +
-                    ".xplane.pb";
-    if (!std::filesystem::exists(p)) {
-      std::string partial = p + ".partial";
-      WriteProfile(partial, TargetEvents());
-      std::filesystem::rename(partial, p);
+    SynthOptions o;
+    o.out_dir = std::string(tmp ? tmp : "/tmp") + "/tbprof_trace_bench_" + std::to_string(TargetEvents());
+    o.run = "bench";
+    o.gpus = 2;
+    o.steps = 100;
+    o.events = TargetEvents();
+    const std::string done = o.out_dir + "/complete";
+    if (std::filesystem::exists(done)) {
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(o.out_dir)) {
+        if (entry.path().string().ends_with(".xplane.pb")) return entry.path().string();
+      }
     }
-    return p;
+    auto paths = GenerateSyntheticLogdir(o);
+    if (!paths.ok() || paths->empty()) {
+      std::fprintf(stderr, "synthetic profile failed: %s\n", paths.status().message().c_str());
+      std::abort();
+    }
+    std::ofstream(done) << "ok\n";
+    return paths->front();
   }();
   return path;
 }
@@ -303,7 +172,7 @@ void BM_SearchPrefix(benchmark::State& state) {
   size_t hits = 0;
   for (auto _ : state) {
     bool truncated = false;
-    hits = index->Search("model/layer_4", false, 1000000, &truncated).size();
+    hits = index->Search("volta_", false, 1000000, &truncated).size();
   }
   state.counters["hits"] = static_cast<double>(hits);
 }
