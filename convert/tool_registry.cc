@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "convert/ops_tools.h"
+#include "convert/trace_viewer_tools.h"
 #include "convert/xspace_reader.h"
 #include "convert/xspace_to_memory_profile.h"
 #include "convert/xspace_to_tf_data_stats.h"
@@ -21,6 +22,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"pod_viewer", PodViewerTool, true});
     t.push_back({"memory_profile", MemoryProfileTool, false});
     t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
+    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
+    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
     return t;
   }();
   return tools;
