@@ -145,7 +145,7 @@ void WriteHostPlane(const GpuTrace& t, const GpuXSpaceOptions& options,
         const ApiCallRecord& c = t.api_calls[h.index];
         XEventBuilder e = line.AddEvent(c.name, OffsetPs(t, c.start_ns), DurationPs(c.start_ns, c.end_ns));
         e.Uint("correlation_id", c.correlation_id);
-        e.Int("device_id", c.device_id);
+        e.Uint("device_id", c.device_id);
       }
     }
   }

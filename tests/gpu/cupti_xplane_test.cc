@@ -221,7 +221,7 @@ TEST(GpuXPlane, HostPlaneHasLaunchWithCorrelationAndOpScope) {
   EXPECT_EQ(EventName(*host, line.events(1)), "cuLaunchKernel");
   auto ls = Stats(*host, line.events(1).stats());
   EXPECT_EQ(ls["correlation_id"], "u42");
-  EXPECT_EQ(ls["device_id"], "i0");
+  EXPECT_EQ(ls["device_id"], "u0");
 }
 
 TEST(GpuXPlane, DeviceWithoutCapabilitiesAndSyncLine) {

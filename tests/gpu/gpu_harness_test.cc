@@ -106,6 +106,18 @@ TEST(GpuHarness, BadFlagsAreUsageErrors) {
   testing::internal::GetCapturedStderr();
 }
 
+TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
+  char a0[] = "--help";
+  char* argv[] = {a0};
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunGpuHarness(1, argv), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  for (const char* w : {"fp32_simt_gemm", "fp16_tc_gemm", "fp16_tc_gemm_odd", "bf16_tc_gemm", "bf16_tc_gemm_odd",
+                        "cublas_fp16_gemm", "cublas_fp32_gemm", "elementwise", "copies", "multi_stream"})
+    EXPECT_NE(out.find(w), std::string::npos) << w;
+  EXPECT_NE(out.find("3 no GPU"), std::string::npos) << out;
+}
+
 TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
   auto probe = ProbeGpu();
   if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
