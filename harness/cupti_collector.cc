@@ -35,6 +35,7 @@ uint64_t CuptiCollector::NowNs() const { return 0; }
 void CuptiCollector::PushAnnotation(std::string_view) {}
 void CuptiCollector::PopAnnotation() {}
 StatusOr<GpuTrace> CuptiCollector::Stop() { return Unimplemented("built without CUPTI"); }
+StatusOr<std::string> DescribeCuptiLibrary() { return Unimplemented("built without the CUDA toolkit"); }
 
 #else  // TBPROF_HAVE_CUPTI_HEADERS
 
@@ -458,6 +459,14 @@ StatusOr<std::unique_ptr<CuptiCollector>> CuptiCollector::Start(const CollectorO
   self->trace.start_gpu_ns = self->Now();
   self->trace.start_walltime_ns = WallNs();
   return std::unique_ptr<CuptiCollector>(new CuptiCollector(std::move(impl)));
+}
+
+StatusOr<std::string> DescribeCuptiLibrary() {
+  auto api = LoadCupti();
+  if (!api.ok()) return api.status();
+  uint32_t version = 0;
+  api->GetVersion(&version);
+  return api->lib->path() + " (CUPTI API version " + std::to_string(version) + ")";
 }
 
 uint64_t CuptiCollector::NowNs() const { return impl_->Now(); }

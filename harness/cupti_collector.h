@@ -49,6 +49,10 @@ class CuptiCollector {
   std::unique_ptr<Impl> impl_;
 };
 
+// Loads CUPTI and resolves every entry point the collector uses, without
+// touching a GPU: "<path> (CUPTI API version N)", or why it cannot be used.
+StatusOr<std::string> DescribeCuptiLibrary();
+
 // RAII form of Push/PopAnnotation; a null collector makes it a no-op.
 class ScopedOpAnnotation {
  public:

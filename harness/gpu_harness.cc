@@ -233,6 +233,7 @@ int RunGpuHarness(int argc, char** argv) {
   }
   std::printf("device 0: %s (compute %d.%d), driver %d, %d device(s)\n", device.c_str(), major, minor,
               probe->driver_version, probe->device_count);
+  if (auto cupti = DescribeCuptiLibrary(); cupti.ok()) std::printf("CUPTI: %s\n", cupti->c_str());
 
   constexpr int kSmallKernels = 2000, kSmallReps = 5;
   double untraced_s = 0;

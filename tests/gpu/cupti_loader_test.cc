@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "harness/cupti_collector.h"
 #include "harness/cupti_loader.h"
@@ -33,6 +34,16 @@ TEST(GpuLoader, ALibraryThatIsNotTheDriverIsRejected) {
   EXPECT_NE(probe.status().message().find("not a CUDA driver"), std::string::npos) << probe.status().message();
 }
 
+TEST(GpuLoader, TheToolkitsDriverStubIsNotAGpu) {
+  const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!std::filesystem::exists(stub)) GTEST_SKIP() << "no CUDA toolkit stub at " << stub;
+  auto probe = ProbeGpu({stub});
+  ASSERT_FALSE(probe.ok());
+  const std::string& m = probe.status().message();
+  EXPECT_NE(m.find("cuInit failed"), std::string::npos) << m;
+  EXPECT_NE(m.find("no usable GPU"), std::string::npos) << m;
+}
+
 TEST(GpuLoader, EnvironmentOverridesCandidates) {
   setenv("TBPROF_CUPTI_LIBRARY", "/opt/x/libcupti.so", 1);
   auto c = CuptiLibraryCandidates();
@@ -54,6 +65,15 @@ TEST(GpuLoader, CollectorWithMissingCuptiExplainsItself) {
                          m.find("CUPTI (libcupti.so") != std::string::npos;
   EXPECT_TRUE(explained) << m;
 }
+
+#ifdef TBPROF_HAVE_GPU_HARNESS
+TEST(GpuLoader, RealCuptiResolvesEveryEntryPointWithoutAGpu) {
+  auto info = DescribeCuptiLibrary();
+  if (!info.ok()) GTEST_SKIP() << "no CUPTI library here: " << info.status().message();
+  EXPECT_NE(info->find("libcupti"), std::string::npos) << *info;
+  EXPECT_NE(info->find("CUPTI API version 13"), std::string::npos) << *info;
+}
+#endif
 
 TEST(GpuDevice, CollectorTracesOnARealGpu) {
   auto probe = ProbeGpu();
