@@ -64,6 +64,10 @@ StatusOr<GpuProbe> ProbeGpu(const std::vector<std::string>& driver_candidates) {
   auto describe = [&](int rc) {
     const char* n = nullptr;
     if (error_name) error_name(rc, &n);
+    // The toolkit's stub driver cannot name its own errors.
+    if (n == nullptr && rc == 34) n = "CUDA_ERROR_STUB_LIBRARY";
+    if (n == nullptr && rc == 35) n = "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    if (n == nullptr && rc == 100) n = "CUDA_ERROR_NO_DEVICE";
     return std::string(n ? n : "CUDA error") + " (" + std::to_string(rc) + ")";
   };
   GpuProbe probe;
