@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <chrono>
+#include <cmath>
+#include <vector>
 #include <cublas_api.h>
 #include <memory>
 #include <string>
@@ -130,6 +132,38 @@ struct Shape {
   int m, n, k;
 };
 
+float ToHost(float v) { return v; }
+float ToHost(__half v) { return __half2float(v); }
+float ToHost(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// Checks 64 sampled entries of row-major C = A*B against a double-precision
+// sum on the host, so the reported TFLOP/s are of a correct product.
+template <typename TIn, typename TOut>
+Status VerifyGemm(const TIn* a, const TIn* b, const TOut* c, Shape sh, cudaStream_t s, const char* what) {
+  TBPROF_CUDA(cudaStreamSynchronize(s));
+  std::vector<TIn> ha((size_t)sh.m * sh.k), hb((size_t)sh.k * sh.n);
+  std::vector<TOut> hc((size_t)sh.m * sh.n);
+  TBPROF_CUDA(cudaMemcpy(ha.data(), a, ha.size() * sizeof(TIn), cudaMemcpyDeviceToHost));
+  TBPROF_CUDA(cudaMemcpy(hb.data(), b, hb.size() * sizeof(TIn), cudaMemcpyDeviceToHost));
+  TBPROF_CUDA(cudaMemcpy(hc.data(), c, hc.size() * sizeof(TOut), cudaMemcpyDeviceToHost));
+  unsigned state = 12345;
+  for (int t = 0; t < 64; ++t) {
+    state = state * 1664525u + 1013904223u;
+    const int i = t == 0 ? sh.m - 1 : static_cast<int>(state % sh.m);  // include the ragged corner
+    state = state * 1664525u + 1013904223u;
+    const int j = t == 0 ? sh.n - 1 : static_cast<int>(state % sh.n);
+    double ref = 0;
+    for (int x = 0; x < sh.k; ++x) ref += double(ToHost(ha[(size_t)i * sh.k + x])) * ToHost(hb[(size_t)x * sh.n + j]);
+    const double got = ToHost(hc[(size_t)i * sh.n + j]);
+    // fp32 accumulation error grows like sqrt(k); a 16-bit output adds ~0.4% relative.
+    const double tol = 1e-3 * std::sqrt(double(sh.k)) + (sizeof(TOut) == 2 ? 8e-3 : 1e-4) * std::fabs(ref);
+    if (!(std::fabs(got - ref) <= tol))
+      return Internal(std::string(what) + " computed a wrong product: C[" + std::to_string(i) + "," +
+                      std::to_string(j) + "] = " + std::to_string(got) + ", expected " + std::to_string(ref));
+  }
+  return Status::Ok();
+}
+
 Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
   StreamHandle st;
   TBPROF_CUDA(cudaStreamCreate(&st.s));
@@ -146,6 +180,7 @@ Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, Wo
       });
       !s.ok())
     return s;
+  if (Status s = VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str()); !s.ok()) return s;
   {  // the activation after the layer, as a model would have it
     Scope op(ann, "model/dense_fp32/Relu:Relu");
     LaunchRelu(c.p, (long)sh.m * sh.n, st.s);
@@ -166,10 +201,13 @@ Status TensorCoreGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& a
   FillRandom(a.p, (long)sh.m * sh.k, 3, st.s);
   FillRandom(b.p, (long)sh.k * sh.n, 4, st.s);
   out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
-  return TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
-    LaunchHmmaGemm(a.p, b.p, c.p, sh.m, sh.n, sh.k, s);
-    return Status::Ok();
-  });
+  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
+        LaunchHmmaGemm(a.p, b.p, c.p, sh.m, sh.n, sh.k, s);
+        return Status::Ok();
+      });
+      !s.ok())
+    return s;
+  return VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str());
 }
 
 template <typename T>
@@ -195,12 +233,16 @@ Status CublasGemm(const WorkloadInfo& w, Shape sh, cudaDataType type, int iters,
   const float alpha = 1.f, beta = 0.f;
   out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
   // Row-major C = A*B is column-major C^T = B^T * A^T.
-  return TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t) -> Status {
-    cublasStatus_t r = lib.GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, sh.n, sh.m, sh.k, &alpha, b.p, type, sh.n, a.p, type,
-                                  sh.k, &beta, c.p, type, sh.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (r != CUBLAS_STATUS_SUCCESS) return Internal("cublasGemmEx failed: status " + std::to_string(static_cast<int>(r)));
-    return Status::Ok();
-  });
+  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t) -> Status {
+        cublasStatus_t r = lib.GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, sh.n, sh.m, sh.k, &alpha, b.p, type, sh.n, a.p,
+                                      type, sh.k, &beta, c.p, type, sh.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (r != CUBLAS_STATUS_SUCCESS)
+          return Internal("cublasGemmEx failed: status " + std::to_string(static_cast<int>(r)));
+        return Status::Ok();
+      });
+      !s.ok())
+    return s;
+  return VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str());
 }
 
 Status Elementwise(const WorkloadInfo& w, int iters, OpAnnotator& ann, WorkloadRun& out) {
