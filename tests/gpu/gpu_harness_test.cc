@@ -123,9 +123,9 @@ TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
   if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
   const std::string logdir = testing::TempDir() + "/tbprof_gpu_test_logdir";
   std::string logdir_flag = "--logdir=" + logdir;
-  char a0[] = "--check", a1[] = "--iters", a2[] = "3";
-  char* argv[] = {a0, a1, a2, logdir_flag.data()};
-  EXPECT_EQ(RunGpuHarness(4, argv), 0);
+  char a0[] = "--check";
+  char* argv[] = {a0, logdir_flag.data()};
+  EXPECT_EQ(RunGpuHarness(2, argv), 0);
 }
 #endif
 
