@@ -117,7 +117,10 @@ void PrintUsage() {
 
 // Returns -1 to continue, else an exit code.
 int ParseArgs(int argc, char** argv, Args& a) {
-  for (int i = 0; i < argc; ++i) {
+  int i = 0;
+  // Tolerate the dispatcher passing the subcommand words along.
+  while (i < argc && (std::string_view(argv[i]) == "harness" || std::string_view(argv[i]) == "gpu")) ++i;
+  for (; i < argc; ++i) {
     std::string f = argv[i], v;
     const size_t eq = f.find('=');
     if (eq != std::string::npos) v = f.substr(eq + 1), f = f.substr(0, eq);

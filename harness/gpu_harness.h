@@ -15,6 +15,7 @@
 
 namespace tbprof {
 
+// argv holds the flags after `harness gpu` (leading "harness"/"gpu" words are skipped).
 int RunGpuHarness(int argc, char** argv);
 
 namespace gpu {

@@ -107,10 +107,10 @@ TEST(GpuHarness, BadFlagsAreUsageErrors) {
 }
 
 TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
-  char a0[] = "--help";
-  char* argv[] = {a0};
+  char g[] = "gpu", a0[] = "--help";
+  char* argv[] = {g, a0};
   testing::internal::CaptureStdout();
-  EXPECT_EQ(RunGpuHarness(1, argv), 0);
+  EXPECT_EQ(RunGpuHarness(2, argv), 0);
   const std::string out = testing::internal::GetCapturedStdout();
   for (const char* w : {"fp32_simt_gemm", "fp16_tc_gemm", "fp16_tc_gemm_odd", "bf16_tc_gemm", "bf16_tc_gemm_odd",
                         "cublas_fp16_gemm", "cublas_fp32_gemm", "elementwise", "copies", "multi_stream"})
