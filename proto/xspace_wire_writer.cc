@@ -68,7 +68,8 @@ StatsEncoder& StatsEncoder::Ref(std::string_view name, std::string_view v) {
   return RefId(name_id, plane_->StatId(v));
 }
 
-PlaneWriter::PlaneWriter(int64_t id, std::string_view name) : id_(id), name_(name) {}
+PlaneWriter::PlaneWriter(int64_t id, std::string_view name, uint64_t spill_bytes)
+    : id_(id), name_(name), spill_threshold_(spill_bytes) {}
 
 PlaneWriter::~PlaneWriter() {
   if (spill_) std::fclose(spill_);
@@ -88,7 +89,7 @@ void PlaneWriter::FlushEvent() {
   }
   written_ += bytes;
   lines_.Message(4, event_);
-  if (lines_.size() > (64u << 20) && spill_error_.empty() && !Spill(spill_error_)) lines_.clear();
+  if (lines_.size() > spill_threshold_ && spill_error_.empty() && !Spill(spill_error_)) lines_.clear();
 }
 
 StatsEncoder PlaneWriter::AddEvent(std::string_view name, int64_t offset_ps, int64_t duration_ps) {

@@ -112,7 +112,8 @@ class StatsEncoder {
 // (as XSpace field 1) to `out`, followed by its metadata maps.
 class PlaneWriter {
  public:
-  PlaneWriter(int64_t id, std::string_view name);
+  // Encoded lines beyond `spill_bytes` go to a temporary file.
+  PlaneWriter(int64_t id, std::string_view name, uint64_t spill_bytes = uint64_t{64} << 20);
   ~PlaneWriter();
   PlaneWriter(const PlaneWriter&) = delete;
   PlaneWriter& operator=(const PlaneWriter&) = delete;
@@ -176,6 +177,7 @@ class PlaneWriter {
   Encoder lines_;  // line bytes not yet spilled
   std::FILE* spill_ = nullptr;
   uint64_t spilled_bytes_ = 0;
+  uint64_t spill_threshold_;
   std::string spill_error_;
 };
 

@@ -242,6 +242,7 @@ class JobModel {
     return Mix(o_.seed * 0x100000001b3ull ^ Mix(static_cast<uint64_t>(host_) * 977 + a) ^ Mix(b + 0x51ed));
   }
   const std::vector<OpTemplate>& model() const { return model_; }
+  const SynthOptions& options() const { return o_; }
   const std::vector<StepPlan>& plan() const { return plan_; }
   int64_t step_id(int s) const { return 1000000 + s; }
   int64_t end_ps() const { return plan_.empty() ? 0 : plan_.back().end_ps + 100 * kUs; }
@@ -314,7 +315,7 @@ class JobModel {
 std::string HostName(int host) { return "worker" + std::to_string(host); }
 
 bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& error) {
-  wire::PlaneWriter plane(g, "/device:GPU:" + std::to_string(g));
+  wire::PlaneWriter plane(g, "/device:GPU:" + std::to_string(g), job.options().spill_bytes);
   auto caps = plane.PlaneStats();
   caps.Uint("clock_rate", 1410000)
       .Uint("core_count", 108)
@@ -382,7 +383,7 @@ bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& e
 }
 
 bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& out, std::string& error) {
-  wire::PlaneWriter plane(0, "/host:CPU");
+  wire::PlaneWriter plane(0, "/host:CPU", o.spill_bytes);
   const auto& plan = job.plan();
   const int64_t end = job.end_ps();
   // Python main thread: step markers (roots for grouping) and the tf.function call.
