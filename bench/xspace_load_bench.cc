@@ -28,7 +28,7 @@ constexpr uint64_t kMinBytes = uint64_t{500} << 20;
 
 std::string BenchPath() {
   const char* env = std::getenv("TBPROF_BENCH_XSPACE");
-  return env ? env : "/tmp/tbprof_bench_xspace_v1.xplane.pb";
+  return env ? env : "/tmp/tbprof_bench_xspace_v2.xplane.pb";
 }
 
 // Generates the cached input when it is missing or too small.

@@ -61,38 +61,35 @@ StatsEncoder& StatsEncoder::Str(int64_t stat_id, std::string_view v) {
 }
 StatsEncoder& StatsEncoder::Int(std::string_view name, int64_t v) { return Int(plane_->StatId(name), v); }
 StatsEncoder& StatsEncoder::Uint(std::string_view name, uint64_t v) { return Uint(plane_->StatId(name), v); }
-StatsEncoder& StatsEncoder::Double(std::string_view name, double v) {
-  return Double(plane_->StatId(name), v);
-}
-StatsEncoder& StatsEncoder::Str(std::string_view name, std::string_view v) {
-  return Str(plane_->StatId(name), v);
-}
+StatsEncoder& StatsEncoder::Double(std::string_view name, double v) { return Double(plane_->StatId(name), v); }
+StatsEncoder& StatsEncoder::Str(std::string_view name, std::string_view v) { return Str(plane_->StatId(name), v); }
 StatsEncoder& StatsEncoder::Ref(std::string_view name, std::string_view v) {
   int64_t name_id = plane_->StatId(name);
   return RefId(name_id, plane_->StatId(v));
 }
 
-PlaneWriter::PlaneWriter(int64_t id, std::string_view name) : id_(id), name_(name) {}
+PlaneWriter::PlaneWriter(int64_t id, std::string_view name, uint64_t spill_bytes)
+    : id_(id), name_(name), spill_threshold_(spill_bytes) {}
 
 PlaneWriter::~PlaneWriter() {
   if (spill_) std::fclose(spill_);
 }
 
-void PlaneWriter::BeginLine(int64_t id, std::string_view name, int64_t timestamp_ns, int64_t duration_ps) {
-  if (in_line_) EndLine();
-  in_line_ = true;
-  line_head_.clear();
-  line_head_.Int(1, id);
-  line_head_.Bytes(2, name);
-  line_head_.Int(3, timestamp_ns);
-  line_head_.Int(9, duration_ps);
-  line_.clear();
+void PlaneWriter::SetDisplayName(int64_t event_id, std::string_view display_name) {
+  display_names_[event_id] = std::string(display_name);
 }
 
 void PlaneWriter::FlushEvent() {
   if (!in_event_) return;
-  line_.Message(4, event_);
   in_event_ = false;
+  const uint64_t bytes = 1 + Encoder::VarintSize(event_.size()) + event_.size();
+  if (measuring_) {
+    measured_ += bytes;
+    return;
+  }
+  written_ += bytes;
+  lines_.Message(4, event_);
+  if (lines_.size() > spill_threshold_ && spill_error_.empty() && !Spill(spill_error_)) lines_.clear();
 }
 
 StatsEncoder PlaneWriter::AddEvent(std::string_view name, int64_t offset_ps, int64_t duration_ps) {
@@ -107,18 +104,6 @@ StatsEncoder PlaneWriter::AddEventById(int64_t metadata_id, int64_t offset_ps, i
   event_.Int(3, duration_ps);
   in_event_ = true;
   return StatsEncoder(this, &event_, 4);
-}
-
-void PlaneWriter::EndLine() {
-  if (!in_line_) return;
-  FlushEvent();
-  in_line_ = false;
-  lines_.Tag(3, kLen);
-  lines_.Varint(line_head_.size() + line_.size());
-  lines_.bytes().append(line_head_.bytes());
-  lines_.bytes().append(line_.bytes());
-  line_.clear();
-  if (lines_.size() > (64u << 20) && !Spill(spill_error_)) lines_.clear();
 }
 
 bool PlaneWriter::Spill(std::string& error) {
@@ -140,13 +125,18 @@ bool PlaneWriter::Spill(std::string& error) {
 
 namespace {
 // A map<int64, XEventMetadata|XStatMetadata> entry: key=1, value=2 {id=1, name=2}.
-void AppendMetadataEntries(Encoder& out, uint32_t field, const NameIds& ids) {
+void AppendMetadataEntries(Encoder& out, uint32_t field, const NameIds& ids,
+                           const std::unordered_map<int64_t, std::string>* display_names = nullptr) {
   Encoder value, entry;
   for (size_t i = 0; i < ids.names().size(); ++i) {
     int64_t id = static_cast<int64_t>(i + 1);
     value.clear();
     value.Int(1, id);
     value.Bytes(2, ids.names()[i]);
+    if (display_names) {
+      auto it = display_names->find(id);
+      if (it != display_names->end()) value.Bytes(4, it->second);
+    }
     entry.clear();
     entry.Int(1, id);
     entry.Message(2, value);
@@ -156,7 +146,6 @@ void AppendMetadataEntries(Encoder& out, uint32_t field, const NameIds& ids) {
 }  // namespace
 
 bool PlaneWriter::Finish(std::ostream& out, std::string& error) {
-  EndLine();
   if (!spill_error_.empty()) {
     error = spill_error_;
     return false;
@@ -164,7 +153,7 @@ bool PlaneWriter::Finish(std::ostream& out, std::string& error) {
   Encoder head, tail;
   head.Int(1, id_);
   head.Bytes(2, name_);
-  AppendMetadataEntries(tail, 4, event_names_);
+  AppendMetadataEntries(tail, 4, event_names_, &display_names_);
   AppendMetadataEntries(tail, 5, stat_names_);
   tail.bytes().append(plane_stats_.bytes());
   uint64_t total = head.size() + spilled_bytes_ + lines_.size() + tail.size();

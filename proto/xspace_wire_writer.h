@@ -107,12 +107,13 @@ class StatsEncoder {
   Encoder stat_;
 };
 
-// Streams one XPlane: lines are encoded one at a time and spilled to a
-// temporary file once they grow large, so only the current line is in memory;
-// Finish() writes the length-prefixed plane (as XSpace field 1) to `out`.
+// Streams one XPlane: events are encoded one at a time and spilled to a
+// temporary file in 64 MB pieces; Finish() writes the length-prefixed plane
+// (as XSpace field 1) to `out`, followed by its metadata maps.
 class PlaneWriter {
  public:
-  PlaneWriter(int64_t id, std::string_view name);
+  // Encoded lines beyond `spill_bytes` go to a temporary file.
+  PlaneWriter(int64_t id, std::string_view name, uint64_t spill_bytes = uint64_t{64} << 20);
   ~PlaneWriter();
   PlaneWriter(const PlaneWriter&) = delete;
   PlaneWriter& operator=(const PlaneWriter&) = delete;
@@ -123,13 +124,39 @@ class PlaneWriter {
   // Plane-level stats (device capabilities, profile times).
   StatsEncoder PlaneStats() { return StatsEncoder(this, &plane_stats_, 6); }
 
-  // Line protocol: BeginLine, then AddEvent (+ its stats) repeatedly, then EndLine.
-  void BeginLine(int64_t id, std::string_view name, int64_t timestamp_ns, int64_t duration_ps);
+  // Writes one XLine whose events `emit()` adds with AddEvent (+ stats).
+  // `emit` runs twice and must add the same events both times: the first run
+  // only measures the line, so its length prefix can be written before its
+  // events stream out (and spill to a temporary file), holding no line in memory.
+  template <typename Emit>
+  void Line(int64_t id, std::string_view name, int64_t timestamp_ns, int64_t duration_ps, Emit&& emit) {
+    Encoder head;
+    head.Int(1, id);
+    head.Bytes(2, name);
+    head.Int(3, timestamp_ns);
+    head.Int(9, duration_ps);
+    measuring_ = true;
+    measured_ = 0;
+    emit();
+    FlushEvent();
+    measuring_ = false;
+    const uint64_t events_bytes = measured_;
+    lines_.Tag(3, kLen);
+    lines_.Varint(head.size() + events_bytes);
+    lines_.bytes().append(head.bytes());
+    written_ = 0;
+    emit();
+    FlushEvent();
+    if (written_ != events_bytes && spill_error_.empty()) {
+      spill_error_ = "line " + std::to_string(id) + " was emitted differently in its two passes";
+    }
+  }
   StatsEncoder AddEvent(std::string_view name, int64_t offset_ps, int64_t duration_ps);
   StatsEncoder AddEventById(int64_t metadata_id, int64_t offset_ps, int64_t duration_ps);
   int64_t EventId(std::string_view name) { return event_names_.Id(name); }
   int64_t StatId(std::string_view name) { return stat_names_.Id(name); }
-  void EndLine();
+  // XEventMetadata.display_name (e.g. the op type of a TF op event).
+  void SetDisplayName(int64_t event_id, std::string_view display_name);
 
   // Writes the plane; returns false on an I/O error (errno-style message in `error`).
   bool Finish(std::ostream& out, std::string& error);
@@ -142,14 +169,15 @@ class PlaneWriter {
   std::string name_;
   NameIds event_names_, stat_names_;
   Encoder plane_stats_;
-  Encoder line_;        // current line's fields and finished events
-  Encoder line_head_;   // current line's scalar fields
-  Encoder event_;       // current event (stats appended by StatsEncoder)
+  std::unordered_map<int64_t, std::string> display_names_;
+  Encoder event_;  // current event (stats appended by StatsEncoder)
   bool in_event_ = false;
-  bool in_line_ = false;
-  Encoder lines_;       // finished lines not yet spilled
+  bool measuring_ = false;
+  uint64_t measured_ = 0, written_ = 0;
+  Encoder lines_;  // line bytes not yet spilled
   std::FILE* spill_ = nullptr;
   uint64_t spilled_bytes_ = 0;
+  uint64_t spill_threshold_;
   std::string spill_error_;
 };
 

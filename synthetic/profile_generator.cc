@@ -57,14 +57,13 @@ struct KernelKind {
 // Real kernel names seen in TF/cuDNN/cuBLAS GPU profiles.
 const KernelKind kKernels[] = {
     {"volta_h884gemm_256x128_ldg8_nn", true, 234, 0, 65536, 256, 12.5, 40, 300},
-    {"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
-     true, 232, 0, 81920, 128, 12.5, 30, 250},
+    {"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel", true, 232, 0,
+     81920, 128, 12.5, 30, 250},
     {"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", true, 230, 0, 73728, 128, 12.5, 30, 220},
     {"sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_"
      "tensor16x8x16_kernel",
      true, 168, 0, 49152, 128, 25, 50, 400},
-    {"cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8", true, 228, 0, 98304, 256, 12.5, 40,
-     260},
+    {"cutlass_80_tensorop_f16_s16816gemm_relu_f16_256x128_32x3_nn_align8", true, 228, 0, 98304, 256, 12.5, 40, 260},
     {"volta_sgemm_128x64_nn", false, 126, 16384, 0, 256, 25, 30, 280},
     {"void tensorflow::BiasNHWCKernel<Eigen::half>(int, Eigen::half const*, Eigen::half const*, Eigen::half*, "
      "int)",
@@ -98,7 +97,7 @@ struct OpTemplate {
   std::string op_name, op_type;
   std::vector<int> kernels;  // kKernels indices, one launch each
   std::vector<std::string> kernel_details;
-  int data_type = 19;        // DT_HALF
+  int data_type = 19;  // DT_HALF
   int64_t alloc_bytes = 0;
   std::string shape;
   enum Kind { kKernelOp, kMemcpyH2D, kMemcpyD2H } kind = kKernelOp;
@@ -163,8 +162,8 @@ std::vector<OpTemplate> BuildModel(int ops_per_step, uint64_t seed) {
     } else if (phase == 1) {
       std::vector<int> grad = p.kernels;
       if (std::string_view(p.type) == "MatMul") grad.push_back(grad[0]);
-      add("gradient_tape/model/" + layer_name + "/" + p.op + "/" + p.op + "Grad", std::string(p.type) + "Grad",
-          grad, OpTemplate::kKernelOp);
+      add("gradient_tape/model/" + layer_name + "/" + p.op + "/" + p.op + "Grad", std::string(p.type) + "Grad", grad,
+          OpTemplate::kKernelOp);
     } else {
       add("Adam/Adam/update_" + std::to_string(i) + "/ResourceApplyAdam", "ResourceApplyAdam", {10},
           OpTemplate::kKernelOp);
@@ -196,8 +195,8 @@ struct StepRun {
 
 struct StepPlan {
   int64_t begin_ps, end_ps;
-  int64_t input_ps;     // IteratorGetNextOp::DoCompute duration
-  bool input_bound;     // the prefetch buffer was empty: the element is produced during DoCompute
+  int64_t input_ps;  // IteratorGetNextOp::DoCompute duration
+  bool input_bound;  // the prefetch buffer was empty: the element is produced during DoCompute
   int64_t ops_start_ps;
   uint64_t peak_before = 0;  // per GPU is unnecessary: the same model runs everywhere
 };
@@ -211,8 +210,8 @@ class JobModel {
     // (ExecutorState::Process + 2 memcpy ops x 3 events); each kernel op: op,
     // alloc, free, ~1.4 launches and as many kernels.
     int64_t fixed = 9 + int64_t{gpus} * 7;
-    ops_per_step_ = static_cast<int>(std::clamp<int64_t>(
-        gpus > 0 ? (per_step - fixed) * 10 / (int64_t{gpus} * 58) + 2 : 2, 2, 1 << 20));
+    ops_per_step_ = static_cast<int>(
+        std::clamp<int64_t>(gpus > 0 ? (per_step - fixed) * 10 / (int64_t{gpus} * 58) + 2 : 2, 2, 1 << 20));
     model_ = BuildModel(ops_per_step_, o.seed);
     max_launches_ = 0;
     for (const OpTemplate& t : model_) max_launches_ += std::max<size_t>(t.kernels.size(), 1);
@@ -243,6 +242,7 @@ class JobModel {
     return Mix(o_.seed * 0x100000001b3ull ^ Mix(static_cast<uint64_t>(host_) * 977 + a) ^ Mix(b + 0x51ed));
   }
   const std::vector<OpTemplate>& model() const { return model_; }
+  const SynthOptions& options() const { return o_; }
   const std::vector<StepPlan>& plan() const { return plan_; }
   int64_t step_id(int s) const { return 1000000 + s; }
   int64_t end_ps() const { return plan_.empty() ? 0 : plan_.back().end_ps + 100 * kUs; }
@@ -255,7 +255,8 @@ class JobModel {
     int64_t t = p.ops_start_ps + rng.Uniform(0, 5) * kUs;
     int64_t gpu_free = t;
     uint64_t corr = (static_cast<uint64_t>(s) * std::max(o_.gpus, 1) + static_cast<uint64_t>(g)) *
-                        static_cast<uint64_t>(max_launches_) + 1;
+                        static_cast<uint64_t>(max_launches_) +
+                    1;
     const uint64_t weights = (uint64_t{2} << 30) + static_cast<uint64_t>(model_.size()) * (1 << 16);
     uint64_t in_use = weights, prev_alloc = 0, peak = p.peak_before;
     for (const OpTemplate& tpl : model_) {
@@ -314,7 +315,7 @@ class JobModel {
 std::string HostName(int host) { return "worker" + std::to_string(host); }
 
 bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& error) {
-  wire::PlaneWriter plane(g, "/device:GPU:" + std::to_string(g));
+  wire::PlaneWriter plane(g, "/device:GPU:" + std::to_string(g), job.options().spill_bytes);
   auto caps = plane.PlaneStats();
   caps.Uint("clock_rate", 1410000)
       .Uint("core_count", 108)
@@ -342,9 +343,9 @@ bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& e
     if (t.kind != OpTemplate::kKernelOp) {
       bool h2d = t.kind == OpTemplate::kMemcpyH2D;
       kernel_ids[i].push_back(plane.EventId(h2d ? "MemcpyH2D" : "MemcpyD2H"));
-      memcpy_ids[i] = plane.StatId(std::string(h2d ? "kind_src:pageable kind_dst:device" : "kind_src:device kind_dst:pageable") +
-                                   " size:" + std::to_string(t.alloc_bytes * 64) + " dest:" +
-                                   std::to_string(h2d ? g : -1) + " async:1");
+      memcpy_ids[i] = plane.StatId(
+          std::string(h2d ? "kind_src:pageable kind_dst:device" : "kind_src:device kind_dst:pageable") +
+          " size:" + std::to_string(t.alloc_bytes * 64) + " dest:" + std::to_string(h2d ? g : -1) + " async:1");
     }
   }
   const int64_t compute_stream = 7, h2d_stream = 13, d2h_stream = 14;
@@ -356,164 +357,182 @@ bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& e
                  {compute_stream, "Stream #7(Compute)", OpTemplate::kKernelOp},
                  {d2h_stream, "Stream #14(MemcpyD2H)", OpTemplate::kMemcpyD2H}};
   for (const auto& stream : streams) {
-    plane.BeginLine(stream.id, stream.name, 0, job.end_ps());
-    for (size_t s = 0; s < job.plan().size(); ++s) {
-      StepRun r = job.Simulate(static_cast<int>(s), g, job.plan()[s]);
-      for (size_t i = 0; i < model.size(); ++i) {
-        const OpTemplate& t = model[i];
-        if (t.kind != stream.kind) continue;
-        const OpRun& op = r.ops[i];
-        for (uint32_t k = 0; k < op.num_launches; ++k) {
-          const LaunchRun& l = r.launches[op.first_launch + k];
-          auto ev = plane.AddEventById(kernel_ids[i][k], l.device_begin_ps, l.device_duration_ps);
-          ev.Uint(s_corr, l.correlation_id).RefId(s_context, ctx_value);
-          if (t.kind == OpTemplate::kKernelOp) {
-            ev.RefId(s_details, details_ids[i][k]);
-          } else {
-            ev.RefId(s_memcpy, memcpy_ids[i]);
+    plane.Line(stream.id, stream.name, 0, job.end_ps(), [&] {
+      for (size_t s = 0; s < job.plan().size(); ++s) {
+        StepRun r = job.Simulate(static_cast<int>(s), g, job.plan()[s]);
+        for (size_t i = 0; i < model.size(); ++i) {
+          const OpTemplate& t = model[i];
+          if (t.kind != stream.kind) continue;
+          const OpRun& op = r.ops[i];
+          for (uint32_t k = 0; k < op.num_launches; ++k) {
+            const LaunchRun& l = r.launches[op.first_launch + k];
+            auto ev = plane.AddEventById(kernel_ids[i][k], l.device_begin_ps, l.device_duration_ps);
+            ev.Uint(s_corr, l.correlation_id).RefId(s_context, ctx_value);
+            if (t.kind == OpTemplate::kKernelOp) {
+              ev.RefId(s_details, details_ids[i][k]);
+            } else {
+              ev.RefId(s_memcpy, memcpy_ids[i]);
+            }
+            ev.RefId(s_tf_op, tf_op_ids[i]);
           }
-          ev.RefId(s_tf_op, tf_op_ids[i]);
         }
       }
-    }
-    plane.EndLine();
+    });
   }
   return plane.Finish(out, error);
 }
 
 bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& out, std::string& error) {
-  wire::PlaneWriter plane(0, "/host:CPU");
+  wire::PlaneWriter plane(0, "/host:CPU", o.spill_bytes);
   const auto& plan = job.plan();
   const int64_t end = job.end_ps();
   // Python main thread: step markers (roots for grouping) and the tf.function call.
-  plane.BeginLine(4242, "python3", 0, end);
-  for (size_t s = 0; s < plan.size(); ++s) {
-    const StepPlan& p = plan[s];
-    plane.AddEvent("train", p.begin_ps, p.end_ps - p.begin_ps).Int("_r", 1).Int("step_num", static_cast<int64_t>(s));
-    int64_t id = job.step_id(static_cast<int>(s));
-    plane.AddEvent("FunctionRun", p.begin_ps + 5 * kUs, p.end_ps - p.begin_ps - 10 * kUs)
-        .Int("id", id)
-        .Int("_r", 1)
-        .Int("_pt", 2)
-        .Int("_p", id);
-  }
+  plane.Line(4242, "python3", 0, end, [&] {
+    for (size_t s = 0; s < plan.size(); ++s) {
+      const StepPlan& p = plan[s];
+      plane.AddEvent("train", p.begin_ps, p.end_ps - p.begin_ps).Int("_r", 1).Int("step_num", static_cast<int64_t>(s));
+      int64_t id = job.step_id(static_cast<int>(s));
+      plane.AddEvent("FunctionRun", p.begin_ps + 5 * kUs, p.end_ps - p.begin_ps - 10 * kUs)
+          .Int("id", id)
+          .Int("_r", 1)
+          .Int("_pt", 2)
+          .Int("_p", id);
+    }
+  });
   // Consumer side of tf.data: the GetNext op, the root iterator and the prefetch buffer.
-  plane.BeginLine(6001, "tf_data_iterator_get_next", 0, end);
-  for (size_t s = 0; s < plan.size(); ++s) {
-    const StepPlan& p = plan[s];
-    int64_t a = p.begin_ps + 10 * kUs, d = p.input_ps;
-    plane.AddEvent("IteratorGetNextOp::DoCompute", a, d).Int("id", job.step_id(static_cast<int>(s))).Int("iter_num", 0);
-    plane.AddEvent("Iterator::Root", a + 2 * kUs, d - 4 * kUs).Int("id", 1);
-    plane.AddEvent("Iterator::Root::Prefetch", a + 3 * kUs, d - 6 * kUs).Int("id", 2).Int("parent_id", 1)
-        .Int("buffer_limit", 2);
-    plane.AddEvent("PrefetchConsume", a + 4 * kUs, d - 8 * kUs).Int("element_id", static_cast<int64_t>(s));
-  }
+  plane.Line(6001, "tf_data_iterator_get_next", 0, end, [&] {
+    for (size_t s = 0; s < plan.size(); ++s) {
+      const StepPlan& p = plan[s];
+      int64_t a = p.begin_ps + 10 * kUs, d = p.input_ps;
+      plane.AddEvent("IteratorGetNextOp::DoCompute", a, d)
+          .Int("id", job.step_id(static_cast<int>(s)))
+          .Int("iter_num", 0);
+      plane.AddEvent("Iterator::Root", a + 2 * kUs, d - 4 * kUs).Int("id", 1);
+      plane.AddEvent("Iterator::Root::Prefetch", a + 3 * kUs, d - 6 * kUs)
+          .Int("id", 2)
+          .Int("parent_id", 1)
+          .Int("buffer_limit", 2);
+      plane.AddEvent("PrefetchConsume", a + 4 * kUs, d - 8 * kUs).Int("element_id", static_cast<int64_t>(s));
+    }
+  });
   // Producer side, on the iterator's background thread: element s is produced
   // during step s-1, or, when the step is input bound, while GetNext waits.
   const int64_t resource_base_ns = 100;  // a line that starts after the profile start
-  plane.BeginLine(6002, "tf_data_iterator_resource", resource_base_ns, end - resource_base_ns * kNs);
-  for (size_t s = 0; s < plan.size(); ++s) {
-    const StepPlan& p = plan[s];
-    int64_t b, d;
-    if (p.input_bound) {
-      b = p.begin_ps + 15 * kUs;
-      d = p.input_ps - 15 * kUs;
-    } else {
-      int64_t window_begin = s == 0 ? 500 * kUs : plan[s - 1].ops_start_ps;
-      int64_t window_end = s == 0 ? plan[0].begin_ps : plan[s - 1].end_ps;
-      b = window_begin + 5 * kUs;
-      d = std::max<int64_t>(10 * kUs, std::min<int64_t>(600 * kUs, (window_end - window_begin) * 3 / 10));
+  plane.Line(6002, "tf_data_iterator_resource", resource_base_ns, end - resource_base_ns * kNs, [&] {
+    for (size_t s = 0; s < plan.size(); ++s) {
+      const StepPlan& p = plan[s];
+      int64_t b, d;
+      if (p.input_bound) {
+        b = p.begin_ps + 15 * kUs;
+        d = p.input_ps - 15 * kUs;
+      } else {
+        int64_t window_begin = s == 0 ? 500 * kUs : plan[s - 1].ops_start_ps;
+        int64_t window_end = s == 0 ? plan[0].begin_ps : plan[s - 1].end_ps;
+        b = window_begin + 5 * kUs;
+        d = std::max<int64_t>(10 * kUs, std::min<int64_t>(600 * kUs, (window_end - window_begin) * 3 / 10));
+      }
+      int64_t off = b - resource_base_ns * kNs;
+      plane.AddEvent("PrefetchProduce", off, d).Int("element_id", static_cast<int64_t>(s));
+      plane.AddEvent("Iterator::Root::Prefetch::Map", off + 1 * kUs, d - 2 * kUs).Int("id", 3).Int("parent_id", 2);
+      plane.AddEvent("Iterator::Root::Prefetch::Map::TFRecord", off + 2 * kUs, (d - 4 * kUs) * 6 / 10)
+          .Int("id", 4)
+          .Int("parent_id", 3);
     }
-    int64_t off = b - resource_base_ns * kNs;
-    plane.AddEvent("PrefetchProduce", off, d).Int("element_id", static_cast<int64_t>(s));
-    plane.AddEvent("Iterator::Root::Prefetch::Map", off + 1 * kUs, d - 2 * kUs).Int("id", 3).Int("parent_id", 2);
-    plane.AddEvent("Iterator::Root::Prefetch::Map::TFRecord", off + 2 * kUs, (d - 4 * kUs) * 6 / 10)
-        .Int("id", 4)
-        .Int("parent_id", 3);
-  }
+  });
   // One executor thread per GPU: ops, their kernel launches and BFC allocator events.
   const auto& model = job.model();
   const int64_t s_corr = plane.StatId("correlation_id"), s_dev = plane.StatId("device_id");
-  const int64_t st[] = {plane.StatId("allocator_name"), plane.StatId("bytes_reserved"),
-                        plane.StatId("bytes_allocated"), plane.StatId("bytes_available"),
-                        plane.StatId("fragmentation"), plane.StatId("peak_bytes_in_use"),
-                        plane.StatId("requested_bytes"), plane.StatId("allocation_bytes"),
-                        plane.StatId("addr"), plane.StatId("tf_op"),
-                        plane.StatId("id"), plane.StatId("region_type"),
-                        plane.StatId("data_type"), plane.StatId("shape")};
+  const int64_t st[] = {plane.StatId("allocator_name"),
+                        plane.StatId("bytes_reserved"),
+                        plane.StatId("bytes_allocated"),
+                        plane.StatId("bytes_available"),
+                        plane.StatId("fragmentation"),
+                        plane.StatId("peak_bytes_in_use"),
+                        plane.StatId("requested_bytes"),
+                        plane.StatId("allocation_bytes"),
+                        plane.StatId("addr"),
+                        plane.StatId("tf_op"),
+                        plane.StatId("id"),
+                        plane.StatId("region_type"),
+                        plane.StatId("data_type"),
+                        plane.StatId("shape")};
   const int64_t e_alloc = plane.EventId("MemoryAllocation"), e_free = plane.EventId("MemoryDeallocation"),
                 e_launch = plane.EventId("cudaLaunchKernel"), e_h2d = plane.EventId("cuMemcpyHtoDAsync_v2"),
                 e_d2h = plane.EventId("cuMemcpyDtoHAsync_v2");
   for (int g = 0; g < o.gpus; ++g) {
     std::vector<int64_t> op_ids;
-    for (const OpTemplate& t : model) op_ids.push_back(plane.EventId(job.OpName(g, t) + ":" + t.op_type));
+    for (const OpTemplate& t : model) {
+      op_ids.push_back(plane.EventId(job.OpName(g, t) + ":" + t.op_type));
+      plane.SetDisplayName(op_ids.back(), t.op_type);  // TF shows host ops by type
+    }
     const std::string allocator = "GPU_" + std::to_string(g) + "_bfc";
     const uint64_t addr_base = 0x7f0000000000ull + (static_cast<uint64_t>(g) << 36);
-    plane.BeginLine(5000 + g, "tf_Compute", 0, end);
-    for (size_t s = 0; s < plan.size(); ++s) {
-      const StepPlan& p = plan[s];
-      StepRun r = job.Simulate(static_cast<int>(s), g, p);
-      int64_t id = job.step_id(static_cast<int>(s));
-      int64_t exec_begin = r.ops.front().begin_ps - 2 * kUs;
-      plane.AddEvent("ExecutorState::Process", exec_begin, r.host_end_ps - exec_begin)
-          .Int("id", id)
-          .Int("iter_num", 0)
-          .Int("_ct", 2)
-          .Int("_c", id);
-      for (size_t i = 0; i < model.size(); ++i) {
-        const OpTemplate& t = model[i];
-        const OpRun& op = r.ops[i];
-        const uint64_t alloc = static_cast<uint64_t>((t.alloc_bytes + 255) / 256 * 256);
-        const uint64_t addr = addr_base + static_cast<uint64_t>(i) * (uint64_t{1} << 24);
-        const std::string op_name = job.OpName(g, t);
-        plane.AddEventById(op_ids[i], op.begin_ps, op.duration_ps);
-        auto memory = [&](int64_t event_id, int64_t at, uint64_t in_use) {
-          plane.AddEventById(event_id, at, 0)
-              .Str(st[0], allocator)
-              .Int(st[1], 0)
-              .Int(st[2], static_cast<int64_t>(in_use))
-              .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - in_use))
-              .Double(st[4], op.fragmentation)
-              .Int(st[5], static_cast<int64_t>(op.peak))
-              .Int(st[6], t.alloc_bytes)
-              .Int(st[7], static_cast<int64_t>(alloc))
-              .Uint(st[8], addr)
-              .Str(st[9], op_name)
-              .Int(st[10], id)
-              .Str(st[11], "output")
-              .Int(st[12], t.data_type)
-              .Str(st[13], t.shape);
-        };
-        memory(e_alloc, op.begin_ps, op.in_use_after_alloc);
-        for (uint32_t k = 0; k < op.num_launches; ++k) {
-          const LaunchRun& l = r.launches[op.first_launch + k];
-          int64_t name = t.kind == OpTemplate::kMemcpyH2D   ? e_h2d
-                         : t.kind == OpTemplate::kMemcpyD2H ? e_d2h
-                                                            : e_launch;
-          plane.AddEventById(name, l.begin_ps, l.duration_ps)
-              .Uint(s_corr, l.correlation_id)
-              .Uint(s_dev, static_cast<uint64_t>(g));
-        }
-        if (i > 0) {  // the previous op's output is freed when this op ends
-          const OpTemplate& pt = model[i - 1];
-          plane.AddEventById(e_free, op.begin_ps + op.duration_ps, 0)
-              .Str(st[0], allocator)
-              .Int(st[1], 0)
-              .Int(st[2], static_cast<int64_t>(op.in_use_after_free))
-              .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - op.in_use_after_free))
-              .Double(st[4], op.fragmentation)
-              .Int(st[5], static_cast<int64_t>(op.peak))
-              .Int(st[6], pt.alloc_bytes)
-              .Int(st[7], (pt.alloc_bytes + 255) / 256 * 256)
-              .Uint(st[8], addr_base + static_cast<uint64_t>(i - 1) * (uint64_t{1} << 24))
-              .Str(st[9], job.OpName(g, pt))
-              .Int(st[10], id)
-              .Str(st[11], "output")
-              .Int(st[12], pt.data_type)
-              .Str(st[13], pt.shape);
+    plane.Line(5000 + g, "tf_Compute", 0, end, [&] {
+      for (size_t s = 0; s < plan.size(); ++s) {
+        const StepPlan& p = plan[s];
+        StepRun r = job.Simulate(static_cast<int>(s), g, p);
+        int64_t id = job.step_id(static_cast<int>(s));
+        int64_t exec_begin = r.ops.front().begin_ps - 2 * kUs;
+        plane.AddEvent("ExecutorState::Process", exec_begin, r.host_end_ps - exec_begin)
+            .Int("id", id)
+            .Int("iter_num", 0)
+            .Int("_ct", 2)
+            .Int("_c", id);
+        for (size_t i = 0; i < model.size(); ++i) {
+          const OpTemplate& t = model[i];
+          const OpRun& op = r.ops[i];
+          const uint64_t alloc = static_cast<uint64_t>((t.alloc_bytes + 255) / 256 * 256);
+          const uint64_t addr = addr_base + static_cast<uint64_t>(i) * (uint64_t{1} << 24);
+          const std::string op_name = job.OpName(g, t);
+          plane.AddEventById(op_ids[i], op.begin_ps, op.duration_ps);
+          auto memory = [&](int64_t event_id, int64_t at, uint64_t in_use) {
+            plane.AddEventById(event_id, at, 0)
+                .Str(st[0], allocator)
+                .Int(st[1], 0)
+                .Int(st[2], static_cast<int64_t>(in_use))
+                .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - in_use))
+                .Double(st[4], op.fragmentation)
+                .Int(st[5], static_cast<int64_t>(op.peak))
+                .Int(st[6], t.alloc_bytes)
+                .Int(st[7], static_cast<int64_t>(alloc))
+                .Uint(st[8], addr)
+                .Str(st[9], op_name)
+                .Int(st[10], id)
+                .Str(st[11], "output")
+                .Int(st[12], t.data_type)
+                .Str(st[13], t.shape);
+          };
+          memory(e_alloc, op.begin_ps, op.in_use_after_alloc);
+          for (uint32_t k = 0; k < op.num_launches; ++k) {
+            const LaunchRun& l = r.launches[op.first_launch + k];
+            int64_t name = t.kind == OpTemplate::kMemcpyH2D   ? e_h2d
+                           : t.kind == OpTemplate::kMemcpyD2H ? e_d2h
+                                                              : e_launch;
+            plane.AddEventById(name, l.begin_ps, l.duration_ps)
+                .Uint(s_corr, l.correlation_id)
+                .Uint(s_dev, static_cast<uint64_t>(g));
+          }
+          if (i > 0) {  // the previous op's output is freed when this op ends
+            const OpTemplate& pt = model[i - 1];
+            plane.AddEventById(e_free, op.begin_ps + op.duration_ps, 0)
+                .Str(st[0], allocator)
+                .Int(st[1], 0)
+                .Int(st[2], static_cast<int64_t>(op.in_use_after_free))
+                .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - op.in_use_after_free))
+                .Double(st[4], op.fragmentation)
+                .Int(st[5], static_cast<int64_t>(op.peak))
+                .Int(st[6], pt.alloc_bytes)
+                .Int(st[7], (pt.alloc_bytes + 255) / 256 * 256)
+                .Uint(st[8], addr_base + static_cast<uint64_t>(i - 1) * (uint64_t{1} << 24))
+                .Str(st[9], job.OpName(g, pt))
+                .Int(st[10], id)
+                .Str(st[11], "output")
+                .Int(st[12], pt.data_type)
+                .Str(st[13], pt.shape);
+          }
         }
       }
-    }
+    });
   }
   return plane.Finish(out, error);
 }

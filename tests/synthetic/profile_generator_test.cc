@@ -1,6 +1,7 @@
 // The synthetic generator: libprotobuf and our reader see the same events, and
 // the profile has the structure of a TF GPU training job.
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -71,6 +72,42 @@ TEST(SynthRoundTrip, LibprotobufAndOurReaderSeeTheSameEvents) {
   XSpace again;
   ASSERT_TRUE(again.ParseFromString(space.SerializeAsString()));
   EXPECT_EQ(testing::CountProto(again).events, testing::CountProto(space).events);
+}
+
+// Lines streamed through the temporary spill file come back byte-identical.
+TEST(SynthRoundTrip, SpilledLinesMatchInMemoryOnes) {
+  SynthOptions o;
+  o.gpus = 2;
+  o.steps = 4;
+  o.events = 20000;
+  const std::string in_memory = Generate(o);
+  o.spill_bytes = 4096;
+  const std::string spilled = Generate(o);
+  EXPECT_EQ(spilled, in_memory);
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(spilled));
+  auto ours = ParseXSpace(spilled, "spilled");
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  testing::ExpectSameSpace(space, **ours);
+}
+
+TEST(SynthRoundTrip, GzippedFileLoadsTheSame) {
+  SynthOptions o;
+  o.gpus = 1;
+  o.steps = 3;
+  o.events = 8000;
+  const std::string bytes = Generate(o);
+  fs::path p = fs::temp_directory_path() / ("tbprof_synth_gz_" + std::to_string(getpid()) + ".xplane.pb.gz");
+  gzFile gz = gzopen(p.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  gzclose(gz);
+  auto ours = LoadXSpaceFile(p.string());
+  fs::remove(p);
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(bytes));
+  testing::ExpectSameSpace(space, **ours);
 }
 
 TEST(SynthRoundTrip, DeterministicForASeed) {
