@@ -312,10 +312,37 @@ std::string TensorflowDataTypeString(int64_t dtype) {
   return "unknown dtype enum (" + std::to_string(dtype) + ")";
 }
 
+namespace {
+
+// GenerateHloModules: every event of every TPU plane's "XLA Modules" line.
+std::vector<HloModuleRun> TpuModuleRuns(const XSpaceModel& model) {
+  std::vector<HloModuleRun> runs;
+  for (const XPlaneModel* plane : model.FindPlanesWithPrefix("/device:TPU:")) {
+    std::string_view plane_name = model.Str(plane->name);
+    plane_name.remove_prefix(std::string_view("/device:").size());
+    for (const LineModel& line : plane->lines) {
+      if (model.Str(line.name) != "XLA Modules") continue;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        HloModuleRun run;
+        run.name = std::string(model.Str(plane->EventName(e)));
+        run.start_time_ps = plane->events[e].begin_ps - line.timestamp_ns * 1000;
+        run.end_time_ps = run.start_time_ps + plane->events[e].duration_ps;
+        run.id = static_cast<int64_t>(runs.size());
+        run.plane_name = std::string(plane_name);
+        runs.push_back(std::move(run));
+      }
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
 StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options) {
   MemoryProfile profile;
   const XPlaneModel* plane = model.FindPlane("/host:CPU");
   if (plane == nullptr) return profile;
+  profile.hlo_modules = TpuModuleRuns(model);
   StrId alloc_name = model.Find("MemoryAllocation");
   StrId dealloc_name = model.Find("MemoryDeallocation");
   if (alloc_name == kNoStr && dealloc_name == kNoStr) return profile;
@@ -430,7 +457,23 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
   }
   out += "],\"version\":";
   out += std::to_string(profile.version);
-  out += ",\"hloModules\":[]}";
+  out += ",\"hloModules\":[";
+  for (size_t i = 0; i < profile.hlo_modules.size(); ++i) {
+    const HloModuleRun& m = profile.hlo_modules[i];
+    if (i > 0) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(out, m.name);
+    out += ",\"startTimePs\":";
+    AppendInt64(out, m.start_time_ps);
+    out += ",\"endTimePs\":";
+    AppendInt64(out, m.end_time_ps);
+    out += ",\"id\":";
+    AppendInt64(out, m.id);
+    out += ",\"planeName\":";
+    AppendJsonString(out, m.plane_name);
+    out += '}';
+  }
+  out += "]}";
   return out;
 }
 

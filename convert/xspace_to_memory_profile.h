@@ -68,11 +68,21 @@ struct PerAllocatorMemoryProfile {
   std::vector<MemoryProfileSnapshot> sampled_timeline_snapshots;
 };
 
+// One execution of an XLA module on a TPU (its "XLA Modules" line), for the timeline.
+struct HloModuleRun {
+  std::string name;
+  int64_t start_time_ps = 0;  // offset within the line
+  int64_t end_time_ps = 0;
+  int64_t id = 0;          // running index over all TPU planes
+  std::string plane_name;  // plane name without "/device:", e.g. "TPU:0"
+};
+
 struct MemoryProfile {
   std::map<std::string, PerAllocatorMemoryProfile> memory_profile_per_allocator;
   int32_t num_hosts = 1;
   std::vector<std::string> memory_ids;
   int32_t version = 1;
+  std::vector<HloModuleRun> hlo_modules;
 };
 
 struct MemoryProfileOptions {

@@ -25,10 +25,14 @@ struct IteratorMetadata {
   bool is_async = false;
 };
 
-// Last "::" component of the iterator's event name (tsl IteratorName).
+// Last "::" component of the iterator's event name (tsl IteratorName), split
+// left to right like absl::StrSplit so that ":::" parts the same way.
 std::string_view IteratorName(std::string_view long_name) {
-  size_t pos = long_name.rfind("::");
-  return pos == std::string_view::npos ? long_name : long_name.substr(pos + 2);
+  size_t start = 0;
+  for (size_t pos = long_name.find("::"); pos != std::string_view::npos; pos = long_name.find("::", start)) {
+    start = pos + 2;
+  }
+  return long_name.substr(start);
 }
 
 // StrSplit(name, "::").size() == 2: the name carries only the root's own name.

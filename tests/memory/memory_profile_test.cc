@@ -204,6 +204,42 @@ TEST(MemoryProfile, JsonIsProtobufJson) {
   testing_golden::ExpectMatchesGolden("memory/hand_built.json", json);
 }
 
+// Three events without group ids (all become step 0). By hand: in use 5000,
+// 4744, then 7000 at t=70000 (the peak). At the peak 5000 heap bytes less
+// the live 300 = 4700 are unmapped; 2000 of stack.
+TEST(MemoryProfile, UngroupedEventsFallToStepZero) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder line = plane.AddLine(0, "tf_executor");
+  AddMemoryEvent(line, true, 40000, {"GPU_0_bfc", 2000, 3000, 5000, 0.0, 8500},
+                 {200, 256, 222333, "foo/bar", 1, "[3, 3, 512, 512]", -1});
+  AddMemoryEvent(line, false, 50000, {"GPU_0_bfc", 2000, 2744, 5256, 0.0, 8500}, {200, 256, 222333, nullptr, 0, "", -1});
+  AddMemoryEvent(line, true, 70000, {"GPU_0_bfc", 2000, 5000, 3000, 0.0, 9500},
+                 {300, 300, 345678, "mul_grad/Sum", 9, "[1, 2]", -1});
+  auto model = Load(space);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok());
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.at("GPU_0_bfc");
+  EXPECT_EQ(p.profile_summary.peak_bytes_usage_lifetime, 9500);
+  EXPECT_EQ(p.profile_summary.peak_stats.peak_bytes_in_use, 7000);
+  EXPECT_EQ(p.profile_summary.peak_stats_time_ps, 70000);
+  EXPECT_EQ(p.sampled_timeline_snapshots.size(), 3u);
+  EXPECT_EQ(p.sampled_timeline_snapshots[1].activity_metadata.tf_op_name, "foo/bar");  // copied from its allocation
+  ASSERT_EQ(p.memory_profile_snapshots.size(), 1u);
+  EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "mul_grad/Sum");
+  EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.data_type, "int64");
+  ASSERT_EQ(p.active_allocations.size(), 3u);
+  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
+  EXPECT_EQ(p.active_allocations[1].snapshot_index, -2);
+  EXPECT_EQ(p.active_allocations[1].special_index, 1);
+  EXPECT_EQ(p.active_allocations[2].snapshot_index, 0);
+  ASSERT_EQ(p.special_allocations.size(), 2u);
+  EXPECT_EQ(p.special_allocations[0].allocation_bytes, 4700);
+  EXPECT_EQ(p.special_allocations[0].step_id, 0);
+  EXPECT_EQ(p.special_allocations[1].tf_op_name, "stack");
+  EXPECT_EQ(p.special_allocations[1].allocation_bytes, 2000);
+}
+
 // `count` allocations on one allocator with heap bytes given by `heap(i)`.
 XSpace ManyAllocations(int count, int64_t (*heap)(int)) {
   XSpace space;
@@ -286,6 +322,38 @@ TEST(MemoryProfile, SnapshotsFromSeveralLinesAreTimeOrdered) {
   EXPECT_EQ(p.memory_profile_snapshots[2].activity_metadata.tf_op_name, "middle");
 }
 
+// TPU "XLA Modules" lines become hloModules (ids run across planes); other
+// planes and lines are ignored.
+TEST(MemoryProfile, TpuModuleRuns) {
+  XSpace space = HandBuiltAllocations();
+  {
+    XPlaneBuilder tpu0 = AddPlane(space, "/device:TPU:0", 1);
+    XLineBuilder modules = tpu0.AddLine(1, "XLA Modules", /*timestamp_ns=*/2);
+    modules.AddEvent("jit_step(1)", 100, 50);
+    modules.AddEvent("jit_step(2)", 300, 25);
+    tpu0.AddLine(2, "XLA Ops", 2).AddEvent("fusion.1", 100, 10);
+    XPlaneBuilder tpu1 = AddPlane(space, "/device:TPU:1", 2);
+    tpu1.AddLine(1, "XLA Modules", 0).AddEvent("jit_init", 7, 3);
+    XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 3);
+    gpu.AddLine(1, "XLA Modules", 0).AddEvent("not_tpu", 0, 1);
+  }
+  auto model = Load(space);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok());
+  ASSERT_EQ(profile->hlo_modules.size(), 3u);
+  EXPECT_EQ(profile->hlo_modules[0].name, "jit_step(1)");
+  EXPECT_EQ(profile->hlo_modules[0].start_time_ps, 100);  // offsets, not absolute times
+  EXPECT_EQ(profile->hlo_modules[0].end_time_ps, 150);
+  EXPECT_EQ(profile->hlo_modules[0].plane_name, "TPU:0");
+  EXPECT_EQ(profile->hlo_modules[2].id, 2);
+  EXPECT_EQ(profile->hlo_modules[2].plane_name, "TPU:1");
+  std::string json = MemoryProfileToJson(*profile);
+  EXPECT_NE(json.find("\"hloModules\":[{\"name\":\"jit_step(1)\",\"startTimePs\":\"100\",\"endTimePs\":\"150\","
+                      "\"id\":\"0\",\"planeName\":\"TPU:0\"},"),
+            std::string::npos)
+      << json;
+}
+
 TEST(MemoryProfile, DataTypeNames) {
   EXPECT_EQ(TensorflowDataTypeString(0), "INVALID");
   EXPECT_EQ(TensorflowDataTypeString(1), "float");
@@ -314,14 +382,21 @@ struct RealAllocator {
   size_t events = 0;
   int64_t max_in_use = 0;
 };
-std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& path) {
+// Allocators by memory id, plus (key "") the number of TPU "XLA Modules" events.
+std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& path, size_t* tpu_module_runs) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
   XSpace space;
   EXPECT_TRUE(space.ParseFromString(bytes.str())) << path;
   std::map<std::string, RealAllocator> out;
+  *tpu_module_runs = 0;
   for (const auto& plane : space.planes()) {
+    if (plane.name().rfind("/device:TPU:", 0) == 0) {
+      for (const auto& line : plane.lines()) {
+        if (line.name() == "XLA Modules") *tpu_module_runs += line.events_size();
+      }
+    }
     if (plane.name() != "/host:CPU") continue;
     for (const auto& line : plane.lines()) {
       for (const auto& event : line.events()) {
@@ -383,7 +458,9 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
     EXPECT_EQ(v.at("version").as_int64(), 1) << path;
     EXPECT_EQ(v.at("numHosts").as_int64(), 1) << path;
     EXPECT_EQ(v.at("memoryIds").as_array().size(), v.at("memoryProfilePerAllocator").as_object().size()) << path;
-    std::map<std::string, RealAllocator> expected = DecodeWithLibprotobuf(path);
+    size_t tpu_module_runs = 0;
+    std::map<std::string, RealAllocator> expected = DecodeWithLibprotobuf(path, &tpu_module_runs);
+    EXPECT_EQ(v.at("hloModules").as_array().size(), tpu_module_runs) << path;
     ASSERT_EQ(v.at("memoryIds").as_array().size(), expected.size()) << path;
     for (const auto& [id, allocator] : expected) {
       const auto& p = v.at("memoryProfilePerAllocator").as_object().at(id).as_object();

@@ -25,8 +25,16 @@ inline void ExpectMatchesGolden(const std::string& relative_path, const std::str
   ASSERT_TRUE(in.good()) << "missing golden " << path << "; run with TBPROF_UPDATE_GOLDEN=1 to create it";
   std::stringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(expected.str(), actual) << "output differs from golden " << path
-                                    << " (TBPROF_UPDATE_GOLDEN=1 rewrites it after review)";
+  const std::string want = expected.str();
+  if (want == actual) return;
+  // Report where they part, not two whole (possibly huge) documents.
+  size_t at = 0;
+  while (at < want.size() && at < actual.size() && want[at] == actual[at]) ++at;
+  size_t from = at < 80 ? 0 : at - 80;
+  ADD_FAILURE() << "output differs from golden " << path << " at byte " << at << " (golden " << want.size()
+                << " bytes, output " << actual.size() << ")\n  golden: …" << want.substr(from, 200)
+                << "\n  output: …" << actual.substr(from, 200)
+                << "\n(TBPROF_UPDATE_GOLDEN=1 rewrites it after review)";
 }
 
 }  // namespace tbprof::testing_golden
