@@ -95,6 +95,11 @@ std::string ReportsToJson(const std::vector<VariantReport>& reports, const Pipel
                        {"num_slow_calls", r.analysis->num_slow_calls},
                        {"max_latency_ps", r.analysis->max_latency_ps},
                        {"summary", r.analysis->summary}};
+      boost::json::array its;
+      for (const auto& it : r.analysis->slowest_call)
+        its.push_back({{"iterator", it.long_name}, {"self_time_us", double(it.self_time_ps) / 1e6},
+                       {"blocking", it.is_blocking}});
+      o["analysis"].as_object()["slowest_call_iterators"] = std::move(its);
     } else {
       o["analysis"] = nullptr;
       if (!r.analysis_error.empty()) o["analysis_error"] = r.analysis_error;

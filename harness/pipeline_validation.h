@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "convert/status.h"
 #include "harness/pipeline_runner.h"
@@ -23,6 +24,13 @@ struct PipelineAnalysis {
   int64_t num_slow_calls = 0;  // of those, > 50 µs
   int64_t max_latency_ps = 0;
   std::string summary;
+  // The slowest call's iterators: (long name, self time ps, on the critical path).
+  struct IteratorTime {
+    std::string long_name;
+    int64_t self_time_ps = 0;
+    bool is_blocking = false;
+  };
+  std::vector<IteratorTime> slowest_call;
 };
 
 // Loads the profile with LoadXSpaceFile and analyses its /host:CPU plane.

@@ -280,8 +280,10 @@ class ParallelInterleaveIterator : public Iterator {
         out = std::move(p.element);
         return true;
       }
-      // The slot's dataset is exhausted and its reader is idle: refill it.
+      // The slot's dataset is exhausted and its reader idle: move on, as the
+      // sequential Interleave does; the slot is refilled on its next turn.
       slot.iterator.reset();
+      cycle_index_ = (cycle_index_ + 1) % slots_.size();
     }
   }
 

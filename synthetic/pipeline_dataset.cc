@@ -305,8 +305,9 @@ class InterleaveIterator : public Iterator {
         if (++block_index_ >= p_.block_length) Advance();
         return true;
       }
-      slot.reset();  // exhausted: refill this slot from the input
-      block_index_ = 0;
+      // Exhausted: like tf.data, move on; this slot is refilled on its next turn.
+      slot.reset();
+      Advance();
     }
   }
 

@@ -1,5 +1,7 @@
 #include "synthetic/pipeline_work.h"
 
+#include <time.h>
+
 #include <chrono>
 #include <thread>
 
@@ -16,10 +18,15 @@ double RoundsPerMicro() {
     for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<char>(i * 31);
     int64_t rounds = 0;
     volatile uint64_t sink = 0;
-    auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    // Thread CPU time, not wall time: on a loaded machine the calibration
+    // must not mistake time spent descheduled for slow hashing.
+    auto cpu_us = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
     };
+    const double t0 = cpu_us();
+    auto elapsed = [&] { return cpu_us() - t0; };
     while (elapsed() < 3000) {
       sink = sink + HashBytes(buf, 16);
       rounds += 16;
@@ -65,7 +72,16 @@ std::string DecodeRecord(std::string_view record, int out_bytes, double micros) 
 }
 
 void IoWait(double micros) {
-  if (micros > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(micros * 1000)));
+  if (micros <= 0) return;
+  if (micros >= kSleepAtLeastMicros) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(micros * 1000)));
+    return;
+  }
+  // Short latencies are polled, as fast devices are: a sleep's wake-up on a
+  // busy machine would take longer than the latency being modelled.
+  auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<int64_t>(micros * 1000));
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 
 }  // namespace tbprof::pipeline

@@ -1,6 +1,6 @@
 // Per-element work for the pipelines: real CPU work (hashing, a decode-like
 // byte transform) sized in microseconds through a one-time calibration, and
-// sleeps for modelled I/O only.
+// waits for modelled I/O only.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,9 @@ uint64_t CpuWork(std::string_view data, double micros);
 // transform), then spends the rest of `micros` hashing the result.
 std::string DecodeRecord(std::string_view record, int out_bytes, double micros);
 
-// Modelled I/O latency.
+// Modelled I/O latency: a sleep, or for latencies under kSleepAtLeastMicros
+// a busy poll of the clock.
+inline constexpr double kSleepAtLeastMicros = 200;
 void IoWait(double micros);
 
 }  // namespace tbprof::pipeline
