@@ -10,6 +10,7 @@ namespace {
 const Command kCommands[] = {
     {"inspect", "print the planes, lines, events and stats of an .xplane.pb", InspectCommand},
     {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
+    {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
     {"harness", "run profiling workloads (tf.data-like pipelines) and write their profiles", HarnessCommand},
 };
 
