@@ -23,8 +23,8 @@ struct PipelineCosts {
   double read_us = 20;                    // modelled I/O latency per record
   double decode_us = 250;                 // CPU per element in the (parallel) map
   int decoded_bytes = 1024;
-  double vectorized_fixed_us = 50;        // map after batch: per-batch CPU ...
-  double vectorized_per_element_us = 5;   // ... plus this per element
+  double vectorized_fixed_us = 20;        // map after batch: per-batch CPU ...
+  double vectorized_per_element_us = 2;   // ... plus this per element
   int batch_size = 16;
   int prefetch_buffer = 2;
   int num_parallel_calls = pipeline::kAutotune;  // -1: autotune
