@@ -19,21 +19,23 @@ namespace fs = std::filesystem;
 // TSL's ParseAndAddStatValue: int64, then uint64, then double, else a string
 // stored by reference.
 void AddParsedStat(XEventBuilder& event, std::string_view key, std::string_view value) {
+  // absl's SimpleAtoi/SimpleAtod accept a leading '+'; from_chars does not.
+  std::string_view num = value;
+  if (num.size() > 1 && num[0] == '+' && num[1] != '-' && num[1] != '+') num.remove_prefix(1);
+  const char* begin = num.data();
+  const char* end = num.data() + num.size();
   int64_t i = 0;
-  auto [pi, ei] = std::from_chars(value.data(), value.data() + value.size(), i);
-  if (ei == std::errc() && pi == value.data() + value.size()) {
+  if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end && !num.empty()) {
     event.Int(key, i);
     return;
   }
   uint64_t u = 0;
-  auto [pu, eu] = std::from_chars(value.data(), value.data() + value.size(), u);
-  if (eu == std::errc() && pu == value.data() + value.size()) {
+  if (auto [p, ec] = std::from_chars(begin, end, u); ec == std::errc() && p == end && !num.empty()) {
     event.Uint(key, u);
     return;
   }
   double d = 0;
-  auto [pd, ed] = std::from_chars(value.data(), value.data() + value.size(), d);
-  if (ed == std::errc() && pd == value.data() + value.size()) {
+  if (auto [p, ec] = std::from_chars(begin, end, d); ec == std::errc() && p == end && !num.empty()) {
     event.Double(key, d);
     return;
   }

@@ -33,7 +33,7 @@ TraceSession HandMadeSession() {
   worker.events.push_back({"before#x=1#", kStart - 10, kStart + 5});  // began before the session: dropped
   TracedThread loop{7, "tf_train_loop", {}};
   loop.events.push_back(
-      {"train#step_num=3,_r=1,big=18446744073709551615,ratio=0.5,mode=fast,neg=-4#", kStart + 500, kStart + 9000});
+      {"train#step_num=3,_r=1,big=18446744073709551615,ratio=0.5,mode=fast,neg=-4,plus=+9#", kStart + 500, kStart + 9000});
   s.threads = {worker, loop};
   return s;
 }
@@ -91,7 +91,7 @@ TEST(HarnessWriter, HostPlaneWithLibprotobuf) {
   ASSERT_EQ(loop.events_size(), 1);
   const auto& train = loop.events(0);
   EXPECT_EQ(name_of(train), "train");
-  ASSERT_EQ(train.stats_size(), 6);
+  ASSERT_EQ(train.stats_size(), 7);
   std::map<std::string, const tensorflow::profiler::XStat*> st;
   for (const auto& s : train.stats()) st[stat_name(s)] = &s;
   EXPECT_EQ(st["step_num"]->value_case(), tensorflow::profiler::XStat::kInt64Value);
@@ -102,6 +102,8 @@ TEST(HarnessWriter, HostPlaneWithLibprotobuf) {
   EXPECT_EQ(st["ratio"]->value_case(), tensorflow::profiler::XStat::kDoubleValue);
   EXPECT_DOUBLE_EQ(st["ratio"]->double_value(), 0.5);
   EXPECT_EQ(st["neg"]->int64_value(), -4);
+  EXPECT_EQ(st["plus"]->value_case(), tensorflow::profiler::XStat::kInt64Value);
+  EXPECT_EQ(st["plus"]->int64_value(), 9);
   ASSERT_EQ(st["mode"]->value_case(), tensorflow::profiler::XStat::kRefValue);
   EXPECT_EQ(host->stat_metadata().at(int64_t(st["mode"]->ref_value())).name(), "fast");
 }
