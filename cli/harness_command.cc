@@ -28,7 +28,7 @@ void PrintHarnessUsage() {
   std::printf(
       "usage: tbprof harness <subcommand> [flags]\n\nsubcommands:\n"
       "  pipeline   run tf.data-like input pipeline variants, compare and validate them\n"
-      "  demo       write a small demo logdir (two pipeline variants) in a few seconds\n"
+      "  demo       write a small demo logdir (three pipeline variants) in a few seconds\n"
       "  gpu        GPU workloads (when built with the GPU harness)\n\n"
       "Run 'tbprof harness <subcommand> --help' for its flags.\n");
 }
@@ -156,7 +156,7 @@ int PipelineSubcommand(int argc, char** argv) {
   for (const PipelineVariant& v : PipelineVariants()) names += (names.empty() ? "" : ", ") + v.name;
   flags.Add("variant", "all", "variant to run: all, or one of " + names);
   flags.Add("steps", "48", "traced training steps per variant");
-  flags.Add("warmup", "20", "untraced warm-up steps (at least one epoch is always run)");
+  flags.Add("warmup", "20", "untraced warm-up steps (when > 0, at least one epoch, so caches are warm)");
   flags.Add("logdir", "", "write profiles to <logdir>/plugins/profile/<run>/ (default: a temporary dir)");
   flags.Add("config", "", "JSON file of stage costs, e.g. {\"decode_us\": 400, \"batch_size\": 8}");
   flags.Add("costs", "", "stage costs as key=value,... (applied after --config)");
@@ -254,7 +254,7 @@ int PipelineSubcommand(int argc, char** argv) {
 
 int DemoSubcommand(int argc, char** argv) {
   Flags flags("harness demo", "--logdir DIR",
-              "Writes a small demo logdir: short profiles of the naive and the cache pipeline variants.");
+              "Writes a small demo logdir: short profiles of the naive, prefetch and cache pipeline variants.");
   flags.Add("logdir", "", "where to write (required)");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
