@@ -11,6 +11,7 @@ const Command kCommands[] = {
     {"inspect", "print the planes, lines, events and stats of an .xplane.pb", InspectCommand},
     {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
     {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
+    {"harness", "run profiling workloads (tf.data-like pipelines) and write their profiles", HarnessCommand},
 };
 
 void PrintUsage() {
