@@ -15,9 +15,7 @@
 #include "harness/pipeline_report.h"
 #include "harness/pipeline_runner.h"
 #include "harness/pipeline_validation.h"
-#if defined(TBPROF_HAVE_GPU_HARNESS)
 #include "harness/gpu_harness.h"
-#endif
 
 namespace tbprof::cli {
 namespace {
@@ -112,15 +110,13 @@ int RunVariants(const PipelineArgs& args, std::vector<VariantReport>& reports) {
       }
       VariantReport report;
       report.run = std::move(*run);
-      if (!report.run.xplane_path.empty() && TfDataAnalysisAvailable()) {
+      if (!report.run.xplane_path.empty()) {
         auto analysis = AnalyzePipelineProfile(report.run.xplane_path);
         if (analysis.ok()) {
           report.analysis = std::move(*analysis);
         } else {
           report.analysis_error = analysis.status().message();
         }
-      } else if (!TfDataAnalysisAvailable()) {
-        report.analysis_error = "analysis not built in";
       }
       if (args.check) {
         if (report.analysis) {
@@ -216,11 +212,6 @@ int PipelineSubcommand(int argc, char** argv) {
     return 2;
   }
   args.check_attempts = static_cast<int>(attempts);
-  if (args.check && !TfDataAnalysisAvailable()) {
-    std::fprintf(stderr,
-                 "tbprof harness pipeline: --check needs the tf.data bottleneck analysis, which this build lacks\n");
-    return 2;
-  }
   std::string temp_logdir;
   args.options.logdir = flags.Get("logdir");
   if (args.options.logdir.empty()) {
@@ -290,12 +281,7 @@ int HarnessCommand(int argc, char** argv) {
   if (sub == "pipeline") return PipelineSubcommand(argc - 1, argv + 1);
   if (sub == "demo") return DemoSubcommand(argc - 1, argv + 1);
   if (sub == "gpu") {
-#if defined(TBPROF_HAVE_GPU_HARNESS)
     return RunGpuHarness(argc - 1, argv + 1);
-#else
-    std::fprintf(stderr, "tbprof harness gpu: this build has no GPU harness\n");
-    return 2;
-#endif
   }
   std::fprintf(stderr, "tbprof harness: unknown subcommand '%s'\n\n", sub.c_str());
   PrintHarnessUsage();

@@ -1,24 +1,13 @@
 #include "harness/pipeline_validation.h"
 
 #include "convert/xspace_reader.h"
-#if defined(TBPROF_HAVE_TF_DATA_STATS)
 #include "convert/xspace_to_tf_data_stats.h"
-#endif
 
 namespace tbprof::harness {
-
-bool TfDataAnalysisAvailable() {
-#if defined(TBPROF_HAVE_TF_DATA_STATS)
-  return true;
-#else
-  return false;
-#endif
-}
 
 StatusOr<PipelineAnalysis> AnalyzePipelineProfile(const std::string& xplane_path) {
   auto model = LoadXSpaceFile(xplane_path);
   if (!model.ok()) return model.status();
-#if defined(TBPROF_HAVE_TF_DATA_STATS)
   const std::string host = (*model)->hostnames.empty() ? "localhost" : (*model)->hostnames[0];
   auto stats = ComputeTfDataStats({{host, model->get()}});
   if (!stats.ok()) return stats.status();
@@ -47,9 +36,6 @@ StatusOr<PipelineAnalysis> AnalyzePipelineProfile(const std::string& xplane_path
     }
   }
   return a;
-#else
-  return Unimplemented("the tf.data bottleneck analysis (convert/xspace_to_tf_data_stats.cc) is not built in");
-#endif
 }
 
 CheckResult CheckVariant(const PipelineVariant& variant, const VariantRun& run, const PipelineAnalysis& analysis) {

@@ -1,7 +1,6 @@
 // Runs tbprof's tf.data bottleneck analysis on a harness profile and checks
 // it against what the variant injected. This is the only file that calls the
-// analysis (convert/xspace_to_tf_data_stats.h); builds without it (CMake
-// defines TBPROF_HAVE_TF_DATA_STATS when it is present) report it unavailable.
+// analysis (convert/xspace_to_tf_data_stats.h).
 #pragma once
 
 #include <cstdint>
@@ -12,8 +11,6 @@
 #include "harness/pipeline_runner.h"
 
 namespace tbprof::harness {
-
-bool TfDataAnalysisAvailable();
 
 struct PipelineAnalysis {
   std::string bottleneck_iterator;  // e.g. "Map"; empty when none reported
