@@ -48,6 +48,15 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
   return mine->result;
 }
 
+std::shared_ptr<const void> ArtifactCache::Peek(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  ++hits_;
+  return it->second.entry.value;
+}
+
 void ArtifactCache::EvictLocked() {
   while (used_ > budget_ && !lru_.empty()) {
     auto it = map_.find(lru_.back());
