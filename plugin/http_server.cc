@@ -49,8 +49,14 @@ using SharedBodyResponse = http::response<http::span_body<const char>>;
 
 struct HttpServer::Impl {
   Impl(HttpServerOptions o, ProfileService* s)
-      : options(std::move(o)), service(s), ioc(std::max(1, options.io_threads)),
-        workers(static_cast<size_t>(std::max(1, options.worker_threads))) {}
+      : options(std::move(o)), service(s), workers(static_cast<size_t>(std::max(1, options.worker_threads))) {
+    // One single-threaded io_context per network thread: a connection stays
+    // on its thread, so no locks or cross-thread wake-ups on the hot path.
+    for (int i = 0; i < std::max(1, options.io_threads); ++i) {
+      contexts.push_back(std::make_unique<net::io_context>(1));
+      guards.emplace_back(contexts.back()->get_executor());
+    }
+  }
 
   void Log(LogLevel level, const std::string& line) const {
     if (level < options.log_level || options.log_level == LogLevel::kOff) return;
@@ -61,7 +67,10 @@ struct HttpServer::Impl {
 
   HttpServerOptions options;
   ProfileService* service;
-  net::io_context ioc;  // declared before `workers`: workers are joined first on destruction
+  // Declared before `workers`: workers are joined first on destruction.
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  size_t next_context = 0;  // round-robin, touched only by the accept handler
   std::optional<tcp::acceptor> acceptor;
   net::thread_pool workers;
   uint16_t port = 0;
@@ -285,7 +294,8 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 void HttpServer::Impl::Accept() {
-  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+  net::io_context& target = *contexts[next_context++ % contexts.size()];
+  acceptor->async_accept(target, [this](beast::error_code ec, tcp::socket socket) {
     if (!ec) {
       std::make_shared<Session>(std::move(socket), this)->Start();
     } else if (ec != net::error::operation_aborted) {
@@ -308,7 +318,7 @@ Status HttpServer::Start() {
   auto address = net::ip::make_address(impl_->options.host, ec);
   if (ec) return InvalidArgument("--host '" + impl_->options.host + "' is not an IP address: " + ec.message());
   tcp::endpoint endpoint(address, impl_->options.port);
-  tcp::acceptor& acceptor = impl_->acceptor.emplace(impl_->ioc);
+  tcp::acceptor& acceptor = impl_->acceptor.emplace(*impl_->contexts.front());
   auto fail = [&](const char* what) {
     return Internal(std::string(what) + " " + endpoint.address().to_string() + ":" +
                     std::to_string(endpoint.port()) + " failed: " + ec.message());
@@ -328,7 +338,7 @@ uint16_t HttpServer::port() const { return impl_->port; }
 void HttpServer::Run(bool handle_signals) {
   std::optional<net::signal_set> signals;
   if (handle_signals) {
-    signals.emplace(impl_->ioc, SIGINT, SIGTERM);
+    signals.emplace(*impl_->contexts.front(), SIGINT, SIGTERM);
     signals->async_wait([this](beast::error_code ec, int signal) {
       if (ec) return;
       impl_->Log(LogLevel::kInfo, std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
@@ -337,17 +347,20 @@ void HttpServer::Run(bool handle_signals) {
     });
   }
   std::vector<std::thread> threads;
-  for (int i = 1; i < impl_->options.io_threads; ++i) threads.emplace_back([this] { impl_->ioc.run(); });
-  impl_->ioc.run();
+  for (size_t i = 1; i < impl_->contexts.size(); ++i) {
+    threads.emplace_back([ctx = impl_->contexts[i].get()] { ctx->run(); });
+  }
+  impl_->contexts.front()->run();
   for (std::thread& t : threads) t.join();
 }
 
 void HttpServer::Stop() {
   if (impl_->stopped.exchange(true)) return;
-  net::post(impl_->ioc, [impl = impl_.get()] {
+  net::post(*impl_->contexts.front(), [impl = impl_.get()] {
     beast::error_code ec;
     if (impl->acceptor) impl->acceptor->close(ec);
-    impl->ioc.stop();
+    for (auto& guard : impl->guards) guard.reset();
+    for (auto& ctx : impl->contexts) ctx->stop();
   });
 }
 

@@ -91,6 +91,18 @@ Status CheckPlainName(std::string_view what, std::string_view name) {
   return Status::Ok();
 }
 
+Status CheckRunName(std::string_view run) {
+  if (run.empty()) return InvalidArgument("run is empty");
+  if (run.front() == '/') return InvalidArgument("run must be a run name, not an absolute path");
+  for (size_t start = 0; start <= run.size();) {
+    size_t end = std::min(run.find('/', start), run.size());
+    auto status = CheckPlainName("run", run.substr(start, end - start));
+    if (!status.ok()) return InvalidArgument(status.message() + " (run '" + std::string(run.substr(0, 200)) + "')");
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
 StatusOr<Logdir> Logdir::Open(const std::string& path) {
   if (path.empty()) return InvalidArgument("logdir is empty");
   if (path.find('\0') != std::string::npos) return InvalidArgument("logdir contains a NUL byte");
@@ -202,14 +214,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
 
 StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) const {
   while (run.size() > 1 && run.back() == '/') run.remove_suffix(1);  // xprof: run.rstrip('/')
-  if (run.empty()) return InvalidArgument("run is empty");
-  if (run.front() == '/') return InvalidArgument("run must be a run name, not an absolute path");
-  for (size_t start = 0; start <= run.size();) {
-    size_t end = std::min(run.find('/', start), run.size());
-    auto status = CheckPlainName("run", run.substr(start, end - start));
-    if (!status.ok()) return InvalidArgument(status.message() + " (run '" + std::string(run.substr(0, 200)) + "')");
-    start = end + 1;
-  }
+  if (auto status = CheckRunName(run); !status.ok()) return status;
   if (!scope.empty()) {
     auto runs = ListRuns(scope);
     if (!runs.ok()) return runs.status();

@@ -56,6 +56,10 @@ const std::vector<LegacySuffix>& LegacySuffixes();
 bool ParseRunFileName(std::string_view file_name, const std::vector<std::string>& suffixes,
                       std::string* host, std::string* suffix);
 
+// Checks the syntax of a frontend run name ("a/b/run"): relative, made of
+// plain names (see CheckPlainName). Touches no file.
+Status CheckRunName(std::string_view run);
+
 // Rejects names that could address anything but a single plain entry:
 // empty, ".", "..", "/", "\\", NUL, control characters.
 Status CheckPlainName(std::string_view what, std::string_view name);

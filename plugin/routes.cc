@@ -386,26 +386,70 @@ std::optional<HttpResponse> ProfileService::Route(std::string_view full_path, co
   return Static(path);
 }
 
-StatusOr<std::vector<RunRef>> ProfileService::CachedRuns(const RunScope& scope) {
-  if (!scope.empty()) return logdir_.ListRuns(scope);
-  auto now = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(runs_mu_);
-  if (!runs_valid_ || now - runs_scanned_ >= runs_ttl_) {
+StatusOr<std::shared_ptr<const ProfileService::RunIndex>> ProfileService::RunIndexOf(const RunScope& scope) {
+  auto build = [](std::vector<RunRef> runs) {
+    auto index = std::make_shared<RunIndex>();
+    json::array names;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      index->by_name.emplace(runs[i].name, i);
+      names.emplace_back(runs[i].name);
+    }
+    index->json = json::serialize(names);
+    index->runs = std::move(runs);
+    return std::shared_ptr<const RunIndex>(std::move(index));
+  };
+  if (!scope.empty()) {
     auto runs = logdir_.ListRuns(scope);
     if (!runs.ok()) return runs.status();
-    runs_ = std::move(*runs);
-    runs_scanned_ = now;
-    runs_valid_ = true;
+    return build(std::move(*runs));
   }
-  return runs_;
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(runs_mu_);
+  if (run_index_ == nullptr || now - runs_scanned_ >= runs_ttl_) {
+    auto runs = logdir_.ListRuns(scope);
+    if (!runs.ok()) return runs.status();
+    run_index_ = build(std::move(*runs));
+    runs_scanned_ = now;
+  }
+  return run_index_;
+}
+
+StatusOr<RunRef> ProfileService::ResolveRun(std::string_view run, const RunScope& scope) {
+  while (run.size() > 1 && run.back() == '/') run.remove_suffix(1);
+  if (auto s = CheckRunName(run); !s.ok()) return s;
+  if (scope.empty()) {
+    auto index = RunIndexOf(scope);
+    if (index.ok()) {
+      auto it = (*index)->by_name.find(std::string(run));
+      if (it != (*index)->by_name.end()) {
+        // The index holds canonical directories checked at scan time; a run
+        // directory swapped for a symlink since then goes the slow way.
+        const RunRef& ref = (*index)->runs[it->second];
+        std::error_code ec;
+        if (fs::symlink_status(ref.dir, ec).type() == fs::file_type::directory) return ref;
+      }
+    }
+  }
+  return logdir_.FindRun(run, scope);
+}
+
+std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& dir) {
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(contents_mu_);
+    auto it = contents_.find(dir);
+    if (it != contents_.end() && now - it->second.first < runs_ttl_) return it->second.second;
+  }
+  auto scanned = std::make_shared<const RunContents>(logdir_.ScanRun(dir));
+  std::lock_guard<std::mutex> lock(contents_mu_);
+  contents_[dir] = {now, scanned};
+  return scanned;
 }
 
 HttpResponse ProfileService::Runs(const Query& q) {
-  auto runs = CachedRuns(q.Scope());
-  if (!runs.ok()) return FromStatus(runs.status());
-  json::array a;
-  for (const RunRef& r : *runs) a.emplace_back(r.name);
-  return Json(a);
+  auto index = RunIndexOf(q.Scope());
+  if (!index.ok()) return FromStatus(index.status());
+  return Text(200, (*index)->json, "application/json");
 }
 
 std::vector<std::string> ProfileService::ToolsOfRun(const RunContents& contents) {
@@ -466,7 +510,7 @@ std::vector<std::string> ProfileService::ToolsOfRun(const RunContents& contents)
 HttpResponse ProfileService::RunTools(const Query& q) {
   std::string run = q.Get("run");
   if (run.empty()) return Json(json::array());
-  auto ref = logdir_.FindRun(run, q.Scope());
+  auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) {
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
@@ -481,7 +525,7 @@ HttpResponse ProfileService::Hosts(const Query& q) {
     if (tag.back() == '^') tag.pop_back();
   }
   if (run.empty()) return Json(json::array());
-  auto ref = logdir_.FindRun(run, q.Scope());
+  auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) {
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
@@ -516,7 +560,7 @@ HttpResponse ProfileService::Hosts(const Query& q) {
 HttpResponse ProfileService::ModuleList(const Query& q) {
   std::string run = q.Get("run");
   if (run.empty()) return Text(200, "");
-  auto ref = logdir_.FindRun(run, q.Scope());
+  auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) return ref.status().code() == ErrorCode::kNotFound ? Text(200, "") : FromStatus(ref.status());
   RunContents contents = logdir_.ScanRun(ref->dir);
   std::vector<std::string> modules = contents.hlo_modules;
@@ -562,9 +606,10 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
       wanted_hosts.push_back(h);
     }
   }
-  auto ref = logdir_.FindRun(run, q.Scope());
+  auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) return FromStatus(ref.status());
-  RunContents contents = logdir_.ScanRun(ref->dir);
+  std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
+  const RunContents& contents = *scanned;
 
   ToolInput input;
   std::string key;
@@ -675,10 +720,10 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
 }
 
 HttpResponse ProfileService::TensorBoardRuns() {
-  auto runs = CachedRuns(RunScope{});
-  if (!runs.ok()) return FromStatus(runs.status());
+  auto index = RunIndexOf(RunScope{});
+  if (!index.ok()) return FromStatus(index.status());
   std::set<std::string> tb_runs;
-  for (const RunRef& r : *runs) {
+  for (const RunRef& r : (*index)->runs) {
     size_t slash = r.name.rfind('/');
     tb_runs.insert(slash == std::string::npos ? "." : r.name.substr(0, slash));
   }
@@ -686,8 +731,8 @@ HttpResponse ProfileService::TensorBoardRuns() {
 }
 
 HttpResponse ProfileService::PluginsListing() {
-  auto runs = CachedRuns(RunScope{});
-  bool enabled = runs.ok() && !runs->empty();
+  auto index = RunIndexOf(RunScope{});
+  bool enabled = index.ok() && !(*index)->runs.empty();
   json::object profile{{"disable_reload", false},
                        {"enabled", enabled},
                        {"loading_mechanism", json::object{{"module_path", "/data/plugin/profile/index.js"},
@@ -745,14 +790,15 @@ HttpResponse ProfileService::Static(std::string_view path) {
 }
 
 int ProfileService::Warm(int max_runs) {
-  auto runs = CachedRuns(RunScope{});
-  if (!runs.ok()) return 0;
+  auto index = RunIndexOf(RunScope{});
+  if (!index.ok()) return 0;
+  const std::vector<RunRef>& runs = (*index)->runs;
   int computed = 0;
   // Run names are timestamps, so the reverse-sorted list starts with the newest.
-  for (int i = 0; i < max_runs && i < static_cast<int>(runs->size()); ++i) {
+  for (int i = 0; i < max_runs && i < static_cast<int>(runs.size()); ++i) {
     for (const char* tool : {"overview_page", "trace_viewer@"}) {
       HttpRequest req;
-      req.target = std::string(kPluginPrefix) + "/data?run=" + PercentEncode((*runs)[i].name) + "&tag=" + tool;
+      req.target = std::string(kPluginPrefix) + "/data?run=" + PercentEncode(runs[i].name) + "&tag=" + tool;
       auto res = Handle(req, false);
       if (res.has_value()) continue;  // already cached, or nothing to compute
       HttpResponse r = Handle(req);

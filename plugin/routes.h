@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -84,7 +85,17 @@ class ProfileService {
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
 
-  StatusOr<std::vector<RunRef>> CachedRuns(const RunScope& scope);
+  // Runs of the logdir (rescanned at most once per runs_ttl) or of a scope.
+  struct RunIndex {
+    std::vector<RunRef> runs;  // as /runs lists them
+    std::unordered_map<std::string, size_t> by_name;
+    std::string json;  // the /runs answer
+  };
+  StatusOr<std::shared_ptr<const RunIndex>> RunIndexOf(const RunScope& scope);
+  // FindRun, answered from the run index when possible (no path resolution).
+  StatusOr<RunRef> ResolveRun(std::string_view run, const RunScope& scope);
+  // ScanRun, reused for runs_ttl (file identities are still checked per request).
+  std::shared_ptr<const RunContents> Contents(const std::string& dir);
   std::vector<std::string> ToolsOfRun(const RunContents& contents);
 
   Logdir logdir_;
@@ -92,9 +103,11 @@ class ProfileService {
   ArtifactCache cache_;
   std::chrono::milliseconds runs_ttl_;
   std::mutex runs_mu_;
-  std::vector<RunRef> runs_;
+  std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};
-  bool runs_valid_ = false;
+  std::mutex contents_mu_;
+  std::unordered_map<std::string, std::pair<std::chrono::steady_clock::time_point, std::shared_ptr<const RunContents>>>
+      contents_;
 };
 
 // Decodes %XX and '+' of a query component; nullopt on malformed escapes.
