@@ -180,17 +180,17 @@ class Session : public std::enable_shared_from_this<Session> {
     bool vary = false;
     if (encoding.empty() && Compressible(res.content_type)) {
       vary = true;
-      if (accepts_gzip_ && res.body.size() >= options().gzip_min_bytes) {
+      if (accepts_gzip_ && res.Body().size() >= options().gzip_min_bytes) {
         if (res.gzip_body) {
           body = res.gzip_body;
           encoding = "gzip";
-        } else if (auto gz = GzipCompress(res.body, 6); gz.ok()) {
+        } else if (auto gz = GzipCompress(res.Body(), 6); gz.ok()) {
           body = std::make_shared<const std::string>(std::move(*gz));
           encoding = "gzip";
         }
       }
     }
-    if (!body) body = std::make_shared<const std::string>(std::move(res.body));
+    if (!body) body = res.shared_body ? res.shared_body : std::make_shared<const std::string>(std::move(res.body));
     payload_ = body;
     status_ = res.status;
     bytes_ = body->size();

@@ -131,12 +131,12 @@ StatusOr<ArtifactCache::Entry> MakeCacheEntry(StatusOr<ToolOutput> out) {
                               bytes};
 }
 
-HttpResponse FromCached(const CachedOutput& c) {
+HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c) {
   HttpResponse r;
-  r.content_type = c.out.content_type;
-  r.content_encoding = c.out.content_encoding;
-  r.body = c.out.body;
-  r.gzip_body = c.gzipped;
+  r.content_type = c->out.content_type;
+  r.content_encoding = c->out.content_encoding;
+  r.shared_body = std::shared_ptr<const std::string>(c, &c->out.body);  // shares ownership of the entry
+  r.gzip_body = c->gzipped;
   return r;
 }
 
@@ -710,7 +710,7 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
     result = std::static_pointer_cast<const CachedOutput>(*computed);
   }
   if (result->out.body.empty() && result->out.content_encoding.empty()) return NoData();
-  HttpResponse r = FromCached(*result);
+  HttpResponse r = FromCached(result);
   if (csv) {
     if (!r.content_type.starts_with("text/csv")) return Text(400, "CSV format not supported for this tool type");
     r.headers.emplace_back("Content-Disposition",

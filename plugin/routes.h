@@ -34,10 +34,14 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain";
   std::string body;
-  std::string content_encoding;  // "gzip" when body is already compressed
+  // Set instead of `body` for cached results, which are shared, not copied.
+  std::shared_ptr<const std::string> shared_body;
+  std::string content_encoding;  // "gzip" when the body is already compressed
   // The body gzip-compressed ahead of time (cached tool results); empty if none.
   std::shared_ptr<const std::string> gzip_body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+
+  const std::string& Body() const { return shared_body ? *shared_body : body; }
 };
 
 struct ProfileServiceOptions {

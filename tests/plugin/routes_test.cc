@@ -38,11 +38,11 @@ class PluginRoutes : public ::testing::Test {
   }
   json::value GetJson(const std::string& target) {
     HttpResponse r = Get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
+    EXPECT_EQ(r.status, 200) << target << ": " << r.Body();
     EXPECT_EQ(r.content_type, "application/json") << target;
     boost::system::error_code ec;
-    json::value v = json::parse(r.body, ec);
-    EXPECT_FALSE(ec) << target << ": " << r.body;
+    json::value v = json::parse(r.Body(), ec);
+    EXPECT_FALSE(ec) << target << ": " << r.Body();
     return v;
   }
   std::string Root() const { return service_->logdir().root(); }
@@ -126,37 +126,37 @@ TEST_F(PluginRoutes, HostsFollowAllHostsRules) {
 
 TEST_F(PluginRoutes, DataServesLegacyJsonAsIs) {
   HttpResponse r = Get("/data/plugin/profile/data?run=tf22/Cloud-TPU&tag=overview_page&host=10.240.1.50");
-  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_EQ(r.status, 200) << r.Body();
   EXPECT_EQ(r.content_type, "application/json");
-  EXPECT_EQ(r.body, ReadFile(std::string(TBPROF_TESTDATA) +
+  EXPECT_EQ(r.Body(), ReadFile(std::string(TBPROF_TESTDATA) +
                              "/legacy_logdir_tf22/plugins/profile/Cloud-TPU/10.240.1.50.overview_page.json"));
   ASSERT_NE(r.gzip_body, nullptr);  // compressed once, when cached
-  EXPECT_EQ(testing_plugin::Gunzip(*r.gzip_body), r.body);
+  EXPECT_EQ(testing_plugin::Gunzip(*r.gzip_body), r.Body());
   // Unknown query parameters (the frontend forwards its own) change nothing.
   HttpResponse again = Get("/data?run=tf22/Cloud-TPU&tag=overview_page&host=ALL_HOSTS");
   EXPECT_EQ(again.status, 200);
-  EXPECT_EQ(again.body, r.body);
+  EXPECT_EQ(again.Body(), r.Body());
   HttpResponse junk =
       Get("/data?tag=pod_viewer&run=tf22/Cloud-TPU&resolution=abc&start_time_ms=zz&session_id=1&x=%20");
-  ASSERT_EQ(junk.status, 200) << junk.body;
-  EXPECT_EQ(junk.body, ReadFile(std::string(TBPROF_TESTDATA) +
+  ASSERT_EQ(junk.status, 200) << junk.Body();
+  EXPECT_EQ(junk.Body(), ReadFile(std::string(TBPROF_TESTDATA) +
                                 "/legacy_logdir_tf22/plugins/profile/Cloud-TPU/10.240.1.50.pod_viewer.json"));
 }
 
 TEST_F(PluginRoutes, DataSendsTraceJsonGzPrecompressed) {
   HttpResponse r = Get("/data?run=2020_08_05_13_37_44&tag=trace_viewer&host=8c859046be41.ant.amazon.com");
-  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_EQ(r.status, 200) << r.Body();
   EXPECT_EQ(r.content_encoding, "gzip");
   EXPECT_EQ(r.content_type, "application/json");
   const std::string file = ReadFile(std::string(TBPROF_TESTDATA) +
                                     "/legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/"
                                     "8c859046be41.ant.amazon.com.trace.json.gz");
-  EXPECT_EQ(r.body, file);
-  auto plain = testing_plugin::Gunzip(r.body);
+  EXPECT_EQ(r.Body(), file);
+  auto plain = testing_plugin::Gunzip(r.Body());
   ASSERT_TRUE(plain.has_value());
   EXPECT_NE(plain->find("traceEvents"), std::string::npos);
   // The TBP-legacy name is an alias.
-  EXPECT_EQ(Get("/data?run=2020_08_05_13_37_44&tag=trace_viewer%23").body, file);
+  EXPECT_EQ(Get("/data?run=2020_08_05_13_37_44&tag=trace_viewer%23").Body(), file);
 }
 
 TEST_F(PluginRoutes, DataNoDataShapes) {
@@ -164,23 +164,23 @@ TEST_F(PluginRoutes, DataNoDataShapes) {
   HttpResponse bogus = Get("/data?run=tf22/Cloud-TPU&tag=bogus_tool");
   EXPECT_EQ(bogus.status, 404);
   EXPECT_EQ(bogus.content_type, "text/plain");
-  EXPECT_EQ(bogus.body, "No Data");
+  EXPECT_EQ(bogus.Body(), "No Data");
   for (const char* tool : {"overview_page", "trace_viewer@", "framework_op_stats", "hlo_stats"}) {
     if (FindXPlaneTool(tool) != nullptr) continue;
     HttpResponse r = Get(std::string("/data?run=nested/deeper/train/run_multi&host=host1&tag=") + tool);
     EXPECT_EQ(r.status, 404) << tool;
-    EXPECT_EQ(r.body, "No Data") << tool;
+    EXPECT_EQ(r.Body(), "No Data") << tool;
   }
   // A legacy .pb without a converter is not servable either.
   if (!LegacyConverterFor("input_pipeline.pb")) {
-    EXPECT_EQ(Get("/data?run=tf22/GPU-compute-bound&tag=input_pipeline_analyzer").body, "No Data");
+    EXPECT_EQ(Get("/data?run=tf22/GPU-compute-bound&tag=input_pipeline_analyzer").Body(), "No Data");
   }
   HttpResponse csv = Get("/data_csv?run=tf22/Cloud-TPU&tag=bogus_tool");
   EXPECT_EQ(csv.status, 404);
   // Ready JSON cannot become CSV.
   HttpResponse json_csv = Get("/data_csv?run=tf22/Cloud-TPU&tag=overview_page");
   EXPECT_EQ(json_csv.status, 400);
-  EXPECT_EQ(json_csv.body, "CSV format not supported for this tool type");
+  EXPECT_EQ(json_csv.Body(), "CSV format not supported for this tool type");
 }
 
 TEST_F(PluginRoutes, DataErrors) {
@@ -189,7 +189,7 @@ TEST_F(PluginRoutes, DataErrors) {
   EXPECT_EQ(Get("/data?run=no_such_run&tag=overview_page").status, 404);
   HttpResponse host = Get("/data?run=tf22/Cloud-TPU&tag=overview_page&host=otherhost");
   EXPECT_EQ(host.status, 404);
-  EXPECT_NE(host.body.find("otherhost"), std::string::npos);
+  EXPECT_NE(host.Body().find("otherhost"), std::string::npos);
   EXPECT_EQ(Get("/data?run=tf22/Cloud-TPU&tag=overview_page&host=%zz").status, 400);  // malformed escape
 }
 
@@ -222,14 +222,14 @@ TEST_F(PluginRoutes, PathEscapesAre400) {
   };
   for (const std::string& t : targets) {
     HttpResponse r = Get(t);
-    EXPECT_EQ(r.status, 400) << t << " -> " << r.body;
-    EXPECT_EQ(r.body.find("SECRET"), std::string::npos) << t;
-    EXPECT_FALSE(r.body.empty()) << t;
+    EXPECT_EQ(r.status, 400) << t << " -> " << r.Body();
+    EXPECT_EQ(r.Body().find("SECRET"), std::string::npos) << t;
+    EXPECT_FALSE(r.Body().empty()) << t;
   }
   // The file link out of GPU-compute-bound is never served.
   HttpResponse leak = Get("/data?tag=overview_page&run=tf22/GPU-compute-bound&host=leak");
   EXPECT_NE(leak.status, 200);
-  EXPECT_EQ(leak.body.find("SECRET"), std::string::npos);
+  EXPECT_EQ(leak.Body().find("SECRET"), std::string::npos);
 }
 
 TEST_F(PluginRoutes, SessionAndRunPathScopeEveryRoute) {
@@ -250,12 +250,12 @@ TEST_F(PluginRoutes, SmallRoutesShapes) {
   HttpResponse version = Get("/data/plugin/profile/version");
   EXPECT_EQ(version.status, 200);
   EXPECT_EQ(version.content_type, "text/plain");
-  EXPECT_EQ(version.body, kTbprofVersion);
+  EXPECT_EQ(version.Body(), kTbprofVersion);
 
   HttpResponse capture = Get("/capture_profile?service_addr=localhost:6009&duration=1000");
   EXPECT_EQ(capture.status, 500);
   boost::system::error_code ec;
-  json::value err = json::parse(capture.body, ec);
+  json::value err = json::parse(capture.Body(), ec);
   ASSERT_FALSE(ec);
   ASSERT_TRUE(err.is_object());
   EXPECT_EQ(err.as_object().size(), 1u);
@@ -264,8 +264,8 @@ TEST_F(PluginRoutes, SmallRoutesShapes) {
   HttpResponse modules = Get("/module_list?run=tf22/Cloud-TPU&tag=graph_viewer&graph_type=xla");
   EXPECT_EQ(modules.status, 200);
   EXPECT_EQ(modules.content_type, "text/plain");
-  EXPECT_EQ(modules.body, "");
-  EXPECT_EQ(Get("/module_list?run=no_such_run").body, "");
+  EXPECT_EQ(modules.Body(), "");
+  EXPECT_EQ(Get("/module_list?run=no_such_run").Body(), "");
 }
 
 TEST_F(PluginRoutes, ModuleListReadsHloProtoFileNames) {
@@ -273,7 +273,7 @@ TEST_F(PluginRoutes, ModuleListReadsHloProtoFileNames) {
   const auto dir = logdir_->logdir() / "tf22/plugins/profile/Cloud-TPU";
   WriteFile(dir / "jit_step.hlo_proto.pb", "");
   WriteFile(dir / "jit_init.hlo_proto.pb", "");
-  EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").body, "jit_init,jit_step");
+  EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").Body(), "jit_init,jit_step");
 }
 
 TEST_F(PluginRoutes, TensorBoardCoreRoutes) {
@@ -297,7 +297,7 @@ TEST_F(PluginRoutes, TensorBoardCoreRoutes) {
   HttpResponse entry = Get("/data/plugin_entry.html?name=profile");
   EXPECT_EQ(entry.status, 200);
   EXPECT_EQ(entry.content_type.rfind("text/html", 0), 0u);
-  EXPECT_NE(entry.body.find("<base href=\"plugin/profile/\" />"), std::string::npos);
+  EXPECT_NE(entry.Body().find("<base href=\"plugin/profile/\" />"), std::string::npos);
   bool hashed_csp = false;
   for (const auto& [name, value] : entry.headers) {
     // SHA-256 of the inline script, base64: computed independently with
@@ -312,26 +312,26 @@ TEST_F(PluginRoutes, StaticUi) {
   // No UI built: "/" explains how to get one; the API still works.
   HttpResponse missing = Get("/");
   EXPECT_EQ(missing.status, 200);
-  EXPECT_NE(missing.body.find("not built"), std::string::npos);
+  EXPECT_NE(missing.Body().find("not built"), std::string::npos);
   WriteFile(web_ / "index.html", "<html>tbprof ui</html>");
   WriteFile(web_ / "assets/app.js", "console.log(1);");
   WriteFile(logdir_->base() / "secret.txt", "SECRET");
-  EXPECT_EQ(Get("/").body, "<html>tbprof ui</html>");
-  EXPECT_EQ(Get("/data/plugin/profile/").body, "<html>tbprof ui</html>");
+  EXPECT_EQ(Get("/").Body(), "<html>tbprof ui</html>");
+  EXPECT_EQ(Get("/data/plugin/profile/").Body(), "<html>tbprof ui</html>");
   HttpResponse js = Get("/assets/app.js");
   EXPECT_EQ(js.status, 200);
   EXPECT_EQ(js.content_type, "application/javascript");
-  EXPECT_EQ(js.body, "console.log(1);");
-  EXPECT_EQ(Get("/data/plugin/profile/assets/app.js").body, "console.log(1);");
+  EXPECT_EQ(js.Body(), "console.log(1);");
+  EXPECT_EQ(Get("/data/plugin/profile/assets/app.js").Body(), "console.log(1);");
   // SPA routes get index.html; missing assets are a plain 404.
-  EXPECT_EQ(Get("/data/plugin/profile/overview_page;run=x").body, "<html>tbprof ui</html>");
+  EXPECT_EQ(Get("/data/plugin/profile/overview_page;run=x").Body(), "<html>tbprof ui</html>");
   EXPECT_EQ(Get("/missing.js").status, 404);
   EXPECT_EQ(Get("/..%2Fsecret.txt").status, 400);
   EXPECT_EQ(Get("/assets/../../secret.txt").status, 400);
   std::filesystem::create_symlink(logdir_->base() / "secret.txt", web_ / "link.txt");
   HttpResponse link = Get("/link.txt");
   EXPECT_EQ(link.status, 404);
-  EXPECT_EQ(link.body.find("SECRET"), std::string::npos);
+  EXPECT_EQ(link.Body().find("SECRET"), std::string::npos);
 }
 
 TEST_F(PluginRoutes, MethodsAndMalformedTargets) {
@@ -351,10 +351,10 @@ TEST_F(PluginRoutes, ConversionWaitsForAWorkerOnlyWhenUncached) {
   EXPECT_EQ(computed.status, 200);
   auto cached = service_->Handle(req, false);
   ASSERT_TRUE(cached.has_value());
-  EXPECT_EQ(cached->body, computed.body);
+  EXPECT_EQ(cached->Body(), computed.Body());
   // Rewriting the file changes its identity: the cache is not served stale.
   WriteFile(logdir_->logdir() / "demo/plugins/profile/jsononly/profile_demo.op_profile.json", "{\"changed\":1}");
-  EXPECT_EQ(service_->Handle(req).body, "{\"changed\":1}");
+  EXPECT_EQ(service_->Handle(req).Body(), "{\"changed\":1}");
   // Never written: the logdir's files are only read.
   EXPECT_FALSE(std::filesystem::exists(logdir_->logdir() / "demo/plugins/profile/jsononly/.cached_tools.json"));
 }
