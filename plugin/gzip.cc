@@ -27,6 +27,36 @@ StatusOr<std::string> GzipCompress(std::string_view data, int level) {
   return out;
 }
 
+StatusOr<std::string> GzipDecompress(std::string_view data, size_t max_bytes) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return Internal("gzip: inflateInit2 failed");
+  std::string out;
+  char buf[1 << 16];
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      inflateEnd(&zs);
+      return DataLoss("gzip: corrupt data (zlib error " + std::to_string(rc) + ")");
+    }
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > max_bytes) {
+      inflateEnd(&zs);
+      return DataLoss("gzip: more than " + std::to_string(max_bytes) + " bytes when inflated");
+    }
+    if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+      inflateEnd(&zs);
+      return DataLoss("gzip: truncated data");
+    }
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
 bool AcceptsGzip(std::string_view header) {
   size_t pos = 0;
   while (pos < header.size()) {

@@ -190,6 +190,13 @@ class Session : public std::enable_shared_from_this<Session> {
         }
       }
     }
+    if (encoding == "gzip" && !accepts_gzip_) {
+      // A pre-compressed file (trace.json.gz) for a client that cannot take gzip.
+      if (auto plain = GzipDecompress(res.Body()); plain.ok()) {
+        body = std::make_shared<const std::string>(std::move(*plain));
+        encoding.clear();
+      }
+    }
     if (!body) body = res.shared_body ? res.shared_body : std::make_shared<const std::string>(std::move(res.body));
     payload_ = body;
     status_ = res.status;

@@ -642,7 +642,10 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
         files.push_back(f);
       }
     } else if (host.empty() || host == kAllHosts || kAllHostsOnly.count(tag)) {
-      for (const RunFile& f : contents.xplanes) files.push_back(&f);
+      // A converter that cannot combine hosts gets the first one (ToolSpec::all_hosts).
+      for (const RunFile& f : contents.xplanes) {
+        if (files.empty() || spec->all_hosts) files.push_back(&f);
+      }
     } else {
       const RunFile* f = find_host(host);
       if (f == nullptr) return Text(404, "No xplane file found for host: " + host + " in run: " + run);

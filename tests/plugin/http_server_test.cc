@@ -142,9 +142,16 @@ TEST_F(PluginHttp, TraceJsonGzIsSentPrecompressed) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("content-encoding"), "gzip");
   EXPECT_EQ(r.Header("content-type"), "application/json");
-  EXPECT_EQ(r.body, ReadFile(std::string(TBPROF_TESTDATA) +
-                             "/legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/"
-                             "8c859046be41.ant.amazon.com.trace.json.gz"));
+  const std::string file = ReadFile(std::string(TBPROF_TESTDATA) +
+                                    "/legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/"
+                                    "8c859046be41.ant.amazon.com.trace.json.gz");
+  EXPECT_EQ(r.body, file);
+  // A client that does not accept gzip gets it inflated.
+  RawResponse plain = Get("/data/plugin/profile/data?run=2020_08_05_13_37_44&tag=trace_viewer");
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.Header("content-encoding"), "");
+  EXPECT_EQ(plain.body, testing_plugin::Gunzip(file));
+  EXPECT_EQ(plain.body.rfind("{\"displayTimeUnit\"", 0), 0u);
 }
 
 TEST_F(PluginHttp, HeadHasHeadersOnly) {

@@ -359,6 +359,21 @@ TEST_F(PluginRoutes, ConversionWaitsForAWorkerOnlyWhenUncached) {
   EXPECT_FALSE(std::filesystem::exists(logdir_->logdir() / "demo/plugins/profile/jsononly/.cached_tools.json"));
 }
 
+TEST(PluginGzip, RoundTripAndCorruptInput) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "{\"v\":" + std::to_string(i) + "},";
+  auto gz = GzipCompress(text);
+  ASSERT_TRUE(gz.ok());
+  EXPECT_LT(gz->size(), text.size() / 4);
+  EXPECT_EQ(testing_plugin::Gunzip(*gz), text);  // zlib's own inflate agrees
+  auto back = GzipDecompress(*gz);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, text);
+  EXPECT_EQ(GzipDecompress(gz->substr(0, gz->size() / 2)).status().code(), ErrorCode::kDataLoss);
+  EXPECT_EQ(GzipDecompress("not gzip at all").status().code(), ErrorCode::kDataLoss);
+  EXPECT_EQ(GzipDecompress(*gz, 100).status().code(), ErrorCode::kDataLoss);
+}
+
 TEST(PluginGzip, AcceptEncodingParsing) {
   EXPECT_TRUE(AcceptsGzip("gzip"));
   EXPECT_TRUE(AcceptsGzip("deflate, gzip;q=1.0, *;q=0.5"));
