@@ -63,10 +63,23 @@ class PluginHttp : public ::testing::Test {
     EXPECT_EQ(r.body.front(), '[');
   }
 
+  // Every path under `dir` with its size and mtime.
+  static std::map<std::string, std::string> Snapshot(const std::filesystem::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      std::error_code ec;
+      auto size = e.is_regular_file(ec) ? e.file_size(ec) : 0;
+      files[e.path().string()] =
+          std::to_string(size) + "@" + std::to_string(e.last_write_time(ec).time_since_epoch().count());
+    }
+    return files;
+  }
+
   std::unique_ptr<TempLogdir> logdir_;
   std::unique_ptr<ProfileService> service_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
+  std::map<std::string, std::string> before_;
 };
 
 TEST_F(PluginHttp, EveryRouteAnswersWithItsContentType) {
@@ -75,6 +88,7 @@ TEST_F(PluginHttp, EveryRouteAnswersWithItsContentType) {
     int status;
     std::string content_type;
   };
+  before_ = Snapshot(logdir_->base());
   const std::vector<Case> cases = {
       {"/data/plugin/profile/runs", 200, "application/json"},
       {"/runs", 200, "application/json"},
@@ -112,6 +126,7 @@ TEST_F(PluginHttp, EveryRouteAnswersWithItsContentType) {
   }
   RawResponse runs = Get("/runs");
   EXPECT_EQ(json::parse(runs.body).as_array().size(), 7u);
+  EXPECT_EQ(Snapshot(logdir_->base()), before_) << "the server changed files under the logdir";
   EXPECT_EQ(Get("/data?run=nested/deeper/train/run_multi&tag=not_a_tool").body, "No Data");
 }
 
