@@ -795,9 +795,17 @@ HttpResponse ProfileService::Static(std::string_view path) {
 int ProfileService::Warm(int max_runs) {
   auto index = RunIndexOf(RunScope{});
   if (!index.ok()) return 0;
-  const std::vector<RunRef>& runs = (*index)->runs;
+  // Newest first by the run directory's modification time (the profiler
+  // writes each run's files once, so that is when it was captured).
+  std::vector<std::pair<fs::file_time_type, RunRef>> by_time;
+  for (const RunRef& r : (*index)->runs) {
+    std::error_code ec;
+    by_time.emplace_back(fs::last_write_time(r.dir, ec), r);
+  }
+  std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<RunRef> runs;
+  for (auto& [unused, r] : by_time) runs.push_back(std::move(r));
   int computed = 0;
-  // Run names are timestamps, so the reverse-sorted list starts with the newest.
   for (int i = 0; i < max_runs && i < static_cast<int>(runs.size()); ++i) {
     for (const char* tool : {"overview_page", "trace_viewer@"}) {
       HttpRequest req;

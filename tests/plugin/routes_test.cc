@@ -73,10 +73,19 @@ TEST_F(PluginRoutes, RunsAtBothPrefixes) {
   EXPECT_EQ(GetJson("/data/plugin/profile/runs/"), json::value(expected));  // trailing slash stripped
 }
 
+// Tools of tf22/Cloud-TPU: its three ready JSON files, in xprof's order, then
+// the tool of its tensorflow_stats.pb once a converter for it is registered.
+json::array CloudTpuTools() {
+  json::array tools = {"overview_page", "input_pipeline_analyzer", "pod_viewer"};
+  for (const LegacyToolSpec& s : LegacyConverters()) {
+    if (s.suffix == "tensorflow_stats.pb") tools.emplace_back(s.tool);
+  }
+  return tools;
+}
+
 TEST_F(PluginRoutes, RunToolsFromLegacyFiles) {
   // Ready JSON is always servable, in xprof's tool order.
-  EXPECT_EQ(GetJson("/data/plugin/profile/run_tools?run=tf22/Cloud-TPU"),
-            json::value(json::array{"overview_page", "input_pipeline_analyzer", "pod_viewer"}));
+  EXPECT_EQ(GetJson("/data/plugin/profile/run_tools?run=tf22/Cloud-TPU"), json::value(CloudTpuTools()));
   EXPECT_EQ(GetJson("/data/plugin/profile/run_tools?run=demo/jsononly"),
             json::value(json::array{"overview_page", "op_profile", "input_pipeline_analyzer", "memory_viewer",
                                     "pod_viewer"}));
@@ -235,8 +244,7 @@ TEST_F(PluginRoutes, PathEscapesAre400) {
 TEST_F(PluginRoutes, SessionAndRunPathScopeEveryRoute) {
   const std::string cloud = PercentEncode(Root() + "/tf22/plugins/profile/Cloud-TPU");
   EXPECT_EQ(GetJson("/runs?session_path=" + cloud), json::value(json::array{"Cloud-TPU"}));
-  EXPECT_EQ(GetJson("/run_tools?run=Cloud-TPU&session_path=" + cloud),
-            json::value(json::array{"overview_page", "input_pipeline_analyzer", "pod_viewer"}));
+  EXPECT_EQ(GetJson("/run_tools?run=Cloud-TPU&session_path=" + cloud), json::value(CloudTpuTools()));
   EXPECT_EQ(Get("/data?run=Cloud-TPU&tag=pod_viewer&session_path=" + cloud).status, 200);
   EXPECT_EQ(GetJson("/runs?run_path=tf22%2Fplugins%2Fprofile"),
             json::value(json::array{"GPU-input-bound", "GPU-compute-bound", "Cloud-TPU"}));
@@ -357,6 +365,18 @@ TEST_F(PluginRoutes, ConversionWaitsForAWorkerOnlyWhenUncached) {
   EXPECT_EQ(service_->Handle(req).Body(), "{\"changed\":1}");
   // Never written: the logdir's files are only read.
   EXPECT_FALSE(std::filesystem::exists(logdir_->logdir() / "demo/plugins/profile/jsononly/.cached_tools.json"));
+}
+
+TEST_F(PluginRoutes, WarmFillsTheCacheOnce) {
+  HttpRequest req;
+  req.target = "/data?run=tf22/Cloud-TPU&tag=overview_page";
+  EXPECT_FALSE(service_->Handle(req, false).has_value());
+  // At least the two runs with a ready overview_page.json are converted.
+  EXPECT_GE(service_->Warm(100), 2);
+  auto cached = service_->Handle(req, false);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(cached->status, 200);
+  EXPECT_EQ(service_->Warm(100), 0);  // nothing left to compute
 }
 
 TEST(PluginGzip, RoundTripAndCorruptInput) {
