@@ -773,6 +773,12 @@ HttpResponse ProfileService::Static(std::string_view path) {
   if (ui_built) {
     if (auto r = serve(root / rel)) return *r;
   }
+  if (rel == "index.js") {
+    // TensorBoard's plugin_entry.html imports ./index.js and calls render(),
+    // which opens the plugin's own page (xprof's static/index.js contract).
+    return Text(200, "export async function render() {\n  document.location.href = 'index.html';\n}\n",
+                "application/javascript");
+  }
   // Unknown paths without a file extension are the UI's own routes (xprof
   // answers them with index.html); a missing asset is a plain 404.
   std::string_view last = std::string_view(rel).substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);

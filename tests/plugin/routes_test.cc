@@ -318,6 +318,12 @@ TEST_F(PluginRoutes, TensorBoardCoreRoutes) {
 
 TEST_F(PluginRoutes, StaticUi) {
   // No UI built: "/" explains how to get one; the API still works.
+  // TensorBoard's entry page imports index.js; without a UI-provided one it opens index.html.
+  HttpResponse entry_js = Get("/data/plugin/profile/index.js");
+  EXPECT_EQ(entry_js.status, 200);
+  EXPECT_EQ(entry_js.content_type, "application/javascript");
+  EXPECT_NE(entry_js.Body().find("export async function render()"), std::string::npos);
+  EXPECT_NE(entry_js.Body().find("'index.html'"), std::string::npos);
   HttpResponse missing = Get("/");
   EXPECT_EQ(missing.status, 200);
   EXPECT_NE(missing.Body().find("not built"), std::string::npos);
