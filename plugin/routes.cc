@@ -119,7 +119,10 @@ StatusOr<ArtifactCache::Entry> MakeCacheEntry(StatusOr<ToolOutput> out) {
   auto cached = std::make_shared<CachedOutput>();
   cached->out = std::move(*out);
   size_t bytes = cached->out.body.size() + 256;
-  if (cached->out.content_encoding.empty() && cached->out.body.size() >= kGzipAheadMinBytes) {
+  const std::string& type = cached->out.content_type;
+  bool compresses = !(type.starts_with("image/") && type != "image/svg+xml") && !type.starts_with("font/") &&
+                    type != "application/wasm";
+  if (compresses && cached->out.content_encoding.empty() && cached->out.body.size() >= kGzipAheadMinBytes) {
     // Big results compress fast rather than small: they are written once per cache fill.
     auto gz = GzipCompress(cached->out.body, cached->out.body.size() > (8u << 20) ? 1 : 6);
     if (gz.ok()) {
@@ -766,9 +769,19 @@ HttpResponse ProfileService::Static(std::string_view path) {
     if (fec || !fs::is_regular_file(c, fec)) return std::nullopt;
     std::string cs = c.string(), rs = root.string();
     if (!(cs.size() > rs.size() && cs.starts_with(rs) && cs[rs.size()] == '/')) return std::nullopt;
-    auto bytes = ReadWholeFile(cs);
-    if (!bytes.ok()) return std::nullopt;
-    return Text(200, std::move(*bytes), ContentTypeOfFile(cs));
+    // Cached like tool results, so a big bundle is read and compressed once.
+    auto id = FileIdentityKey(cs);
+    if (!id.ok()) return std::nullopt;
+    auto cached = cache_.GetOrCompute("static|" + *id, [&] {
+      auto bytes = ReadWholeFile(cs);
+      if (!bytes.ok()) return StatusOr<ArtifactCache::Entry>(bytes.status());
+      ToolOutput out;
+      out.body = std::move(*bytes);
+      out.content_type = ContentTypeOfFile(cs);
+      return MakeCacheEntry(std::move(out));
+    });
+    if (!cached.ok()) return std::nullopt;
+    return FromCached(std::static_pointer_cast<const CachedOutput>(*cached));
   };
   if (ui_built) {
     if (auto r = serve(root / rel)) return *r;

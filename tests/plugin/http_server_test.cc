@@ -169,6 +169,21 @@ TEST_F(PluginHttp, TraceJsonGzIsSentPrecompressed) {
   EXPECT_EQ(plain.body.rfind("{\"displayTimeUnit\"", 0), 0u);
 }
 
+TEST_F(PluginHttp, StaticUiFilesWithGzip) {
+  std::string js;
+  for (int i = 0; i < 2000; ++i) js += "console.log('tbprof " + std::to_string(i) + "');\n";
+  testing_plugin::WriteFile(logdir_->base() / "web/index.html", "<!DOCTYPE html><title>ui</title>");
+  testing_plugin::WriteFile(logdir_->base() / "web/bundle.js", js);
+  RawResponse r = Get("/data/plugin/profile/bundle.js", "Accept-Encoding: gzip\r\n");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.Header("content-type"), "application/javascript");
+  EXPECT_EQ(r.Header("content-encoding"), "gzip");
+  EXPECT_EQ(testing_plugin::Gunzip(r.body), js);
+  EXPECT_EQ(Get("/bundle.js").body, js);
+  EXPECT_EQ(Get("/").body, "<!DOCTYPE html><title>ui</title>");
+  EXPECT_EQ(Get("/data/plugin/profile/trace_viewer@").body, "<!DOCTYPE html><title>ui</title>");
+}
+
 TEST_F(PluginHttp, HeadHasHeadersOnly) {
   const std::string target = "/data?run=tf22/Cloud-TPU&tag=pod_viewer";
   RawResponse get = Get(target);
