@@ -100,7 +100,6 @@ class ProfileService {
   StatusOr<RunRef> ResolveRun(std::string_view run, const RunScope& scope);
   // ScanRun, reused for runs_ttl (file identities are still checked per request).
   std::shared_ptr<const RunContents> Contents(const std::string& dir);
-  std::vector<std::string> ToolsOfRun(const RunContents& contents);
 
   Logdir logdir_;
   std::string web_dir_;
