@@ -339,6 +339,21 @@ TEST_F(PluginHttp, ServeCommandSubprocess) {
   fclose(out);
 }
 
+TEST_F(PluginHttp, ServeCommandReportsAPortInUse) {
+  std::string cmd = std::string(TBPROF_BINARY) + " serve --port " + std::to_string(server_->port()) +
+                    " --logdir " + logdir_->logdir().string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512] = {0};
+  std::string out;
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  int rc = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(rc), 1) << out;
+  EXPECT_NE(out.find(std::to_string(server_->port())), std::string::npos) << out;
+  EXPECT_NE(out.find("in use"), std::string::npos) << out;
+  ExpectAlive();
+}
+
 TEST(PluginServeCommand, MissingLogdirIsAnError) {
   std::string cmd = std::string(TBPROF_BINARY) + " serve --port 0 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
