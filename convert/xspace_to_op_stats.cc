@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "convert/group_events.h"
+#include "convert/op_stats_to_tf_stats.h"
 #include "convert/tf_op_utils.h"
 #include "convert/tool_registry.h"
 #include "convert/xspace_to_kernel_stats.h"
@@ -174,6 +175,7 @@ class OpStatsBuilder {
     s.steps.push_back(std::move(host));
     s.kernel_stats_db = kernels_.Finish();
     SetRunEnvironment(s.run_environment);
+    s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
     return s;
   }
 
@@ -645,7 +647,7 @@ void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
 
 size_t OpStats::ApproxBytes() const {
   size_t bytes = sizeof(OpStats) + kernel_stats_db.SpaceUsedLong();
-  for (const OpMetricsDb* db : {&host_op_metrics_db, &device_op_metrics_db}) {
+  for (const OpMetricsDb* db : {&host_op_metrics_db, &device_op_metrics_db, &device_tf_op_metrics_db}) {
     for (const auto& [k, m] : db->ops) bytes += 2 * k.size() + m.category.size() + m.provenance.size() + 160;
   }
   for (const HostSteps& h : steps) bytes += h.steps.size() * 200;
@@ -706,6 +708,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     }
   }
   out.run_environment.host_count = static_cast<int>(out.run_environment.hostnames.size());
+  out.device_tf_op_metrics_db = DeviceTfOpMetricsDb(out.device_op_metrics_db, /*with_idle=*/true);
   for (const auto& h : hosts) {
     for (const HostSteps& hs : h->steps) {
       HostSteps kept;
