@@ -1,6 +1,7 @@
 // overview_page on a large synthetic GPU profile (synthetic/profile_generator):
 //   cold: load the .xplane.pb + group + OpStats + overview JSON, no cache;
 //   warm: the same request again with OpStats cached (ArtifactCache);
+//   from loaded model: grouping + OpStats + JSON only (the load excluded);
 //   peak RSS of one cold request, in a freshly exec'd copy of this program.
 // The input (~1 GB) is generated once and kept in /tmp; TBPROF_BENCH_OVERVIEW_XSPACE
 // overrides the path and TBPROF_BENCH_OVERVIEW_EVENTS the generated size.
@@ -18,6 +19,7 @@
 #include "convert/artifact_cache.h"
 #include "convert/op_stats_to_overview_page.h"
 #include "convert/tool_registry.h"
+#include "convert/xspace_reader.h"
 #include "convert/xspace_to_op_stats.h"
 #include "synthetic/profile_generator.h"
 
@@ -101,6 +103,21 @@ void BM_OverviewWarm(benchmark::State& state) {
   }
 }
 
+// The part after loading: grouping + OpStats + overview JSON from a loaded model.
+void BM_OverviewFromLoadedModel(benchmark::State& state) {
+  auto model = tbprof::LoadXSpaceFile(InputPath());
+  if (!model.ok()) {
+    state.SkipWithError(model.status().message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    tbprof::OpStats stats = tbprof::ConvertXSpaceToOpStats(**model);
+    std::string json = tbprof::OverviewPageToJson(tbprof::ConvertOpStatsToOverviewPage(stats));
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.counters["events"] = static_cast<double>((*model)->NumEvents());
+}
+
 void BM_OverviewColdPeakRss(benchmark::State& state) {
   const std::string& path = InputPath();
   double peak_mb = 0;
@@ -135,7 +152,8 @@ void BM_OverviewColdPeakRss(benchmark::State& state) {
   state.counters["rss_per_file_byte"] = peak_mb / file_mb;
 }
 
-BENCHMARK(BM_OverviewCold)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_OverviewCold)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
+BENCHMARK(BM_OverviewFromLoadedModel)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 BENCHMARK(BM_OverviewWarm)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 BENCHMARK(BM_OverviewColdPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 

@@ -81,6 +81,9 @@ struct RunEnvironment {
 struct OpStats {
   OpMetricsDb host_op_metrics_db;
   OpMetricsDb device_op_metrics_db;
+  // device_op_metrics_db rolled up to framework ops, with IDLE; computed once
+  // here rather than per request (CreateTfMetricsDbFromDeviceOpMetricsDb).
+  OpMetricsDb device_tf_op_metrics_db;
   // steps[i] holds host i's steps; after combining, steps of the same number
   // share an index across hosts (intersection of the hosts' step numbers).
   std::vector<HostSteps> steps;

@@ -28,11 +28,14 @@ double SafeDivide(double a, double b) { return std::fabs(b) < 1e-10 ? 0.0 : a / 
 
 OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
   OverviewPageAnalysis a;
-  OpMetricsDb tf_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/false);
+  // Top ops over the framework-op roll-up without idle: IDLE skipped, shares of the op time.
+  const OpMetricsDb& tf_db = s.device_tf_op_metrics_db;
   auto kernels = GroupKernelReportsByOpName(s.kernel_stats_db);
-  double total = static_cast<double>(tf_db.total_time_ps);
+  double total = static_cast<double>(tf_db.total_op_time_ps);
   double cumulative = 0;
-  for (const OpMetrics* m : SortedOps(tf_db, kNumTopOpsShown)) {
+  for (const OpMetrics* m : SortedOps(tf_db, kNumTopOpsShown + 1)) {
+    if (m->category == "IDLE") continue;
+    if (static_cast<size_t>(a.top_device_ops_size()) == kNumTopOpsShown) break;
     auto* op = a.add_top_device_ops();
     op->set_name(m->name);
     op->set_category(m->category);
@@ -56,6 +59,7 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
     if (m.is_eager) host_eager += static_cast<double>(m.self_time_ps);
   }
   for (const auto& [name, m] : tf_db.ops) {
+    if (m.category == "IDLE") continue;
     device_occurrences += m.occurrences;
     device_self += static_cast<double>(m.self_time_ps);
     if (m.is_eager) device_eager += static_cast<double>(m.self_time_ps);

@@ -153,7 +153,7 @@ OpMetricsDb DeviceTfOpMetricsDb(const OpMetricsDb& device_db, bool with_idle) {
 }
 
 TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats) {
-  OpMetricsDb device_tf_db = DeviceTfOpMetricsDb(op_stats.device_op_metrics_db, /*with_idle=*/true);
+  const OpMetricsDb& device_tf_db = op_stats.device_tf_op_metrics_db;
   auto kernels = GroupKernelReportsByOpName(op_stats.kernel_stats_db);
   TfStatsDatabase db;
   *db.mutable_with_idle() = GenerateTable(op_stats.host_op_metrics_db, device_tf_db, kernels, false);

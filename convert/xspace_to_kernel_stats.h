@@ -4,12 +4,33 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "convert/data_table.h"
+#include "convert/xspace_model.h"
 #include "proto/kernel_stats.pb.h"
 
 namespace tbprof {
+
+// Collects one KernelReport per distinct (kernel, op, launch dims, registers,
+// shared memory, TensorCore flags) from the non-derived lines of GPU planes.
+class KernelStatsCollector {
+ public:
+  explicit KernelStatsCollector(const XSpaceModel& space);
+  ~KernelStatsCollector();
+  void AddPlane(const XPlaneModel& gpu_plane);
+  // Sorted by total duration (ties by xprof's comparator tuple), top 1000.
+  tensorflow::profiler::KernelStatsDb Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Total duration desc, then KernelReportLessThanComparator's tuple asc.
+void SortKernelReports(std::vector<tensorflow::profiler::KernelReport*>& reports);
 
 struct OpKernelSummary {
   uint64_t total_duration_ns = 0;
