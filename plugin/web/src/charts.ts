@@ -13,7 +13,9 @@ function legend(series: { name: string; color: string }[]): HTMLElement {
   return el('div', { class: 'legend' }, ...series.map((s) => {
     const swatch = el('span', { class: 'swatch' });
     swatch.style.background = s.color;
-    return el('span', { class: 'legend-item' }, swatch, s.name);
+    // Long op names differ in their tails (the op), so keep the end.
+    const label = s.name.length > 48 ? '…' + s.name.slice(-46) : s.name;
+    return el('span', { class: 'legend-item', title: s.name }, swatch, label);
   }));
 }
 

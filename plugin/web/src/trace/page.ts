@@ -5,8 +5,8 @@ import { el, clear, message } from '../dom';
 import { PageContext } from '../page';
 import { dataUrl, fetchJson } from '../api';
 import { buildLayer, Layer, NameTable, TraceJson, TraceMeta } from './model';
-import { TraceView, Selected, formatTime } from './view';
-import { fmtNum } from '../format';
+import { TraceView, Selected } from './view';
+import { fmtNum, fmtUs } from '../format';
 
 const FETCH_RATIO = 3;      // fetched window = visible window × 3
 const REFETCH_ZOOM = 2;     // refetch once zoomed in 2× past the fetched detail
@@ -109,7 +109,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   reset.addEventListener('click', () => view.setView(span[0], span[1]));
 
   // Search over the events loaded so far: dims the rest and steps through matches.
-  let matches: { start: number; dur: number }[] = [];
+  let matches: Selected[] = [];
   let matchIndex = -1;
   const runSearch = () => {
     const q = search.value.trim().toLowerCase();
@@ -117,8 +117,15 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     if (!q) { view.setHighlight(null); searchInfo.textContent = ''; return; }
     const ids = new Set<number>();
     names.names.forEach((n, i) => { if (n.toLowerCase().includes(q)) ids.add(i); });
+    const seen = new Set<string>();
     for (const layer of [base, detail]) if (layer) for (const lane of layer.lanes.values()) for (const row of lane.rows) {
-      for (let i = 0; i < row.name.length; i++) if (ids.has(row.name[i])) matches.push({ start: row.start[i], dur: row.dur[i] });
+      for (let i = 0; i < row.name.length; i++) {
+        if (!ids.has(row.name[i])) continue;
+        const key = `${lane.key}|${row.start[i]}|${row.name[i]}`;
+        if (seen.has(key)) continue;  // the same event in the base and the detail layer
+        seen.add(key);
+        matches.push({ lane: lane.key, raw: row.raw[i], start: row.start[i], dur: row.dur[i], name: names.names[row.name[i]] });
+      }
     }
     matches.sort((a, b) => a.start - b.start);
     view.setHighlight(ids);
@@ -129,8 +136,9 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     if (!matches.length) return;
     matchIndex = (matchIndex + 1) % matches.length;
     const m = matches[matchIndex];
-    const w = Math.max(m.dur * 4, (view.viewEnd - view.viewStart) * 0.05, 1);
+    const w = Math.max(m.dur * 4, 2);  // the match fills a quarter of the view
     view.setView(m.start + m.dur / 2 - w / 2, m.start + m.dur / 2 + w / 2);
+    view.select(m);
     searchInfo.textContent = `match ${matchIndex + 1} of ${fmtNum(matches.length)}`;
   };
   nextBtn.addEventListener('click', next);
@@ -143,8 +151,8 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): voi
   if (!s) { box.appendChild(el('p', { class: 'hint' }, 'No event here.')); return; }
   const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
   const table = el('table', { class: 'kv' },
-    row('Name', s.name), row('Lane', view.laneTitle(s.lane)), row('Start', formatTime(s.start, 0.001)),
-    row('Duration', formatTime(s.dur, 0.001)), row('End', formatTime(s.start + s.dur, 0.001)));
+    row('Name', s.name), row('Lane', view.laneTitle(s.lane)), row('Start', fmtUs(s.start)),
+    row('Duration', fmtUs(s.dur)), row('End', fmtUs(s.start + s.dur)));
   if (s.raw.cat) table.appendChild(row('Category', String(s.raw.cat)));
   for (const [k, v] of Object.entries(s.raw.args ?? {})) table.appendChild(row(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   box.append(el('h3', {}, 'Event'), table);

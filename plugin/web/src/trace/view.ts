@@ -122,6 +122,7 @@ export class TraceView {
     const c = this.ctx;
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
     c.fillStyle = '#fff'; c.fillRect(0, 0, w, h);
+    delete this.canvas.dataset.selectedX; delete this.canvas.dataset.selectedY;
     this.scrollY = Math.max(0, Math.min(this.scrollY, Math.max(0, this.contentH - (h - RULER_H))));
     c.font = '11px sans-serif'; c.textBaseline = 'middle';
     c.save();
@@ -173,14 +174,18 @@ export class TraceView {
     lane.rows.forEach((row, depth) => {
       const ry = y + 2 + depth * ROW_H;
       let i = firstVisible(row, t0);
-      let runX0 = -1, runX1 = -1;
-      const flush = () => { if (runX0 >= 0) { c.fillStyle = '#8a94a6'; c.fillRect(runX0, ry, Math.max(1, runX1 - runX0), ROW_H - 2); runX0 = -1; } };
+      // Slices under 2 px merge into runs drawn in the colour of their first slice.
+      let runX0 = -1, runX1 = -1, runColor = '';
+      const flush = () => { if (runX0 >= 0) { c.fillStyle = runColor; c.fillRect(runX0, ry, Math.max(1, runX1 - runX0), ROW_H - 2); runX0 = -1; } };
       for (; i < row.start.length && row.start[i] <= t1; i++) {
         const x0 = HEADING_W + (row.start[i] - this.viewStart) * scale;
         const wpx = row.dur[i] * scale;
         if (wpx < 2) {
           if (runX0 >= 0 && x0 <= runX1 + 1) runX1 = Math.max(runX1, x0 + Math.max(1, wpx));
-          else { flush(); runX0 = x0; runX1 = x0 + Math.max(1, wpx); }
+          else {
+            flush(); runX0 = x0; runX1 = x0 + Math.max(1, wpx);
+            runColor = this.highlight && !this.highlight.has(row.name[i]) ? '#dde1e7' : colorFor(names[row.name[i]]);
+          }
           continue;
         }
         flush();
@@ -193,8 +198,13 @@ export class TraceView {
           c.fillStyle = dim ? '#888' : '#fff';
           c.fillText(name, xs + 3, ry + ROW_H / 2, xe - xs - 6);
         }
-        if (this.selected && this.selected.raw === row.raw[i]) {
+        const sel = this.selected;
+        if (sel && sel.lane === box.lane && sel.start === row.start[i] && sel.name === name) {
           c.strokeStyle = '#000'; c.lineWidth = 2; c.strokeRect(xs + 1, ry + 1, xe - xs - 2, ROW_H - 4); c.lineWidth = 1;
+          // Where the selection is on screen, for keyboard users' scroll-into-view and for tests.
+          const r = this.canvas.getBoundingClientRect();
+          this.canvas.dataset.selectedX = String(Math.round(r.left + (xs + xe) / 2));
+          this.canvas.dataset.selectedY = String(Math.round(r.top + ry + ROW_H / 2));
         }
       }
       flush();
@@ -255,6 +265,15 @@ export class TraceView {
     }
     if (best < 0) return null;
     return { lane: box.lane, raw: row.raw[best], start: row.start[best], dur: row.dur[best], name: this.names.names[row.name[best]] };
+  }
+
+  select(s: Selected | null): void {
+    this.selected = s;
+    const box = s ? this.lanes.find((l) => l.lane === s.lane) : undefined;
+    const viewH = this.host.clientHeight - RULER_H;
+    if (box && (box.y < this.scrollY || box.y + ROW_H > this.scrollY + viewH)) this.scrollY = Math.max(0, box.y - viewH / 3);
+    this.onSelect(s);
+    this.requestDraw();
   }
 
   laneTitle(key: string): string {
