@@ -34,7 +34,9 @@ export function traceResponse(trace, q) {
   const bin = resolution > 0 ? (e - s) / resolution : 0;
   const lastBin = new Map();
   const kept = [];
+  const prefix = q.search_prefix ?? '';
   for (const ev of trace.events) {
+    if (prefix) { if (ev.name.startsWith(prefix) && kept.length < 100000) kept.push({ pid: ev.pid, tid: ev.tid, name: ev.name, ts: ev.ts, dur: ev.dur, ph: 'X', args: { depth: ev.depth } }); continue; }
     if (ev.ts > e || ev.ts + ev.dur < s) continue;
     if (bin > 0 && ev.dur < bin) {
       const key = `${ev.pid}:${ev.tid}:${ev.depth}`, b = Math.floor(ev.ts / bin);

@@ -5,7 +5,7 @@
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checks } from './tool_checks.mjs';
+import { checks, streamingSeen } from './tool_checks.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -137,6 +137,10 @@ for (const run of runs.slice(0, maxRuns)) {
     });
   }
 }
+
+await test('a streamed trace fetched a narrower window on zoom', async () => {
+  assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');
+});
 
 await test('every request went to the server itself', async () => {
   assert(foreignRequests.length === 0, `requests to other origins: ${foreignRequests.slice(0, 5).join(', ')}`);

@@ -26,6 +26,8 @@ export function expectedTraceCount(json) {
   return count;
 }
 
+export const streamingSeen = { count: 0 };
+
 export const checks = {
   async overview_page({ page, data, assert }) {
     const text = await pageText(page);
@@ -161,7 +163,7 @@ export const checks = {
     if (ev) {
       await page.fill('#trace-search', ev.name);
       await page.press('#trace-search', 'Enter');
-      await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''));
+      await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''), null, { timeout: 60000 });
       const details = await page.textContent('#trace-details');
       assert(details.includes(ev.name), `details panel does not show ${ev.name}`);
       // Click on the highlighted box itself.
@@ -175,16 +177,28 @@ export const checks = {
       assert(again.includes('Duration'), 'clicking an event shows no details');
     }
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
+    streamingSeen.count++;
+    // Whole-trace search through the server: the match count is the server's.
+    const searched = await (await fetch(`${first.split('?')[0]}?${new URLSearchParams({ ...Object.fromEntries(new URL(first).searchParams), search_prefix: ev.name, resolution: '0', replace_model: 'false' })}`)).json();
+    const hits = new Set((searched.traceEvents ?? []).filter((e) => e.ph === 'X' || e.ph === 'i' || e.ph === 'I').map((e) => `${e.pid}:${e.tid}|${e.ts}|${e.name}`));
+    await page.fill('#trace-search', ev.name);
+    await page.press('#trace-search', 'Enter');
+    await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''), null, { timeout: 60000 });
+    const info = await page.textContent('#trace-search-info');
+    assert(info.endsWith(`of ${n(hits.size)}`) || Number(info.split(' of ')[1].replace(/,/g, '')) >= hits.size, `search shows "${info}", server found ${hits.size}`);
+    await page.fill('#trace-search', '');
     // Zoom with the keyboard; a narrower window must be fetched and drawn.
     const span = json.fullTimespan[1] - json.fullTimespan[0];
-    const before = dataRequests.length;
     await page.click('#trace-reset');
+    await page.waitForTimeout(400);  // let a fetch started by the search navigation settle
+    const before = dataRequests.length;
+    const loadedBefore = Number(await page.getAttribute('.page', 'data-windows-loaded') ?? 0);
     const canvas = await page.$('.trace-canvas');
     const bb = await canvas.boundingBox();
     await page.mouse.move(bb.x + bb.width * 0.6, bb.y + 60);
     for (let i = 0; i < 12; i++) await page.keyboard.press('w');
-    await page.waitForFunction((k) => Number(document.querySelector('.page')?.getAttribute('data-windows-loaded') ?? 0) >= 1 &&
-      document.querySelector('#trace-status')?.getAttribute('data-loading') === 'false', before, { timeout: 60000 });
+    await page.waitForFunction((k) => Number(document.querySelector('.page')?.getAttribute('data-windows-loaded') ?? 0) > k &&
+      document.querySelector('#trace-status')?.getAttribute('data-loading') === 'false', loadedBefore, { timeout: 60000 });
     const windows = dataRequests.slice(before).map((u) => new URL(u).searchParams)
       .filter((q) => q.has('start_time_ms') && q.has('end_time_ms'));
     assert(windows.length >= 1, 'zooming fetched no window');
@@ -192,6 +206,9 @@ export const checks = {
     const width = Number(w.get('end_time_ms')) - Number(w.get('start_time_ms'));
     assert(width > 0 && width < span / 4, `fetched window ${width} ms is not narrower than the trace (${span} ms)`);
     assert(Number(w.get('resolution')) > 0, 'window fetched without a resolution');
+    const drawMs = await page.getAttribute('.trace-canvas', 'data-draw-ms');
+    console.log(`  trace: zoomed window ${width.toFixed(3)} ms of ${span.toFixed(3)} ms at resolution ${w.get('resolution')}; ` +
+      `${await page.textContent('#trace-status')}; last frame drawn in ${drawMs} ms`);
     // Pan with A/D: the view moves (URL keeps it) and the page stays responsive.
     const v0 = new URL(page.url()).searchParams.get('view_start');
     for (let i = 0; i < 3; i++) await page.keyboard.press('d');

@@ -66,7 +66,9 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     if (!canStream || ctx.signal.aborted) return;
     const v0 = view.viewStart, v1 = view.viewEnd, w = v1 - v0;
     if (w >= (span[1] - span[0]) * 0.9) {               // the base layer already covers this view
-      if (detail) { detail = null; detailViewWidth = Infinity; view.setLayers(base, null); updateStatus(); }
+      inflight?.abort();
+      if (detail) { detail = null; detailViewWidth = Infinity; view.setLayers(base, null); }
+      loadingWindow = false; updateStatus();
       return;
     }
     const win = detail?.windowUs;
@@ -111,7 +113,10 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   // Search over the events loaded so far: dims the rest and steps through matches.
   let matches: Selected[] = [];
   let matchIndex = -1;
+  let highlightIds = new Set<number>();
+  const runHighlight = (ids: Set<number>) => { for (const i of ids) highlightIds.add(i); view.setHighlight(highlightIds); };
   const runSearch = () => {
+    highlightIds = new Set<number>();
     const q = search.value.trim().toLowerCase();
     matches = []; matchIndex = -1;
     if (!q) { view.setHighlight(null); searchInfo.textContent = ''; return; }
@@ -128,8 +133,9 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
       }
     }
     matches.sort((a, b) => a.start - b.start);
-    view.setHighlight(ids);
-    searchInfo.textContent = `${fmtNum(matches.length)} matching events loaded`;
+    searchedFor = '';
+    runHighlight(ids);
+    searchInfo.textContent = `${fmtNum(matches.length)} matching events loaded${canStream ? ' (Enter searches the whole trace)' : ''}`;
   };
   search.addEventListener('input', runSearch);
   const next = () => {
@@ -142,7 +148,36 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     searchInfo.textContent = `match ${matchIndex + 1} of ${fmtNum(matches.length)}`;
   };
   nextBtn.addEventListener('click', next);
-  search.addEventListener('keydown', (e) => { if (e.key === 'Enter') next(); });
+  // A streamed trace holds only part of the events: Enter asks the server to
+  // search the whole trace, then steps through its answers.
+  let searchedFor = '';
+  const searchServer = async (q: string) => {
+    searchInfo.textContent = 'searching the whole trace…';
+    try {
+      const res = await fetchJson<TraceJson & { searchTruncated?: boolean }>(dataUrl(ctx.sel, { search_prefix: q, resolution: 0, replace_model: 'false' }), ctx.signal);
+      const ids = new Set<number>();
+      const seen = new Set(matches.map((m) => `${m.lane}|${m.start}|${m.name}`));
+      for (const e of res.traceEvents ?? []) {
+        if (e.ph !== 'X' && e.ph !== 'i' && e.ph !== 'I') continue;
+        const name = e.name ?? '', lane = `${e.pid}:${e.tid}`, start = Number(e.ts);
+        ids.add(names.id(name));
+        if (seen.has(`${lane}|${start}|${name}`)) continue;
+        seen.add(`${lane}|${start}|${name}`);
+        matches.push({ lane, raw: e, start, dur: Number(e.dur ?? 0), name });
+      }
+      matches.sort((a, b) => a.start - b.start);
+      runHighlight(ids);
+      searchInfo.textContent = `${fmtNum(matches.length)} matches in the whole trace${res.searchTruncated ? ' (truncated)' : ''}`;
+    } catch (e) {
+      if ((e as Error).name !== 'AbortError') searchInfo.textContent = `search failed: ${(e as Error).message}`;
+    }
+  };
+  search.addEventListener('keydown', async (e) => {
+    if (e.key !== 'Enter') return;
+    const q = search.value.trim();
+    if (canStream && q && q !== searchedFor) { searchedFor = q; await searchServer(q); }
+    next();
+  });
   root.setAttribute('data-streaming', String(canStream));
 }
 
