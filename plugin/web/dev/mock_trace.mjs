@@ -17,7 +17,9 @@ export function makeTrace({ events, seed }) {
     for (let i = 0; i < perLane; i += 3) {
       const dur = 5 + rand() * 40;
       out.push({ pid: lane.pid, tid: lane.tid, name: `step ${Math.floor(i / 3000)}/${names[i % names.length]}`, ts: t, dur, depth: 0 });
-      out.push({ pid: lane.pid, tid: lane.tid, name: names[(i + 1) % names.length], ts: t + 1, dur: dur * 0.5, depth: 1 });
+      const launch = lane.pid === 701 && lane.tid === 3, kernel = lane.pid === 1 && lane.tid === 1;
+      out.push({ pid: lane.pid, tid: lane.tid, name: launch ? 'cudaLaunchKernel' : names[(i + 1) % names.length], ts: t + 1, dur: dur * 0.5, depth: 1,
+        ...(launch || kernel ? { bind_id: i, [launch ? 'flow_out' : 'flow_in']: true } : {}) });
       out.push({ pid: lane.pid, tid: lane.tid, name: names[(i + 2) % names.length], ts: t + 1.5, dur: dur * 0.2, depth: 2 });
       t += dur + rand() * 10;
     }
@@ -26,6 +28,8 @@ export function makeTrace({ events, seed }) {
   const end = out.reduce((m, e) => Math.max(m, e.ts + e.dur), 0);
   return { procs, lanes, events: out, spanUs: [0, end] };
 }
+
+const flow = (ev) => (ev.bind_id === undefined ? {} : { bind_id: ev.bind_id, cat: 'gpu_launch', ...(ev.flow_out ? { flow_out: true } : { flow_in: true }) });
 
 export function traceResponse(trace, q) {
   const startMs = Number(q.start_time_ms ?? 0), endMs = Number(q.end_time_ms ?? 0);
@@ -36,14 +40,14 @@ export function traceResponse(trace, q) {
   const kept = [];
   const prefix = q.search_prefix ?? '';
   for (const ev of trace.events) {
-    if (prefix) { if (ev.name.startsWith(prefix) && kept.length < 100000) kept.push({ pid: ev.pid, tid: ev.tid, name: ev.name, ts: ev.ts, dur: ev.dur, ph: 'X', args: { depth: ev.depth } }); continue; }
+    if (prefix) { if (ev.name.startsWith(prefix) && kept.length < 100000) kept.push({ pid: ev.pid, tid: ev.tid, name: ev.name, ts: ev.ts, dur: ev.dur, ph: 'X', args: { depth: ev.depth }, ...flow(ev) }); continue; }
     if (ev.ts > e || ev.ts + ev.dur < s) continue;
     if (bin > 0 && ev.dur < bin) {
       const key = `${ev.pid}:${ev.tid}:${ev.depth}`, b = Math.floor(ev.ts / bin);
       if (lastBin.get(key) === b) continue;
       lastBin.set(key, b);
     }
-    kept.push({ pid: ev.pid, tid: ev.tid, name: ev.name, ts: ev.ts, dur: ev.dur, ph: 'X', args: { depth: ev.depth } });
+    kept.push({ pid: ev.pid, tid: ev.tid, name: ev.name, ts: ev.ts, dur: ev.dur, ph: 'X', args: { depth: ev.depth }, ...flow(ev) });
   }
   const meta = [];
   for (const p of trace.procs) {

@@ -26,12 +26,13 @@ function components(data: PodViewer, sample: CoreStats | undefined): { key: stri
 export async function renderPodViewer(ctx: PageContext): Promise<void> {
   const data = await ctx.load<PodViewer>();
   const steps = data.podStatsSequence?.podStatsMap ?? [];
+  for (const w of data.diagnostics?.errors ?? []) ctx.root.appendChild(message('error', w));
+  for (const w of data.diagnostics?.warnings ?? []) ctx.root.appendChild(message('info', w));
   if (steps.length === 0) { ctx.root.appendChild(message('empty', 'No per-step pod statistics in this profile (pod_viewer needs step markers).')); return; }
   const env = data.runEnvironment ?? {};
   const envCards = Object.entries(env).filter(([, v]) => typeof v !== 'object').map(([k, v]) => card(k, String(v)));
   if (data.deviceType) envCards.unshift(card('Device type', data.deviceType));
   if (envCards.length) ctx.root.appendChild(section('Run environment', cards(...envCards)));
-  for (const w of data.diagnostics?.warnings ?? []) ctx.root.appendChild(message('info', w));
 
   const stepPick = el('select', { id: 'step-select', 'aria-label': 'Step' }, ...steps.map((s, i) => el('option', { value: String(i) }, `step ${s.stepNum ?? i}`)));
   const body = el('div');

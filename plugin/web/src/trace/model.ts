@@ -4,6 +4,7 @@
 export interface RawEvent {
   ph?: string; pid?: number | string; tid?: number | string; name?: string; ts?: number; dur?: number;
   args?: Record<string, unknown>; entries?: [number, number][]; cat?: string; id?: unknown; s?: string;
+  bind_id?: number | string; flow_in?: boolean; flow_out?: boolean;
 }
 export interface TraceJson {
   traceEvents?: RawEvent[]; fullTimespan?: [number, number]; filteredByVisibility?: boolean;
@@ -128,4 +129,20 @@ export function firstVisible(row: Row, t: number): number {
   let lo = 0, hi = row.start.length;
   while (lo < hi) { const mid = (lo + hi) >> 1; if (row.start[mid] < t) lo = mid + 1; else hi = mid; }
   return lo > 0 && row.start[lo - 1] + row.dur[lo - 1] >= t ? lo - 1 : lo;
+}
+
+// Events sharing a flow id (host launch -> device kernel) across the given layers.
+export function flowPartners(layers: (Layer | null)[], bindId: number | string, names: NameTable): { lane: string; raw: RawEvent; start: number; dur: number; name: string }[] {
+  const out: { lane: string; raw: RawEvent; start: number; dur: number; name: string }[] = [];
+  const seen = new Set<string>();
+  for (const layer of layers) if (layer) for (const lane of layer.lanes.values()) for (const row of lane.rows) {
+    for (let i = 0; i < row.raw.length; i++) {
+      if (row.raw[i].bind_id !== bindId) continue;
+      const key = `${lane.key}|${row.start[i]}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ lane: lane.key, raw: row.raw[i], start: row.start[i], dur: row.dur[i], name: names.names[row.name[i]] });
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
 }

@@ -4,7 +4,7 @@
 import { el, clear, message } from '../dom';
 import { PageContext } from '../page';
 import { dataUrl, fetchJson } from '../api';
-import { buildLayer, Layer, NameTable, TraceJson, TraceMeta } from './model';
+import { buildLayer, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
 import { TraceView, Selected } from './view';
 import { fmtNum, fmtUs } from '../format';
 
@@ -173,6 +173,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     }
   };
   search.addEventListener('keydown', async (e) => {
+    if (e.key === 'Escape') { search.blur(); view.canvas.focus(); return; }  // hand W/A/S/D back to the timeline
     if (e.key !== 'Enter') return;
     const q = search.value.trim();
     if (canStream && q && q !== searchedFor) { searchedFor = q; await searchServer(q); }
@@ -191,4 +192,19 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): voi
   if (s.raw.cat) table.appendChild(row('Category', String(s.raw.cat)));
   for (const [k, v] of Object.entries(s.raw.args ?? {})) table.appendChild(row(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   box.append(el('h3', {}, 'Event'), table);
+  // Flow links (launch <-> kernel): list the partners that are loaded; a click jumps there.
+  if (s.raw.bind_id !== undefined) {
+    const partners = flowPartners(view.layers(), s.raw.bind_id, view.names).filter((p) => !(p.lane === s.lane && p.start === s.start));
+    const list = el('ul', { class: 'flows' });
+    for (const p of partners) {
+      const link = el('button', { class: 'link-button' }, `${p.name} (${view.laneTitle(p.lane)})`);
+      link.addEventListener('click', () => {
+        const w = Math.max(view.viewEnd - view.viewStart, Math.abs(p.start - s.start) * 3);
+        view.setView(p.start + p.dur / 2 - w / 2, p.start + p.dur / 2 + w / 2);
+        view.select(p);
+      });
+      list.appendChild(el('li', {}, link));
+    }
+    box.append(el('h3', {}, `Flow ${s.raw.flow_out ? 'to' : 'from'}`), partners.length ? list : el('p', { class: 'hint' }, 'The linked event is outside the loaded window.'));
+  }
 }

@@ -30,6 +30,7 @@ export class TraceView {
   private highlight: Set<number> | null = null;
   selected: Selected | null = null;
   private frame = 0;
+  private flowBoxes: { x0: number; x1: number; y: number; out: boolean }[] = [];
   private mouseX = -1;
   onViewChange: () => void = () => {};
   onSelect: (s: Selected | null) => void = () => {};
@@ -131,6 +132,7 @@ export class TraceView {
     delete this.canvas.dataset.selectedX; delete this.canvas.dataset.selectedY;
     this.scrollY = Math.max(0, Math.min(this.scrollY, Math.max(0, this.contentH - (h - RULER_H))));
     c.font = '11px sans-serif'; c.textBaseline = 'middle';
+    this.flowBoxes = [];
     c.save();
     c.beginPath(); c.rect(0, RULER_H, w, h - RULER_H); c.clip();
     for (const p of this.procs) {
@@ -151,9 +153,24 @@ export class TraceView {
       this.drawLane(lane, y);
       c.restore();
     }
+    this.drawFlows();
     c.restore();
     c.fillStyle = '#ccc'; c.fillRect(HEADING_W - 1, RULER_H, 1, h - RULER_H);
     this.drawRuler(w);
+  }
+
+  // Arrows from the flow's source (flow_out, e.g. a kernel launch) to each destination.
+  private drawFlows(): void {
+    const src = this.flowBoxes.find((b) => b.out), c = this.ctx;
+    if (!src) return;
+    c.strokeStyle = '#b31d28'; c.fillStyle = '#b31d28'; c.lineWidth = 1.5;
+    for (const d of this.flowBoxes) {
+      if (d === src) continue;
+      const x0 = src.x1, y0 = src.y, x1 = Math.max(d.x0, HEADING_W), y1 = d.y;
+      c.beginPath(); c.moveTo(x0, y0); c.bezierCurveTo((x0 + x1) / 2, y0, (x0 + x1) / 2, y1, x1, y1); c.stroke();
+      c.beginPath(); c.moveTo(x1, y1); c.lineTo(x1 - 6, y1 - 4); c.lineTo(x1 - 6, y1 + 4); c.closePath(); c.fill();
+    }
+    c.lineWidth = 1;
   }
 
   // The detail layer covers its window; the coarse base layer fills in around it.
@@ -205,6 +222,9 @@ export class TraceView {
           c.fillText(name, xs + 3, ry + ROW_H / 2, xe - xs - 6);
         }
         const sel = this.selected;
+        if (sel?.raw.bind_id !== undefined && row.raw[i].bind_id === sel.raw.bind_id) {
+          this.flowBoxes.push({ x0: xs, x1: xe, y: ry + ROW_H / 2, out: !!row.raw[i].flow_out });
+        }
         if (sel && sel.lane === box.lane && sel.start === row.start[i] && sel.name === name) {
           c.strokeStyle = '#000'; c.lineWidth = 2; c.strokeRect(xs + 1, ry + 1, xe - xs - 2, ROW_H - 4); c.lineWidth = 1;
           // Where the selection is on screen, for keyboard users' scroll-into-view and for tests.
@@ -281,6 +301,8 @@ export class TraceView {
     this.onSelect(s);
     this.requestDraw();
   }
+
+  layers(): (Layer | null)[] { return [this.base, this.detail]; }
 
   laneTitle(key: string): string {
     const box = this.lanes.find((l) => l.lane === key);
