@@ -1,4 +1,4 @@
-// Bundles src/ into dist/ (index.html, bundle.js, styles.css). Skips work when
+// Bundles src/ into dist/ (index.html, bundle.js, styles.css, favicon.svg). Skips work when
 // every output is newer than every input, so setup stays fast on re-runs.
 import { build } from 'esbuild';
 import fs from 'node:fs';
@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.dirname(fileURLToPath(import.meta.url));
 const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
-const outputs = ['index.html', 'bundle.js', 'styles.css'].map((f) => path.join(dist, f));
+const STATIC = ['index.html', 'styles.css', 'favicon.svg'];
+const outputs = ['bundle.js', ...STATIC].map((f) => path.join(dist, f));
 
 function newestInput(dir) {
   let newest = 0;
@@ -38,7 +39,6 @@ await build({
   outfile: path.join(dist, 'bundle.js'),
   logLevel: 'warning',
 });
-fs.copyFileSync(path.join(src, 'index.html'), path.join(dist, 'index.html'));
-fs.copyFileSync(path.join(src, 'styles.css'), path.join(dist, 'styles.css'));
+for (const f of STATIC) fs.copyFileSync(path.join(src, f), path.join(dist, f));
 const size = fs.statSync(path.join(dist, 'bundle.js')).size;
 console.log(`web: built dist/ (bundle.js ${(size / 1024).toFixed(1)} KiB)`);

@@ -52,7 +52,7 @@ const RUNS = {
   empty_run: { hosts: [], tools: {} },
 };
 
-const TYPES = { '.html': 'text/html', '.js': 'application/javascript', '.css': 'text/css', '.json': 'application/json' };
+const TYPES = { '.html': 'text/html', '.js': 'application/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json' };
 const CSP = "default-src 'self'; object-src 'none'; frame-ancestors 'none'";
 
 function send(res, status, type, body, extra = {}) {

@@ -176,6 +176,16 @@ export const checks = {
       const again = await page.textContent('#trace-details');
       assert(again.includes('Duration'), 'clicking an event shows no details');
     }
+    // Ctrl+wheel over the timeline zooms in around the mouse.
+    await page.click('#trace-reset');
+    const viewWidth = () => { const q = new URL(page.url()).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')); };
+    const tl = await (await page.$('.trace-canvas')).boundingBox();
+    await page.mouse.move(tl.x + tl.width * 0.5, tl.y + 80);
+    const wideView = viewWidth();
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -600);
+    await page.keyboard.up('Control');
+    await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
     streamingSeen.count++;
     // Whole-trace search through the server: the match count is the server's.
