@@ -15,7 +15,7 @@ export type PageRenderer = (ctx: PageContext) => Promise<void>;
 
 export function describeError(e: unknown): string {
   if (e instanceof ApiError) {
-    if (e.status === 404) return `No data for this tool and host (the server answered: ${e.body.trim() || '404'}).`;
+    if (e.status === 404) return `No data for this tool and host (HTTP 404: ${e.body.trim() || 'Not Found'}).`;
     if (e.status === 0) return `Could not reach the server: ${e.body}`;
     return `The server could not convert this profile (HTTP ${e.status}): ${e.body.trim()}`;
   }
