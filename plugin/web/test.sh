@@ -16,7 +16,9 @@ if [ ! -x "$chromium" ]; then echo "web tests: $chromium not found (scripts/setu
 "$web/setup.sh" >/dev/null
 rm -rf "$artifacts"; mkdir -p "$artifacts"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# node is needed anyway, so it also finds a free port and polls the server (no python3/curl needed).
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})'; }
+answers() { node -e 'fetch(process.argv[1]).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))' "$1"; }
 server_pid=""
 cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
 trap cleanup EXIT
@@ -54,7 +56,7 @@ else
 fi
 
 for _ in $(seq 1 300); do
-  if curl -sf "http://127.0.0.1:$port/data/plugin/profile/runs" >/dev/null 2>&1; then break; fi
+  if answers "http://127.0.0.1:$port/data/plugin/profile/runs"; then break; fi
   if ! kill -0 "$server_pid" 2>/dev/null; then echo "web tests: server exited early:"; tail -20 "$artifacts/server.log"; echo "0 passed, 1 failed"; exit 1; fi
   sleep 0.2
 done
