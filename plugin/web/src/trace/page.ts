@@ -48,6 +48,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
 
   const url = new URL(location.href);
   const vs = Number(url.searchParams.get('view_start')), ve = Number(url.searchParams.get('view_end'));
+  view.bounds = span;
   view.setLayers(base, null);
   if (Number.isFinite(vs) && Number.isFinite(ve) && ve > vs && url.searchParams.has('view_start')) view.setView(vs * 1000, ve * 1000, false);
   else view.setView(span[0], span[1], false);

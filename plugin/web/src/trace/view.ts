@@ -55,9 +55,19 @@ export class TraceView {
 
   setHighlight(ids: Set<number> | null): void { this.highlight = ids; this.requestDraw(); }
 
+  // The trace's extent: the view may not zoom out or pan far beyond it.
+  bounds: [number, number] | null = null;
+
   setView(start: number, end: number, notify = true): void {
     const min = 1e-3; // 1 ns
     if (end - start < min) { const c = (start + end) / 2; start = c - min / 2; end = c + min / 2; }
+    if (this.bounds) {
+      const [b0, b1] = this.bounds, margin = (b1 - b0) * 0.05;
+      const maxW = (b1 - b0) + 2 * margin;
+      if (end - start > maxW) { start = b0 - margin; end = b1 + margin; }
+      if (start < b0 - margin) { end += b0 - margin - start; start = b0 - margin; }
+      if (end > b1 + margin) { start -= end - (b1 + margin); end = b1 + margin; }
+    }
     this.viewStart = start; this.viewEnd = end;
     this.requestDraw();
     if (notify) this.onViewChange();
