@@ -33,7 +33,9 @@ if [ "$target" = real ]; then
   logdir="$repo/build/web-demo-logdir"
   rm -rf "$logdir"; mkdir -p "$logdir/plugins/profile/empty_run"
   if "$tbprof" synth --help >/dev/null 2>&1; then
-    "$tbprof" synth --out "$logdir" --events "${TBPROF_WEB_EVENTS:-200000}" >/dev/null
+    # Two hosts (ALL_HOSTS, pod_viewer) and over xprof's 500k-event streaming
+    # threshold per host, so trace_viewer@ really streams windows.
+    "$tbprof" synth --out "$logdir" --hosts 2 --events "${TBPROF_WEB_EVENTS:-1000000}" >/dev/null
   else
     echo "web tests: tbprof has no synth subcommand; using testdata profiles only"
   fi

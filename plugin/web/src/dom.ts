@@ -38,7 +38,9 @@ export function clear(node: Element): void {
 // reaches the page; links open outside and only on a click.
 const ALLOWED_TAGS = new Set(['A', 'B', 'I', 'U', 'BR', 'P', 'DIV', 'SPAN', 'UL', 'OL', 'LI', 'CODE', 'STRONG', 'EM']);
 export function safeHtml(html: string): DocumentFragment {
-  const parsed = new DOMParser().parseFromString(`<body>${html}</body>`, 'text/html');
+  // Style attributes go before parsing: even an inert parse reports them as CSP violations.
+  const unstyled = html.replace(/\sstyle\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi, '');
+  const parsed = new DOMParser().parseFromString(`<body>${unstyled}</body>`, 'text/html');
   const out = document.createDocumentFragment();
   const copy = (from: Node, to: Node) => {
     for (const child of Array.from(from.childNodes)) {
