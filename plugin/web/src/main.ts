@@ -21,6 +21,9 @@ const DISPLAY_NAMES: Record<string, string> = {
   megascale_stats: 'Megascale Viewer', inference_profile: 'Inference Profile',
 };
 
+// Tools the server converts although run_tools does not list them.
+const HIDDEN_TOOLS = ['pod_viewer', 'tf_data_bottleneck_analysis', 'kernel_stats'];
+
 // Tool names carry era suffixes: '^' (from XPlane), '@' (proto/streaming), '#' (gzip file).
 export function baseToolName(tool: string): string { return tool.replace(/[\^@#]+$/, ''); }
 
@@ -127,8 +130,11 @@ class App {
         return;
       }
       const wantBase = baseToolName(want.tool);
-      const tool = tools.includes(want.tool) ? want.tool : (tools.find((t) => want.tool && baseToolName(t) === wantBase) ?? tools[0]);
-      this.fill(this.toolSelect, tools, tool, displayName);
+      let tool = tools.includes(want.tool) ? want.tool : tools.find((t) => want.tool && baseToolName(t) === wantBase);
+      // xprof leaves some servable tools out of run_tools (pod_viewer); a deep link may still name one.
+      const offered = tool === undefined && HIDDEN_TOOLS.includes(want.tool) ? [...tools, want.tool] : tools;
+      tool = tool ?? (offered.includes(want.tool) ? want.tool : tools[0]);
+      this.fill(this.toolSelect, offered, tool, displayName);
       status('Loading hosts…');
       const hostList = await fetchJson<(HostEntry | string)[]>(apiUrl('hosts', { run, tag: tool }));
       let hosts = (Array.isArray(hostList) ? hostList : []).map((h) => (typeof h === 'string' ? h : h.hostname));

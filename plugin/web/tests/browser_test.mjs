@@ -138,6 +138,25 @@ for (const run of runs.slice(0, maxRuns)) {
   }
 }
 
+// pod_viewer is servable for xplane runs although run_tools leaves it out: a deep link opens it.
+for (const run of runs.slice(0, maxRuns)) {
+  const tools = (await api('run_tools', { run })).json ?? [];
+  if (!tools.includes('overview_page') || tools.includes('pod_viewer')) continue;
+  const hosts = ((await api('hosts', { run, tag: 'pod_viewer' })).json ?? []).map((h) => h.hostname ?? h);
+  if (!hosts.includes('ALL_HOSTS')) continue;
+  await test(`${run}/pod_viewer/ALL_HOSTS (deep link to an unlisted tool)`, async () => {
+    const data = await api('data', { run, tag: 'pod_viewer', host: 'ALL_HOSTS' });
+    const { page, errors, dataRequests } = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'pod_viewer', host: 'ALL_HOSTS' })}`);
+    const state = await waitReady(page, 120000);
+    assert(data.status === 200 ? state === 'true' : state === 'error', `page state ${state} for HTTP ${data.status}`);
+    if (data.status === 200) await checks.pod_viewer({ page, data: data.json, assert, dataRequests });
+    await shot(page, `${run}-pod_viewer`);
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  });
+  break;
+}
+
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');
 });

@@ -207,14 +207,20 @@ export const checks = {
     const bb = await canvas.boundingBox();
     await page.mouse.move(bb.x + bb.width * 0.6, bb.y + 60);
     for (let i = 0; i < 12; i++) await page.keyboard.press('w');
-    await page.waitForFunction((k) => Number(document.querySelector('.page')?.getAttribute('data-windows-loaded') ?? 0) > k &&
-      document.querySelector('#trace-status')?.getAttribute('data-loading') === 'false', loadedBefore, { timeout: 60000 });
-    const windows = dataRequests.slice(before).map((u) => new URL(u).searchParams)
-      .filter((q) => q.has('start_time_ms') && q.has('end_time_ms'));
-    assert(windows.length >= 1, 'zooming fetched no window');
-    const w = windows[windows.length - 1];
+    // Wait until the newest request is a narrow window and nothing is loading any more.
+    const windowWidth = (u) => { const q = new URL(u).searchParams; return q.has('end_time_ms') ? Number(q.get('end_time_ms')) - Number(q.get('start_time_ms')) : Infinity; };
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      const last = dataRequests[dataRequests.length - 1];
+      const idle = await page.getAttribute('#trace-status', 'data-loading') === 'false';
+      if (dataRequests.length > before && windowWidth(last) < span / 4 && idle) break;
+      assert(Date.now() < deadline, `no narrow window fetched after zooming (last request: ${last})`);
+      await page.waitForTimeout(100);
+    }
+    assert(Number(await page.getAttribute('.page', 'data-windows-loaded') ?? 0) > loadedBefore, 'no window was loaded');
+    const w = new URL(dataRequests[dataRequests.length - 1]).searchParams;
     const width = Number(w.get('end_time_ms')) - Number(w.get('start_time_ms'));
-    assert(width > 0 && width < span / 4, `fetched window ${width} ms is not narrower than the trace (${span} ms)`);
+    assert(width > 0, `fetched window ${width} ms`);
     assert(Number(w.get('resolution')) > 0, 'window fetched without a resolution');
     const drawMs = await page.getAttribute('.trace-canvas', 'data-draw-ms');
     console.log(`  trace: zoomed window ${width.toFixed(3)} ms of ${span.toFixed(3)} ms at resolution ${w.get('resolution')}; ` +

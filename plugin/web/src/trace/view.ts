@@ -209,7 +209,12 @@ export class TraceView {
       let i = firstVisible(row, t0);
       // Slices under 2 px merge into runs drawn in the colour of their first slice.
       let runX0 = -1, runX1 = -1, runColor = '';
-      const flush = () => { if (runX0 >= 0) { c.fillStyle = runColor; c.fillRect(runX0, ry, Math.max(1, runX1 - runX0), ROW_H - 2); runX0 = -1; } };
+      // Merged runs are drawn paler than single slices so that density does not read as one long event.
+      const flush = () => {
+        if (runX0 < 0) return;
+        c.globalAlpha = 0.55; c.fillStyle = runColor; c.fillRect(runX0, ry + 2, Math.max(1, runX1 - runX0), ROW_H - 6); c.globalAlpha = 1;
+        runX0 = -1;
+      };
       for (; i < row.start.length && row.start[i] <= t1; i++) {
         const x0 = HEADING_W + (row.start[i] - this.viewStart) * scale;
         const wpx = row.dur[i] * scale;
