@@ -13,5 +13,8 @@ struct Command {
 
 int InspectCommand(int argc, char** argv);
 int ConvertCommand(int argc, char** argv);
+int ServeCommand(int argc, char** argv);
+int SynthCommand(int argc, char** argv);
+int HarnessCommand(int argc, char** argv);
 
 }  // namespace tbprof::cli

@@ -10,6 +10,9 @@ namespace {
 const Command kCommands[] = {
     {"inspect", "print the planes, lines, events and stats of an .xplane.pb", InspectCommand},
     {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
+    {"serve", "serve a logdir to TensorBoard's profile frontend (xprof-compatible HTTP API)", ServeCommand},
+    {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
+    {"harness", "run profiling workloads (tf.data-like pipelines) and write their profiles", HarnessCommand},
 };
 
 void PrintUsage() {

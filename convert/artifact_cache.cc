@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 
 namespace tbprof {
 
@@ -29,7 +30,14 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
     mine = std::make_shared<Pending>();
     pending_.emplace(key, mine);
   }
-  StatusOr<Entry> computed = compute();
+  // A throwing computation must still release its waiters (they would block
+  // forever on the pending slot), so exceptions become an error result.
+  StatusOr<Entry> computed = Internal("computation failed");
+  try {
+    computed = compute();
+  } catch (const std::exception& e) {
+    computed = Internal(std::string("computation failed: ") + e.what());
+  }
   std::lock_guard<std::mutex> lock(mu_);
   pending_.erase(key);
   mine->done = true;
@@ -46,6 +54,15 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
   }
   cv_.notify_all();
   return mine->result;
+}
+
+std::shared_ptr<const void> ArtifactCache::Peek(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(key);
+  if (it == map_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  ++hits_;
+  return it->second.entry.value;
 }
 
 void ArtifactCache::EvictLocked() {

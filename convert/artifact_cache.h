@@ -33,6 +33,14 @@ class ArtifactCache {
   // not cached.
   StatusOr<std::shared_ptr<const void>> GetOrCompute(const std::string& key, const Compute& compute);
 
+  // The cached value for `key`, or null when it is not cached (nothing is
+  // computed; a computation in flight counts as not cached).
+  std::shared_ptr<const void> Peek(const std::string& key);
+  template <typename T>
+  std::shared_ptr<const T> Peek(const std::string& key) {
+    return std::static_pointer_cast<const T>(Peek(key));
+  }
+
   template <typename T>
   StatusOr<std::shared_ptr<const T>> Get(const std::string& key,
                                          const std::function<StatusOr<std::pair<std::shared_ptr<const T>, size_t>>()>& fn) {

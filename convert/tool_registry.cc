@@ -2,7 +2,11 @@
 
 #include <charconv>
 
+#include "convert/ops_tools.h"
+#include "convert/trace_viewer_tools.h"
 #include "convert/xspace_reader.h"
+#include "convert/xspace_to_memory_profile.h"
+#include "convert/xspace_to_tf_data_stats.h"
 
 namespace tbprof {
 
@@ -10,6 +14,16 @@ const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).
   static const std::vector<ToolSpec> tools = [] {
     std::vector<ToolSpec> t;
+    t.push_back({"overview_page", OverviewPageTool, true});
+    t.push_back({"input_pipeline_analyzer", InputPipelineTool, true});
+    t.push_back({"framework_op_stats", FrameworkOpStatsTool, true});
+    t.push_back({"tensorflow_stats", FrameworkOpStatsTool, true});
+    t.push_back({"kernel_stats", KernelStatsTool, true});
+    t.push_back({"pod_viewer", PodViewerTool, true});
+    t.push_back({"memory_profile", MemoryProfileTool, false});
+    t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
+    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
+    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
     return t;
   }();
   return tools;
@@ -19,6 +33,10 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
   // Legacy .pb converters register here; legacy JSON files are served as they are.
   static const std::vector<LegacyToolSpec> converters = [] {
     std::vector<LegacyToolSpec> c;
+    c.push_back({"overview_page", "overview_page.pb", LegacyOverviewPage});
+    c.push_back({"input_pipeline_analyzer", "input_pipeline.pb", LegacyInputPipeline});
+    c.push_back({"tensorflow_stats", "tensorflow_stats.pb", LegacyTfStats});
+    c.push_back({"kernel_stats", "kernel_stats.pb", LegacyKernelStats});
     return c;
   }();
   return converters;

@@ -14,6 +14,47 @@ namespace {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
+// proto3 string fields must hold UTF-8 (libprotobuf rejects the message
+// otherwise). Checking the names and the space-level strings is cheap and is
+// what tells another message type (e.g. a legacy tool .pb, whose fields 2-4
+// hold binary) apart from an XSpace.
+bool IsUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if ((*p & 0xe0) == 0xc0) {
+      n = 1;
+      cp = *p & 0x1f;
+    } else if ((*p & 0xf0) == 0xe0) {
+      n = 2;
+      cp = *p & 0x0f;
+    } else if ((*p & 0xf8) == 0xf0) {
+      n = 3;
+      cp = *p & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+      return false;
+    }
+    p += n + 1;
+  }
+  return true;
+}
+
 // Decoding stops at the first error; the message names the source and offset.
 class Decoder {
  public:
@@ -106,6 +147,12 @@ class Decoder {
   }
 
   // A known field with the wrong wire type means this is not an XSpace.
+  bool ExpectUtf8(const uint8_t* at, std::string_view s, const char* what) {
+    if (IsUtf8(s)) return true;
+    Fail(at, std::string(what) + " is not valid UTF-8 (not an XSpace protobuf?)");
+    return false;
+  }
+
   bool Expect(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want, const char* msg) {
     if (wire == want) return true;
     Fail(at, std::string("field ") + std::to_string(field) + " of " + msg + " has wire type " +
@@ -140,6 +187,7 @@ class Decoder {
 
 const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
+
 // Maps metadata ids to dense indices; most writers number them 1..N.
 class IdMap {
  public:
@@ -164,6 +212,66 @@ class IdMap {
   std::unordered_map<int64_t, uint32_t> sparse_;
 };
 
+// Counts a plane's events and event stats without decoding them, so the
+// model's vectors are sized once: growing them by doubling would copy
+// gigabytes and briefly hold both copies. Malformed input just stops the count
+// (the decoding pass reports the error).
+struct PlaneCounts {
+  uint64_t events = 0, event_stats = 0;
+};
+
+bool SkimVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    uint8_t b = *p++;
+    v |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) return true;
+  }
+  return false;
+}
+
+// Calls on_len(field, begin, end) for each length-delimited field; skips the rest.
+template <typename F>
+void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
+  while (p < end) {
+    uint64_t tag, v;
+    if (!SkimVarint(p, end, tag)) return;
+    switch (tag & 7) {
+      case 0:
+        if (!SkimVarint(p, end, v)) return;
+        break;
+      case 1:
+        if (end - p < 8) return;
+        p += 8;
+        break;
+      case 5:
+        if (end - p < 4) return;
+        p += 4;
+        break;
+      case 2:
+        if (!SkimVarint(p, end, v) || v > static_cast<uint64_t>(end - p)) return;
+        on_len(static_cast<uint32_t>(tag >> 3), p, p + v);
+        p += v;
+        break;
+      default:
+        return;
+    }
+  }
+}
+
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end) {
+  PlaneCounts c;
+  SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
+    if (field != 3) return;
+    SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
+      if (lf != 4) return;
+      ++c.events;
+      SkimFields(eb, ee, [&](uint32_t ef, const uint8_t*, const uint8_t*) { c.event_stats += ef == 4; });
+    });
+  });
+  return c;
+}
+
 class SpaceParser {
  public:
   SpaceParser(Decoder& d, XSpaceModel& m) : d_(d), m_(m) {}
@@ -176,6 +284,7 @@ class SpaceParser {
         if (!d_.Expect(at, field, wire, kLen, "XSpace")) return false;
         std::string_view s;
         if (!d_.ReadLen(p, end, s)) return false;
+        if (field != 1 && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
         if (field == 1) {
           if (!ParsePlane(U8(s), U8(s) + s.size())) return false;
         } else {
@@ -280,6 +389,7 @@ class SpaceParser {
             has_id = true;
           } else if (f2 == 2) {
             if (!d_.Expect(at2, f2, w2, kLen, "XStatMetadata") || !d_.ReadLen(q, qe, name)) return false;
+            if (!d_.ExpectUtf8(at2, name, "an XStatMetadata name")) return false;
           } else if (!d_.Skip(q, qe, w2)) {
             return false;
           }
@@ -337,6 +447,7 @@ class SpaceParser {
         case 2:
         case 4:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XEventMetadata name")) return false;
           (field == 2 ? md.name : md.display_name) = m_.strings.Intern(s);
           break;
         case 3:
@@ -442,6 +553,7 @@ class SpaceParser {
         case 2:
         case 11:
           if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XLine name")) return false;
           (field == 2 ? line.name : line.display_name) = m_.strings.Intern(s);
           break;
         case 4:
@@ -503,6 +615,9 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
+    const PlaneCounts counts = CountPlane(p, end);
+    plane_->events.reserve(counts.events);
+    plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
@@ -515,6 +630,7 @@ class SpaceParser {
           break;
         case 2:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XPlane name")) return false;
           plane_->name = m_.strings.Intern(s);
           break;
         case 3:

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "convert/status.h"
+#include "convert/tool_registry.h"
 #include "convert/xspace_model.h"
 
 namespace tbprof {
@@ -18,7 +20,7 @@ inline constexpr int64_t kTfDataSlowCallThresholdPs = 50 * 1000000LL;  // 50 µs
 
 struct TfDataIteratorStat {
   int64_t id = 0;
-  int64_t parent_id = -1;  // -1: root
+  int64_t parent_id = -1;  // -1: the iterator has no parent_id stat
   std::string name;        // last "::" component, e.g. "Map"
   std::string long_name;   // full event name, e.g. "Iterator::Root::Prefetch::Map"
   bool is_async = false;
@@ -70,10 +72,24 @@ struct TfDataStats {
   std::string summary;
 };
 
-// `hosts`: (host name, model) pairs; each model's /host:CPU plane is analysed.
+// `hosts`: (host name, model) pairs; each model's /host:CPU plane is analysed
+// (a model without one is an error, as in xprof). Pipelines are numbered
+// Host:<n>/Device:<n> in ascending root iterator id (xprof: hash-map order).
 StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string, const XSpaceModel*>>& hosts);
 
 // xprof's three-table JSON for tool tf_data_bottleneck_analysis.
 std::string TfDataStatsToJson(const TfDataStats& stats);
+
+// xprof's BottleneckType name for an iterator name ("Map" ->
+// "kSlowTransformationWithParallelVersion", unknown -> "kOther").
+std::string_view TfDataBottleneckType(std::string_view iterator_name);
+// xprof's HTML suggestion for a BottleneckType name.
+std::string TfDataSuggestion(std::string_view bottleneck_type);
+
+// Tool tf_data_bottleneck_analysis: every selected host, combined.
+StatusOr<ToolOutput> TfDataBottleneckAnalysisTool(const ToolInput& input);
+
+// The host name xprof uses for a space: its first hostname, else `file_host`.
+std::string TfDataHostName(const XSpaceModel& model, const std::string& file_host);
 
 }  // namespace tbprof

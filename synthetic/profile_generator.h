@@ -20,6 +20,8 @@ struct SynthOptions {
   int steps = 10;                // training steps
   int64_t events = 100000;       // approximate total events per host
   uint64_t seed = 1;
+  // Encoded lines of a plane kept in memory before they spill to a temporary file.
+  uint64_t spill_bytes = uint64_t{64} << 20;
 };
 
 // Writes one host's XSpace (host index `host` of options.hosts) to `out`.

@@ -1,0 +1,357 @@
+#include "convert/group_events.h"
+
+#include <algorithm>
+#include <climits>
+#include <string_view>
+#include <unordered_map>
+
+namespace tbprof {
+namespace {
+
+constexpr int64_t kThreadIdDerivedMin = 0xdeadbeef;
+constexpr int64_t kThreadIdDerivedMax = kThreadIdDerivedMin + 289;
+constexpr uint32_t kNoParent = UINT32_MAX;
+// ConnectContextGroups skips a context with this many producers and consumers.
+constexpr size_t kMaxContextFanout = 64;
+
+bool IsGroupedPlaneName(std::string_view name) {
+  return name == "/host:CPU" || name.starts_with("/device:GPU:");
+}
+
+// Roots that carry no step_name (GetGroupName's implicit roots).
+bool IsImplicitRootName(std::string_view name) {
+  return name == "FunctionRun" || name == "SessionRun" || name == "RunGraph" || name == "ExecutorState::Process";
+}
+
+struct StatIds {
+  StrId root, async, producer_type, producer_id, consumer_type, consumer_id, correlation_id, group_id, step_name,
+      iter_num, step_num;
+  explicit StatIds(const XSpaceModel& s)
+      : root(s.Find("_r")),
+        async(s.Find("_a")),
+        producer_type(s.Find("_pt")),
+        producer_id(s.Find("_p")),
+        consumer_type(s.Find("_ct")),
+        consumer_id(s.Find("_c")),
+        correlation_id(s.Find("correlation_id")),
+        group_id(s.Find("group_id")),
+        step_name(s.Find("step_name")),
+        iter_num(s.Find("iter_num")),
+        step_num(s.Find("step_num")) {}
+};
+
+const Stat* FindIf(const XPlaneModel& p, uint32_t e, StrId name) {
+  return name == kNoStr ? nullptr : p.FindStat(e, name);
+}
+
+struct EdgeRef {
+  uint32_t plane;  // index into the planes being grouped
+  uint32_t event;
+};
+struct CrossEdge {
+  EdgeRef parent, child;
+};
+
+// One plane taking part in grouping.
+struct WorkPlane {
+  size_t space_index = 0;
+  bool is_host = false;
+  std::vector<std::vector<uint32_t>> line_orders;  // sorted event indices per raw line
+  std::vector<uint32_t> nest_parent;               // innermost enclosing event on the line
+  std::vector<int8_t> root_level;
+};
+
+class Grouper {
+ public:
+  explicit Grouper(const XSpaceModel& space) : space_(space), ids_(space) {}
+
+  EventGroups Run() {
+    EventGroups out;
+    out.group_of.resize(space_.planes.size());
+    out.has_step_name.resize(space_.planes.size());
+    for (size_t i = 0; i < space_.planes.size(); ++i) {
+      const XPlaneModel& p = space_.planes[i];
+      if (!IsGroupedPlaneName(space_.Str(p.name))) continue;
+      WorkPlane w;
+      w.space_index = i;
+      w.is_host = space_.Str(p.name) == "/host:CPU";
+      BuildNesting(p, w);
+      planes_.push_back(std::move(w));
+    }
+    // Host plane first so that launch edges always point to computed values.
+    std::stable_sort(planes_.begin(), planes_.end(),
+                     [](const WorkPlane& a, const WorkPlane& b) { return a.is_host > b.is_host; });
+    BuildCrossEdges();
+
+    // Pass 1: highest root level among strict ancestors, to find group roots.
+    std::vector<std::vector<int32_t>> anc_level = Propagate(
+        [](const WorkPlane&, uint32_t) { return int32_t{0}; },
+        [](const WorkPlane& pw, uint32_t pe, int32_t pv) { return std::max<int32_t>(pw.root_level[pe], pv); },
+        [](int32_t a, int32_t b) { return std::max(a, b); });
+    struct Root {
+      int level;
+      int64_t begin;
+      uint32_t plane, event;
+    };
+    std::vector<Root> roots;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      const WorkPlane& w = planes_[pi];
+      const XPlaneModel& p = space_.planes[w.space_index];
+      for (uint32_t e = 0; e < w.root_level.size(); ++e) {
+        if (w.root_level[e] > 0 && anc_level[pi][e] < w.root_level[e]) {
+          roots.push_back({w.root_level[e], p.events[e].begin_ps, pi, e});
+        }
+      }
+    }
+    std::stable_sort(roots.begin(), roots.end(), [](const Root& a, const Root& b) {
+      return a.level != b.level ? a.level > b.level : a.begin < b.begin;
+    });
+    std::vector<std::vector<int32_t>> own_group(planes_.size());
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) own_group[pi].assign(planes_[pi].root_level.size(), INT32_MAX);
+    for (size_t g = 0; g < roots.size(); ++g) {
+      own_group[roots[g].plane][roots[g].event] = static_cast<int32_t>(g);
+      NameGroup(static_cast<int32_t>(g), roots[g].plane, roots[g].event, out);
+    }
+    // Pass 2: each event joins the earliest-processed group root among its ancestors-or-self.
+    std::vector<std::vector<int32_t>> group = Propagate(
+        [&](const WorkPlane& w, uint32_t e) { return own_group[&w - planes_.data()][e]; },
+        [](const WorkPlane&, uint32_t, int32_t pv) { return pv; },
+        [](int32_t a, int32_t b) { return std::min(a, b); });
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      std::vector<int32_t>& g = group[pi];
+      for (int32_t& v : g) {
+        if (v == INT32_MAX) v = kNoGroup;
+      }
+      size_t si = planes_[pi].space_index;
+      if (!planes_[pi].is_host) InheritGroupsOnDevice(space_.planes[si], g);
+      out.group_of[si] = std::move(g);
+    }
+    for (const Root& r : roots) {
+      size_t si = planes_[r.plane].space_index;
+      const XPlaneModel& p = space_.planes[si];
+      if (IsImplicitRootName(space_.Str(p.EventName(r.event)))) continue;
+      auto& named = out.has_step_name[si];
+      if (named.empty()) named.assign(p.events.size(), 0);
+      named[r.event] = 1;
+    }
+    return out;
+  }
+
+ private:
+  void BuildNesting(const XPlaneModel& p, WorkPlane& w) {
+    w.nest_parent.assign(p.events.size(), kNoParent);
+    w.root_level.assign(p.events.size(), 0);
+    bool is_host = space_.Str(p.name) == "/host:CPU";
+    for (const LineModel& line : p.lines) {
+      if (IsDerivedLineId(line.id)) continue;
+      std::vector<uint32_t> order = SortedLineEvents(p, line);
+      std::vector<uint32_t> stack;
+      for (uint32_t e : order) {
+        if (is_host) w.root_level[e] = static_cast<int8_t>(RootLevel(p, e));
+        if (const Stat* a = FindIf(p, e, ids_.async); a && a->IntValue() != 0) continue;
+        const Event& ev = p.events[e];
+        while (!stack.empty() && p.events[stack.back()].end_ps() < ev.end_ps()) stack.pop_back();
+        if (!stack.empty()) w.nest_parent[e] = stack.back();
+        stack.push_back(e);
+      }
+      w.line_orders.push_back(std::move(order));
+    }
+  }
+
+  int RootLevel(const XPlaneModel& p, uint32_t e) const {
+    if (const Stat* r = FindIf(p, e, ids_.root)) return static_cast<int>(std::clamp<int64_t>(r->IntValue(), 0, 100));
+    std::string_view name = space_.Str(p.EventName(e));
+    if (name == "TraceContext" || name == "BatchingSessionRun") return 1;
+    if (name == "ProcessBatch" || name == "OrbaxServing::ProcessBatch") return 2;
+    return 0;
+  }
+
+  void BuildCrossEdges() {
+    // Host launch (CUPTI API call with correlation_id) -> device activity.
+    std::unordered_map<int64_t, EdgeRef> launches;
+    std::map<std::pair<int64_t, int64_t>, std::pair<std::vector<EdgeRef>, std::vector<EdgeRef>>> contexts;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      const WorkPlane& w = planes_[pi];
+      const XPlaneModel& p = space_.planes[w.space_index];
+      for (const auto& order : w.line_orders) {
+        for (uint32_t e : order) {
+          if (w.is_host) {
+            if (const Stat* c = FindIf(p, e, ids_.correlation_id)) launches.emplace(c->IntValue(), EdgeRef{pi, e});
+            if (const Stat* pid = FindIf(p, e, ids_.producer_id)) {
+              const Stat* pt = FindIf(p, e, ids_.producer_type);
+              contexts[{pt ? pt->IntValue() : 0, pid->IntValue()}].first.push_back({pi, e});
+            }
+            if (const Stat* cid = FindIf(p, e, ids_.consumer_id)) {
+              const Stat* ct = FindIf(p, e, ids_.consumer_type);
+              contexts[{ct ? ct->IntValue() : 0, cid->IntValue()}].second.push_back({pi, e});
+            }
+          }
+        }
+      }
+    }
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      const WorkPlane& w = planes_[pi];
+      if (w.is_host) continue;
+      const XPlaneModel& p = space_.planes[w.space_index];
+      for (const auto& order : w.line_orders) {
+        for (uint32_t e : order) {
+          const Stat* c = FindIf(p, e, ids_.correlation_id);
+          if (!c) continue;
+          auto it = launches.find(c->IntValue());
+          if (it != launches.end()) launch_edges_.push_back({it->second, {pi, e}});
+        }
+      }
+    }
+    for (auto& [key, pc] : contexts) {
+      auto& [producers, consumers] = pc;
+      if (producers.size() >= kMaxContextFanout && consumers.size() >= kMaxContextFanout) continue;
+      for (const EdgeRef& prod : producers) {
+        for (const EdgeRef& cons : consumers) context_edges_.push_back({prod, cons});
+      }
+    }
+  }
+
+  // Fixpoint over the DAG of parents: value(e) = merge(init(e), contrib(parent)…).
+  template <typename Init, typename Contrib, typename Merge>
+  std::vector<std::vector<int32_t>> Propagate(Init init, Contrib contrib, Merge merge) {
+    std::vector<std::vector<int32_t>> val(planes_.size());
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      val[pi].resize(planes_[pi].nest_parent.size());
+      for (uint32_t e = 0; e < val[pi].size(); ++e) val[pi][e] = init(planes_[pi], e);
+    }
+    auto apply = [&](const CrossEdge& edge) -> bool {
+      int32_t& cv = val[edge.child.plane][edge.child.event];
+      int32_t nv = merge(cv, contrib(planes_[edge.parent.plane], edge.parent.event,
+                                      val[edge.parent.plane][edge.parent.event]));
+      if (nv == cv) return false;
+      cv = nv;
+      return true;
+    };
+    auto nest_pass = [&](uint32_t pi) {
+      const WorkPlane& w = planes_[pi];
+      std::vector<int32_t>& v = val[pi];
+      for (const auto& order : w.line_orders) {
+        for (uint32_t e : order) {
+          uint32_t parent = w.nest_parent[e];
+          if (parent != kNoParent) v[e] = merge(v[e], contrib(w, parent, v[parent]));
+        }
+      }
+    };
+    // Producer/consumer edges may point backwards in time: iterate host planes.
+    for (int round = 0; round < 8; ++round) {
+      bool changed = false;
+      for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+        if (planes_[pi].is_host) nest_pass(pi);
+      }
+      for (const CrossEdge& edge : context_edges_) changed |= apply(edge);
+      if (!changed) break;
+    }
+    for (const CrossEdge& edge : launch_edges_) apply(edge);
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (!planes_[pi].is_host) nest_pass(pi);
+    }
+    return val;
+  }
+
+  void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out) const {
+    const XPlaneModel& p = space_.planes[planes_[pi].space_index];
+    std::string_view name = space_.Str(p.EventName(e));
+    std::string text = IsImplicitRootName(name) ? "" : std::string(name) + " ";
+    if (const Stat* s = FindIf(p, e, ids_.iter_num); s && s->IsInteger()) {
+      text += std::to_string(s->IntValue());
+    } else if (const Stat* s2 = FindIf(p, e, ids_.step_num); s2 && s2->IsInteger()) {
+      text += std::to_string(s2->IntValue());
+    } else {
+      text += std::to_string(group);
+    }
+    out.group_names[group] = std::move(text);
+  }
+
+  // ProcessUngroupedEvents: device events without a group take the group of the
+  // latest earlier event of the plane.
+  void InheritGroupsOnDevice(const XPlaneModel& p, std::vector<int32_t>& g) const {
+    std::vector<uint32_t> all;
+    for (const LineModel& line : p.lines) {
+      if (IsDerivedLineId(line.id)) continue;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) all.push_back(e);
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [&](uint32_t a, uint32_t b) { return p.events[a].begin_ps < p.events[b].begin_ps; });
+    int32_t last = kNoGroup;
+    for (uint32_t e : all) {
+      if (g[e] == kNoGroup) {
+        g[e] = last;
+      } else {
+        last = g[e];
+      }
+    }
+  }
+
+  const XSpaceModel& space_;
+  StatIds ids_;
+  std::vector<WorkPlane> planes_;
+  std::vector<CrossEdge> launch_edges_, context_edges_;
+};
+
+EventGroups ReadExistingGroups(const XSpaceModel& space) {
+  EventGroups out;
+  out.was_grouped = true;
+  out.group_of.resize(space.planes.size());
+  out.has_step_name.resize(space.planes.size());
+  StrId group_id = space.Find("group_id"), step_name = space.Find("step_name");
+  for (size_t i = 0; i < space.planes.size(); ++i) {
+    const XPlaneModel& p = space.planes[i];
+    if (!IsGroupedPlaneName(space.Str(p.name))) continue;
+    auto& g = out.group_of[i];
+    g.assign(p.events.size(), kNoGroup);
+    for (uint32_t e = 0; e < p.events.size(); ++e) {
+      const Stat* s = group_id == kNoStr ? nullptr : p.FindStat(e, group_id);
+      if (!s || !s->IsInteger()) continue;
+      g[e] = static_cast<int32_t>(s->IntValue());
+      const Stat* n = step_name == kNoStr ? nullptr : p.FindStat(e, step_name);
+      if (n && n->kind == StatKind::kStr) {
+        if (out.has_step_name[i].empty()) out.has_step_name[i].assign(p.events.size(), 0);
+        out.has_step_name[i][e] = 1;
+        out.group_names.emplace(g[e], std::string(space.Str(n->str)));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsDerivedLineId(int64_t id) { return id >= kThreadIdDerivedMin && id <= kThreadIdDerivedMax; }
+
+std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line) {
+  std::vector<uint32_t> order(line.num_events);
+  for (uint32_t i = 0; i < line.num_events; ++i) order[i] = line.first_event + i;
+  auto less = [&](uint32_t a, uint32_t b) {
+    const Event& x = plane.events[a];
+    const Event& y = plane.events[b];
+    return x.begin_ps != y.begin_ps ? x.begin_ps < y.begin_ps : x.duration_ps > y.duration_ps;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), less)) std::stable_sort(order.begin(), order.end(), less);
+  return order;
+}
+
+bool IsXSpaceGrouped(const XSpaceModel& space) {
+  StrId group_id = space.Find("group_id");
+  if (group_id == kNoStr) return false;
+  bool any = false;
+  for (const XPlaneModel& p : space.planes) {
+    if (!IsGroupedPlaneName(space.Str(p.name))) continue;
+    any = true;
+    bool has = false;
+    for (const auto& [name, id] : p.stat_metadata) has |= name == group_id;
+    if (!has) return false;
+  }
+  return any;
+}
+
+EventGroups GroupEvents(const XSpaceModel& space) {
+  if (IsXSpaceGrouped(space)) return ReadExistingGroups(space);
+  return Grouper(space).Run();
+}
+
+}  // namespace tbprof

@@ -1,0 +1,99 @@
+// OpStats: the per-host intermediate every step/op tool is computed from
+// (xprof op_stats.proto, reduced to what overview_page, input_pipeline_analyzer,
+// framework_op_stats, kernel_stats and pod_viewer read). Computed once per host
+// file, combined across hosts for ALL_HOSTS.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "proto/kernel_stats.pb.h"
+
+namespace tbprof {
+
+// event_span.h EventType; a bigger number wins in overlap removal.
+enum EventType : int {
+  UNKNOWN_TIME = 0,
+  HOST_COMPUTE = 10,
+  HOST_PREPROCESS = 20,
+  HOST_POSTPROCESS = 30,
+  HOST_BATCH_FORMATION = 40,
+  HOST_RUNTIME = 50,
+  HOST_COMPILE = 60,
+  HOST_TO_HOST = 70,
+  HOST_TO_DEVICE = 80,
+  HOST_PREPARE = 90,
+  DEVICE_COLLECTIVES = 100,
+  HOST_WAIT_INPUT = 110,
+  DEVICE_TO_DEVICE = 120,
+  DEVICE_TO_HOST = 130,
+  DEVICE_COMPUTE_32 = 140,
+  DEVICE_COMPUTE_16 = 150,
+  DEVICE_WAIT_DEVICE = 160,
+  DEVICE_WAIT_HOST = 170,
+};
+
+struct OpMetrics {
+  std::string name;
+  std::string category;    // framework op type, HLO category, "IDLE"
+  std::string provenance;  // framework op full name of a device op ("name:type")
+  bool is_eager = false;
+  uint64_t occurrences = 0;
+  uint64_t time_ps = 0;
+  uint64_t self_time_ps = 0;
+  uint64_t min_time_ps = 0;
+  double flops = 0;
+  uint64_t bytes_accessed = 0;
+};
+
+struct OpMetricsDb {
+  std::map<std::string, OpMetrics> ops;  // by op name; includes "IDLE" when computed
+  uint64_t total_time_ps = 0;             // incl. idle
+  uint64_t total_op_time_ps = 0;          // sum of self times of non-idle ops
+};
+
+struct StepInfo {
+  int64_t step_num = 0;
+  std::string step_name;
+  int64_t begin_ps = 0;
+  uint64_t duration_ps = 0;
+  std::map<int, uint64_t> type_ps;  // EventType -> ps inside the step
+};
+
+// Steps of one host (or of a device core, TPU).
+struct HostSteps {
+  std::string hostname;
+  std::vector<StepInfo> steps;
+};
+
+struct RunEnvironment {
+  std::set<std::string> hostnames;
+  int host_count = 0;
+  int task_count = 0;
+  std::string device_type = "CPU";
+  std::string hardware_type = "CPU_ONLY";  // CPU_ONLY, GPU, TPU
+  int device_core_count = 0;
+};
+
+struct OpStats {
+  OpMetricsDb host_op_metrics_db;
+  OpMetricsDb device_op_metrics_db;
+  // device_op_metrics_db rolled up to framework ops, with IDLE; computed once
+  // here rather than per request (CreateTfMetricsDbFromDeviceOpMetricsDb).
+  OpMetricsDb device_tf_op_metrics_db;
+  // steps[i] holds host i's steps; after combining, steps of the same number
+  // share an index across hosts (intersection of the hosts' step numbers).
+  std::vector<HostSteps> steps;
+  tensorflow::profiler::KernelStatsDb kernel_stats_db;
+  RunEnvironment run_environment;
+  uint64_t compute_16bit_ps = 0;
+  uint64_t compute_32bit_ps = 0;
+  std::vector<std::string> errors, warnings;
+
+  size_t ApproxBytes() const;
+};
+
+}  // namespace tbprof

@@ -1,0 +1,99 @@
+#include "convert/ops_tools.h"
+
+#include "convert/op_stats_to_input_pipeline.h"
+#include "convert/op_stats_to_overview_page.h"
+#include "convert/op_stats_to_pod_viewer.h"
+#include "convert/op_stats_to_tf_stats.h"
+#include "convert/xspace_reader.h"
+#include "convert/xspace_to_kernel_stats.h"
+#include "convert/xspace_to_op_stats.h"
+
+namespace tbprof {
+namespace {
+
+bool WantsCsv(const ToolParams& params) { return ParamStr(params, "__csv") == "1"; }
+
+ToolOutput Json(std::string body) {
+  ToolOutput out;
+  out.body = std::move(body);
+  return out;
+}
+
+ToolOutput Csv(std::string body) {
+  ToolOutput out;
+  out.body = std::move(body);
+  out.content_type = "text/csv";
+  return out;
+}
+
+// Reads and parses one legacy tool proto file.
+template <typename Proto>
+StatusOr<Proto> ReadLegacyProto(const std::string& path) {
+  auto bytes = ReadFileMaybeGzip(path);
+  if (!bytes.ok()) return bytes.status();
+  Proto proto;
+  if (!proto.ParseFromString(*bytes)) {
+    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
+  }
+  return proto;
+}
+
+}  // namespace
+
+StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {
+  auto stats = OpStatsForPaths(in.xplane_paths, in.cache);
+  if (!stats.ok()) return stats.status();
+  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(**stats)));
+}
+
+StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
+  auto stats = OpStatsForPaths(in.xplane_paths, in.cache);
+  if (!stats.ok()) return stats.status();
+  return Json(InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(**stats)));
+}
+
+StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
+  auto stats = OpStatsForPaths(in.xplane_paths, in.cache);
+  if (!stats.ok()) return stats.status();
+  auto db = ConvertOpStatsToTfStats(**stats);
+  return WantsCsv(in.params) ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+}
+
+StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
+  auto stats = OpStatsForPaths(in.xplane_paths, in.cache);
+  if (!stats.ok()) return stats.status();
+  const auto& db = (*stats)->kernel_stats_db;
+  return WantsCsv(in.params) ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+}
+
+StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
+  auto stats = OpStatsForPaths(in.xplane_paths, in.cache);
+  if (!stats.ok()) return stats.status();
+  return Json(ConvertOpStatsToPodViewerJson(**stats));
+}
+
+StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolParams&) {
+  auto page = ReadLegacyProto<tensorflow::profiler::OverviewPage>(path);
+  if (!page.ok()) return page.status();
+  return Json(OverviewPageToJson(*page));
+}
+
+StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolParams&) {
+  auto ipa = ReadLegacyProto<tensorflow::profiler::InputPipelineAnalysisResult>(path);
+  if (!ipa.ok()) return ipa.status();
+  return Json(InputPipelineToJson(*ipa));
+}
+
+StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolParams& params) {
+  auto db = ReadLegacyProto<tensorflow::profiler::TfStatsDatabase>(path);
+  if (!db.ok()) return db.status();
+  return WantsCsv(params) ? Csv(TfStatsToCsv(*db)) : Json(TfStatsToJson(*db));
+}
+
+StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolParams& params) {
+  auto db = ReadLegacyProto<tensorflow::profiler::KernelStatsDb>(path);
+  if (!db.ok()) return db.status();
+  return WantsCsv(params) ? Csv(KernelStatsToCsv(*db)) : Json(KernelStatsToJson(*db));
+}
+
+}  // namespace tbprof

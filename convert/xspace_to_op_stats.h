@@ -1,0 +1,29 @@
+// XSpace -> OpStats (xprof xplane_to_op_stats.cc): grouping, step events and
+// step breakdown, host and device op metrics, kernel stats, run environment.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "convert/artifact_cache.h"
+#include "convert/op_stats.h"
+#include "convert/status.h"
+#include "convert/xspace_model.h"
+
+namespace tbprof {
+
+OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
+
+// Merges per-host OpStats (xprof OpStatsCombiner): op dbs summed, steps kept
+// per host for the step numbers all hosts have, kernel reports merged.
+OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts);
+
+// OpStats of each file, computed once per file identity when `cache` is set.
+StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
+
+// One host: its OpStats; several: the combination.
+StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,
+                                                         ArtifactCache* cache);
+
+}  // namespace tbprof

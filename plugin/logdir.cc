@@ -1,0 +1,272 @@
+#include "plugin/logdir.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include "convert/tool_registry.h"
+
+namespace tbprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kXPlaneSuffix = "xplane.pb";
+constexpr std::string_view kHloProtoSuffix = "hlo_proto.pb";
+// Deeper trees than this are not searched for plugins/profile (guards against
+// pathological logdirs; TensorBoard users nest a few levels at most).
+constexpr int kMaxDiscoveryDepth = 24;
+
+bool IsDirectory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// Canonical path, or "" when it does not exist or cannot be resolved.
+std::string Canonical(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::canonical(p, ec);
+  return ec ? std::string() : c.string();
+}
+
+bool HasDotDotComponent(std::string_view path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == "..") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<LegacySuffix>& LegacySuffixes() {
+  // TBP-legacy TOOLS table (reference/api.md §3.5.1), mapped to the tool names
+  // of the current frontend; `alias` keeps the old request name working.
+  static const std::vector<LegacySuffix> table = {
+      {"trace.json.gz", "trace_viewer", "trace_viewer#"},
+      {"overview_page.pb", "overview_page", "overview_page@"},
+      {"overview_page.json", "overview_page", "overview_page"},
+      {"input_pipeline.pb", "input_pipeline_analyzer", "input_pipeline_analyzer@"},
+      {"input_pipeline.json", "input_pipeline_analyzer", "input_pipeline_analyzer"},
+      {"tensorflow_stats.pb", "framework_op_stats", "tensorflow_stats"},
+      {"kernel_stats.pb", "kernel_stats", "kernel_stats"},
+      {"memory_profile.json.gz", "memory_profile", "memory_profile#"},
+      {"pod_viewer.json", "pod_viewer", "pod_viewer"},
+      {"op_profile.json", "op_profile", "op_profile"},
+      {"memory_viewer.json", "memory_viewer", "memory_viewer"},
+      {"tf_data_bottleneck_analysis.json", "tf_data_bottleneck_analysis", "tf_data_bottleneck_analysis"},
+  };
+  return table;
+}
+
+bool ParseRunFileName(std::string_view name, const std::vector<std::string>& suffixes, std::string* host,
+                      std::string* suffix) {
+  // Longest suffix first, so "a.trace.json.gz" never parses as some shorter
+  // "*.json.gz"; the host part is everything before it (dots included).
+  const std::string* best = nullptr;
+  for (const std::string& s : suffixes) {
+    bool bare = name == s;
+    bool hosted = name.size() > s.size() + 1 && name.ends_with(s) && name[name.size() - s.size() - 1] == '.';
+    if ((bare || hosted) && (best == nullptr || s.size() > best->size())) best = &s;
+  }
+  if (best == nullptr) return false;
+  *suffix = *best;
+  *host = name.size() == best->size() ? std::string() : std::string(name.substr(0, name.size() - best->size() - 1));
+  return true;
+}
+
+Status CheckPlainName(std::string_view what, std::string_view name) {
+  if (name.empty()) return InvalidArgument(std::string(what) + " is empty");
+  if (name == "." || name == "..") return InvalidArgument(std::string(what) + " '" + std::string(name) + "' is not allowed");
+  for (char c : name) {
+    if (c == '/' || c == '\\') return InvalidArgument(std::string(what) + " must not contain a path separator");
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return InvalidArgument(std::string(what) + " must not contain NUL or control characters");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckRunName(std::string_view run) {
+  if (run.empty()) return InvalidArgument("run is empty");
+  if (run.front() == '/') return InvalidArgument("run must be a run name, not an absolute path");
+  for (size_t start = 0; start <= run.size();) {
+    size_t end = std::min(run.find('/', start), run.size());
+    auto status = CheckPlainName("run", run.substr(start, end - start));
+    if (!status.ok()) return InvalidArgument(status.message() + " (run '" + std::string(run.substr(0, 200)) + "')");
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+StatusOr<Logdir> Logdir::Open(const std::string& path) {
+  if (path.empty()) return InvalidArgument("logdir is empty");
+  if (path.find('\0') != std::string::npos) return InvalidArgument("logdir contains a NUL byte");
+  std::string root = Canonical(path);
+  if (root.empty() || !IsDirectory(root)) return NotFound("logdir '" + path + "' is not an existing directory");
+  return Logdir(root);
+}
+
+bool Logdir::IsInside(const std::string& canonical) const {
+  if (canonical.empty()) return false;
+  if (root_ == "/") return true;
+  return canonical == root_ || (canonical.size() > root_.size() && canonical.starts_with(root_) &&
+                                canonical[root_.size()] == '/');
+}
+
+StatusOr<std::string> Logdir::ResolveInside(std::string_view what, std::string_view path) const {
+  const std::string w(what);
+  if (path.find('\0') != std::string_view::npos) return InvalidArgument(w + " contains a NUL byte");
+  if (HasDotDotComponent(path)) return InvalidArgument(w + " must not contain '..'");
+  fs::path p(path);
+  if (p.is_relative()) p = fs::path(root_) / p;
+  std::error_code ec;
+  fs::path weak = fs::weakly_canonical(p, ec);
+  if (ec || !IsInside(weak.string())) return InvalidArgument(w + " '" + std::string(path) + "' is outside the logdir");
+  std::string canonical = Canonical(p);
+  if (canonical.empty() || !IsDirectory(canonical)) return NotFound(w + " '" + std::string(path) + "' is not a directory");
+  if (!IsInside(canonical)) return InvalidArgument(w + " '" + std::string(path) + "' is outside the logdir");
+  return canonical;
+}
+
+std::vector<RunRef> Logdir::DiscoverRuns() const {
+  // tb_run directories: the logdir and every directory below it holding
+  // plugins/profile (XP-HEAD generate_runs). Symlinked directories are not
+  // descended into, so a link cannot pull in a tree outside the logdir.
+  std::vector<std::string> tb_runs;
+  if (IsDirectory(fs::path(root_) / "plugins" / "profile")) tb_runs.push_back(".");
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::directory_entry& e = *it;
+    std::error_code sec;
+    if (!e.is_directory(sec) || e.is_symlink(sec)) {
+      continue;
+    }
+    if (it.depth() >= kMaxDiscoveryDepth) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const fs::path& p = e.path();
+    if (p.filename() != "profile" || p.parent_path().filename() != "plugins") continue;
+    it.disable_recursion_pending();  // run directories hold files, not more runs
+    fs::path tb_dir = p.parent_path().parent_path();
+    if (tb_dir == fs::path(root_)) continue;  // already added as "."
+    tb_runs.push_back(tb_dir.lexically_relative(root_).generic_string());
+  }
+
+  std::set<std::string> seen;
+  std::vector<RunRef> runs;
+  for (const std::string& tb_run : tb_runs) {
+    fs::path profile_dir = (tb_run == "." ? fs::path(root_) : fs::path(root_) / tb_run) / "plugins" / "profile";
+    std::error_code dec;
+    for (fs::directory_iterator d(profile_dir, dec); !dec && d != fs::directory_iterator(); d.increment(dec)) {
+      std::error_code sec;
+      if (!d->is_directory(sec)) continue;  // stray files under plugins/profile are not runs
+      std::string run_dir = Canonical(d->path());
+      if (!IsInside(run_dir)) continue;
+      std::string profile_run = d->path().filename().string();
+      std::string name = tb_run == "." ? profile_run : tb_run + "/" + profile_run;
+      if (seen.insert(name).second) runs.push_back(RunRef{name, run_dir});
+    }
+  }
+  return runs;
+}
+
+namespace {
+
+// A directory counts as a session when it holds anything a tool can read.
+bool HoldsProfileFiles(const RunContents& c) { return !c.xplanes.empty() || !c.legacy.empty(); }
+
+void SortRuns(std::vector<RunRef>& runs) {
+  std::sort(runs.begin(), runs.end(), [](const RunRef& a, const RunRef& b) { return a.name > b.name; });
+}
+
+}  // namespace
+
+StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
+  std::vector<RunRef> runs;
+  if (!scope.session_path.empty()) {
+    auto dir = ResolveInside("session_path", scope.session_path);
+    if (!dir.ok()) return dir.status();
+    if (HoldsProfileFiles(ScanRun(*dir))) runs.push_back(RunRef{fs::path(*dir).filename().string(), *dir});
+  } else if (!scope.run_path.empty()) {
+    auto dir = ResolveInside("run_path", scope.run_path);
+    if (!dir.ok()) return dir.status();
+    std::error_code ec;
+    for (fs::directory_iterator d(*dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
+      std::error_code sec;
+      if (!d->is_directory(sec)) continue;
+      std::string sub = Canonical(d->path());
+      if (!IsInside(sub) || !HoldsProfileFiles(ScanRun(sub))) continue;
+      runs.push_back(RunRef{d->path().filename().string(), sub});
+    }
+  } else {
+    runs = DiscoverRuns();
+  }
+  SortRuns(runs);
+  return runs;
+}
+
+StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) const {
+  while (run.size() > 1 && run.back() == '/') run.remove_suffix(1);  // xprof: run.rstrip('/')
+  if (auto status = CheckRunName(run); !status.ok()) return status;
+  if (!scope.empty()) {
+    auto runs = ListRuns(scope);
+    if (!runs.ok()) return runs.status();
+    for (RunRef& r : *runs) {
+      if (r.name == run) return r;
+    }
+    return NotFound("unknown run '" + std::string(run) + "'");
+  }
+  // "<tb_run>/<profile_run>" -> <logdir>/<tb_run>/plugins/profile/<profile_run>
+  size_t slash = run.rfind('/');
+  fs::path dir(root_);
+  if (slash != std::string_view::npos) dir /= std::string(run.substr(0, slash));
+  dir = dir / "plugins" / "profile" / std::string(slash == std::string_view::npos ? run : run.substr(slash + 1));
+  if (!IsDirectory(dir)) return NotFound("unknown run '" + std::string(run) + "'");
+  std::string canonical = Canonical(dir);
+  if (!IsInside(canonical)) return InvalidArgument("run '" + std::string(run) + "' leads outside the logdir");
+  return RunRef{std::string(run), canonical};
+}
+
+RunContents Logdir::ScanRun(const std::string& dir) const {
+  std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix)};
+  for (const LegacySuffix& s : LegacySuffixes()) suffixes.emplace_back(s.suffix);
+  for (const LegacyToolSpec& s : LegacyConverters()) {
+    if (std::find(suffixes.begin(), suffixes.end(), s.suffix) == suffixes.end()) suffixes.push_back(s.suffix);
+  }
+  RunContents out;
+  std::error_code ec;
+  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
+    std::error_code sec;
+    if (!d->is_regular_file(sec)) continue;
+    std::string host, suffix;
+    if (!ParseRunFileName(d->path().filename().string(), suffixes, &host, &suffix)) continue;
+    std::string path = d->path().string();
+    if (d->is_symlink(sec)) {
+      path = Canonical(d->path());
+      if (!IsInside(path)) continue;  // never read through a link that leaves the logdir
+    }
+    if (suffix == kXPlaneSuffix) {
+      out.xplanes.push_back(RunFile{host, suffix, path});
+    } else if (suffix == kHloProtoSuffix) {
+      if (!host.empty()) out.hlo_modules.push_back(host);
+    } else {
+      out.legacy.push_back(RunFile{host, suffix, path});
+    }
+  }
+  auto by_host = [](const RunFile& a, const RunFile& b) {
+    return a.host != b.host ? a.host < b.host : a.suffix < b.suffix;
+  };
+  std::sort(out.xplanes.begin(), out.xplanes.end(), by_host);
+  std::sort(out.legacy.begin(), out.legacy.end(), by_host);
+  std::sort(out.hlo_modules.begin(), out.hlo_modules.end());
+  return out;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,97 @@
+// Run discovery over a logdir, laid out as TensorBoard's profile plugin
+// expects (reference/api.md §3):
+//   <logdir>[/<tb_run>...]/plugins/profile/<profile_run>/<host>.<suffix>
+// Every name that reaches the file system from a request (run, host, tool,
+// session_path, run_path) is checked here first: nothing outside the logdir is
+// ever opened, and nothing inside it is ever written.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/status.h"
+
+namespace tbprof {
+
+// A profile run as the frontend names it ("train/2024_01_02_03_04_05").
+struct RunRef {
+  std::string name;
+  std::string dir;  // canonical absolute path, always inside the logdir
+};
+
+// `session_path` / `run_path` query parameters (xprof ≥2.20): restrict the
+// runs to one session directory, or to the subdirectories of one directory.
+struct RunScope {
+  std::string session_path;
+  std::string run_path;
+  bool empty() const { return session_path.empty() && run_path.empty(); }
+};
+
+// One file of a run that feeds a tool.
+struct RunFile {
+  std::string host;    // "" for a bare "<suffix>" file
+  std::string suffix;  // "xplane.pb", "overview_page.pb", …
+  std::string path;
+};
+
+// What a run directory holds, split by kind; each list is sorted by host.
+struct RunContents {
+  std::vector<RunFile> xplanes;     // <host>.xplane.pb
+  std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
+  std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
+};
+
+// Legacy per-tool file suffixes and the tool each one serves, as the modern
+// frontend names it. `alias` is the TBP-legacy name, accepted in requests.
+struct LegacySuffix {
+  std::string_view suffix;
+  std::string_view tool;
+  std::string_view alias;
+};
+const std::vector<LegacySuffix>& LegacySuffixes();
+
+// Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
+// returns false when the name ends in none of them.
+bool ParseRunFileName(std::string_view file_name, const std::vector<std::string>& suffixes,
+                      std::string* host, std::string* suffix);
+
+// Checks the syntax of a frontend run name ("a/b/run"): relative, made of
+// plain names (see CheckPlainName). Touches no file.
+Status CheckRunName(std::string_view run);
+
+// Rejects names that could address anything but a single plain entry:
+// empty, ".", "..", "/", "\\", NUL, control characters.
+Status CheckPlainName(std::string_view what, std::string_view name);
+
+class Logdir {
+ public:
+  // `path` must be an existing directory; it is canonicalized.
+  static StatusOr<Logdir> Open(const std::string& path);
+
+  const std::string& root() const { return root_; }
+
+  // All runs, sorted as /runs returns them (reverse lexicographic).
+  StatusOr<std::vector<RunRef>> ListRuns(const RunScope& scope) const;
+
+  // Maps a frontend run name to its directory. InvalidArgument when the name
+  // or the scope tries to leave the logdir; NotFound for an unknown run.
+  StatusOr<RunRef> FindRun(std::string_view run, const RunScope& scope) const;
+
+  // Lists the files of a run directory returned by ListRuns/FindRun; files
+  // that are symlinks leading out of the logdir are left out.
+  RunContents ScanRun(const std::string& dir) const;
+
+  // Resolves `path` (absolute, or relative to the logdir) to a canonical
+  // directory inside the logdir; InvalidArgument otherwise.
+  StatusOr<std::string> ResolveInside(std::string_view what, std::string_view path) const;
+
+ private:
+  explicit Logdir(std::string root) : root_(std::move(root)) {}
+  bool IsInside(const std::string& canonical) const;
+  std::vector<RunRef> DiscoverRuns() const;
+
+  std::string root_;
+};
+
+}  // namespace tbprof

@@ -1,0 +1,37 @@
+// Which tools and hosts a run offers, by xprof's rules (reference/api.md
+// §3.4, §3.5): tools from the files present and the converters registered,
+// hosts from file names with the ALL_HOSTS rules of each tool.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/artifact_cache.h"
+#include "plugin/logdir.h"
+
+namespace tbprof {
+
+inline constexpr std::string_view kAllHosts = "ALL_HOSTS";
+
+// xprof's XPLANE_TOOLS_ALL_HOSTS_SUPPORTED / _ONLY sets.
+bool SupportsAllHosts(std::string_view tool);
+bool IsAllHostsOnly(std::string_view tool);
+// Tools whose /data honours `hosts=a,b` (the trace viewers).
+bool SelectsHostsByList(std::string_view tool);
+
+// Legacy per-tool files: servable when ready JSON or when a converter for the
+// suffix is registered; the tool they serve; whether `tag` asks for them
+// (modern name or TBP-legacy alias).
+bool IsServableLegacy(const RunFile& f);
+std::string LegacyToolOf(const RunFile& f);
+bool LegacyFileServesTag(const RunFile& f, std::string_view tag);
+
+// /run_tools: registered xplane tools (conditional ones checked on the first
+// XSpace, loaded through `cache`) and servable legacy files, in xprof's order.
+std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* cache);
+
+// /hosts for `tag` (trailing '^' already stripped), sorted.
+std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_view tag);
+
+}  // namespace tbprof
