@@ -1,0 +1,43 @@
+// Pieces shared by the step-oriented pages (overview, input pipeline).
+import { el } from '../dom';
+import { DataTable, colIndex, cellText, num, cellValue } from '../datatable';
+import { stackedColumns, INPUT_RED, PALETTE, Series } from '../charts';
+
+export function card(label: string, value: string, note = ''): HTMLElement {
+  return el('div', { class: 'stat-card', 'data-stat': label }, el('div', { class: 'stat-label' }, label),
+    el('div', { class: 'stat-value' }, value || '—'), note ? el('div', { class: 'stat-note' }, note) : null);
+}
+
+export function cards(...items: HTMLElement[]): HTMLElement {
+  return el('div', { class: 'stat-cards' }, ...items);
+}
+
+const INPUT_REDS = [INPUT_RED, '#ff7f7f', '#a50f15', '#fb6a4a'];
+function isInputColumn(id: string): boolean { return /infeed|input/i.test(id) && !/percent/i.test(id); }
+
+// Step-time breakdown columns to stack: the converter names them in
+// p.step_time_graph_column_ids when it knows; otherwise every per-step ms column.
+export function stepSeries(t: DataTable): { steps: string[]; series: Series[] } {
+  const listed = (t.p?.step_time_graph_column_ids ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  let ids = listed.length ? listed : t.cols.map((c) => c.id);
+  ids = ids.filter((id) => {
+    const c = t.cols.find((x) => x.id === id);
+    return c && c.type === 'number' && !/percent|^stepTimeMs$/i.test(id);
+  });
+  const stepCol = Math.max(0, t.cols.findIndex((c) => /^step(num|name)$/.test(c.id)));
+  const steps = t.rows.map((_, r) => cellText(t, r, stepCol));
+  let red = 0, other = 0;
+  const series = ids.map((id) => {
+    const c = colIndex(t, id);
+    const label = t.cols[c].label || id;
+    const color = isInputColumn(id) ? INPUT_REDS[red++ % INPUT_REDS.length] : PALETTE[other++ % PALETTE.length];
+    return { name: label, color, values: t.rows.map((_, r) => num(cellValue(t, r, c))) };
+  });
+  return { steps, series };
+}
+
+export function stepChart(t: DataTable, name: string): HTMLElement {
+  const { steps, series } = stepSeries(t);
+  if (steps.length === 0) return el('div', { class: 'msg msg-empty' }, 'No steps were found in this profile, so there is no step-time graph.');
+  return stackedColumns(steps, series, { yLabel: 'milliseconds', name });
+}

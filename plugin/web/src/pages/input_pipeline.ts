@@ -1,0 +1,68 @@
+import { el, section, safeHtml, message } from '../dom';
+import { DataTable, isTable, strings } from '../datatable';
+import { PageContext } from '../page';
+import { card, cards, stepChart } from './common';
+import { pie } from '../charts';
+import { fmtNum } from '../format';
+import { gridFromDataTable } from '../table';
+
+// Both the xprof (5 slots) and the older (step table first) layouts: find tables by their columns.
+function findTable(data: unknown, test: (t: DataTable) => boolean): DataTable | null {
+  const list = Array.isArray(data) ? data : [data];
+  return (list.find((t) => isTable(t) && test(t)) as DataTable | undefined) ?? null;
+}
+const hasCol = (t: DataTable, id: string) => t.cols.some((c) => c.id === id);
+
+const HOST_CATEGORIES: [string, string][] = [
+  ['enqueue_us', 'Enqueuing data'], ['demanded_file_read_us', 'Reading data on demand'],
+  ['advanced_file_read_us', 'Reading data in advance'], ['preprocessing_us', 'Preprocessing'],
+  ['unclassified_nonequeue_us', 'Other input'],
+];
+
+export async function renderInputPipeline(ctx: PageContext): Promise<void> {
+  const data = await ctx.load<unknown>();
+  const steps = findTable(data, (t) => hasCol(t, 'stepnum') || hasCol(t, 'stepname'));
+  const ops = findTable(data, (t) => hasCol(t, 'opName'));
+  const links = findTable(data, (t) => t.cols.length === 1 && t.cols[0].id === 'link');
+  const diagnostics = findTable(data, (t) => hasCol(t, 'severity'));
+  const root = ctx.root;
+  if (!steps && !ops) { root.appendChild(message('empty', 'This profile has no input-pipeline data.')); return; }
+  const sp = steps?.p ?? {};
+
+  if (diagnostics) for (const [i, s] of strings(diagnostics, 'severity').entries()) {
+    root.appendChild(el('div', { class: `msg msg-${s === 'ERROR' ? 'error' : 'info'}` }, `${s}: ${strings(diagnostics, 'message')[i]}`));
+  }
+
+  const conclusion = sp.input_conclusion ?? sp.summary_conclusion ?? '';
+  root.appendChild(section('Summary', conclusion ? el('p', { class: 'conclusion' }, safeHtml(conclusion)) : message('empty', 'No input-bound classification.'),
+    sp.summary_nextstep ? el('p', { class: 'hint' }, safeHtml(sp.summary_nextstep)) : null,
+    sp.output_conclusion ? el('p', {}, safeHtml(sp.output_conclusion)) : null));
+
+  if (steps) {
+    const stat = (k: string) => (sp[k] !== undefined ? `${sp[k]} ms` : '—');
+    const stats = cards(card('Average step time', stat('steptime_ms_average')), card('Standard deviation', stat('steptime_ms_standard_deviation')),
+      card('Minimum', stat('steptime_ms_minimum')), card('Maximum', stat('steptime_ms_maximum')));
+    const infeed = sp.infeed_percent_average !== undefined
+      ? cards(card('Input wait (avg)', `${sp.infeed_percent_average}%`), card('Input wait (σ)', `${sp.infeed_percent_standard_deviation ?? '—'}%`),
+        card('Input wait (min)', `${sp.infeed_percent_minimum ?? '—'}%`), card('Input wait (max)', `${sp.infeed_percent_maximum ?? '—'}%`))
+      : null;
+    root.appendChild(section('Device-side: step time', stepChart(steps, 'input-steps'), stats, infeed));
+  }
+
+  if (ops) {
+    const op = ops.p ?? {};
+    const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, value: Number(op[k]) / 1000 }));
+    const total = slices.reduce((s, x) => s + (Number.isFinite(x.value) ? x.value : 0), 0);
+    root.appendChild(section('Host-side: input time breakdown', slices.length
+      ? el('div', { class: 'row' }, pie('Input time on the host (ms)', slices, { name: 'host-breakdown' }),
+        cards(...slices.map((s) => card(s.name, `${fmtNum(s.value, 3)} ms`, total > 0 ? `${((s.value / total) * 100).toFixed(1)}%` : ''))))
+      : message('empty', 'No host-side input breakdown.')));
+    root.appendChild(section('Host-side: input operations', ops.rows.length
+      ? gridFromDataTable(ops, { percentCols: ['timeInPercent', 'selfTimeInPercent'], initialSort: { id: 'selfTimeInMs', desc: true }, name: 'input-ops' }).root
+      : message('empty', 'No input operations were found on the host.')));
+  }
+
+  if (links && links.rows.length) {
+    root.appendChild(section('Recommendations', el('ul', {}, ...strings(links, 'link').map((l) => el('li', {}, safeHtml(l))))));
+  }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Browser tests of the UI: starts `build/tbprof serve` on a demo logdir (a
+# synthetic run plus copies of ../shared/testdata profiles) and drives Debian's
+# chromium headless through every page. Screenshots go to build/web-artifacts/.
+# Without a tbprof that has `serve` (or with TBPROF_WEB_TARGET=mock) the same
+# tests run against dev/mock_server.mjs, which answers from testdata samples.
+set -euo pipefail
+web="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$web/../.." && pwd)"
+testdata="${TBPROF_TESTDATA:-$repo/../shared/testdata}"
+artifacts="$repo/build/web-artifacts"
+tbprof="$repo/build/tbprof"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+
+if [ ! -x "$chromium" ]; then echo "web tests: $chromium not found (scripts/setup.sh installs chromium)"; echo "0 passed, 1 failed"; exit 1; fi
+"$web/setup.sh" >/dev/null
+rm -rf "$artifacts"; mkdir -p "$artifacts"
+
+# node is needed anyway, so it also finds a free port and polls the server (no python3/curl needed).
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})'; }
+answers() { node -e 'fetch(process.argv[1]).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))' "$1"; }
+server_pid=""
+cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+
+target="${TBPROF_WEB_TARGET:-auto}"
+if [ "$target" = auto ]; then
+  if [ -x "$tbprof" ] && "$tbprof" serve --help >/dev/null 2>&1; then target=real; else target=mock; fi
+fi
+
+port="$(free_port)"
+if [ "$target" = real ]; then
+  logdir="$repo/build/web-demo-logdir"
+  rm -rf "$logdir"; mkdir -p "$logdir/plugins/profile/empty_run"
+  if "$tbprof" synth --help >/dev/null 2>&1; then
+    # Two hosts (ALL_HOSTS, pod_viewer) and over xprof's 500k-event streaming
+    # threshold per host, so trace_viewer@ really streams windows.
+    "$tbprof" synth --out "$logdir" --hosts 2 --events "${TBPROF_WEB_EVENTS:-1000000}" >/dev/null
+  else
+    echo "web tests: tbprof has no synth subcommand; using testdata profiles only"
+  fi
+  if [ -d "$testdata" ]; then
+    for name in jax_tpu_v6e jax_rocm_mi300_gemm; do
+      mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"
+    done
+    mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
+    cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"; chmod -R u+w "$logdir/legacy_tf22"
+  else
+    echo "web tests: $testdata not found; skipping the testdata runs"
+  fi
+  "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
+  server_pid=$!
+else
+  if [ ! -d "$testdata" ]; then echo "web tests: no tbprof serve and no testdata ($testdata): skipped"; echo "0 passed, 0 failed"; exit 0; fi
+  echo "web tests: running against the dev mock server (tbprof serve not available)"
+  node "$web/dev/mock_server.mjs" --port "$port" --testdata "$testdata" >"$artifacts/server.log" 2>&1 &
+  server_pid=$!
+fi
+
+for _ in $(seq 1 300); do
+  if answers "http://127.0.0.1:$port/data/plugin/profile/runs"; then break; fi
+  if ! kill -0 "$server_pid" 2>/dev/null; then echo "web tests: server exited early:"; tail -20 "$artifacts/server.log"; echo "0 passed, 1 failed"; exit 1; fi
+  sleep 0.2
+done
+
+cd "$web"
+node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium"
