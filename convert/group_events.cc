@@ -398,8 +398,29 @@ bool IsXSpaceGrouped(const XSpaceModel& space) {
   return any;
 }
 
+// CheckLoopOp: xla's GroupTfEvents does not group spaces that run TF loop ops.
+bool HasLoopOps(const XSpaceModel& space) {
+  for (const char* name : {"WhileOp-EvalCond", "WhileOp-StartBody", "ForOp", "ParallelForOp", "ForeverOp"}) {
+    StrId id = space.Find(name);
+    if (id == kNoStr) continue;
+    for (const XPlaneModel& p : space.planes) {
+      for (const EventMetadata& m : p.event_metadata) {
+        if (m.name == id) return true;
+      }
+    }
+  }
+  return false;
+}
+
 EventGroups GroupEvents(const XSpaceModel& space) {
   if (IsXSpaceGrouped(space)) return ReadExistingGroups(space);
+  if (HasLoopOps(space)) {
+    EventGroups none;
+    none.group_of.resize(space.planes.size());
+    none.has_step_name.resize(space.planes.size());
+    for (size_t i = 0; i < space.planes.size(); ++i) none.group_of[i].assign(space.planes[i].events.size(), kNoGroup);
+    return none;
+  }
   return Grouper(space).Run();
 }
 

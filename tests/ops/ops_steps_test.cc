@@ -247,3 +247,21 @@ TEST(OpsGrouping, TensorFlowLoopIterationsAreTheSteps) {
 
 }  // namespace
 }  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+TEST(OpsGrouping, SpacesWithLoopOpsAreNotGrouped) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU");
+  XLineBuilder a = host.AddLine(1, "a");
+  a.AddEvent("train", 0, 10 * ops_test::kUs).Int("_r", 1);
+  a.AddEvent("WhileOp-EvalCond", ops_test::kUs, ops_test::kUs);
+  EventGroups g = GroupEvents(*ops_test::ToModel(space));
+  std::vector<int32_t> expected = {kNoGroup, kNoGroup};
+  EXPECT_EQ(g.group_of[0], expected);
+  EXPECT_TRUE(g.group_names.empty());
+}
+
+}  // namespace
+}  // namespace tbprof
