@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -83,23 +85,21 @@ class Grouper {
                      [](const WorkPlane& a, const WorkPlane& b) { return a.is_host > b.is_host; });
     BuildCrossEdges();
 
-    // Pass 1: highest root level among strict ancestors, to find group roots.
-    std::vector<std::vector<int32_t>> anc_level = Propagate(
-        [](const WorkPlane&, uint32_t) { return int32_t{0}; },
-        [](const WorkPlane& pw, uint32_t pe, int32_t pv) { return std::max<int32_t>(pw.root_level[pe], pv); },
-        [](int32_t a, int32_t b) { return std::max(a, b); });
-    struct Root {
-      int level;
-      int64_t begin;
-      uint32_t plane, event;
-    };
-    std::vector<Root> roots;
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-      const WorkPlane& w = planes_[pi];
-      const XPlaneModel& p = space_.planes[w.space_index];
-      for (uint32_t e = 0; e < w.root_level.size(); ++e) {
-        if (w.root_level[e] > 0 && anc_level[pi][e] < w.root_level[e]) {
-          roots.push_back({w.root_level[e], p.events[e].begin_ps, pi, e});
+    // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
+    std::vector<Root> roots = TfLoopRoots();
+    if (roots.empty()) {
+      // Pass 1: highest root level among strict ancestors, to find group roots.
+      std::vector<std::vector<int32_t>> anc_level = Propagate(
+          [](const WorkPlane&, uint32_t) { return int32_t{0}; },
+          [](const WorkPlane& pw, uint32_t pe, int32_t pv) { return std::max<int32_t>(pw.root_level[pe], pv); },
+          [](int32_t a, int32_t b) { return std::max(a, b); });
+      for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+        const WorkPlane& w = planes_[pi];
+        const XPlaneModel& p = space_.planes[w.space_index];
+        for (uint32_t e = 0; e < w.root_level.size(); ++e) {
+          if (w.root_level[e] > 0 && anc_level[pi][e] < w.root_level[e]) {
+            roots.push_back({w.root_level[e], p.events[e].begin_ps, pi, e});
+          }
         }
       }
     }
@@ -138,6 +138,55 @@ class Grouper {
   }
 
  private:
+  struct Root {
+    int level;
+    int64_t begin;
+    uint32_t plane, event;
+  };
+
+  // ExecutorState::Process events with a step `id` and `iter_num` (ids of
+  // tf.data's InstantiatedCapturedFunction excluded): each iteration of a loop
+  // that reaches iter_num > 0 becomes a group whose root is its earliest
+  // event; the iteration's other events become the root's children.
+  std::vector<Root> TfLoopRoots() {
+    std::vector<Root> roots;
+    StrId id_stat = space_.Find("id");
+    if (id_stat == kNoStr || ids_.iter_num == kNoStr) return roots;
+    std::set<int64_t> tf_data_ids;
+    std::map<int64_t, std::map<int64_t, std::vector<EdgeRef>>> loops;  // step id -> iter -> events
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (!planes_[pi].is_host) continue;
+      const XPlaneModel& p = space_.planes[planes_[pi].space_index];
+      for (const auto& order : planes_[pi].line_orders) {
+        for (uint32_t e : order) {
+          std::string_view name = space_.Str(p.EventName(e));
+          const Stat* id = FindIf(p, e, id_stat);
+          if (!id) continue;
+          if (name.starts_with("InstantiatedCapturedFunction::")) tf_data_ids.insert(id->IntValue());
+          if (name != "ExecutorState::Process") continue;
+          const Stat* iter = FindIf(p, e, ids_.iter_num);
+          if (iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
+        }
+      }
+    }
+    for (const auto& [step_id, iterations] : loops) {
+      if (tf_data_ids.count(step_id) || iterations.rbegin()->first == 0) continue;
+      for (const auto& [iter, events] : iterations) {
+        auto begin_of = [&](const EdgeRef& r) {
+          return space_.planes[planes_[r.plane].space_index].events[r.event].begin_ps;
+        };
+        EdgeRef root = *std::min_element(events.begin(), events.end(), [&](const EdgeRef& a, const EdgeRef& b) {
+          return begin_of(a) < begin_of(b);
+        });
+        for (const EdgeRef& member : events) {
+          if (member.plane != root.plane || member.event != root.event) context_edges_.push_back({root, member});
+        }
+        roots.push_back({1, begin_of(root), root.plane, root.event});
+      }
+    }
+    return roots;
+  }
+
   void BuildNesting(const XPlaneModel& p, WorkPlane& w) {
     w.nest_parent.assign(p.events.size(), kNoParent);
     w.root_level.assign(p.events.size(), 0);
@@ -349,8 +398,29 @@ bool IsXSpaceGrouped(const XSpaceModel& space) {
   return any;
 }
 
+// CheckLoopOp: xla's GroupTfEvents does not group spaces that run TF loop ops.
+bool HasLoopOps(const XSpaceModel& space) {
+  for (const char* name : {"WhileOp-EvalCond", "WhileOp-StartBody", "ForOp", "ParallelForOp", "ForeverOp"}) {
+    StrId id = space.Find(name);
+    if (id == kNoStr) continue;
+    for (const XPlaneModel& p : space.planes) {
+      for (const EventMetadata& m : p.event_metadata) {
+        if (m.name == id) return true;
+      }
+    }
+  }
+  return false;
+}
+
 EventGroups GroupEvents(const XSpaceModel& space) {
   if (IsXSpaceGrouped(space)) return ReadExistingGroups(space);
+  if (HasLoopOps(space)) {
+    EventGroups none;
+    none.group_of.resize(space.planes.size());
+    none.has_step_name.resize(space.planes.size());
+    for (size_t i = 0; i < space.planes.size(); ++i) none.group_of[i].assign(space.planes[i].events.size(), kNoGroup);
+    return none;
+  }
   return Grouper(space).Run();
 }
 

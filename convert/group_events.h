@@ -34,7 +34,8 @@ bool IsXSpaceGrouped(const XSpaceModel& space);
 
 // Reads existing group_id/step_name stats when the space is already grouped,
 // otherwise computes the groups. GPU events left ungrouped inherit the group of
-// the latest earlier event on their plane (ProcessUngroupedEvents).
+// the latest earlier event on their plane (ProcessUngroupedEvents). Spaces with
+// TF loop ops (WhileOp-EvalCond, ForOp, …) are left ungrouped, as in xla.
 EventGroups GroupEvents(const XSpaceModel& space);
 
 // Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.

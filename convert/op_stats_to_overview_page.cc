@@ -131,7 +131,8 @@ OverviewPageRecommendation ComputeRecommendation(const OpStats& s,
          "trace_viewer (look at the activities on the timeline of each Host Thread near the bottom of the trace "
          "view)");
   AddTip(r.mutable_device_tips(), "framework_op_stats (identify the time-consuming operations executed on the GPU)");
-  AddTip(r.mutable_device_tips(), "trace_viewer (look at the activities on the timeline of each GPU in the trace view)");
+  AddTip(r.mutable_device_tips(),
+         "trace_viewer (look at the activities on the timeline of each GPU in the trace view)");
   AddTip(r.mutable_documentation_tips(),
          "<a href=\"https://www.tensorflow.org/guide/data_performance_analysis\" target=\"_blank\">Analyze tf.data "
          "performance with the TF Profiler</a>");

@@ -218,3 +218,50 @@ TEST(OpsCombine, AllHostsSumsOpsAndIntersectsSteps) {
 
 }  // namespace
 }  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+// Two iterations (iter_num 0 and 1) of TF executor step 9 on two threads, plus a
+// `train` root that must be ignored because TF loops take precedence.
+TEST(OpsGrouping, TensorFlowLoopIterationsAreTheSteps) {
+  using ops_test::kUs;
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU");
+  XLineBuilder a = host.AddLine(1, "a");
+  a.AddEvent("train", 0, 100 * kUs).Int("_r", 1);
+  a.AddEvent("ExecutorState::Process", 10 * kUs, 10 * kUs).Int("id", 9).Int("iter_num", 0);
+  a.AddEvent("x:X", 11 * kUs, kUs);
+  a.AddEvent("ExecutorState::Process", 50 * kUs, 10 * kUs).Int("id", 9).Int("iter_num", 1);
+  XLineBuilder b = host.AddLine(2, "b");
+  b.AddEvent("ExecutorState::Process", 12 * kUs, 5 * kUs).Int("id", 9).Int("iter_num", 0);
+  b.AddEvent("ExecutorState::Process", 40 * kUs, 5 * kUs).Int("id", 9).Int("iter_num", 1);
+  auto model = ops_test::ToModel(space);
+  EventGroups g = GroupEvents(*model);
+  // Iteration 0 starts at 10 µs (group 0), iteration 1 at 40 µs (group 1, rooted on thread b).
+  std::vector<int32_t> expected = {kNoGroup, 0, 0, 1, 0, 1};
+  EXPECT_EQ(g.group_of[0], expected);
+  EXPECT_EQ(g.group_names[0], "0");
+  EXPECT_EQ(g.group_names[1], "1");
+}
+
+}  // namespace
+}  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+TEST(OpsGrouping, SpacesWithLoopOpsAreNotGrouped) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU");
+  XLineBuilder a = host.AddLine(1, "a");
+  a.AddEvent("train", 0, 10 * ops_test::kUs).Int("_r", 1);
+  a.AddEvent("WhileOp-EvalCond", ops_test::kUs, ops_test::kUs);
+  EventGroups g = GroupEvents(*ops_test::ToModel(space));
+  std::vector<int32_t> expected = {kNoGroup, kNoGroup};
+  EXPECT_EQ(g.group_of[0], expected);
+  EXPECT_TRUE(g.group_names.empty());
+}
+
+}  // namespace
+}  // namespace tbprof
