@@ -12,7 +12,7 @@ const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const base = arg('--base');
 const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
-const maxRuns = Number(arg('--max-runs', '8'));
+const maxRuns = Number(arg('--max-runs', '20'));
 if (!base) { console.error('usage: browser_test.mjs --base URL'); process.exit(2); }
 fs.mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
