@@ -35,7 +35,7 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
     std::vector<LegacyToolSpec> c;
     c.push_back({"overview_page", "overview_page.pb", LegacyOverviewPage});
     c.push_back({"input_pipeline_analyzer", "input_pipeline.pb", LegacyInputPipeline});
-    c.push_back({"tensorflow_stats", "tensorflow_stats.pb", LegacyTfStats});
+    c.push_back({"framework_op_stats", "tensorflow_stats.pb", LegacyTfStats});
     c.push_back({"kernel_stats", "kernel_stats.pb", LegacyKernelStats});
     return c;
   }();

@@ -28,8 +28,9 @@ struct HttpServerOptions {
   LogLevel log_level = LogLevel::kInfo;
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 64 * 1024;  // no route takes a body; this only bounds what is read
-  int read_timeout_s = 30;            // a request must arrive completely within this
-  int idle_timeout_s = 120;           // keep-alive connections idle longer are closed
+  // A request must arrive completely within this many seconds of the previous
+  // answer (or of connecting), so idle keep-alive connections close after it too.
+  int read_timeout_s = 30;
   size_t gzip_min_bytes = 860;        // smaller bodies are not worth compressing
 };
 

@@ -194,26 +194,7 @@ std::string PercentEncode(std::string_view s) {
   return out;
 }
 
-const char* StatusReason(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
-  }
-}
-
 struct ProfileService::Query {
-  std::string path;   // decoded, prefix and trailing slash stripped
   ToolParams params;  // first value of each parameter wins, as request.args.get
   std::string Get(const std::string& key) const { return ParamStr(params, key); }
   RunScope Scope() const { return RunScope{Get("session_path"), Get("run_path")}; }

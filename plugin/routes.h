@@ -124,7 +124,4 @@ std::string DefaultWebDir();
 // Encodes everything but unreserved characters (RFC 3986) as %XX.
 std::string PercentEncode(std::string_view s);
 
-// Canonical reason phrase text for logs and error bodies ("Not Found").
-const char* StatusReason(int status);
-
 }  // namespace tbprof
