@@ -44,7 +44,9 @@ if [ "$target" = real ]; then
       mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"
     done
     mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
-    cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"; chmod -R u+w "$logdir/legacy_tf22"
+    cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
+    cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
+    chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"
   else
     echo "web tests: $testdata not found; skipping the testdata runs"
   fi

@@ -12,7 +12,7 @@ const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const base = arg('--base');
 const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
-const maxRuns = Number(arg('--max-runs', '8'));
+const maxRuns = Number(arg('--max-runs', '20'));
 if (!base) { console.error('usage: browser_test.mjs --base URL'); process.exit(2); }
 fs.mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
@@ -78,6 +78,7 @@ await test('shell: run selector lists the runs from /runs', async () => {
   const shown = await page.$$eval('#run-select option', (o) => o.map((x) => x.value));
   assert(JSON.stringify(shown) === JSON.stringify(runs), `runs shown ${JSON.stringify(shown)} != /runs ${JSON.stringify(runs)}`);
   if (runs.length) {
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('tool') || document.querySelector('.msg'), null, { timeout: 30000 });
     const tools = (await api('run_tools', { run: runs[0] })).json;
     const shownTools = await page.$$eval('#tool-select option', (o) => o.map((x) => x.value));
     assert(JSON.stringify(shownTools) === JSON.stringify(tools), `tools shown ${JSON.stringify(shownTools)} != ${JSON.stringify(tools)}`);

@@ -10,6 +10,14 @@ interface LaneBox { lane: string; pid: string; y: number; h: number; rows: numbe
 interface ProcBox { pid: string; y: number; title: string }
 export interface Selected { lane: string; raw: RawEvent; start: number; dur: number; name: string }
 
+// Cuts a label to about `px` pixels of 11px sans-serif (≈6.2 px a character)
+// instead of letting the canvas squeeze it.
+function fitText(text: string, px: number): string {
+  const chars = Math.floor(px / 6.2);
+  if (text.length <= chars) return text;
+  return chars <= 1 ? '' : text.slice(0, chars - 1) + '…';
+}
+
 function colorFor(name: string): string {
   let h = 0;
   for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
@@ -150,14 +158,14 @@ export class TraceView {
       if (y > h || y + PROC_H < RULER_H) continue;
       c.fillStyle = '#e8eaf0'; c.fillRect(0, y, w, PROC_H);
       c.fillStyle = '#222'; c.font = 'bold 11px sans-serif';
-      c.fillText(`${this.collapsed.has(p.pid) ? '▸' : '▾'} ${p.title}`, 6, y + PROC_H / 2, w - 12);
+      c.fillText(fitText(`${this.collapsed.has(p.pid) ? '▸' : '▾'} ${p.title}`, w - 12), 6, y + PROC_H / 2);
       c.font = '11px sans-serif';
     }
     for (const lane of this.lanes) {
       const y = RULER_H + lane.y - this.scrollY;
       if (y > h || y + lane.h < RULER_H) continue;
       c.strokeStyle = '#eee'; c.beginPath(); c.moveTo(0, y + lane.h - 0.5); c.lineTo(w, y + lane.h - 0.5); c.stroke();
-      c.fillStyle = '#333'; c.fillText(lane.title, 14, y + Math.min(lane.h, ROW_H) / 2 + 1, HEADING_W - 20);
+      c.fillStyle = '#333'; c.fillText(fitText(lane.title, HEADING_W - 20), 14, y + Math.min(lane.h, ROW_H) / 2 + 1);
       c.save();
       c.beginPath(); c.rect(HEADING_W, y, w - HEADING_W, lane.h); c.clip();
       this.drawLane(lane, y);
@@ -234,7 +242,7 @@ export class TraceView {
         c.fillRect(xs, ry, xe - xs - 0.5, ROW_H - 2);
         if (xe - xs > 36) {
           c.fillStyle = dim ? '#888' : '#fff';
-          c.fillText(name, xs + 3, ry + ROW_H / 2, xe - xs - 6);
+          c.fillText(fitText(name, xe - xs - 6), xs + 3, ry + ROW_H / 2);
         }
         const sel = this.selected;
         if (sel?.raw.bind_id !== undefined && row.raw[i].bind_id === sel.raw.bind_id) {
