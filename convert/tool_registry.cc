@@ -66,6 +66,12 @@ StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& 
   return cache->Get<XSpaceModel>("model|" + *key, load);
 }
 
+std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache) {
+  if (cache == nullptr) return nullptr;
+  auto key = FileIdentityKey(path);
+  return key.ok() ? cache->Peek<XSpaceModel>("model|" + *key) : nullptr;
+}
+
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {
   auto it = p.find(key);
   if (it == p.end()) return fallback;

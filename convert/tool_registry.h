@@ -55,6 +55,8 @@ const std::vector<LegacyToolSpec>& LegacyConverters();
 
 // Loads (or fetches from `cache`) the model of one xplane file.
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache);
+// The whole model of one xplane file if `cache` holds it already; null otherwise (nothing is loaded).
+std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache);
 
 // Integer/double query parameter with a default; garbage yields the default.
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback);

@@ -5,15 +5,6 @@
 
 namespace tbprof {
 
-const Stat* XPlaneModel::FindStat(uint32_t e, StrId name) const {
-  if (name == kNoStr) return nullptr;
-  auto [b, end] = StatsOf(e);
-  for (const Stat* s = b; s != end; ++s) {
-    if (s->name == name) return s;
-  }
-  return nullptr;
-}
-
 const Stat* XPlaneModel::FindEventOrMetadataStat(uint32_t e, StrId name) const {
   if (const Stat* s = FindStat(e, name)) return s;
   if (name == kNoStr) return nullptr;

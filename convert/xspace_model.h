@@ -104,8 +104,15 @@ struct XPlaneModel {
     const EventMetadata& m = event_metadata[md];
     return {metadata_stats.data() + m.first_stat, metadata_stats.data() + m.first_stat + m.num_stats};
   }
-  // The event's own stat named `name`; nullptr if absent.
-  const Stat* FindStat(uint32_t e, StrId name) const;
+  // The event's own stat named `name`; nullptr if absent. Inline: analyses call it per event.
+  const Stat* FindStat(uint32_t e, StrId name) const {
+    if (name == kNoStr) return nullptr;
+    auto [b, end] = StatsOf(e);
+    for (const Stat* s = b; s != end; ++s) {
+      if (s->name == name) return s;
+    }
+    return nullptr;
+  }
   // Own stat first, then the event metadata's (GetEventOrMetadataStat).
   const Stat* FindEventOrMetadataStat(uint32_t e, StrId name) const;
   const Stat* FindPlaneStat(StrId name) const;

@@ -6,7 +6,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <thread>
 #include <unordered_map>
 
 namespace tbprof {
@@ -65,17 +68,30 @@ class Decoder {
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
 
-  void Fail(const uint8_t* at, const std::string& what) {
+  [[gnu::noinline, gnu::cold]] void Fail(const uint8_t* at, const std::string& what) {
     if (!failed()) {
       error_ = std::string(source_) + ": " + what + " at byte offset " + std::to_string(at - base_);
     }
   }
 
-  bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
-    if (p < end && *p < 0x80) {
-      out = *p++;
-      return true;
+  // One- and two-byte varints (tags, ids, most offsets) are decoded inline;
+  // longer ones and errors take the out-of-line path.
+  [[gnu::always_inline]] bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
+    if (end - p >= 2) [[likely]] {
+      if (p[0] < 0x80) {
+        out = *p++;
+        return true;
+      }
+      if (p[1] < 0x80) {
+        out = (p[0] & 0x7fu) | (uint64_t{p[1]} << 7);
+        p += 2;
+        return true;
+      }
     }
+    return ReadVarintSlow(p, end, out);
+  }
+
+  [[gnu::noinline]] bool ReadVarintSlow(const uint8_t*& p, const uint8_t* end, uint64_t& out) {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p >= end) {
@@ -94,32 +110,34 @@ class Decoder {
   }
 
   // Reads a tag; returns false at the end of the range or on error.
-  bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t& field, uint32_t& wire) {
+  [[gnu::always_inline]] bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t& field, uint32_t& wire) {
     if (p >= end) return false;
     const uint8_t* at = p;
     uint64_t tag;
     if (!ReadVarint(p, end, tag)) return false;
     field = static_cast<uint32_t>(tag >> 3);
     wire = static_cast<uint32_t>(tag & 7);
-    if (field == 0 || tag > 0xffffffffu) {
+    if (field == 0 || tag > 0xffffffffu) [[unlikely]] {
       Fail(at, "invalid field number 0 in tag");
       return false;
     }
     return true;
   }
 
-  bool ReadLen(const uint8_t*& p, const uint8_t* end, std::string_view& out) {
+  [[gnu::always_inline]] bool ReadLen(const uint8_t*& p, const uint8_t* end, std::string_view& out) {
     const uint8_t* at = p;
     uint64_t len;
     if (!ReadVarint(p, end, len)) return false;
-    if (len > static_cast<uint64_t>(end - p)) {
-      Fail(at, "length " + std::to_string(len) + " exceeds the " + std::to_string(end - p) +
-                   " bytes left in the enclosing message");
-      return false;
-    }
+    if (len > static_cast<uint64_t>(end - p)) [[unlikely]] return FailLength(at, len, end - p);
     out = std::string_view(reinterpret_cast<const char*>(p), len);
     p += len;
     return true;
+  }
+
+  [[gnu::noinline]] bool FailLength(const uint8_t* at, uint64_t len, ptrdiff_t left) {
+    Fail(at, "length " + std::to_string(len) + " exceeds the " + std::to_string(left) +
+                 " bytes left in the enclosing message");
+    return false;
   }
 
   bool Skip(const uint8_t*& p, const uint8_t* end, uint32_t wire) {
@@ -153,8 +171,14 @@ class Decoder {
     return false;
   }
 
-  bool Expect(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want, const char* msg) {
-    if (wire == want) return true;
+  [[gnu::always_inline]] bool Expect(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want,
+                                     const char* msg) {
+    if (wire == want) [[likely]] return true;
+    return FailWireType(at, field, wire, want, msg);
+  }
+
+  [[gnu::noinline]] bool FailWireType(const uint8_t* at, uint32_t field, uint32_t wire, uint32_t want,
+                                      const char* msg) {
     Fail(at, std::string("field ") + std::to_string(field) + " of " + msg + " has wire type " +
                  std::to_string(wire) + ", expected " + std::to_string(want) +
                  " (not an XSpace protobuf?)");
@@ -274,9 +298,12 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end) {
 
 class SpaceParser {
  public:
-  SpaceParser(Decoder& d, XSpaceModel& m) : d_(d), m_(m) {}
+  SpaceParser(Decoder& d, XSpaceModel& m, const std::vector<std::string_view>* event_stat_names)
+      : d_(d), m_(m), event_stat_names_(event_stat_names) {}
 
-  bool ParseSpace(const uint8_t* p, const uint8_t* end) {
+  // Reads the top level of an XSpace: the space's strings go into the model
+  // and each plane's bytes into `planes`, in file order, to be decoded later.
+  bool OutlineSpace(const uint8_t* p, const uint8_t* end, std::vector<std::string_view>& planes) {
     uint32_t field, wire;
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
@@ -286,7 +313,7 @@ class SpaceParser {
         if (!d_.ReadLen(p, end, s)) return false;
         if (field != 1 && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
         if (field == 1) {
-          if (!ParsePlane(U8(s), U8(s) + s.size())) return false;
+          planes.push_back(s);
         } else {
           auto& list = field == 2 ? m_.errors : field == 3 ? m_.warnings : m_.hostnames;
           list.emplace_back(s);
@@ -298,16 +325,35 @@ class SpaceParser {
     return !d_.failed();
   }
 
+  // Decodes one XPlane (the bytes of XSpace field 1) into the model.
+  bool ParsePlaneBytes(std::string_view plane) { return ParsePlane(U8(plane), U8(plane) + plane.size()); }
+
  private:
   struct StatMeta {
     StrId name = kNoStr;
+    bool keep_in_events = true;  // false: LoadOptions::event_stat_names leaves it out
+    StrId last_str = kNoStr;     // the last str_value interned for this stat
   };
 
+  // Most string stats repeat their previous value (allocator names, data
+  // types, op names of a run of kernels), so one compare often saves a hash.
+  StrId InternStatString(uint32_t meta_index, std::string_view s) {
+    if (meta_index == IdMap::kAbsent) return m_.strings.Intern(s);
+    StatMeta& meta = stat_meta_[meta_index];
+    if (meta.last_str != kNoStr && m_.strings.View(meta.last_str) == s) return meta.last_str;
+    meta.last_str = m_.strings.Intern(s);
+    return meta.last_str;
+  }
+
   // Stat values: the id is resolved against the plane's stat metadata (which may
-  // come later on the wire, so planes are decoded metadata-first).
-  bool ParseStat(const uint8_t* p, const uint8_t* end, Stat& out) {
+  // come later on the wire, so planes are decoded metadata-first). Every stat is
+  // decoded, and so validated; `keep` is false for an event stat that
+  // LoadOptions::event_stat_names leaves out, whose strings are then not interned.
+  bool ParseStat(const uint8_t* p, const uint8_t* end, Stat& out, bool is_event_stat, bool& keep) {
     uint32_t field, wire;
     int64_t metadata_id = 0;
+    std::string_view str_value;
+    bool has_str_value = false;
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
       uint64_t v;
@@ -330,6 +376,7 @@ class SpaceParser {
             uint32_t idx = stat_ids_.Get(static_cast<int64_t>(v));
             out.kind = StatKind::kStr;
             out.str = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+            has_str_value = false;  // a ref_value after a str_value wins (oneof)
           } else {
             out.kind = field == 3 ? StatKind::kUint64 : StatKind::kInt64;
             out.u64 = v;
@@ -338,13 +385,14 @@ class SpaceParser {
         case 5:
           if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
           out.kind = StatKind::kStr;
-          out.str = m_.strings.Intern(s);
+          str_value = s;
+          has_str_value = true;
           break;
         case 6:
           if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
           out.kind = StatKind::kBytes;
-          out.blob = static_cast<uint32_t>(m_.blobs.size());
-          m_.blobs.emplace_back(s);
+          str_value = s;
+          has_str_value = false;
           break;
         default:
           if (!d_.Skip(p, end, wire)) return false;
@@ -352,14 +400,24 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     uint32_t idx = stat_ids_.Get(metadata_id);
+    keep = !is_event_stat || event_stat_names_ == nullptr ||
+           (idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events);
+    if (!keep) return true;
     out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+    if (out.kind == StatKind::kStr && has_str_value) {
+      out.str = InternStatString(idx, str_value);
+    } else if (out.kind == StatKind::kBytes) {
+      out.blob = static_cast<uint32_t>(m_.blobs.size());
+      m_.blobs.emplace_back(str_value);
+    }
     return true;
   }
 
-  bool ParseStats(std::string_view s, std::vector<Stat>& into) {
+  bool ParseStats(std::string_view s, std::vector<Stat>& into, bool is_event_stat = false) {
     Stat st;
-    if (!ParseStat(U8(s), U8(s) + s.size(), st)) return false;
-    into.push_back(st);
+    bool keep = true;
+    if (!ParseStat(U8(s), U8(s) + s.size(), st, is_event_stat, keep)) return false;
+    if (keep) into.push_back(st);
     return true;
   }
 
@@ -403,7 +461,9 @@ class SpaceParser {
     (void)has_id;
     StrId n = m_.strings.Intern(name);
     stat_ids_.Add(key, static_cast<uint32_t>(stat_meta_.size()));
-    stat_meta_.push_back({n});
+    bool keep = event_stat_names_ == nullptr ||
+                std::find(event_stat_names_->begin(), event_stat_names_->end(), name) != event_stat_names_->end();
+    stat_meta_.push_back({n, keep, kNoStr});
     plane_->stat_metadata.emplace_back(n, has_id ? id : key);
     return true;
   }
@@ -492,7 +552,7 @@ class SpaceParser {
       std::string_view s;
       if (field == 4) {
         if (!d_.Expect(at, field, wire, kLen, "XEvent") || !d_.ReadLen(p, end, s)) return false;
-        if (!ParseStats(s, plane_->event_stats)) return false;
+        if (!ParseStats(s, plane_->event_stats, /*is_event_stat=*/true)) return false;
       } else if (field == 1 || field == 2 || field == 3 || field == 5) {
         if (!d_.Expect(at, field, wire, kVarint, "XEvent") || !d_.ReadVarint(p, end, v)) return false;
         int64_t x = static_cast<int64_t>(v);
@@ -653,6 +713,7 @@ class SpaceParser {
 
   Decoder& d_;
   XSpaceModel& m_;
+  const std::vector<std::string_view>* event_stat_names_;
   XPlaneModel* plane_ = nullptr;
   IdMap stat_ids_, event_ids_;
   std::vector<StatMeta> stat_meta_;
@@ -674,13 +735,99 @@ struct PageReleaser {
   }
 };
 
-StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::string_view source,
-                                              PageReleaser* releaser) {
+// Planes [0, k) and [k, n) with the most even split of bytes.
+size_t BalancedSplit(const std::vector<std::string_view>& planes) {
+  uint64_t total = 0, front = 0;
+  for (std::string_view p : planes) total += p.size();
+  size_t best = planes.size();
+  uint64_t best_cost = total;
+  for (size_t k = 1; k < planes.size(); ++k) {
+    front += planes[k - 1].size();
+    uint64_t cost = std::max(front, total - front);
+    if (cost < best_cost) best_cost = cost, best = k;
+  }
+  return best;
+}
+
+// Moves `from`'s planes behind `into`'s, re-interning its strings and
+// renumbering its blobs.
+void MergeModel(XSpaceModel& into, XSpaceModel&& from) {
+  std::vector<StrId> remap(from.strings.size());
+  for (size_t i = 0; i < remap.size(); ++i) remap[i] = into.strings.Intern(from.strings.View(static_cast<StrId>(i)));
+  const auto blob_base = static_cast<uint32_t>(into.blobs.size());
+  auto fix_stats = [&](std::vector<Stat>& stats) {
+    for (Stat& st : stats) {
+      st.name = remap[st.name];
+      if (st.kind == StatKind::kStr) st.str = remap[st.str];
+      if (st.kind == StatKind::kBytes) st.blob += blob_base;
+    }
+  };
+  for (XPlaneModel& p : from.planes) {
+    p.name = remap[p.name];
+    for (LineModel& l : p.lines) l.name = remap[l.name], l.display_name = remap[l.display_name];
+    for (EventMetadata& md : p.event_metadata) {
+      md.name = remap[md.name];
+      md.display_name = remap[md.display_name];
+      if (md.metadata_blob != kNoBlob) md.metadata_blob += blob_base;
+    }
+    fix_stats(p.event_stats);
+    fix_stats(p.metadata_stats);
+    fix_stats(p.plane_stats);
+    for (auto& [name, id] : p.stat_metadata) name = remap[name];
+    into.planes.push_back(std::move(p));
+  }
+  for (std::string& b : from.blobs) into.blobs.push_back(std::move(b));
+}
+
+// Planes are independent, so a large file is decoded by two threads, each
+// into a model of its own (one contiguous run of planes each, so each
+// releases only pages it has read); the second model is then merged in.
+StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::string_view source, bool release_pages,
+                                              const LoadOptions& options) {
   auto model = std::make_unique<XSpaceModel>();
-  const uint8_t* p = U8(bytes);
-  Decoder d(p, source, releaser ? &PageReleaser::Release : nullptr, releaser);
-  SpaceParser parser(d, *model);
-  if (!parser.ParseSpace(p, p + bytes.size())) return DataLoss(d.error());
+  const uint8_t* base = U8(bytes);
+  std::vector<std::string_view> planes;
+  Decoder outline_decoder(base, source, nullptr, nullptr);
+  const bool outlined =
+      SpaceParser(outline_decoder, *model, options.event_stat_names).OutlineSpace(base, base + bytes.size(), planes);
+  const size_t split = outlined && bytes.size() >= options.parallel_min_bytes ? BalancedSplit(planes) : planes.size();
+
+  std::unique_ptr<XSpaceModel> back;
+  std::string back_error;
+  std::exception_ptr back_exception;
+  std::thread worker;
+  if (split < planes.size()) {
+    worker = std::thread([&] {
+      try {
+        back = std::make_unique<XSpaceModel>();
+        PageReleaser releaser{U8(planes[split])};
+        Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
+        SpaceParser parser(d, *back, options.event_stat_names);
+        for (size_t i = split; i < planes.size() && parser.ParsePlaneBytes(planes[i]); ++i) {
+        }
+        back_error = d.error();
+      } catch (...) {
+        back_exception = std::current_exception();
+      }
+    });
+  }
+  PageReleaser releaser{base};
+  Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
+  SpaceParser parser(d, *model, options.event_stat_names);
+  try {
+    for (size_t i = 0; i < split && parser.ParsePlaneBytes(planes[i]); ++i) {
+    }
+  } catch (...) {
+    if (worker.joinable()) worker.join();
+    throw;
+  }
+  if (worker.joinable()) worker.join();
+  if (back_exception) std::rethrow_exception(back_exception);
+  // The first error in file order: the front planes, the back planes, then the top level.
+  if (d.failed()) return DataLoss(d.error());
+  if (!back_error.empty()) return DataLoss(back_error);
+  if (!outlined) return DataLoss(outline_decoder.error());
+  if (back) MergeModel(*model, std::move(*back));
   return model;
 }
 
@@ -768,9 +915,10 @@ class MappedFile {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source) {
+StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source,
+                                                   const LoadOptions& options) {
   if (bytes.empty()) return DataLoss(std::string(source) + ": empty file (0 bytes), not an XSpace");
-  return Decode(bytes, source, nullptr);
+  return Decode(bytes, source, /*release_pages=*/false, options);
 }
 
 StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_bytes) {
@@ -789,10 +937,9 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, c
   if (HasGzipMagic(f.view())) {
     auto inflated = Inflate(f.view(), path, options.max_bytes);
     if (!inflated.ok()) return inflated.status();
-    return Decode(*inflated, path, nullptr);
+    return Decode(*inflated, path, /*release_pages=*/false, options);
   }
-  PageReleaser releaser{reinterpret_cast<const uint8_t*>(f.view().data())};
-  return Decode(f.view(), path, options.release_decoded_pages ? &releaser : nullptr);
+  return Decode(f.view(), path, options.release_decoded_pages, options);
 }
 
 }  // namespace tbprof

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "convert/status.h"
 #include "convert/xspace_model.h"
@@ -22,10 +23,19 @@ struct LoadOptions {
   // decoding, so the peak footprint is the model plus a small window.
   bool release_decoded_pages = true;
   uint64_t max_bytes = kMaxXSpaceBytes;
+  // When set, events keep only the stats with these names (plane and metadata
+  // stats are always kept). An analysis that reads a known set of event stats
+  // loads with it and skips storing the rest (e.g. a memory profile's dozen
+  // stats per allocation when computing op statistics). Not owned.
+  const std::vector<std::string_view>* event_stat_names = nullptr;
+  // Files of at least this size are decoded by two threads (planes split
+  // between them); the model is the same either way.
+  uint64_t parallel_min_bytes = uint64_t{32} << 20;
 };
 
 // Decodes `bytes`; `source` names the input in error messages.
-StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source);
+StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source,
+                                                   const LoadOptions& options = {});
 
 // Maps (or, for .gz, inflates) and decodes a file.
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path,

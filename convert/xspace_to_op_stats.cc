@@ -13,6 +13,7 @@
 #include "convert/op_stats_to_tf_stats.h"
 #include "convert/tf_op_utils.h"
 #include "convert/tool_registry.h"
+#include "convert/xspace_reader.h"
 #include "convert/xspace_to_kernel_stats.h"
 
 namespace tbprof {
@@ -192,7 +193,10 @@ class OpStatsBuilder {
 
   // ConvertHostThreadsXPlaneToOpMetricsDb: self time by a per-line op stack.
   void AddHostOps(const XPlaneModel& p, OpMetricsDb& db) {
-    std::unordered_map<uint32_t, TfOp> ops_by_metadata;
+    // Per event metadata: the TF op it names (null when it names none), and
+    // that op's row, so the hot loop does no string lookups.
+    std::vector<std::unique_ptr<TfOp>> op_of(p.event_metadata.size());
+    std::vector<OpMetrics*> row_of(p.event_metadata.size(), nullptr);
     std::vector<uint8_t> checked(p.event_metadata.size(), 0);
     for (const LineModel& line : p.lines) {
       if (IsDerivedLineId(line.id)) continue;
@@ -205,8 +209,8 @@ class OpStatsBuilder {
       uint64_t line_op_time = 0;
       auto close = [&](const Open& o) {
         const Event& ev = p.events[o.e];
-        const TfOp& op = ops_by_metadata[ev.metadata];
-        OpMetrics& m = db.ops[op.name];
+        const TfOp& op = *op_of[ev.metadata];
+        OpMetrics& m = *row_of[ev.metadata];
         if (m.occurrences == 0 && m.time_ps == 0) {
           m.name = op.name;
           m.category = op.type;
@@ -226,9 +230,12 @@ class OpStatsBuilder {
         if (!checked[md]) {
           checked[md] = 1;
           TfOp op = ParseTfOpFullname(space_.Str(p.event_metadata[md].name));
-          if (op.category != TfOpCategory::kUnknown) ops_by_metadata.emplace(md, std::move(op));
+          if (op.category != TfOpCategory::kUnknown) {
+            row_of[md] = &db.ops[op.name];  // std::map: rows stay where they are
+            op_of[md] = std::make_unique<TfOp>(std::move(op));
+          }
         }
-        if (!ops_by_metadata.count(md)) continue;
+        if (!op_of[md]) continue;
         const Event& ev = p.events[e];
         first = std::min(first, ev.begin_ps);
         last = std::max(last, ev.end_ps());
@@ -726,11 +733,28 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   return out;
 }
 
+const std::vector<std::string_view>& OpStatsEventStatNames() {
+  // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots),
+  // KernelStatsCollector and OpStatsBuilder. A name missing here reads as an
+  // absent stat; OpsProjection tests compare against whole-model results.
+  static const std::vector<std::string_view> names = {
+      "_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id", "step_name", "iter_num", "step_num", "id",
+      "tf_op", "hlo_op", "shape", "kernel_details", "equation", "is_eager", "hlo_category", "flops",
+      "bytes_accessed", "name", "device_offset_ps", "device_duration_ps"};
+  return names;
+}
+
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
   auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
-    auto model = LoadModelCached(xplane_path, cache);
-    if (!model.ok()) return model.status();
-    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(**model));
+    std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
+    if (!model) {
+      LoadOptions options;
+      options.event_stat_names = &OpStatsEventStatNames();
+      auto loaded = LoadXSpaceFile(xplane_path, options);
+      if (!loaded.ok()) return loaded.status();
+      model = std::move(*loaded);
+    }
+    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model));
     size_t bytes = stats->ApproxBytes();
     return std::make_pair(std::shared_ptr<const OpStats>(stats), bytes);
   };

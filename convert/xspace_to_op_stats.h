@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/artifact_cache.h"
@@ -19,7 +20,13 @@ OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
 // per host for the step numbers all hosts have, kernel reports merged.
 OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts);
 
+// The event stats ConvertXSpaceToOpStats reads (in grouping, op metrics and
+// kernel stats): OpStats needs only a model loaded with these.
+const std::vector<std::string_view>& OpStatsEventStatNames();
+
 // OpStats of each file, computed once per file identity when `cache` is set.
+// The file is loaded keeping only OpStatsEventStatNames() unless the cache
+// already holds its whole model; the model is not cached for OpStats' sake.
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
 
 // One host: its OpStats; several: the combination.

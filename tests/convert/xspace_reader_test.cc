@@ -287,5 +287,57 @@ TEST(ReaderInspectCommand, PrintsPlanesAndCountsOfARealFile) {
   EXPECT_NE(out.find("kernel_details"), std::string::npos);
 }
 
+LoadOptions TwoThreads() {
+  LoadOptions o;
+  o.parallel_min_bytes = 0;  // split the planes of even a small file between two threads
+  return o;
+}
+
+TEST(ReaderTwoThreads, RealFilesMatchLibprotobuf) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    XSpace space;
+    ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
+    auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    testing::ExpectSameSpace(space, **loaded);
+  }
+}
+
+TEST(ReaderTwoThreads, PrefixesFailLikeLibprotobuf) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  const std::string bytes = ReadAll(files.front());
+  for (size_t n = 1; n < bytes.size(); n += 1499) {
+    std::string prefix = bytes.substr(0, n);
+    XSpace space;
+    auto ours = ParseXSpace(prefix, "real-prefix", TwoThreads());
+    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
+    if (!ours.ok()) {
+      EXPECT_NE(ours.status().message().find("byte offset"), std::string::npos);
+    }
+  }
+  const std::string small = SmallSpaceBytes();
+  for (size_t n = 1; n <= small.size(); ++n) {
+    XSpace space;
+    bool proto_ok = space.ParseFromString(small.substr(0, n));
+    auto ours = ParseXSpace(small.substr(0, n), "prefix", TwoThreads());
+    ASSERT_EQ(ours.ok(), proto_ok) << n;
+    if (ours.ok()) {
+      testing::ExpectSameSpace(space, **ours);
+    }
+  }
+}
+
+TEST(ReaderTwoThreads, CorruptFileIsRejected) {
+  fs::path f = kTestdata / "xplane/corrupt/utf8_mangled.xplane.pb";
+  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
+}
+
 }  // namespace
 }  // namespace tbprof
