@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "convert/xspace_reader.h"
 
@@ -45,15 +46,28 @@ void CheckModel(const tbprof::XSpaceModel& m) {
 
 }  // namespace
 
+// Each input is decoded three ways: one thread, two threads (planes split
+// between them, then merged), and two threads keeping only some event stats.
+// All three accept or reject it alike.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  auto model = tbprof::ParseXSpace(bytes, "fuzz");
-  if (model.ok()) {
-    CheckModel(**model);
-  } else {
-    const std::string& msg = model.status().message();
-    Check(msg.rfind("fuzz: ", 0) == 0);
-    Check(size == 0 || msg.find("byte offset") != std::string::npos);
+  static const std::vector<std::string_view> kKeep = {"correlation_id", "tf_op", "group_id"};
+  tbprof::LoadOptions serial, two_threads, projected;
+  two_threads.parallel_min_bytes = 0;
+  projected.parallel_min_bytes = 0;
+  projected.event_stat_names = &kKeep;
+  int accepted = 0;
+  for (const tbprof::LoadOptions* options : {&serial, &two_threads, &projected}) {
+    auto model = tbprof::ParseXSpace(bytes, "fuzz", *options);
+    if (model.ok()) {
+      CheckModel(**model);
+      ++accepted;
+    } else {
+      const std::string& msg = model.status().message();
+      Check(msg.rfind("fuzz: ", 0) == 0);
+      Check(size == 0 || msg.find("byte offset") != std::string::npos);
+    }
   }
+  Check(accepted == 0 || accepted == 3);
   return 0;
 }
