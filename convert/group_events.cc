@@ -54,6 +54,47 @@ struct CrossEdge {
   EdgeRef parent, child;
 };
 
+// Launch events by correlation id: open addressing in one allocation, since a
+// large GPU profile has millions of launches (a node per entry costs more
+// than the lookups). The first launch of an id wins.
+class LaunchTable {
+ public:
+  explicit LaunchTable(size_t expected) {
+    size_t n = 16;
+    while (n < expected + expected / 2) n <<= 1;  // at most 2/3 full
+    slots_.assign(n, Slot{0, {kEmpty, 0}});
+  }
+  void Insert(int64_t id, EdgeRef ref) {
+    for (size_t i = Hash(id);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (s.ref.plane == kEmpty) {
+        s = {id, ref};
+        return;
+      }
+      if (s.id == id) return;
+    }
+  }
+  const EdgeRef* Find(int64_t id) const {
+    for (size_t i = Hash(id);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.ref.plane == kEmpty) return nullptr;
+      if (s.id == id) return &s.ref;
+    }
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;  // no plane has this index
+  struct Slot {
+    int64_t id;
+    EdgeRef ref;
+  };
+  size_t Hash(int64_t id) const {
+    uint64_t x = static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(x ^ (x >> 29)) & (slots_.size() - 1);
+  }
+  std::vector<Slot> slots_;
+};
+
 // One plane taking part in grouping.
 struct WorkPlane {
   size_t space_index = 0;
@@ -217,7 +258,7 @@ class Grouper {
 
   void BuildCrossEdges() {
     // Host launch (CUPTI API call with correlation_id) -> device activity.
-    std::unordered_map<int64_t, EdgeRef> launches;
+    std::vector<std::pair<int64_t, EdgeRef>> launches;
     std::map<std::pair<int64_t, int64_t>, std::pair<std::vector<EdgeRef>, std::vector<EdgeRef>>> contexts;
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       const WorkPlane& w = planes_[pi];
@@ -225,19 +266,27 @@ class Grouper {
       for (const auto& order : w.line_orders) {
         for (uint32_t e : order) {
           if (w.is_host) {
-            if (const Stat* c = FindIf(p, e, ids_.correlation_id)) launches.emplace(c->IntValue(), EdgeRef{pi, e});
-            if (const Stat* pid = FindIf(p, e, ids_.producer_id)) {
-              const Stat* pt = FindIf(p, e, ids_.producer_type);
-              contexts[{pt ? pt->IntValue() : 0, pid->IntValue()}].first.push_back({pi, e});
+            // One pass over the event's stats; the first of each name counts, as with FindStat.
+            const Stat *corr = nullptr, *pid = nullptr, *pt = nullptr, *cid = nullptr, *ct = nullptr;
+            auto [sb, se] = p.StatsOf(e);
+            for (const Stat* st = sb; st != se; ++st) {
+              if (st->name == kNoStr) continue;
+              if (st->name == ids_.correlation_id && !corr) corr = st;
+              if (st->name == ids_.producer_id && !pid) pid = st;
+              if (st->name == ids_.producer_type && !pt) pt = st;
+              if (st->name == ids_.consumer_id && !cid) cid = st;
+              if (st->name == ids_.consumer_type && !ct) ct = st;
             }
-            if (const Stat* cid = FindIf(p, e, ids_.consumer_id)) {
-              const Stat* ct = FindIf(p, e, ids_.consumer_type);
-              contexts[{ct ? ct->IntValue() : 0, cid->IntValue()}].second.push_back({pi, e});
-            }
+            if (corr) launches.push_back({corr->IntValue(), EdgeRef{pi, e}});
+            if (pid) contexts[{pt ? pt->IntValue() : 0, pid->IntValue()}].first.push_back({pi, e});
+            if (cid) contexts[{ct ? ct->IntValue() : 0, cid->IntValue()}].second.push_back({pi, e});
           }
         }
       }
     }
+    LaunchTable launch_of(launches.size());
+    for (const auto& [id, ref] : launches) launch_of.Insert(id, ref);
+    launch_edges_.reserve(launches.size());
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       const WorkPlane& w = planes_[pi];
       if (w.is_host) continue;
@@ -246,8 +295,7 @@ class Grouper {
         for (uint32_t e : order) {
           const Stat* c = FindIf(p, e, ids_.correlation_id);
           if (!c) continue;
-          auto it = launches.find(c->IntValue());
-          if (it != launches.end()) launch_edges_.push_back({it->second, {pi, e}});
+          if (const EdgeRef* launch = launch_of.Find(c->IntValue())) launch_edges_.push_back({*launch, {pi, e}});
         }
       }
     }

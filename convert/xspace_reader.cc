@@ -283,14 +283,18 @@ void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
   }
 }
 
-PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end) {
+// `kept(stat_begin, stat_end)` says whether the model will store that event stat.
+template <typename KeptStat>
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, KeptStat&& kept) {
   PlaneCounts c;
   SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
     if (field != 3) return;
     SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
       if (lf != 4) return;
       ++c.events;
-      SkimFields(eb, ee, [&](uint32_t ef, const uint8_t*, const uint8_t*) { c.event_stats += ef == 4; });
+      SkimFields(eb, ee, [&](uint32_t ef, const uint8_t* sb, const uint8_t* se) {
+        c.event_stats += ef == 4 && kept(sb, se);
+      });
     });
   });
   return c;
@@ -675,7 +679,15 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
-    const PlaneCounts counts = CountPlane(p, end);
+    // With a projection, a stat whose metadata id comes first (as every
+    // writer puts it) is counted only if kept; others are counted anyway.
+    auto kept = [&](const uint8_t* sb, const uint8_t* se) {
+      uint64_t id;
+      if (event_stat_names_ == nullptr || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
+      uint32_t idx = stat_ids_.Get(static_cast<int64_t>(id));
+      return idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events;
+    };
+    const PlaneCounts counts = CountPlane(p, end, kept);
     plane_->events.reserve(counts.events);
     plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.
