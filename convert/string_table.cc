@@ -8,10 +8,7 @@ namespace {
 constexpr size_t kChunkBytes = 1 << 20;
 }
 
-StringTable::StringTable() {
-  views_.emplace_back();
-  index_.emplace(std::string_view(), kNoStr);
-}
+StringTable::StringTable() : slots_(1024) { views_.emplace_back(); }
 
 std::string_view StringTable::Store(std::string_view s) {
   if (s.size() > kChunkBytes / 4) {  // big strings get a chunk of their own
@@ -36,23 +33,44 @@ std::string_view StringTable::Store(std::string_view s) {
 }
 
 StrId StringTable::Intern(std::string_view s) {
-  auto it = index_.find(s);
-  if (it != index_.end()) return it->second;
-  std::string_view stored = Store(s);
+  if (s.empty()) return kNoStr;
+  const uint32_t h = Hash(s);
+  const size_t mask = slots_.size() - 1;
+  size_t i = h & mask;
+  for (; slots_[i].id != kNoStr; i = (i + 1) & mask) {
+    if (slots_[i].hash == h && views_[slots_[i].id] == s) return slots_[i].id;
+  }
   StrId id = static_cast<StrId>(views_.size());
-  views_.push_back(stored);
-  index_.emplace(stored, id);
+  views_.push_back(Store(s));
+  slots_[i] = {h, id};
+  if (views_.size() * 2 > slots_.size()) Grow();  // at most half full
   return id;
 }
 
+void StringTable::Grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.id == kNoStr) continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].id != kNoStr) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 StrId StringTable::Find(std::string_view s) const {
-  auto it = index_.find(s);
-  return it == index_.end() ? kNoStr : it->second;
+  if (s.empty()) return kNoStr;
+  const uint32_t h = Hash(s);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask; slots_[i].id != kNoStr; i = (i + 1) & mask) {
+    if (slots_[i].hash == h && views_[slots_[i].id] == s) return slots_[i].id;
+  }
+  return kNoStr;
 }
 
 size_t StringTable::MemoryBytes() const {
-  return chunks_.size() * kChunkBytes + views_.capacity() * sizeof(std::string_view) +
-         index_.size() * (sizeof(std::string_view) + sizeof(StrId) + 2 * sizeof(void*));
+  return chunks_.size() * kChunkBytes + views_.capacity() * sizeof(std::string_view) + slots_.capacity() * sizeof(Slot);
 }
 
 }  // namespace tbprof

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
+#include <functional>
 #include <vector>
 
 namespace tbprof {
@@ -32,8 +32,19 @@ class StringTable {
   std::vector<std::unique_ptr<char[]>> chunks_;
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
+  // Open addressing over ids (kNoStr marks a free slot), with each string's
+  // hash kept beside its id: one flat array, no node per string, and most
+  // probes settle without touching the string. The empty string is id 0 and
+  // never stored here.
+  struct Slot {
+    uint32_t hash = 0;
+    StrId id = kNoStr;
+  };
+  static uint32_t Hash(std::string_view s) { return static_cast<uint32_t>(std::hash<std::string_view>{}(s)); }
+  void Grow();
+
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, StrId> index_;
+  std::vector<Slot> slots_;
   size_t stored_bytes_ = 0;
 };
 
