@@ -7,9 +7,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 namespace tbprof {
@@ -284,11 +287,33 @@ void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
 }
 
 // `kept(stat_begin, stat_end)` says whether the model will store that event stat.
+// Counts of a plane's later lines, handed from the thread decoding them to
+// the one decoding its first lines, which sizes the plane's vectors for all
+// of them (the later lines' events are appended to it after both are done).
+struct TailCounts {
+  std::promise<PlaneCounts> promise;
+  std::shared_future<PlaneCounts> counts = promise.get_future().share();
+  std::atomic<bool> published{false};
+  // Exactly once; the first call wins (the decoder may give up before counting).
+  void Publish(PlaneCounts c) {
+    if (!published.exchange(true)) promise.set_value(c);
+  }
+};
+
+// Which of a plane's lines (by position among its XLine fields) one decoder
+// takes; a large plane's lines can be shared out between two threads.
+struct LineRange {
+  uint32_t begin = 0, end = UINT32_MAX;
+  TailCounts* tail = nullptr;  // set when the plane's lines are shared out
+  bool Has(uint32_t i) const { return i >= begin && i < end; }
+};
+
 template <typename KeptStat>
-PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, KeptStat&& kept) {
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, KeptStat&& kept) {
   PlaneCounts c;
+  uint32_t line = 0;
   SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
-    if (field != 3) return;
+    if (field != 3 || !lines.Has(line++)) return;
     SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
       if (lf != 4) return;
       ++c.events;
@@ -329,8 +354,10 @@ class SpaceParser {
     return !d_.failed();
   }
 
-  // Decodes one XPlane (the bytes of XSpace field 1) into the model.
-  bool ParsePlaneBytes(std::string_view plane) { return ParsePlane(U8(plane), U8(plane) + plane.size()); }
+  // Decodes one XPlane (the bytes of XSpace field 1), or only some of its lines.
+  bool ParsePlaneBytes(std::string_view plane, LineRange lines = {}) {
+    return ParsePlane(U8(plane), U8(plane) + plane.size(), lines);
+  }
 
  private:
   struct StatMeta {
@@ -647,7 +674,7 @@ class SpaceParser {
     return true;
   }
 
-  bool ParsePlane(const uint8_t* p, const uint8_t* end) {
+  bool ParsePlane(const uint8_t* p, const uint8_t* end, LineRange lines) {
     m_.planes.emplace_back();
     plane_ = &m_.planes.back();
     stat_ids_ = IdMap();
@@ -687,10 +714,18 @@ class SpaceParser {
       uint32_t idx = stat_ids_.Get(static_cast<int64_t>(id));
       return idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events;
     };
-    const PlaneCounts counts = CountPlane(p, end, kept);
+    PlaneCounts counts = CountPlane(p, end, lines, kept);
+    if (lines.tail != nullptr && lines.begin > 0) {
+      lines.tail->Publish(counts);
+    } else if (lines.tail != nullptr) {
+      const PlaneCounts later = lines.tail->counts.get();
+      counts.events += later.events;
+      counts.event_stats += later.event_stats;
+    }
     plane_->events.reserve(counts.events);
     plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.
+    uint32_t line_index = 0;
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
       uint64_t v;
@@ -707,7 +742,7 @@ class SpaceParser {
           break;
         case 3:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
-          if (!ParseLine(U8(s), U8(s) + s.size())) return false;
+          if (lines.Has(line_index++) && !ParseLine(U8(s), U8(s) + s.size())) return false;
           break;
         case 6:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
@@ -718,8 +753,10 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
-    plane_->events.shrink_to_fit();
-    plane_->event_stats.shrink_to_fit();
+    if (lines.tail == nullptr || lines.begin > 0) {  // a plane's first lines leave room for the rest
+      plane_->events.shrink_to_fit();
+      plane_->event_stats.shrink_to_fit();
+    }
     return true;
   }
 
@@ -747,40 +784,118 @@ struct PageReleaser {
   }
 };
 
-// Planes [0, k) and [k, n) with the most even split of bytes.
-size_t BalancedSplit(const std::vector<std::string_view>& planes) {
-  uint64_t total = 0, front = 0;
+// Where the second decoding thread starts: at line `line` of plane `plane`
+// (line 0: the whole plane); the first thread takes everything before.
+struct SplitPoint {
+  size_t plane = 0;
+  uint32_t line = 0;
+  const uint8_t* begin = nullptr;  // first byte the second thread decodes
+};
+
+// The most even split of the bytes, within a plane when one straddles the
+// middle: a host plane often holds most of a file.
+SplitPoint BalancedSplit(const std::vector<std::string_view>& planes) {
+  uint64_t total = 0;
   for (std::string_view p : planes) total += p.size();
-  size_t best = planes.size();
-  uint64_t best_cost = total;
-  for (size_t k = 1; k < planes.size(); ++k) {
-    front += planes[k - 1].size();
-    uint64_t cost = std::max(front, total - front);
-    if (cost < best_cost) best_cost = cost, best = k;
+  const uint64_t half = total / 2;
+  uint64_t before = 0;
+  for (size_t i = 0; i < planes.size(); ++i) {
+    if (before + planes[i].size() <= half) {
+      before += planes[i].size();
+      continue;
+    }
+    std::vector<std::string_view> lines;
+    SkimFields(U8(planes[i]), U8(planes[i]) + planes[i].size(), [&](uint32_t f, const uint8_t* b, const uint8_t* e) {
+      if (f == 3) lines.emplace_back(reinterpret_cast<const char*>(b), e - b);
+    });
+    uint32_t k = 0;
+    while (k < lines.size() && before + lines[k].size() <= half) before += lines[k++].size();
+    if (k < lines.size() && before + lines[k].size() - half < half - before) ++k;  // line k fits the first half better
+    if (k == 0) return {i, 0, U8(planes[i])};
+    if (k >= lines.size()) return i + 1 < planes.size() ? SplitPoint{i + 1, 0, U8(planes[i + 1])} : SplitPoint{planes.size()};
+    return {i, k, U8(lines[k])};
   }
-  return best;
+  return {planes.size()};
+}
+
+// Appends `from` to `to`, passing each element through `fix`, and hands the
+// pages of `from` already copied back to the kernel as it goes, so the two
+// copies are never both resident (the peak of a load stays that of one model).
+template <typename T, typename Fix>
+void AppendReleasing(std::vector<T>& to, std::vector<T>& from, Fix&& fix) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  to.reserve(to.size() + from.size());
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const size_t chunk = (size_t{8} << 20) / sizeof(T);
+  const auto begin = reinterpret_cast<uintptr_t>(from.data());
+  uintptr_t released = (begin + page - 1) & ~(page - 1);  // never the page holding the allocator's header
+  for (size_t i = 0; i < from.size(); i += chunk) {
+    const size_t end = std::min(from.size(), i + chunk);
+    for (size_t j = i; j < end; ++j) {
+      T v = from[j];
+      fix(v);
+      to.push_back(v);
+    }
+    const uintptr_t copied = (begin + end * sizeof(T)) & ~(page - 1);
+    if (copied > released) {
+      madvise(reinterpret_cast<void*>(released), copied - released, MADV_DONTNEED);
+      released = copied;
+    }
+  }
+  std::vector<T>().swap(from);
+}
+
+// Appends the events of `tail` (the later lines of the same plane, decoded by
+// another thread, its stats still to be passed through `fix_stat`) to `into`.
+// False when the two decoders disagree on the plane's event metadata (only
+// when events name metadata the plane lacks).
+template <typename FixStat>
+bool AppendPlaneTail(XPlaneModel& into, XPlaneModel&& tail, FixStat&& fix_stat) {
+  if (into.event_metadata.size() != tail.event_metadata.size()) return false;
+  for (size_t i = 0; i < into.event_metadata.size(); ++i) {
+    if (into.event_metadata[i].id != tail.event_metadata[i].id) return false;
+  }
+  const auto event_base = static_cast<uint32_t>(into.events.size());
+  const auto stat_base = static_cast<uint32_t>(into.event_stats.size());
+  for (LineModel line : tail.lines) {
+    line.first_event += event_base;
+    into.lines.push_back(line);
+  }
+  AppendReleasing(into.events, tail.events, [&](Event& ev) { ev.first_stat += stat_base; });
+  AppendReleasing(into.event_stats, tail.event_stats, fix_stat);
+  into.events.shrink_to_fit();  // no-ops when the first decoder counted every line exactly
+  into.event_stats.shrink_to_fit();
+  for (const auto& [e, n] : tail.occurrences) into.occurrences.emplace_back(e + event_base, n);
+  return true;
 }
 
 // Moves `from`'s planes behind `into`'s, re-interning its strings and
-// renumbering its blobs.
-void MergeModel(XSpaceModel& into, XSpaceModel&& from) {
+// renumbering its blobs. With `first_is_tail`, from's first plane holds the
+// remaining lines of into's last plane. False when that plane cannot be joined.
+bool MergeModel(XSpaceModel& into, XSpaceModel&& from, bool first_is_tail) {
   std::vector<StrId> remap(from.strings.size());
   for (size_t i = 0; i < remap.size(); ++i) remap[i] = into.strings.Intern(from.strings.View(static_cast<StrId>(i)));
   const auto blob_base = static_cast<uint32_t>(into.blobs.size());
-  auto fix_stats = [&](std::vector<Stat>& stats) {
-    for (Stat& st : stats) {
-      st.name = remap[st.name];
-      if (st.kind == StatKind::kStr) st.str = remap[st.str];
-      if (st.kind == StatKind::kBytes) st.blob += blob_base;
-    }
+  auto fix_stat = [&](Stat& st) {
+    st.name = remap[st.name];
+    if (st.kind == StatKind::kStr) st.str = remap[st.str];
+    if (st.kind == StatKind::kBytes) st.blob += blob_base;
   };
-  for (XPlaneModel& p : from.planes) {
+  auto fix_stats = [&](std::vector<Stat>& stats) {
+    for (Stat& st : stats) fix_stat(st);
+  };
+  for (size_t pi = 0; pi < from.planes.size(); ++pi) {
+    XPlaneModel& p = from.planes[pi];
     p.name = remap[p.name];
     for (LineModel& l : p.lines) l.name = remap[l.name], l.display_name = remap[l.display_name];
     for (EventMetadata& md : p.event_metadata) {
       md.name = remap[md.name];
       md.display_name = remap[md.display_name];
       if (md.metadata_blob != kNoBlob) md.metadata_blob += blob_base;
+    }
+    if (pi == 0 && first_is_tail) {  // its metadata and plane stats are into's already
+      if (into.planes.empty() || !AppendPlaneTail(into.planes.back(), std::move(p), fix_stat)) return false;
+      continue;
     }
     fix_stats(p.event_stats);
     fix_stats(p.metadata_stats);
@@ -789,11 +904,13 @@ void MergeModel(XSpaceModel& into, XSpaceModel&& from) {
     into.planes.push_back(std::move(p));
   }
   for (std::string& b : from.blobs) into.blobs.push_back(std::move(b));
+  return true;
 }
 
-// Planes are independent, so a large file is decoded by two threads, each
-// into a model of its own (one contiguous run of planes each, so each
-// releases only pages it has read); the second model is then merged in.
+// A large file is decoded by two threads, each into a model of its own, over
+// one contiguous half of the bytes each (so each releases only pages it has
+// read): whole planes, and the lines of the plane at the middle shared out.
+// The second model is then merged in.
 StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::string_view source, bool release_pages,
                                               const LoadOptions& options) {
   auto model = std::make_unique<XSpaceModel>();
@@ -802,33 +919,40 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   Decoder outline_decoder(base, source, nullptr, nullptr);
   const bool outlined =
       SpaceParser(outline_decoder, *model, options.event_stat_names).OutlineSpace(base, base + bytes.size(), planes);
-  const size_t split = outlined && bytes.size() >= options.parallel_min_bytes ? BalancedSplit(planes) : planes.size();
+  const SplitPoint split = outlined && bytes.size() >= options.parallel_min_bytes ? BalancedSplit(planes)
+                                                                                  : SplitPoint{planes.size()};
 
   std::unique_ptr<XSpaceModel> back;
   std::string back_error;
   std::exception_ptr back_exception;
   std::thread worker;
-  if (split < planes.size()) {
+  TailCounts tail_counts;
+  if (split.plane < planes.size()) {
     worker = std::thread([&] {
       try {
         back = std::make_unique<XSpaceModel>();
-        PageReleaser releaser{U8(planes[split])};
+        PageReleaser releaser{split.begin};
         Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
         SpaceParser parser(d, *back, options.event_stat_names);
-        for (size_t i = split; i < planes.size() && parser.ParsePlaneBytes(planes[i]); ++i) {
+        for (size_t i = split.plane; i < planes.size(); ++i) {
+          LineRange lines;
+          if (i == split.plane && split.line > 0) lines = {split.line, UINT32_MAX, &tail_counts};
+          if (!parser.ParsePlaneBytes(planes[i], lines)) break;
         }
         back_error = d.error();
       } catch (...) {
         back_exception = std::current_exception();
       }
+      tail_counts.Publish({});  // unblocks the other thread if this one stopped before counting
     });
   }
   PageReleaser releaser{base};
   Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
   SpaceParser parser(d, *model, options.event_stat_names);
   try {
-    for (size_t i = 0; i < split && parser.ParsePlaneBytes(planes[i]); ++i) {
-    }
+    bool ok = true;
+    for (size_t i = 0; i < split.plane && ok; ++i) ok = parser.ParsePlaneBytes(planes[i]);
+    if (ok && split.line > 0) parser.ParsePlaneBytes(planes[split.plane], LineRange{0, split.line, &tail_counts});
   } catch (...) {
     if (worker.joinable()) worker.join();
     throw;
@@ -839,7 +963,11 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   if (d.failed()) return DataLoss(d.error());
   if (!back_error.empty()) return DataLoss(back_error);
   if (!outlined) return DataLoss(outline_decoder.error());
-  if (back) MergeModel(*model, std::move(*back));
+  if (back && !MergeModel(*model, std::move(*back), split.line > 0)) {
+    LoadOptions serial = options;
+    serial.parallel_min_bytes = UINT64_MAX;
+    return Decode(bytes, source, release_pages, serial);
+  }
   return model;
 }
 

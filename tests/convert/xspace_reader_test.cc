@@ -339,5 +339,33 @@ TEST(ReaderTwoThreads, CorruptFileIsRejected) {
   EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
 }
 
+// One plane whose lines are shared out between the two threads (the split
+// falls inside it): every kind of stat value and aggregated events on both
+// sides of the split, and metadata a later line alone uses.
+TEST(ReaderTwoThreads, LinesOfOnePlaneAreSharedOut) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.Str("plane_note", "shared");
+  for (int l = 0; l < 6; ++l) {
+    auto line = host.AddLine(100 + l, "thread_" + std::to_string(l), 1000 * l);
+    for (int e = 0; e < 40; ++e) {
+      std::string name = "op" + std::to_string((l * 7 + e) % 11) + ":MatMul";
+      line.AddEvent(name, 10 * e, 5).Int("step_num", e).Str("tf_op", "scope/" + std::to_string(e % 3))
+          .Ref("kernel_details", "regs:" + std::to_string(l)).Bytes("b", std::string(1, static_cast<char>(e)));
+      if (e % 9 == 0) line.AddAggregatedEvent("agg" + std::to_string(l), 3, 40);
+    }
+    if (l == 5) line.AddEvent("only_in_the_last_line", 1, 1).Double("d", 0.5);
+  }
+  XPlaneBuilder dev = AddPlane(space, "/device:GPU:0", 0);
+  dev.AddLine(7, "Stream #7(Compute)").AddEvent("kernel", 3, 4).Int("correlation_id", 1);
+  space.add_hostnames("worker0");
+  const std::string bytes = space.SerializeAsString();
+  auto ours = ParseXSpace(bytes, "shared", TwoThreads());
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  testing::ExpectSameSpace(space, **ours);
+  ASSERT_EQ((*ours)->planes.size(), 2u);
+  EXPECT_EQ((*ours)->planes[0].lines.size(), 6u);
+}
+
 }  // namespace
 }  // namespace tbprof
