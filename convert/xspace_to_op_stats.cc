@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -130,7 +132,7 @@ int64_t Overlap(const Span& a, const Span& b) {
 class OpStatsBuilder {
  public:
   explicit OpStatsBuilder(const XSpaceModel& space)
-      : space_(space), groups_(GroupEvents(space)), kernels_(space) {
+      : space_(space) {
     id_correlation_ = space.Find("correlation_id");
     id_tf_op_ = space.Find("tf_op");
     id_hlo_op_ = space.Find("hlo_op");
@@ -146,8 +148,42 @@ class OpStatsBuilder {
     id_device_duration_ = space.Find("device_duration_ps");
   }
 
+  // Kernel stats and host op metrics need no event groups, so a second
+  // thread computes them while the events are grouped.
   OpStats Build() {
     OpStats s;
+    tensorflow::profiler::KernelStatsDb kernel_stats;
+    std::exception_ptr beside_error;
+    std::thread beside([&] {
+      try {
+        KernelStatsCollector kernels(space_);
+        for (const XPlaneModel& p : space_.planes) {
+          std::string_view name = space_.Str(p.name);
+          if (name == "/host:CPU") AddHostOps(p, s.host_op_metrics_db);
+          if (IsGpuPlane(name)) kernels.AddPlane(p);
+        }
+        kernel_stats = kernels.Finish();
+      } catch (...) {
+        beside_error = std::current_exception();
+      }
+    });
+    try {
+      groups_ = GroupEvents(space_);
+      BuildGrouped(s);
+    } catch (...) {
+      beside.join();
+      throw;
+    }
+    beside.join();
+    if (beside_error) std::rethrow_exception(beside_error);
+    s.kernel_stats_db = std::move(kernel_stats);
+    s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
+    return s;
+  }
+
+ private:
+  // Everything but the host op metrics and kernel stats.
+  void BuildGrouped(OpStats& s) {
     s.errors = space_.errors;
     s.warnings = space_.warnings;
     bool has_gpu = false, has_tpu = false;
@@ -160,12 +196,10 @@ class OpStatsBuilder {
       const XPlaneModel& p = space_.planes[pi];
       std::string_view name = space_.Str(p.name);
       if (name == "/host:CPU") {
-        AddHostOps(p, s.host_op_metrics_db);
         if (!has_gpu && !has_tpu) AddHostStepEvents(pi, step_events);
       } else if (IsGpuPlane(name)) {
         AddGpuDeviceOps(pi, s.device_op_metrics_db);
         AddGpuStepEvents(pi, step_events);
-        kernels_.AddPlane(p);
       } else if (IsTpuCorePlane(name)) {
         AddTpuDevice(p, s.device_op_metrics_db, step_events);
       }
@@ -174,13 +208,9 @@ class OpStatsBuilder {
     host.hostname = Hostname();
     BuildSteps(step_events, has_gpu || has_tpu, host.steps, s);
     s.steps.push_back(std::move(host));
-    s.kernel_stats_db = kernels_.Finish();
     SetRunEnvironment(s.run_environment);
-    s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
-    return s;
   }
 
- private:
   std::string Hostname() const { return space_.hostnames.empty() ? "localhost" : space_.hostnames[0]; }
 
   const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
@@ -192,7 +222,7 @@ class OpStatsBuilder {
   }
 
   // ConvertHostThreadsXPlaneToOpMetricsDb: self time by a per-line op stack.
-  void AddHostOps(const XPlaneModel& p, OpMetricsDb& db) {
+  void AddHostOps(const XPlaneModel& p, OpMetricsDb& db) const {
     // Per event metadata: the TF op it names (null when it names none), and
     // that op's row, so the hot loop does no string lookups.
     std::vector<std::unique_ptr<TfOp>> op_of(p.event_metadata.size());
@@ -621,7 +651,6 @@ class OpStatsBuilder {
  private:
   const XSpaceModel& space_;
   EventGroups groups_;
-  KernelStatsCollector kernels_;
   StrId id_correlation_, id_tf_op_, id_hlo_op_, id_shape_, id_kernel_details_, id_equation_, id_is_eager_,
       id_hlo_category_, id_flops_, id_bytes_, id_name_, id_device_offset_, id_device_duration_;
   std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
