@@ -7,6 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "convert/run_both.h"
+
 namespace tbprof {
 namespace {
 
@@ -118,9 +120,10 @@ class Grouper {
       WorkPlane w;
       w.space_index = i;
       w.is_host = space_.Str(p.name) == "/host:CPU";
-      BuildNesting(p, w);
       planes_.push_back(std::move(w));
     }
+    ForEachPlaneOnTwoThreads([](const WorkPlane&) { return true; },
+                             [&](uint32_t pi) { BuildNesting(space_.planes[planes_[pi].space_index], planes_[pi]); });
     // Host plane first so that launch edges always point to computed values.
     std::stable_sort(planes_.begin(), planes_.end(),
                      [](const WorkPlane& a, const WorkPlane& b) { return a.is_host > b.is_host; });
@@ -228,6 +231,26 @@ class Grouper {
     return roots;
   }
 
+  // Calls work(pi) for the planes that `select`s, shared out between two
+  // threads by event count; work on different planes must not share state.
+  template <typename Select, typename Work>
+  void ForEachPlaneOnTwoThreads(Select&& select, Work&& work) {
+    std::vector<uint32_t> chosen;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (select(planes_[pi])) chosen.push_back(pi);
+    }
+    auto events = [&](uint32_t pi) { return space_.planes[planes_[pi].space_index].events.size(); };
+    std::stable_sort(chosen.begin(), chosen.end(), [&](uint32_t a, uint32_t b) { return events(a) > events(b); });
+    std::vector<uint32_t> halves[2];
+    size_t load[2] = {0, 0};
+    for (uint32_t pi : chosen) {
+      int lighter = load[1] < load[0];
+      halves[lighter].push_back(pi);
+      load[lighter] += events(pi);
+    }
+    RunBoth([&] { for (uint32_t pi : halves[0]) work(pi); }, [&] { for (uint32_t pi : halves[1]) work(pi); });
+  }
+
   void BuildNesting(const XPlaneModel& p, WorkPlane& w) {
     w.nest_parent.assign(p.events.size(), kNoParent);
     w.root_level.assign(p.events.size(), 0);
@@ -286,19 +309,20 @@ class Grouper {
     }
     LaunchTable launch_of(launches.size());
     for (const auto& [id, ref] : launches) launch_of.Insert(id, ref);
-    launch_edges_.reserve(launches.size());
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+    std::vector<std::vector<CrossEdge>> edges_of(planes_.size());  // device plane -> its launch edges
+    ForEachPlaneOnTwoThreads([](const WorkPlane& w) { return !w.is_host; }, [&](uint32_t pi) {
       const WorkPlane& w = planes_[pi];
-      if (w.is_host) continue;
       const XPlaneModel& p = space_.planes[w.space_index];
       for (const auto& order : w.line_orders) {
         for (uint32_t e : order) {
           const Stat* c = FindIf(p, e, ids_.correlation_id);
           if (!c) continue;
-          if (const EdgeRef* launch = launch_of.Find(c->IntValue())) launch_edges_.push_back({*launch, {pi, e}});
+          if (const EdgeRef* launch = launch_of.Find(c->IntValue())) edges_of[pi].push_back({*launch, {pi, e}});
         }
       }
-    }
+    });
+    launch_edges_.reserve(launches.size());
+    for (const auto& edges : edges_of) launch_edges_.insert(launch_edges_.end(), edges.begin(), edges.end());
     for (auto& [key, pc] : contexts) {
       auto& [producers, consumers] = pc;
       if (producers.size() >= kMaxContextFanout && consumers.size() >= kMaxContextFanout) continue;

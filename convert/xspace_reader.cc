@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <exception>
 #include <future>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
+
+#include "convert/run_both.h"
 
 namespace tbprof {
 namespace {
@@ -327,8 +327,8 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, Ke
 
 class SpaceParser {
  public:
-  SpaceParser(Decoder& d, XSpaceModel& m, const std::vector<std::string_view>* event_stat_names)
-      : d_(d), m_(m), event_stat_names_(event_stat_names) {}
+  SpaceParser(Decoder& d, XSpaceModel& m, const LoadOptions::KeepEventStat& keep_event_stat)
+      : d_(d), m_(m), keep_event_stat_(keep_event_stat) {}
 
   // Reads the top level of an XSpace: the space's strings go into the model
   // and each plane's bytes into `planes`, in file order, to be decoded later.
@@ -362,7 +362,7 @@ class SpaceParser {
  private:
   struct StatMeta {
     StrId name = kNoStr;
-    bool keep_in_events = true;  // false: LoadOptions::event_stat_names leaves it out
+    bool keep_in_events = true;  // false: LoadOptions::keep_event_stat leaves it out
     StrId last_str = kNoStr;     // the last str_value interned for this stat
   };
 
@@ -379,7 +379,7 @@ class SpaceParser {
   // Stat values: the id is resolved against the plane's stat metadata (which may
   // come later on the wire, so planes are decoded metadata-first). Every stat is
   // decoded, and so validated; `keep` is false for an event stat that
-  // LoadOptions::event_stat_names leaves out, whose strings are then not interned.
+  // LoadOptions::keep_event_stat leaves out, whose strings are then not interned.
   bool ParseStat(const uint8_t* p, const uint8_t* end, Stat& out, bool is_event_stat, bool& keep) {
     uint32_t field, wire;
     int64_t metadata_id = 0;
@@ -431,7 +431,7 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     uint32_t idx = stat_ids_.Get(metadata_id);
-    keep = !is_event_stat || event_stat_names_ == nullptr ||
+    keep = !is_event_stat || !keep_event_stat_ ||
            (idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events);
     if (!keep) return true;
     out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
@@ -492,9 +492,7 @@ class SpaceParser {
     (void)has_id;
     StrId n = m_.strings.Intern(name);
     stat_ids_.Add(key, static_cast<uint32_t>(stat_meta_.size()));
-    bool keep = event_stat_names_ == nullptr ||
-                std::find(event_stat_names_->begin(), event_stat_names_->end(), name) != event_stat_names_->end();
-    stat_meta_.push_back({n, keep, kNoStr});
+    stat_meta_.push_back({n, true, kNoStr});  // keep_in_events is settled once the plane's name is known
     plane_->stat_metadata.emplace_back(n, has_id ? id : key);
     return true;
   }
@@ -683,17 +681,23 @@ class SpaceParser {
     // Pass 1: metadata maps (they follow the lines on the wire).
     const uint8_t* q = p;
     uint32_t field, wire;
+    std::string_view plane_name;  // checked in pass 2
     while (d_.ReadTag(q, end, field, wire)) {
       const uint8_t* at = q;
       std::string_view s;
       if (field == 5) {
         if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
         if (!ParseStatMetadataEntry(U8(s), U8(s) + s.size())) return false;
+      } else if (field == 2 && wire == kLen) {
+        if (!d_.ReadLen(q, end, plane_name)) return false;
       } else if (!d_.Skip(q, end, wire)) {
         return false;
       }
     }
     if (d_.failed()) return false;
+    if (keep_event_stat_) {
+      for (StatMeta& meta : stat_meta_) meta.keep_in_events = keep_event_stat_(plane_name, m_.strings.View(meta.name));
+    }
     q = p;
     while (d_.ReadTag(q, end, field, wire)) {
       const uint8_t* at = q;
@@ -710,7 +714,7 @@ class SpaceParser {
     // writer puts it) is counted only if kept; others are counted anyway.
     auto kept = [&](const uint8_t* sb, const uint8_t* se) {
       uint64_t id;
-      if (event_stat_names_ == nullptr || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
+      if (!keep_event_stat_ || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
       uint32_t idx = stat_ids_.Get(static_cast<int64_t>(id));
       return idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events;
     };
@@ -762,7 +766,7 @@ class SpaceParser {
 
   Decoder& d_;
   XSpaceModel& m_;
-  const std::vector<std::string_view>* event_stat_names_;
+  const LoadOptions::KeepEventStat& keep_event_stat_;
   XPlaneModel* plane_ = nullptr;
   IdMap stat_ids_, event_ids_;
   std::vector<StatMeta> stat_meta_;
@@ -918,47 +922,44 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   std::vector<std::string_view> planes;
   Decoder outline_decoder(base, source, nullptr, nullptr);
   const bool outlined =
-      SpaceParser(outline_decoder, *model, options.event_stat_names).OutlineSpace(base, base + bytes.size(), planes);
+      SpaceParser(outline_decoder, *model, options.keep_event_stat).OutlineSpace(base, base + bytes.size(), planes);
   const SplitPoint split = outlined && bytes.size() >= options.parallel_min_bytes ? BalancedSplit(planes)
                                                                                   : SplitPoint{planes.size()};
 
-  std::unique_ptr<XSpaceModel> back;
-  std::string back_error;
-  std::exception_ptr back_exception;
-  std::thread worker;
-  TailCounts tail_counts;
-  if (split.plane < planes.size()) {
-    worker = std::thread([&] {
-      try {
-        back = std::make_unique<XSpaceModel>();
-        PageReleaser releaser{split.begin};
-        Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
-        SpaceParser parser(d, *back, options.event_stat_names);
-        for (size_t i = split.plane; i < planes.size(); ++i) {
-          LineRange lines;
-          if (i == split.plane && split.line > 0) lines = {split.line, UINT32_MAX, &tail_counts};
-          if (!parser.ParsePlaneBytes(planes[i], lines)) break;
-        }
-        back_error = d.error();
-      } catch (...) {
-        back_exception = std::current_exception();
-      }
-      tail_counts.Publish({});  // unblocks the other thread if this one stopped before counting
-    });
-  }
   PageReleaser releaser{base};
   Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
-  SpaceParser parser(d, *model, options.event_stat_names);
-  try {
+  SpaceParser parser(d, *model, options.keep_event_stat);
+  TailCounts tail_counts;
+  auto decode_front = [&] {
     bool ok = true;
     for (size_t i = 0; i < split.plane && ok; ++i) ok = parser.ParsePlaneBytes(planes[i]);
     if (ok && split.line > 0) parser.ParsePlaneBytes(planes[split.plane], LineRange{0, split.line, &tail_counts});
-  } catch (...) {
-    if (worker.joinable()) worker.join();
-    throw;
+  };
+  std::unique_ptr<XSpaceModel> back;
+  std::string back_error;
+  auto decode_back = [&] {
+    try {
+      back = std::make_unique<XSpaceModel>();
+      PageReleaser back_releaser{split.begin};
+      Decoder bd(base, source, release_pages ? &PageReleaser::Release : nullptr, &back_releaser);
+      SpaceParser back_parser(bd, *back, options.keep_event_stat);
+      for (size_t i = split.plane; i < planes.size(); ++i) {
+        LineRange lines;
+        if (i == split.plane && split.line > 0) lines = {split.line, UINT32_MAX, &tail_counts};
+        if (!back_parser.ParsePlaneBytes(planes[i], lines)) break;
+      }
+      back_error = bd.error();
+    } catch (...) {
+      tail_counts.Publish({});
+      throw;
+    }
+    tail_counts.Publish({});  // unblocks the front if the back stopped before counting
+  };
+  if (split.plane < planes.size()) {
+    RunBoth(decode_front, decode_back);
+  } else {
+    decode_front();
   }
-  if (worker.joinable()) worker.join();
-  if (back_exception) std::rethrow_exception(back_exception);
   // The first error in file order: the front planes, the back planes, then the top level.
   if (d.failed()) return DataLoss(d.error());
   if (!back_error.empty()) return DataLoss(back_error);

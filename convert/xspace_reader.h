@@ -4,10 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "convert/status.h"
 #include "convert/xspace_model.h"
@@ -23,11 +23,13 @@ struct LoadOptions {
   // decoding, so the peak footprint is the model plus a small window.
   bool release_decoded_pages = true;
   uint64_t max_bytes = kMaxXSpaceBytes;
-  // When set, events keep only the stats with these names (plane and metadata
-  // stats are always kept). An analysis that reads a known set of event stats
-  // loads with it and skips storing the rest (e.g. a memory profile's dozen
-  // stats per allocation when computing op statistics). Not owned.
-  const std::vector<std::string_view>* event_stat_names = nullptr;
+  // When set, events keep only the stats it accepts, asked once for each plane
+  // (by name) and stat name; plane and metadata stats are always kept. An
+  // analysis that reads a known set of event stats loads with it and skips
+  // storing and interning the rest (e.g. a memory profile's dozen stats per
+  // allocation when computing op statistics). Every stat is still decoded.
+  using KeepEventStat = std::function<bool(std::string_view plane_name, std::string_view stat_name)>;
+  KeepEventStat keep_event_stat;
   // Files of at least this size are decoded by two threads (planes split
   // between them); the model is the same either way.
   uint64_t parallel_min_bytes = uint64_t{32} << 20;

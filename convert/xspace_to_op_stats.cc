@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <exception>
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
 #include "convert/group_events.h"
 #include "convert/op_stats_to_tf_stats.h"
+#include "convert/run_both.h"
 #include "convert/tf_op_utils.h"
 #include "convert/tool_registry.h"
 #include "convert/xspace_reader.h"
@@ -153,29 +152,20 @@ class OpStatsBuilder {
   OpStats Build() {
     OpStats s;
     tensorflow::profiler::KernelStatsDb kernel_stats;
-    std::exception_ptr beside_error;
-    std::thread beside([&] {
-      try {
-        KernelStatsCollector kernels(space_);
-        for (const XPlaneModel& p : space_.planes) {
-          std::string_view name = space_.Str(p.name);
-          if (name == "/host:CPU") AddHostOps(p, s.host_op_metrics_db);
-          if (IsGpuPlane(name)) kernels.AddPlane(p);
-        }
-        kernel_stats = kernels.Finish();
-      } catch (...) {
-        beside_error = std::current_exception();
-      }
-    });
-    try {
-      groups_ = GroupEvents(space_);
-      BuildGrouped(s);
-    } catch (...) {
-      beside.join();
-      throw;
-    }
-    beside.join();
-    if (beside_error) std::rethrow_exception(beside_error);
+    RunBoth(
+        [&] {
+          groups_ = GroupEvents(space_);
+          BuildGrouped(s);
+        },
+        [&] {
+          KernelStatsCollector kernels(space_);
+          for (const XPlaneModel& p : space_.planes) {
+            std::string_view name = space_.Str(p.name);
+            if (name == "/host:CPU") AddHostOps(p, s.host_op_metrics_db);
+            if (IsGpuPlane(name)) kernels.AddPlane(p);
+          }
+          kernel_stats = kernels.Finish();
+        });
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
     return s;
@@ -762,15 +752,20 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   return out;
 }
 
-const std::vector<std::string_view>& OpStatsEventStatNames() {
-  // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots),
-  // KernelStatsCollector and OpStatsBuilder. A name missing here reads as an
-  // absent stat; OpsProjection tests compare against whole-model results.
-  static const std::vector<std::string_view> names = {
-      "_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id", "step_name", "iter_num", "step_num", "id",
-      "tf_op", "hlo_op", "shape", "kernel_details", "equation", "is_eager", "hlo_category", "flops",
-      "bytes_accessed", "name", "device_offset_ps", "device_duration_ps"};
-  return names;
+bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name) {
+  // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots) and
+  // AddHostOps: all that is read on /host:CPU...
+  static constexpr std::string_view kHost[] = {"_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id",
+                                               "step_name", "iter_num", "step_num", "id", "is_eager"};
+  // ...and on device planes also by KernelStatsCollector and the device op
+  // and step code. A name missing here reads as an absent stat; OpsProjection
+  // tests compare the tools against whole-model results.
+  static constexpr std::string_view kDeviceOnly[] = {"tf_op", "hlo_op", "shape", "kernel_details", "equation",
+                                                     "hlo_category", "flops", "bytes_accessed", "name",
+                                                     "device_offset_ps", "device_duration_ps"};
+  if (std::find(std::begin(kHost), std::end(kHost), stat_name) != std::end(kHost)) return true;
+  return plane_name != "/host:CPU" &&
+         std::find(std::begin(kDeviceOnly), std::end(kDeviceOnly), stat_name) != std::end(kDeviceOnly);
 }
 
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
@@ -778,7 +773,7 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
     if (!model) {
       LoadOptions options;
-      options.event_stat_names = &OpStatsEventStatNames();
+      options.keep_event_stat = OpStatsReadsEventStat;
       auto loaded = LoadXSpaceFile(xplane_path, options);
       if (!loaded.ok()) return loaded.status();
       model = std::move(*loaded);

@@ -20,12 +20,13 @@ OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
 // per host for the step numbers all hosts have, kernel reports merged.
 OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts);
 
-// The event stats ConvertXSpaceToOpStats reads (in grouping, op metrics and
-// kernel stats): OpStats needs only a model loaded with these.
-const std::vector<std::string_view>& OpStatsEventStatNames();
+// Whether ConvertXSpaceToOpStats reads this event stat on this plane (in
+// grouping, op metrics, steps or kernel stats): OpStats needs only a model
+// loaded with these (LoadOptions::keep_event_stat).
+bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name);
 
 // OpStats of each file, computed once per file identity when `cache` is set.
-// The file is loaded keeping only OpStatsEventStatNames() unless the cache
+// The file is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache
 // already holds its whole model; the model is not cached for OpStats' sake.
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
 

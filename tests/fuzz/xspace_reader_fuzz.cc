@@ -51,11 +51,12 @@ void CheckModel(const tbprof::XSpaceModel& m) {
 // All three accept or reject it alike.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  static const std::vector<std::string_view> kKeep = {"correlation_id", "tf_op", "group_id"};
   tbprof::LoadOptions serial, two_threads, projected;
   two_threads.parallel_min_bytes = 0;
   projected.parallel_min_bytes = 0;
-  projected.event_stat_names = &kKeep;
+  projected.keep_event_stat = [](std::string_view plane, std::string_view stat) {
+    return stat == "correlation_id" || stat == "group_id" || (plane != "/host:CPU" && stat == "tf_op");
+  };
   int accepted = 0;
   for (const tbprof::LoadOptions* options : {&serial, &two_threads, &projected}) {
     auto model = tbprof::ParseXSpace(bytes, "fuzz", *options);

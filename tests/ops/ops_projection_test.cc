@@ -1,4 +1,4 @@
-// OpStats-based tools load files keeping only OpStatsEventStatNames(). Their
+// OpStats-based tools load files keeping only the stats OpStatsReadsEventStat accepts. Their
 // output must be byte-for-byte what the whole model gives (the path taken when
 // the server's cache already holds the model), on the real profiles and on a
 // synthetic GPU training profile (steps, tf.data, launches, kernels, memory).
@@ -76,9 +76,8 @@ TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
   if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
   auto whole = LoadXSpaceFile(path);
   ASSERT_TRUE(whole.ok());
-  const std::vector<std::string_view> keep = {"correlation_id"};
   LoadOptions options;
-  options.event_stat_names = &keep;
+  options.keep_event_stat = [](std::string_view, std::string_view stat) { return stat == "correlation_id"; };
   auto projected = LoadXSpaceFile(path, options);
   ASSERT_TRUE(projected.ok());
   ASSERT_EQ((*projected)->planes.size(), (*whole)->planes.size());
