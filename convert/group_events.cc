@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 #include "convert/run_both.h"
 
