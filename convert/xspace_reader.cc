@@ -364,6 +364,12 @@ class SpaceParser {
     StrId last_str = kNoStr;     // the last str_value interned for this stat
   };
 
+  // Whether an event stat with this stat metadata index is stored (a stat
+  // naming no metadata is left out of a projection).
+  bool KeptInEvents(uint32_t meta_index) const {
+    return !keep_event_stat_ || (meta_index != IdMap::kAbsent && stat_meta_[meta_index].keep_in_events);
+  }
+
   // Most string stats repeat their previous value (allocator names, data
   // types, op names of a run of kernels), so one compare often saves a hash.
   StrId InternStatString(uint32_t meta_index, std::string_view s) {
@@ -429,8 +435,7 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     uint32_t idx = stat_ids_.Get(metadata_id);
-    keep = !is_event_stat || !keep_event_stat_ ||
-           (idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events);
+    keep = !is_event_stat || KeptInEvents(idx);
     if (!keep) return true;
     out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
     if (out.kind == StatKind::kStr && has_str_value) {
@@ -713,8 +718,7 @@ class SpaceParser {
     auto kept = [&](const uint8_t* sb, const uint8_t* se) {
       uint64_t id;
       if (!keep_event_stat_ || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
-      uint32_t idx = stat_ids_.Get(static_cast<int64_t>(id));
-      return idx != IdMap::kAbsent && stat_meta_[idx].keep_in_events;
+      return KeptInEvents(stat_ids_.Get(static_cast<int64_t>(id)));
     };
     PlaneCounts counts = CountPlane(p, end, lines, kept);
     if (lines.tail != nullptr && lines.begin > 0) {
@@ -888,16 +892,16 @@ bool MergeModel(XSpaceModel& into, XSpaceModel&& from, bool first_is_tail) {
   };
   for (size_t pi = 0; pi < from.planes.size(); ++pi) {
     XPlaneModel& p = from.planes[pi];
-    p.name = remap[p.name];
     for (LineModel& l : p.lines) l.name = remap[l.name], l.display_name = remap[l.display_name];
+    if (pi == 0 && first_is_tail) {  // its name, metadata and plane stats are into's already
+      if (into.planes.empty() || !AppendPlaneTail(into.planes.back(), std::move(p), fix_stat)) return false;
+      continue;
+    }
+    p.name = remap[p.name];
     for (EventMetadata& md : p.event_metadata) {
       md.name = remap[md.name];
       md.display_name = remap[md.display_name];
       if (md.metadata_blob != kNoBlob) md.metadata_blob += blob_base;
-    }
-    if (pi == 0 && first_is_tail) {  // its metadata and plane stats are into's already
-      if (into.planes.empty() || !AppendPlaneTail(into.planes.back(), std::move(p), fix_stat)) return false;
-      continue;
     }
     fix_stats(p.event_stats);
     fix_stats(p.metadata_stats);
