@@ -2,7 +2,7 @@
 // of a GPU trace): kernels with launches and op annotations, per record.
 #include <benchmark/benchmark.h>
 
-#include "harness/cupti_xplane.h"
+#include "harness/cupti/cupti_xplane.h"
 
 namespace {
 

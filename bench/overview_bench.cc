@@ -16,11 +16,12 @@
 #include <fstream>
 #include <string>
 
-#include "convert/artifact_cache.h"
-#include "convert/op_stats_to_overview_page.h"
-#include "convert/tool_registry.h"
-#include "convert/xspace_reader.h"
-#include "convert/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_to_overview_page.h"
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/tools/artifact_cache.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/tools/tool_registry.h"
+#include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
 
 namespace {

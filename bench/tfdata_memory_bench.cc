@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "convert/xspace_reader.h"
-#include "convert/xspace_to_memory_profile.h"
-#include "convert/xspace_to_tf_data_stats.h"
+#include "convert/analysis/xspace_to_memory_profile.h"
+#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 
 namespace tbprof {

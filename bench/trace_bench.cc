@@ -20,9 +20,9 @@
 #include <cstdio>
 #include <string>
 
-#include "convert/trace_index.h"
-#include "convert/trace_viewer_tools.h"
-#include "convert/xspace_reader.h"
+#include "convert/analysis/trace_index.h"
+#include "convert/tools/trace_viewer_tools.h"
+#include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
 
 namespace tbprof {

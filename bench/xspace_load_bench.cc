@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string>
 
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 #include "proto/xplane.pb.h"
 #include "synthetic/profile_generator.h"
 

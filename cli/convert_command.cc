@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "convert/tool_registry.h"
+#include "convert/tools/tool_registry.h"
 
 namespace tbprof::cli {
 namespace {

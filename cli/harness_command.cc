@@ -12,10 +12,10 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "harness/gpu_harness.h"
 #include "harness/pipeline_report.h"
 #include "harness/pipeline_runner.h"
 #include "harness/pipeline_validation.h"
-#include "harness/gpu_harness.h"
 
 namespace tbprof::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace tbprof::cli {
 namespace {

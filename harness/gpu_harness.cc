@@ -12,10 +12,11 @@
 #include <memory>
 #include <set>
 
-#include "convert/xspace_reader.h"
-#include "harness/cupti_collector.h"
-#include "harness/cupti_loader.h"
-#include "harness/cupti_xplane.h"
+#include "convert/analysis/tf_op_utils.h"
+#include "convert/xplane/xspace_reader.h"
+#include "harness/cupti/cupti_collector.h"
+#include "harness/cupti/cupti_loader.h"
+#include "harness/cupti/cupti_xplane.h"
 
 #ifdef TBPROF_HAVE_GPU_HARNESS
 #include "synthetic/cuda/gpu_workloads.h"
@@ -23,28 +24,6 @@
 
 namespace tbprof {
 namespace gpu {
-
-bool KernelNameUsesTensorCore(std::string_view name) {
-  static constexpr std::string_view kPatterns[] = {
-      "16816", "c1688", "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group",
-      "first_layer_wgrad_kernel", "h1688", "h884", "hmma", "i16832", "i8816", "s884", "s1688",
-      "xmma_gemm", "xmma_implicit_gemm", "xmma_sparse_conv", "xmma_sparse_gemm",
-      "xmma_warp_specialized_implicit_gemm",
-  };
-  for (std::string_view p : kPatterns)
-    if (name.find(p) != std::string_view::npos) return true;
-  return false;
-}
-
-bool OpNameTensorCoreEligible(std::string_view op) {
-  auto ends = [&](std::string_view s) { return op.ends_with(s); };
-  auto has = [&](std::string_view s) { return op.find(s) != std::string_view::npos; };
-  return ends("Conv2D") || ends("Conv2DBackpropFilter") || ends("Conv2DBackpropInput") || ends("Conv3D") ||
-         ends("DepthwiseConv2dNative") || ends("DepthwiseConv2dNativeBackpropFilter") ||
-         ends("DepthwiseConv2dNativeBackpropInput") || has("BatchMatMul") || ends("/MatMul") ||
-         ends("FusedMatMul") || ends("/CudnnRNN") || has("CudnnRNNV") || has("CudnnRNNForward") ||
-         has("CudnnRNNBackprop") || ends("XlaDot") || ends("XlaDotV2");
-}
 
 std::vector<KernelRow> KernelRowsFromModel(const XSpaceModel& model) {
   constexpr int64_t kDerivedMin = 0xdeadbeef, kDerivedMax = kDerivedMin + 289;
@@ -70,9 +49,9 @@ std::vector<KernelRow> KernelRowsFromModel(const XSpaceModel& model) {
           std::string_view full = model.Str(t->str);
           r.op_name = std::string(full.substr(0, full.find(':')));
         }
-        r.uses_tensor_core = KernelNameUsesTensorCore(r.name);
+        r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
         // A kernel on tensor cores makes its op eligible, as kernel_stats does.
-        r.op_eligible = !r.op_name.empty() && (OpNameTensorCoreEligible(r.op_name) || r.uses_tensor_core);
+        r.op_eligible = !r.op_name.empty() && (IsOpTensorCoreEligible(r.op_name) || r.uses_tensor_core);
         rows.push_back(std::move(r));
       }
     }
@@ -370,7 +349,7 @@ int RunGpuHarness(int argc, char** argv) {
     std::printf("%-18s %7d %10.3f %10.3f %7.2f %9.2f %4d/%-4d %5d/%-6d\n", o.info->name.c_str(), kernels, main_ms,
                 o.run.event_ms, diff, tflops, main_tc, main_kernels, eligible, kernels);
     for (const std::string& n : names)
-      std::printf("    %s %s\n", KernelNameUsesTensorCore(n) ? "[TC]  " : "[SIMT]", n.substr(0, 110).c_str());
+      std::printf("    %s %s\n", IsKernelUsingTensorCore(n) ? "[TC]  " : "[SIMT]", n.substr(0, 110).c_str());
     if (o.run.bytes_per_iter > 0) {
       std::printf("    copies: see memcpy events; %.0f MiB moved per iteration\n", o.run.bytes_per_iter / (1 << 20));
     }

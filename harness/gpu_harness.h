@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/xspace_model.h"
+#include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 
@@ -25,12 +25,8 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoGpu = 3;
 inline constexpr int kExitCudaError = 4;
 
-// kernel_stats' TensorCore heuristics (reference/xplane.md §6). Stand-ins until
-// the kernel_stats converter (branch `ops`) is merged; switch to it then.
-bool KernelNameUsesTensorCore(std::string_view kernel_name);
-bool OpNameTensorCoreEligible(std::string_view tf_op_name);
-
-// One device kernel as kernel_stats would read it from a profile.
+// One device kernel as kernel_stats would read it from a profile, with
+// kernel_stats' own TensorCore rules (convert/analysis/tf_op_utils.h).
 struct KernelRow {
   std::string name, op_name;  // op_name: tf_op up to the first ':'
   int64_t duration_ps = 0;

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "convert/status.h"
-#include "harness/host_tracer.h"
+#include "convert/base/status.h"
+#include "harness/tracer/host_tracer.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::harness {

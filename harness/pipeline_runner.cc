@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "harness/host_plane_writer.h"
-#include "harness/host_tracer.h"
-#include "synthetic/pipeline_work.h"
+#include "harness/tracer/host_tracer.h"
+#include "synthetic/pipeline/pipeline_work.h"
 
 namespace tbprof::harness {
 namespace {
@@ -307,10 +307,9 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
   }
   if (!options.logdir.empty()) {
     std::string host = LocalHostname();
-    auto path = WriteXSpace(SessionToXSpace(session, host), RunDirectoryFor(options.logdir, session.start_walltime_ns),
-                            host);
-    if (!path.ok()) return path.status();
-    run.xplane_path = *path;
+    ASSIGN_OR_RETURN(auto path, WriteXSpace(SessionToXSpace(session, host), RunDirectoryFor(options.logdir, session.start_walltime_ns),
+                            host));
+    run.xplane_path = path;
   }
   return run;
 }

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/status.h"
-#include "synthetic/pipeline_dataset.h"
+#include "convert/base/status.h"
+#include "synthetic/pipeline/pipeline_dataset.h"
 
 namespace tbprof::harness {
 

@@ -1,28 +1,26 @@
 #include "harness/pipeline_validation.h"
 
-#include "convert/xspace_reader.h"
-#include "convert/xspace_to_tf_data_stats.h"
+#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace tbprof::harness {
 
 StatusOr<PipelineAnalysis> AnalyzePipelineProfile(const std::string& xplane_path) {
-  auto model = LoadXSpaceFile(xplane_path);
-  if (!model.ok()) return model.status();
-  const std::string host = (*model)->hostnames.empty() ? "localhost" : (*model)->hostnames[0];
-  auto stats = ComputeTfDataStats({{host, model->get()}});
-  if (!stats.ok()) return stats.status();
+  ASSIGN_OR_RETURN(auto model, LoadXSpaceFile(xplane_path));
+  const std::string host = (model)->hostnames.empty() ? "localhost" : (model)->hostnames[0];
+  ASSIGN_OR_RETURN(auto stats, ComputeTfDataStats({{host, model.get()}}));
   PipelineAnalysis a;
-  a.is_input_bound = stats->is_input_bound;
-  a.summary = stats->summary;
-  if (!stats->bottlenecks.empty()) {
-    const TfDataBottleneck& b = stats->bottlenecks.front();
+  a.is_input_bound = stats.is_input_bound;
+  a.summary = stats.summary;
+  if (!stats.bottlenecks.empty()) {
+    const TfDataBottleneck& b = stats.bottlenecks.front();
     a.bottleneck_iterator = b.iterator_name;
     a.bottleneck_long_name = b.iterator_long_name;
     a.bottleneck_type = b.bottleneck_type;
     a.max_latency_ps = b.max_latency_ps;
   }
   int64_t slowest = -1;
-  for (const TfDataHostStats& h : stats->hosts) {
+  for (const TfDataHostStats& h : stats.hosts) {
     for (const TfDataPipeline& p : h.pipelines) {
       if (p.is_device) continue;
       a.num_calls += p.num_calls;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/status.h"
+#include "convert/base/status.h"
 #include "harness/pipeline_runner.h"
 
 namespace tbprof::harness {

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "convert/status.h"
+#include "convert/base/status.h"
 
 namespace tbprof {
 

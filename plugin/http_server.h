@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "convert/status.h"
+#include "convert/base/status.h"
 #include "plugin/routes.h"
 
 namespace tbprof {

@@ -5,7 +5,7 @@
 #include <set>
 #include <system_error>
 
-#include "convert/tool_registry.h"
+#include "convert/tools/tool_registry.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
@@ -44,7 +44,7 @@ bool HasDotDotComponent(std::string_view path) {
 }  // namespace
 
 const std::vector<LegacySuffix>& LegacySuffixes() {
-  // TBP-legacy TOOLS table (reference/api.md §3.5.1), mapped to the tool names
+  // TBP-legacy TOOLS table, mapped to the tool names
   // of the current frontend; `alias` keeps the old request name working.
   static const std::vector<LegacySuffix> table = {
       {"trace.json.gz", "trace_viewer", "trace_viewer#"},
@@ -191,14 +191,12 @@ void SortRuns(std::vector<RunRef>& runs) {
 StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
   std::vector<RunRef> runs;
   if (!scope.session_path.empty()) {
-    auto dir = ResolveInside("session_path", scope.session_path);
-    if (!dir.ok()) return dir.status();
-    if (HoldsProfileFiles(ScanRun(*dir))) runs.push_back(RunRef{fs::path(*dir).filename().string(), *dir});
+    ASSIGN_OR_RETURN(auto dir, ResolveInside("session_path", scope.session_path));
+    if (HoldsProfileFiles(ScanRun(dir))) runs.push_back(RunRef{fs::path(dir).filename().string(), dir});
   } else if (!scope.run_path.empty()) {
-    auto dir = ResolveInside("run_path", scope.run_path);
-    if (!dir.ok()) return dir.status();
+    ASSIGN_OR_RETURN(auto dir, ResolveInside("run_path", scope.run_path));
     std::error_code ec;
-    for (fs::directory_iterator d(*dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
+    for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
       std::error_code sec;
       if (!d->is_directory(sec)) continue;
       std::string sub = Canonical(d->path());
@@ -216,9 +214,8 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   while (run.size() > 1 && run.back() == '/') run.remove_suffix(1);  // xprof: run.rstrip('/')
   if (auto status = CheckRunName(run); !status.ok()) return status;
   if (!scope.empty()) {
-    auto runs = ListRuns(scope);
-    if (!runs.ok()) return runs.status();
-    for (RunRef& r : *runs) {
+    ASSIGN_OR_RETURN(auto runs, ListRuns(scope));
+    for (RunRef& r : runs) {
       if (r.name == run) return r;
     }
     return NotFound("unknown run '" + std::string(run) + "'");

@@ -1,5 +1,5 @@
 // Run discovery over a logdir, laid out as TensorBoard's profile plugin
-// expects (reference/api.md §3):
+// expects:
 //   <logdir>[/<tb_run>...]/plugins/profile/<profile_run>/<host>.<suffix>
 // Every name that reaches the file system from a request (run, host, tool,
 // session_path, run_path) is checked here first: nothing outside the logdir is
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/status.h"
+#include "convert/base/status.h"
 
 namespace tbprof {
 

@@ -8,7 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "convert/xspace_model.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/xplane/xspace_model.h"
 #include "plugin/gzip.h"
 #include "plugin/run_tools.h"
 
@@ -26,7 +27,7 @@ namespace {
 constexpr std::string_view kPluginPrefix = "/data/plugin/profile";
 constexpr size_t kGzipAheadMinBytes = 1024;  // smaller cached bodies are sent as they are
 
-// TensorBoard's plugin entry page (reference/api.md §5.1); its inline module
+// TensorBoard's plugin entry page; its inline module
 // script is allowed by its hash (base64 SHA-256 of the script text, computed
 // with Python hashlib) so the CSP can stay 'self'-only.
 constexpr std::string_view kPluginEntryScript = "import(\"./index.js\").then((m) => void m.render());";
@@ -201,9 +202,8 @@ struct ProfileService::Query {
 };
 
 StatusOr<std::unique_ptr<ProfileService>> ProfileService::Create(const ProfileServiceOptions& options) {
-  auto logdir = Logdir::Open(options.logdir);
-  if (!logdir.ok()) return logdir.status();
-  return std::unique_ptr<ProfileService>(new ProfileService(std::move(*logdir), options));
+  ASSIGN_OR_RETURN(auto logdir, Logdir::Open(options.logdir));
+  return std::unique_ptr<ProfileService>(new ProfileService(std::move(logdir), options));
 }
 
 ProfileService::ProfileService(Logdir logdir, const ProfileServiceOptions& options)
@@ -254,7 +254,7 @@ std::optional<HttpResponse> ProfileService::Handle(const HttpRequest& request, b
 
 std::optional<HttpResponse> ProfileService::Route(std::string_view full_path, const Query& query,
                                                   const HttpRequest& request, bool may_block) {
-  // TensorBoard core routes (mounted at the root, reference/api.md §5.1).
+  // TensorBoard core routes (mounted at the root).
   if (full_path == "/data/plugins_listing") return PluginsListing();
   if (full_path == "/data/runs") return TensorBoardRuns();
   if (full_path == "/data/logdir") return Json(json::object{{"logdir", logdir_.root()}});
@@ -326,16 +326,14 @@ StatusOr<std::shared_ptr<const ProfileService::RunIndex>> ProfileService::RunInd
     return std::shared_ptr<const RunIndex>(std::move(index));
   };
   if (!scope.empty()) {
-    auto runs = logdir_.ListRuns(scope);
-    if (!runs.ok()) return runs.status();
-    return build(std::move(*runs));
+    ASSIGN_OR_RETURN(auto runs, logdir_.ListRuns(scope));
+    return build(std::move(runs));
   }
   auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(runs_mu_);
   if (run_index_ == nullptr || now - runs_scanned_ >= runs_ttl_) {
-    auto runs = logdir_.ListRuns(scope);
-    if (!runs.ok()) return runs.status();
-    run_index_ = build(std::move(*runs));
+    ASSIGN_OR_RETURN(auto runs, logdir_.ListRuns(scope));
+    run_index_ = build(std::move(runs));
     runs_scanned_ = now;
   }
   return run_index_;
@@ -477,7 +475,7 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
   }
   if (spec != nullptr && !contents.xplanes.empty()) {
-    // Host selection of XP-HEAD _get_valid_hosts (reference/api.md §3.4).
+    // Host selection of XP-HEAD _get_valid_hosts.
     std::vector<const RunFile*> files;
     auto find_host = [&](const std::string& h) -> const RunFile* {
       for (const RunFile& f : contents.xplanes) {
@@ -538,10 +536,9 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
       // Ready JSON from the old profiler, served as it is; .json.gz stays compressed.
       bool gz = file->suffix.ends_with(".gz");
       compute = [path, gz]() -> StatusOr<ToolOutput> {
-        auto bytes = ReadWholeFile(path);
-        if (!bytes.ok()) return bytes.status();
+        ASSIGN_OR_RETURN(auto bytes, ReadWholeFile(path));
         ToolOutput out;
-        out.body = std::move(*bytes);
+        out.body = std::move(bytes);
         out.content_type = "application/json";
         if (gz) out.content_encoding = "gzip";
         return out;

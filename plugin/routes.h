@@ -2,7 +2,7 @@
 // target, headers) to a response, with no networking in it, so every route is
 // unit-testable. plugin/http_server.cc puts it on the wire.
 //
-// Routes (reference/api.md §2, §5): the xprof plugin routes, answered both at
+// Routes: the xprof plugin routes, answered both at
 // /data/plugin/profile/<route> and at /<route>, TensorBoard's /data/* core
 // routes, and the static UI from the web directory.
 #pragma once
@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "convert/artifact_cache.h"
-#include "convert/tool_registry.h"
+#include "convert/tools/artifact_cache.h"
+#include "convert/tools/tool_registry.h"
 #include "plugin/logdir.h"
 
 namespace tbprof {

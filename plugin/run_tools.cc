@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "convert/tool_registry.h"
-#include "convert/xspace_model.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/tools/tool_registry.h"
+#include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 namespace {
 
-// Tool sets of xprof (XP-HEAD profile_plugin.py, reference/api.md §3.4).
+// Tool sets of xprof (XP-HEAD profile_plugin.py).
 const std::set<std::string, std::less<>> kAllHostsSupported = {
     "input_pipeline_analyzer", "framework_op_stats", "kernel_stats", "overview_page", "pod_viewer", "megascale_stats"};
 const std::set<std::string, std::less<>> kAllHostsOnly = {"overview_page", "pod_viewer", "smart_suggestion"};

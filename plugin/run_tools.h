@@ -1,5 +1,4 @@
-// Which tools and hosts a run offers, by xprof's rules (reference/api.md
-// §3.4, §3.5): tools from the files present and the converters registered,
+// Which tools and hosts a run offers, by xprof's rules: tools from the files present and the converters registered,
 // hosts from file names with the ALL_HOSTS rules of each tool.
 #pragma once
 
@@ -7,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/artifact_cache.h"
+#include "convert/tools/artifact_cache.h"
 #include "plugin/logdir.h"
 
 namespace tbprof {

@@ -1,7 +1,7 @@
 // Hand-written protobuf wire encoder for XSpace, independent of libprotobuf, so
 // that huge synthetic profiles can be streamed to disk line by line and so that
 // round-trip tests compare two independent codecs (libprotobuf parses what this
-// writes). Field numbers: reference/xplane.md §1.
+// writes). Field numbers are those of TSL's xplane.proto.
 #pragma once
 
 #include <cstdint>

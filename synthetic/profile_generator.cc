@@ -1,5 +1,5 @@
 // Synthetic TF GPU training job, as TF's profiler writes it after
-// post-processing (reference/xplane.md §1-§3, §8, §9).
+// post-processing.
 //
 // Every step runs the same model (a list of op templates) on every GPU. A step
 // is simulated per (step, GPU) from a hash of (seed, host, step, GPU), so each
@@ -578,8 +578,7 @@ StatusOr<std::vector<std::string>> GenerateSyntheticLogdir(const SynthOptions& o
     out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     out.open(path, std::ios::binary | std::ios::trunc);
     if (!out) return Internal("synth: cannot write " + path);
-    Status st = WriteSyntheticXSpace(options, h, out);
-    if (!st.ok()) return st;
+    RETURN_IF_ERROR(WriteSyntheticXSpace(options, h, out));
     out.close();
     if (!out) return Internal("synth: cannot write " + path);
     paths.push_back(path);

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "synthetic/cuda/gpu_kernels.cuh"
 #include "synthetic/cuda/gpu_workloads.h"
+#include "synthetic/cuda/gpu_kernels.cuh"
 
 namespace tbprof::gpu {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace {
 

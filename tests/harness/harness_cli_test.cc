@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <regex>
 
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::harness {

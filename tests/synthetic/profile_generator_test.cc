@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "convert/xspace_reader.h"
+#include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
-#include "tests/convert/xspace_equivalence.h"
+#include "tests/convert/xplane/xspace_equivalence.h"
 
 namespace tbprof {
 namespace {

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "convert/xspace_reader.h"
-#include "convert/xspace_to_op_stats.h"
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 
 namespace tbprof::ops_test {

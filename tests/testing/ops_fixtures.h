@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "convert/op_stats.h"
-#include "convert/xspace_model.h"
+#include "convert/analysis/op_stats.h"
+#include "convert/xplane/xspace_model.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::ops_test {

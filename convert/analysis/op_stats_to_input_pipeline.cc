@@ -1,0 +1,445 @@
+#include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/base/math_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace tbprof {
+
+using tensorflow::profiler::BottleneckAnalysis;
+using tensorflow::profiler::Diagnostics;
+using tensorflow::profiler::GenericStepTimeBreakdown;
+using tensorflow::profiler::InputPipelineAnalysisResult;
+using tensorflow::profiler::PerGenericStepDetails;
+using tensorflow::profiler::StepSummary;
+
+namespace {
+
+constexpr double kHighlyInfeedBoundThresholdInPercent = 20;
+constexpr double kModeratelyInfeedBoundThresholdInPercent = 5;
+constexpr double kModeratelyAllOtherBoundThresholdInPercent = 3;
+constexpr double kHighlyAllOtherBoundThresholdInPercent = 15;
+constexpr double kModeratelyKernelLaunchBoundThresholdInPercent = 3;
+constexpr double kHighlyKernelLaunchBoundThresholdInPercent = 15;
+constexpr double kModeratelyDeviceCollectivesBoundThresholdInPercent = 3;
+constexpr double kHighlyDeviceCollectivesBoundThresholdInPercent = 15;
+
+double PsToMs(uint64_t ps) { return static_cast<double>(ps) / 1e9; }
+
+// GetStepSummaryForSampleStats: sample standard deviation, zeros when empty.
+StepSummary Summarize(const std::vector<double>& xs) {
+  StepSummary s;
+  if (xs.empty()) return s;
+  double sum = 0, sum_sq = 0, lo = xs[0], hi = xs[0];
+  bool all_same = true;
+  for (double x : xs) {
+    sum += x;
+    sum_sq += x * x;
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    all_same &= x == xs[0];
+  }
+  double n = static_cast<double>(xs.size());
+  double variance = all_same || xs.size() < 2 ? 0.0 : (sum_sq - sum * sum / n) / (n - 1);
+  s.set_average(sum / n);
+  s.set_standard_deviation(std::sqrt(std::max(0.0, variance)));
+  s.set_minimum(lo);
+  s.set_maximum(hi);
+  return s;
+}
+
+uint64_t TypePs(const StepInfo& step, int type) {
+  auto it = step.type_ps.find(type);
+  return it == step.type_ps.end() ? 0 : it->second;
+}
+
+bool IsInputOp(const std::string& category) {
+  return category.starts_with("InfeedEnqueue") || category == "Dataset" || category == "MemcpyHToD";
+}
+
+const char* CategorizeInputOp(const std::string& name, const std::string& category) {
+  if (category.starts_with("InfeedEnqueue") || category == "MemcpyHToD") return "Enqueue";
+  static constexpr const char* kReaders[] = {"::TFRecord", "::TextLine", "::FixedLengthRecord",
+                                             "::SSTable",  "::RecordIO", "::ArrayRecord"};
+  for (const char* r : kReaders) {
+    if (name.ends_with(r)) {
+      for (const char* adv : {"::MemoryReader", "::MemoryWriter", "::Interleave", "::Prefetch", "::ParallelMap"}) {
+        if (name.find(adv) != std::string::npos) return "Advanced file read";
+      }
+      return "Demanded file read";
+    }
+  }
+  return "Preprocessing";
+}
+
+std::string Statement(const char* fmt, double v) {
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), fmt, OneDigit(v).c_str());
+  return buf;
+}
+
+void ClassifyLevel(double percent, double high, double moderate, const char* statement_fmt, std::string* cls,
+                   std::string* statement) {
+  if (percent >= high) {
+    *cls = "high";
+  } else if (percent >= moderate) {
+    *cls = "moderate";
+  } else {
+    *cls = "no";
+    statement->clear();
+    return;
+  }
+  *statement = Statement(statement_fmt, percent);
+}
+
+}  // namespace
+
+bool ClassifyInputBound(double input_percent, double all_other_percent, std::string* classification,
+                        std::string* statement) {
+  if (input_percent >= kHighlyInfeedBoundThresholdInPercent) {
+    *classification = "host";
+    *statement = Statement(
+        "Your program is HIGHLY input-bound because %s%% of the total step time sampled is waiting for input. "
+        "Therefore, you should first focus on reducing the input time.",
+        input_percent);
+    return false;
+  }
+  if (input_percent >= kModeratelyInfeedBoundThresholdInPercent) {
+    *classification = "both";
+    *statement = Statement(
+        "Your program is MODERATELY input-bound because %s%% of the total step time sampled is waiting for input. "
+        "Therefore, you would need to reduce both the input time and other time.",
+        input_percent);
+    return false;
+  }
+  if (all_other_percent >= kModeratelyAllOtherBoundThresholdInPercent) {
+    *classification = "both";
+    *statement = Statement(
+        "Your program is POTENTIALLY input-bound because %s%% of the total step time sampled is spent on 'All "
+        "Others' time (which could be due to I/O or Python execution or both).",
+        all_other_percent);
+    return true;
+  }
+  *classification = "device";
+  *statement = Statement(
+      "Your program is NOT input-bound because only %s%% of the total step time sampled is waiting for input. "
+      "Therefore, you should focus on reducing other time.",
+      input_percent);
+  return false;
+}
+
+InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats) {
+  InputPipelineAnalysisResult result;
+  result.set_hardware_type(op_stats.run_environment.hardware_type);
+  const std::vector<StepInfo>* steps = nullptr;
+  for (const HostSteps& h : op_stats.steps) {
+    if (!h.steps.empty()) {
+      steps = &h.steps;
+      break;
+    }
+  }
+  std::vector<double> step_ms, input_pct, unknown, wait_input, h2d, input, output, dev_compute, d2d, collectives,
+      host_compute, prepare, compile;
+  double total_step = 0, total_input = 0, total_output = 0, total_compute = 0, total_collectives = 0,
+         total_prepare = 0, total_unknown = 0;
+  if (steps) {
+    for (const StepInfo& s : *steps) {
+      PerGenericStepDetails d;
+      d.set_step_number(static_cast<int32_t>(s.step_num));
+      d.set_step_name(s.step_name.empty() ? std::to_string(s.step_num) : s.step_name);
+      d.set_step_time_ms(PsToMs(s.duration_ps));
+      d.set_unknown_time_ms(PsToMs(TypePs(s, UNKNOWN_TIME)));
+      d.set_host_wait_input_ms(PsToMs(TypePs(s, HOST_WAIT_INPUT)));
+      d.set_host_to_device_ms(PsToMs(TypePs(s, HOST_TO_DEVICE) + TypePs(s, DEVICE_WAIT_HOST)));
+      d.set_output_ms(PsToMs(TypePs(s, DEVICE_TO_HOST)));
+      d.set_device_compute_ms(PsToMs(TypePs(s, DEVICE_COMPUTE_16) + TypePs(s, DEVICE_COMPUTE_32)));
+      d.set_device_to_device_ms(PsToMs(TypePs(s, DEVICE_TO_DEVICE) + TypePs(s, DEVICE_WAIT_DEVICE)));
+      d.set_device_collectives_ms(PsToMs(TypePs(s, DEVICE_COLLECTIVES)));
+      d.set_host_compute_ms(PsToMs(TypePs(s, HOST_COMPUTE)));
+      d.set_host_prepare_ms(PsToMs(TypePs(s, HOST_PREPARE)));
+      d.set_host_compile_ms(PsToMs(TypePs(s, HOST_COMPILE)));
+      result.add_step_details()->PackFrom(d);
+      double in = d.host_wait_input_ms() + d.host_to_device_ms();
+      step_ms.push_back(d.step_time_ms());
+      input_pct.push_back(SafeDivide(100.0 * in, d.step_time_ms()));
+      unknown.push_back(d.unknown_time_ms());
+      wait_input.push_back(d.host_wait_input_ms());
+      h2d.push_back(d.host_to_device_ms());
+      input.push_back(in);
+      output.push_back(d.output_ms());
+      dev_compute.push_back(d.device_compute_ms());
+      d2d.push_back(d.device_to_device_ms());
+      collectives.push_back(d.device_collectives_ms());
+      host_compute.push_back(d.host_compute_ms());
+      prepare.push_back(d.host_prepare_ms());
+      compile.push_back(d.host_compile_ms());
+      total_step += d.step_time_ms();
+      total_input += in;
+      total_output += d.output_ms();
+      total_compute += d.device_compute_ms();
+      total_collectives += d.device_collectives_ms();
+      total_prepare += d.host_prepare_ms();
+      total_unknown += d.unknown_time_ms();
+    }
+  }
+  *result.mutable_step_time_summary() = Summarize(step_ms);
+  *result.mutable_input_percent_summary() = Summarize(input_pct);
+  GenericStepTimeBreakdown breakdown;
+  *breakdown.mutable_unknown_time_ms_summary() = Summarize(unknown);
+  *breakdown.mutable_host_wait_input_ms_summary() = Summarize(wait_input);
+  *breakdown.mutable_host_to_device_ms_summary() = Summarize(h2d);
+  *breakdown.mutable_input_ms_summary() = Summarize(input);
+  *breakdown.mutable_output_ms_summary() = Summarize(output);
+  *breakdown.mutable_device_compute_ms_summary() = Summarize(dev_compute);
+  *breakdown.mutable_device_to_device_ms_summary() = Summarize(d2d);
+  *breakdown.mutable_device_collectives_ms_summary() = Summarize(collectives);
+  *breakdown.mutable_host_compute_ms_summary() = Summarize(host_compute);
+  *breakdown.mutable_host_prepare_ms_summary() = Summarize(prepare);
+  *breakdown.mutable_host_compile_ms_summary() = Summarize(compile);
+  result.mutable_step_time_breakdown()->PackFrom(breakdown);
+
+  // Host-side input ops, in SortedOpMetricsDb order (self time desc, name asc).
+  std::vector<const OpMetrics*> input_ops;
+  uint64_t input_op_time_ps = 0;
+  for (const auto& [name, m] : op_stats.host_op_metrics_db.ops) {
+    if (!IsInputOp(m.category)) continue;
+    input_ops.push_back(&m);
+    input_op_time_ps += m.self_time_ps;
+  }
+  std::sort(input_ops.begin(), input_ops.end(), [](const OpMetrics* a, const OpMetrics* b) {
+    return a->self_time_ps != b->self_time_ps ? a->self_time_ps > b->self_time_ps : a->name < b->name;
+  });
+  std::map<std::string, double> category_us;
+  for (const OpMetrics* m : input_ops) {
+    auto* d = result.add_input_op_details();
+    d->set_op_name(m->name);
+    d->set_count(m->occurrences);
+    d->set_time_in_ms(PsToMs(m->time_ps));
+    d->set_self_time_in_ms(PsToMs(m->self_time_ps));
+    d->set_time_in_percent(SafeDivide(100.0 * static_cast<double>(m->time_ps), static_cast<double>(input_op_time_ps)));
+    d->set_self_time_in_percent(
+        SafeDivide(100.0 * static_cast<double>(m->self_time_ps), static_cast<double>(input_op_time_ps)));
+    d->set_category(CategorizeInputOp(m->name, m->category));
+    category_us[d->category()] += static_cast<double>(m->self_time_ps) / 1e6;
+  }
+  auto& tb = *result.mutable_input_time_breakdown();
+  double enqueue_us = category_us["Enqueue"];
+  double demanded = category_us["Demanded file read"], advanced = category_us["Advanced file read"],
+         preprocessing = category_us["Preprocessing"];
+  double total_input_op_us = demanded + advanced + preprocessing;
+  double ratio = std::min(1.0, SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
+                                          step_ms.empty() ? 0.0 : Summarize(step_ms).average()));
+  double non_enqueue_us = ratio != 0 ? enqueue_us * (1 - ratio) / ratio : total_input_op_us;
+  double scaled_demanded = SafeDivide(non_enqueue_us * demanded, total_input_op_us);
+  double scaled_advanced = SafeDivide(non_enqueue_us * advanced, total_input_op_us);
+  double scaled_pre = SafeDivide(non_enqueue_us * preprocessing, total_input_op_us);
+  tb.set_enqueue_us(enqueue_us);
+  tb.set_demanded_file_read_us(scaled_demanded);
+  tb.set_advanced_file_read_us(scaled_advanced);
+  tb.set_preprocessing_us(scaled_pre);
+  tb.set_unclassified_non_enqueue_us(std::max(0.0, non_enqueue_us - scaled_demanded - scaled_advanced - scaled_pre));
+
+  // Bottleneck analysis over the totals of all steps.
+  BottleneckAnalysis b;
+  if (total_step <= 0) {
+    b.set_input_classification("unknown");
+    b.set_input_statement(
+        "No step time measured. Therefore we cannot tell where the performance bottleneck is.");
+    b.set_kernel_launch_classification("no");
+    b.set_all_other_classification("no");
+    b.set_device_collectives_classification("no");
+  } else {
+    double input_pct_total = 100.0 * total_input / total_step;
+    double output_pct = 100.0 * total_output / total_step;
+    double compute_pct = 100.0 * total_compute / total_step;
+    double collectives_pct = 100.0 * total_collectives / total_step;
+    double kernel_launch_pct = 100.0 * total_prepare / total_step;
+    double all_other_pct = 100.0 * total_unknown / total_step;
+    b.set_input_percent(input_pct_total);
+    b.set_output_percent(output_pct);
+    b.set_compute_percent(compute_pct);
+    b.set_idle_percent(std::max(0.0, 100.0 - input_pct_total - output_pct - compute_pct - collectives_pct));
+    std::string cls, st;
+    bool all_other_reported = ClassifyInputBound(input_pct_total, all_other_pct, &cls, &st);
+    b.set_input_classification(cls);
+    b.set_input_statement(st);
+    bool tf_data_in_use = tb.demanded_file_read_us() > 0 || tb.advanced_file_read_us() > 0 ||
+                          tb.preprocessing_us() > 0;
+    std::string kl_fmt = "%s %% of the total step time sampled is spent on 'Kernel Launch'.";
+    if (tf_data_in_use) {
+      kl_fmt += " It could be due to CPU contention with tf.data. In this case, you may try to set the environment "
+                "variable TF_GPU_THREAD_MODE=gpu_private.";
+    }
+    ClassifyLevel(kernel_launch_pct, kHighlyKernelLaunchBoundThresholdInPercent,
+                  kModeratelyKernelLaunchBoundThresholdInPercent, kl_fmt.c_str(), &cls, &st);
+    b.set_kernel_launch_classification(cls);
+    b.set_kernel_launch_statement(st);
+    if (all_other_reported) {
+      b.set_all_other_classification("no");
+    } else {
+      ClassifyLevel(all_other_pct, kHighlyAllOtherBoundThresholdInPercent, kModeratelyAllOtherBoundThresholdInPercent,
+                    "%s %% of the total step time sampled is spent on 'All Others' time. This could be due to "
+                    "Python execution overhead.",
+                    &cls, &st);
+      b.set_all_other_classification(cls);
+      b.set_all_other_statement(st);
+    }
+    ClassifyLevel(collectives_pct, kHighlyDeviceCollectivesBoundThresholdInPercent,
+                  kModeratelyDeviceCollectivesBoundThresholdInPercent,
+                  "%s %% of the total step time sampled is spent on 'Device Collective Communication'.", &cls, &st);
+    b.set_device_collectives_classification(cls);
+    b.set_device_collectives_statement(st);
+  }
+  result.set_input_percent(b.input_percent());
+  result.set_output_percent(b.output_percent());
+  result.set_idle_percent(b.idle_percent());
+  result.set_compute_percent(b.compute_percent());
+  auto& rec = *result.mutable_recommendation();
+  rec.mutable_bottleneck_analysis()->PackFrom(b);
+  const std::string& cls = b.input_classification();
+  if (cls == "host" || cls == "both") {
+    bool tf_data_in_use = tb.demanded_file_read_us() > 0 || tb.advanced_file_read_us() > 0 ||
+                          tb.preprocessing_us() > 0;
+    rec.set_summary_next_step(
+        tf_data_in_use ? "Look at Section 3 for the breakdown of input time on the host."
+                       : "Consider using <a href=\"https://www.tensorflow.org/guide/data\" target=\"_blank\">the "
+                         "tf.data API</a> to enable profiler's host-side analysis for input pipeline. Profiler "
+                         "currently does not support custom input pipeline (please ignore Section 3 below).");
+  } else {
+    rec.set_summary_next_step("You may skip the rest of this page.");
+  }
+  rec.add_details("Enqueuing data: you may want to combine small input data chunks into fewer but larger chunks.");
+  rec.add_details(
+      "Data preprocessing: you may increase num_parallel_calls in <a "
+      "href=\"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map\" target=\"_blank\">Dataset map()</a> "
+      "or preprocess the data OFFLINE.");
+  rec.add_details(
+      "Reading data from files in advance: you may tune parameters in the following tf.data API (<a "
+      "href=\"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#prefetch\" target=\"_blank\">prefetch "
+      "size</a>, <a href=\"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#interleave\" "
+      "target=\"_blank\">interleave cycle_length</a>, <a "
+      "href=\"https://www.tensorflow.org/api_docs/python/tf/data/TFRecordDataset#class_tfrecorddataset\" "
+      "target=\"_blank\">reader buffer_size</a>)");
+  rec.add_details(
+      "Reading data from files on demand: you should read data IN ADVANCE using the following tf.data API (<a "
+      "href=\"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#prefetch\" target=\"_blank\">prefetch</a>, "
+      "<a href=\"https://www.tensorflow.org/api_docs/python/tf/data/Dataset#interleave\" "
+      "target=\"_blank\">interleave</a>, <a "
+      "href=\"https://www.tensorflow.org/api_docs/python/tf/data/TFRecordDataset#class_tfrecorddataset\" "
+      "target=\"_blank\">reader buffer</a>)");
+  rec.add_details(
+      "Other data reading or processing: you may consider using the <a "
+      "href=\"https://www.tensorflow.org/programmers_guide/datasets\" target=\"_blank\">tf.data API</a> (if you "
+      "are not using it now)");
+  if (!steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
+  return result;
+}
+
+DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
+  DataTable t;
+  t.AddColumn("stepname", "Step Name", "string");
+  t.AddColumn("deviceComputeTimeMs", "Device compute", "number");
+  t.AddColumn("deviceToDeviceTimeMs", "Device to device", "number");
+  t.AddColumn("deviceCollectivesTimeMs", "Device collectives", "number");
+  t.AddColumn("hostComputeTimeMs", "Host compute", "number");
+  t.AddColumn("kernelLaunchTimeMs", "Kernel launch", "number");
+  t.AddColumn("infeedTimeMs", "Input", "number");
+  t.AddColumn("outfeedTimeMs", "Output", "number");
+  t.AddColumn("compileTimeMs", "Compilation", "number");
+  t.AddColumn("otherTimeMs", "All others", "number");
+  t.AddColumn("tooltip", "tooltip", "string", "tooltip");
+  t.AddColumn("stepTimeMs", "Step time", "number");
+  for (const auto& any : result.step_details()) {
+    PerGenericStepDetails d;
+    if (!any.UnpackTo(&d)) continue;
+    double input = d.host_wait_input_ms() + d.host_to_device_ms();
+    char tooltip[1024];
+    std::snprintf(tooltip, sizeof(tooltip),
+                  "Step %s, duration: %.2f ms\n-All others: %.2f ms\n-Compilation: %.2f ms\n-Output: %.2f ms\n"
+                  "-Input: %.2f ms\n-Kernel launch: %.2f ms\n-Host compute: %.2f ms\n-Device collectives: %.2f ms\n"
+                  "-Device to device: %.2f ms\n-Device compute: %.2f ms",
+                  d.step_name().c_str(), d.step_time_ms(), d.unknown_time_ms(), d.host_compile_ms(), d.output_ms(),
+                  input, d.host_prepare_ms(), d.host_compute_ms(), d.device_collectives_ms(),
+                  d.device_to_device_ms(), d.device_compute_ms());
+    t.AddRow({d.step_name(), d.device_compute_ms(), d.device_to_device_ms(), d.device_collectives_ms(),
+              d.host_compute_ms(), d.host_prepare_ms(), input, d.output_ms(), d.host_compile_ms(),
+              d.unknown_time_ms(), std::string(tooltip), d.step_time_ms()});
+  }
+  BottleneckAnalysis b;
+  result.recommendation().bottleneck_analysis().UnpackTo(&b);
+  GenericStepTimeBreakdown bd;
+  result.step_time_breakdown().UnpackTo(&bd);
+  const StepSummary& st = result.step_time_summary();
+  t.SetProperty("hardware_type", result.hardware_type());
+  t.SetProperty("steptime_ms_average", OneDigit(st.average()));
+  t.SetProperty("steptime_ms_standard_deviation", OneDigit(st.standard_deviation()));
+  t.SetProperty("steptime_ms_minimum", OneDigit(st.minimum()));
+  t.SetProperty("steptime_ms_maximum", OneDigit(st.maximum()));
+  t.SetProperty("step_time_graph_column_ids",
+                "stepname,deviceComputeTimeMs,deviceToDeviceTimeMs,deviceCollectivesTimeMs,hostComputeTimeMs,"
+                "kernelLaunchTimeMs,infeedTimeMs,outfeedTimeMs,compileTimeMs,otherTimeMs,tooltip");
+  auto avg_sdv = [&](const std::string& prefix, const StepSummary& s) {
+    t.SetProperty(prefix + "_avg", OneDigit(s.average()));
+    t.SetProperty(prefix + "_sdv", OneDigit(s.standard_deviation()));
+  };
+  avg_sdv("device_compute_time_ms", bd.device_compute_ms_summary());
+  avg_sdv("device_to_device_time_ms", bd.device_to_device_ms_summary());
+  avg_sdv("device_collectives_time_ms", bd.device_collectives_ms_summary());
+  avg_sdv("infeed_time_ms", bd.input_ms_summary());
+  avg_sdv("outfeed_time_ms", bd.output_ms_summary());
+  avg_sdv("host_compute_time_ms", bd.host_compute_ms_summary());
+  avg_sdv("kernel_launch_time_ms", bd.host_prepare_ms_summary());
+  avg_sdv("compile_time_ms", bd.host_compile_ms_summary());
+  avg_sdv("other_time_ms", bd.unknown_time_ms_summary());
+  t.SetProperty("input_conclusion", b.input_statement());
+  t.SetProperty("summary_nextstep", result.recommendation().summary_next_step());
+  t.SetProperty("device_collectives_bottleneck", b.device_collectives_classification());
+  t.SetProperty("device_collectives_statement", b.device_collectives_statement());
+  t.SetProperty("kernel_launch_bottleneck", b.kernel_launch_classification());
+  t.SetProperty("kernel_launch_statement", b.kernel_launch_statement());
+  t.SetProperty("all_other_bottleneck", b.all_other_classification());
+  t.SetProperty("all_other_statement", b.all_other_statement());
+  return t;
+}
+
+DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
+  DataTable t;
+  t.AddColumn("severity", "Severity", "string");
+  t.AddColumn("message", "Message", "string");
+  for (const std::string& m : diagnostics.info()) t.AddRow({std::string("INFO"), m});
+  for (const std::string& m : diagnostics.warnings()) t.AddRow({std::string("WARNING"), m});
+  for (const std::string& m : diagnostics.errors()) t.AddRow({std::string("ERROR"), m});
+  return t;
+}
+
+std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
+  DataTable steps = GenericStepBreakdownTable(result);
+  DataTable ops;
+  ops.AddColumn("opName", "Input Op", "string");
+  ops.AddColumn("count", "Count", "number");
+  ops.AddColumn("timeInMs", "Total Time (in ms)", "number");
+  ops.AddColumn("timeInPercent", "Total Time (as % of total input-processing time)", "number");
+  ops.AddColumn("selfTimeInMs", "Total Self Time (in ms)", "number");
+  ops.AddColumn("selfTimeInPercent", "Total Self Time (as % of total input-processing time)", "number");
+  ops.AddColumn("category", "Category", "string");
+  for (const auto& d : result.input_op_details()) {
+    ops.AddRow({d.op_name(), static_cast<double>(d.count()), d.time_in_ms(), d.time_in_percent() / 100.0,
+                d.self_time_in_ms(), d.self_time_in_percent() / 100.0, d.category()});
+  }
+  const auto& tb = result.input_time_breakdown();
+  ops.SetProperty("enqueue_us", FixedDigits(tb.enqueue_us(), 3));
+  ops.SetProperty("demanded_file_read_us", FixedDigits(tb.demanded_file_read_us(), 3));
+  ops.SetProperty("advanced_file_read_us", FixedDigits(tb.advanced_file_read_us(), 3));
+  ops.SetProperty("preprocessing_us", FixedDigits(tb.preprocessing_us(), 3));
+  ops.SetProperty("unclassified_nonequeue_us", FixedDigits(tb.unclassified_non_enqueue_us(), 3));
+  DataTable links;
+  links.AddColumn("link", "link", "string");
+  for (const std::string& d : result.recommendation().details()) links.AddRow({d});
+  DataTable diag = DiagnosticsTable(result.diagnostics());
+  return DataTablesToJson({&steps, &ops, &links, &diag});
+}
+
+}  // namespace tbprof

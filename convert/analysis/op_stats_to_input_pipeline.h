@@ -1,0 +1,33 @@
+// OpStats -> input_pipeline_analyzer (xprof op_stats_to_input_pipeline_analysis.cc).
+// The JSON writer is shared with legacy input_pipeline.pb.
+#pragma once
+
+#include <string>
+
+#include "convert/analysis/op_stats.h"
+#include "convert/base/data_table.h"
+#include "proto/input_pipeline.pb.h"
+
+namespace tbprof {
+
+tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
+
+// Tables: [step breakdown, input ops, recommendation links, diagnostics].
+std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result);
+
+// The generic (GPU/CPU) step-time table, also the overview page's step graph.
+DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
+DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics);
+
+// Input-bound classification and statement for an input percentage and an
+// "All others" percentage (InputAnalysis); returns true when the statement
+// reports All-others time.
+bool ClassifyInputBound(double input_percent, double all_other_percent, std::string* classification,
+                        std::string* statement);
+
+inline constexpr char kNoStepMarkerWarning[] =
+    "No step marker observed and hence the step time is unknown. This may happen if (1) training steps are not "
+    "instrumented (e.g., if you are not using Keras) or (2) the profiling duration is shorter than the step time. "
+    "For (1), you need to add step instrumentation; for (2), you may try to profile longer.";
+
+}  // namespace tbprof

@@ -1,0 +1,30 @@
+// Framework-op naming rules shared by the step/op tools (xla tf_op_utils.cc,
+// xprof kernel_stats_utils.cc).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tbprof {
+
+enum class TfOpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH };
+
+struct TfOp {
+  TfOpCategory category = TfOpCategory::kUnknown;
+  std::string name;
+  std::string type;
+};
+
+// Splits "name:type" at the first ':' and classifies it (ParseTfOpFullname).
+TfOp ParseTfOpFullname(std::string_view fullname);
+// Last '/' component without a trailing "_<digits>" (DeriveOpType).
+std::string DeriveOpType(std::string_view full_op_name);
+
+bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
+// Kernel name patterns of TensorCore kernels (IsKernelUsingTensorCore).
+bool IsKernelUsingTensorCore(std::string_view kernel_name);
+// Op-name rule (IsOpTensorCoreEligible) and two-operand einsum rule.
+bool IsOpTensorCoreEligible(std::string_view tf_op_name);
+bool IsEinsumTensorCoreEligible(std::string_view equation);
+
+}  // namespace tbprof

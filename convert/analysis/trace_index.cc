@@ -1,0 +1,299 @@
+#include "convert/analysis/trace_index.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace tbprof {
+namespace {
+
+int BitLength(uint64_t v) { return 64 - std::countl_zero(v); }
+
+// begin - 2^key + 1, saturating: the earliest begin of a key-group event that
+// can still reach `begin` (such events last less than 2^key ps).
+int64_t EarliestOverlappingBegin(int64_t begin, int key) {
+  if (key >= 62) return std::numeric_limits<int64_t>::min();
+  const int64_t reach = (int64_t{1} << key) - 1;
+  return begin < std::numeric_limits<int64_t>::min() + reach ? std::numeric_limits<int64_t>::min() : begin - reach;
+}
+
+char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool StartsWithIgnoreCase(std::string_view s, std::string_view lower_prefix) {
+  if (s.size() < lower_prefix.size()) return false;
+  for (size_t i = 0; i < lower_prefix.size(); ++i) {
+    if (AsciiLower(s[i]) != lower_prefix[i]) return false;
+  }
+  return true;
+}
+
+struct Candidate {
+  int64_t begin, end;
+  uint32_t pos;  // position in order_
+};
+
+}  // namespace
+
+std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space) {
+  std::unique_ptr<TraceIndex> index(new TraceIndex());
+  index->space_ = std::move(space);
+  const XSpaceModel& s = *index->space_;
+  index->layout_ = BuildTraceLayout(s);
+  index->renderer_ = std::make_unique<TraceEventRenderer>(s);
+  const TraceEventRenderer& renderer = *index->renderer_;
+  const std::vector<TraceRow>& rows = index->layout_.rows;
+
+  size_t total = 0;
+  for (const TraceRow& row : rows) total += s.planes[row.plane].lines[row.line].num_events;
+  index->order_.reserve(total);
+  index->group_offsets_.assign(rows.size() * kGroups + 1, 0);
+
+  int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
+  std::vector<uint32_t> ids;
+  std::vector<uint8_t> keys;
+  std::vector<int64_t> open_ends, last_begin;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const XPlaneModel& plane = s.planes[rows[r].plane];
+    const LineModel& line = plane.lines[rows[r].line];
+    ids.clear();
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!renderer.Hidden(rows[r].plane, e)) ids.push_back(e);
+    }
+    // Outer events before the ones they enclose; files are normally sorted so.
+    auto before = [&](uint32_t a, uint32_t b) {
+      const Event& ea = plane.events[a];
+      const Event& eb = plane.events[b];
+      return ea.begin_ps != eb.begin_ps ? ea.begin_ps < eb.begin_ps : ea.duration_ps > eb.duration_ps;
+    };
+    if (!std::is_sorted(ids.begin(), ids.end(), before)) std::stable_sort(ids.begin(), ids.end(), before);
+
+    keys.resize(ids.size());
+    open_ends.clear();
+    last_begin.clear();
+    uint32_t counts[kGroups] = {};
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const Event& e = plane.events[ids[i]];
+      const int64_t duration = std::max<int64_t>(e.duration_ps, 0);
+      const int64_t end = e.begin_ps + duration;
+      min_ps = std::min(min_ps, e.begin_ps);
+      max_ps = std::max(max_ps, end);
+      // Close the enclosing events that ended, or that do not contain this one.
+      while (!open_ends.empty() && (open_ends.back() <= e.begin_ps || open_ends.back() < end)) open_ends.pop_back();
+      const size_t depth = open_ends.size();
+      open_ends.push_back(end);
+      int key = 64;
+      if (depth < last_begin.size()) {
+        key = std::max(BitLength(static_cast<uint64_t>(e.begin_ps) ^ static_cast<uint64_t>(last_begin[depth])),
+                       BitLength(static_cast<uint64_t>(duration)));
+        last_begin[depth] = e.begin_ps;
+      } else {
+        last_begin.push_back(e.begin_ps);
+      }
+      keys[i] = static_cast<uint8_t>(key);
+      ++counts[key];
+    }
+    // Counting sort by key keeps each group in begin order.
+    const uint32_t base = static_cast<uint32_t>(index->order_.size());
+    uint32_t next[kGroups];
+    uint32_t at = base;
+    for (int k = 0; k < kGroups; ++k) {
+      index->group_offsets_[r * kGroups + k] = at;
+      next[k] = at;
+      at += counts[k];
+    }
+    index->order_.resize(at);
+    for (size_t i = 0; i < ids.size(); ++i) index->order_[next[keys[i]]++] = ids[i];
+  }
+  index->group_offsets_[rows.size() * kGroups] = static_cast<uint32_t>(index->order_.size());
+  if (!index->order_.empty()) {
+    index->min_ps_ = min_ps;
+    index->max_ps_ = max_ps;
+  }
+  return index;
+}
+
+uint32_t TraceIndex::LowerBound(size_t row, uint32_t first, uint32_t last, int64_t t) const {
+  const std::vector<Event>& events = space_->planes[layout_.rows[row].plane].events;
+  auto it = std::partition_point(order_.begin() + first, order_.begin() + last,
+                                 [&](uint32_t e) { return events[e].begin_ps < t; });
+  return static_cast<uint32_t>(it - order_.begin());
+}
+
+TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
+  TraceQueryResult result;
+  // Window (TraceVisibilityFilter::SetUp): clamp to the trace, 0,0 = all.
+  int64_t t0 = query.start_ps, t1 = query.end_ps;
+  if (t0 < min_ps_) t0 = min_ps_;
+  if (t1 == 0 || t1 > max_ps_) t1 = max_ps_;
+  if (t1 < t0) t1 = t0;
+  result.window_begin_ps = t0;
+  result.window_end_ps = t1;
+  const size_t num_rows = layout_.rows.size();
+
+  result.filtered_by_visibility = num_events() >= query.min_events_to_filter && query.resolution > 0;
+  int64_t res = 0;
+  if (result.filtered_by_visibility && t1 > t0) {
+    res = std::llround(static_cast<double>(t1 - t0) / query.resolution);
+  }
+  if (res > 0) {
+    // A window holding at most `resolution` events is returned whole. The
+    // count stops as soon as it passes the limit; besides the counted events
+    // it visits only the few per group and depth that end just before t0.
+    const double limit = query.resolution;
+    double count = 0;
+    for (size_t r = 0; r < num_rows && count <= limit; ++r) {
+      const std::vector<Event>& events = space_->planes[layout_.rows[r].plane].events;
+      for (int g = 0; g < kGroups && count <= limit; ++g) {
+        auto [first, last] = Group(r, g);
+        for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last && count <= limit;
+             ++p) {
+          const Event& e = events[order_[p]];
+          if (e.begin_ps > t1) break;
+          count += e.begin_ps + std::max<int64_t>(e.duration_ps, 0) >= t0;
+        }
+      }
+    }
+    if (count <= limit) res = 0;
+  }
+  result.resolution_ps = res;
+  // Groups with key > min_key represent bucket width 2^min_key >= res.
+  const int min_key = res == 0 ? -1 : BitLength(static_cast<uint64_t>(res - 1));
+
+  std::vector<Candidate> cands;
+  std::vector<int64_t> last_end;
+  for (size_t r = 0; r < num_rows; ++r) {
+    const std::vector<Event>& events = space_->planes[layout_.rows[r].plane].events;
+    cands.clear();
+    for (int g = min_key + 1; g < kGroups; ++g) {
+      auto [first, last] = Group(r, g);
+      if (first == last) continue;
+      for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last; ++p) {
+        const Event& e = events[order_[p]];
+        if (e.begin_ps > t1) break;
+        const int64_t end = e.begin_ps + std::max<int64_t>(e.duration_ps, 0);
+        if (end >= t0) cands.push_back(Candidate{e.begin_ps, end, p});
+      }
+    }
+    std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+    });
+    // TraceViewerVisibility::VisibleAtResolution (flows aside).
+    last_end.clear();
+    for (const Candidate& c : cands) {
+      if (res > 0) {
+        bool visible = c.end - c.begin >= res;
+        size_t depth = 0;
+        while (depth < last_end.size() && last_end[depth] > c.begin) ++depth;
+        if (!visible) visible = depth >= last_end.size() || c.begin - last_end[depth] >= res;
+        if (!visible) continue;
+        last_end.resize(depth);
+        last_end.push_back(c.end);
+      }
+      result.hits.push_back(TraceHit{static_cast<uint32_t>(r), order_[c.pos], c.pos});
+    }
+  }
+  return result;
+}
+
+std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_metadata, size_t max_hits,
+                                         bool* truncated) const {
+  std::string lower(prefix);
+  for (char& c : lower) c = AsciiLower(c);
+  const XSpaceModel& s = *space_;
+  // Event metadata whose names match, per plane.
+  std::vector<std::vector<bool>> match(s.planes.size());
+  for (size_t p = 0; p < s.planes.size(); ++p) {
+    const XPlaneModel& plane = s.planes[p];
+    match[p].resize(plane.event_metadata.size());
+    for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+      const EventMetadata& md = plane.event_metadata[m];
+      match[p][m] = StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
+    }
+  }
+  const StrId step_name = s.Find("step_name");
+  std::vector<TraceHit> hits;
+  *truncated = false;
+  for (size_t r = 0; r < layout_.rows.size(); ++r) {
+    const uint32_t plane_index = layout_.rows[r].plane;
+    const XPlaneModel& plane = s.planes[plane_index];
+    const size_t row_start = hits.size();
+    auto [first, unused] = Group(r, 0);
+    auto [unused2, last] = Group(r, kGroups - 1);
+    (void)unused;
+    (void)unused2;
+    for (uint32_t p = first; p < last; ++p) {
+      const uint32_t e = order_[p];
+      bool hit = match[plane_index][plane.events[e].metadata];
+      if (!hit && step_name != kNoStr) hit = StartsWithIgnoreCase(renderer_->Name(plane_index, e), lower);
+      if (!hit && search_metadata) {
+        auto [b, end] = plane.StatsOf(e);
+        hit = std::any_of(b, end, [&](const Stat& st) {
+          return st.kind == StatKind::kStr && StartsWithIgnoreCase(s.Str(st.str), lower);
+        });
+      }
+      if (!hit) continue;
+      if (hits.size() >= max_hits) {
+        *truncated = true;
+        break;
+      }
+      hits.push_back(TraceHit{static_cast<uint32_t>(r), e, p});
+    }
+    std::sort(hits.begin() + row_start, hits.end(), [&](const TraceHit& a, const TraceHit& b) {
+      return plane.events[a.event].begin_ps < plane.events[b.event].begin_ps;
+    });
+    if (*truncated) break;
+  }
+  return hits;
+}
+
+std::optional<TraceHit> TraceIndex::FindEvent(std::string_view name, int64_t begin_ps, int64_t duration_ps,
+                                              int64_t tolerance_ps, int64_t uid) const {
+  auto row_of = [&](uint32_t pos) {
+    auto it = std::upper_bound(group_offsets_.begin(), group_offsets_.end(), pos);
+    return static_cast<uint32_t>((it - group_offsets_.begin() - 1) / kGroups);
+  };
+  auto matches = [&](uint32_t row, uint32_t e, int64_t tol) {
+    const Event& ev = EventOf(row, e);
+    if (renderer_->Name(layout_.rows[row].plane, e) != name) return false;
+    if (std::llabs(ev.begin_ps - begin_ps) > tol) return false;
+    return duration_ps < 0 || std::llabs(std::max<int64_t>(ev.duration_ps, 0) - duration_ps) <= tol;
+  };
+  if (uid >= 0 && uid < num_events()) {
+    const uint32_t pos = static_cast<uint32_t>(uid);
+    const uint32_t row = row_of(pos);
+    // The uid names the event; the name guards against a stale uid.
+    if (matches(row, order_[pos], std::numeric_limits<int64_t>::max() / 2)) return TraceHit{row, order_[pos], pos};
+  }
+  std::optional<TraceHit> best;
+  int64_t best_distance = std::numeric_limits<int64_t>::max();
+  for (size_t r = 0; r < layout_.rows.size(); ++r) {
+    for (int g = 0; g < kGroups; ++g) {
+      auto [first, last] = Group(r, g);
+      for (uint32_t p = LowerBound(r, first, last, begin_ps - tolerance_ps); p < last; ++p) {
+        const Event& ev = EventOf(static_cast<uint32_t>(r), order_[p]);
+        if (ev.begin_ps > begin_ps + tolerance_ps) break;
+        if (!matches(static_cast<uint32_t>(r), order_[p], tolerance_ps)) continue;
+        const int64_t distance = std::llabs(ev.begin_ps - begin_ps);
+        if (distance < best_distance) {
+          best_distance = distance;
+          best = TraceHit{static_cast<uint32_t>(r), order_[p], p};
+        }
+      }
+    }
+  }
+  return best;
+}
+
+size_t TraceIndex::MemoryBytes() const {
+  size_t bytes = sizeof(*this) + order_.capacity() * sizeof(uint32_t) + group_offsets_.capacity() * sizeof(uint32_t) +
+                 layout_.rows.capacity() * sizeof(TraceRow);
+  for (const TraceProcess& p : layout_.processes) {
+    bytes += sizeof(p) + p.name.capacity();
+    for (const TraceThread& t : p.threads) bytes += sizeof(t) + t.name.capacity();
+  }
+  for (const XPlaneModel& plane : space_->planes) bytes += plane.event_metadata.size() / 8 + 16;  // renderer bitmaps
+  return bytes;
+}
+
+}  // namespace tbprof

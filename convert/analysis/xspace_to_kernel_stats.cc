@@ -1,0 +1,256 @@
+#include "convert/analysis/xspace_to_kernel_stats.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <tuple>
+#include <unordered_map>
+
+#include "convert/analysis/tf_op_utils.h"
+#include "convert/xplane/group_events.h"
+
+namespace tbprof {
+
+using tensorflow::profiler::KernelReport;
+using tensorflow::profiler::KernelStatsDb;
+
+namespace {
+
+constexpr size_t kMaxNumOfKernels = 1000;
+
+}  // namespace
+
+struct KernelStatsCollector::Impl {
+  explicit Impl(const XSpaceModel& space)
+      : space_(space),
+        id_kernel_details_(space.Find("kernel_details")),
+        id_tf_op_(space.Find("tf_op")),
+        id_equation_(space.Find("equation")),
+        id_hlo_op_(space.Find("hlo_op")),
+        id_name_(space.Find("name")) {}
+
+  const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
+    return id == kNoStr ? nullptr : p.FindStat(e, id);
+  }
+  StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const {
+    const Stat* s = Find(p, e, id);
+    return s && s->kind == StatKind::kStr ? s->str : kNoStr;
+  }
+  const TfOp& ParsedTfOp(StrId s) {
+    auto [it, fresh] = tf_ops_.try_emplace(s);
+    if (fresh) it->second = ParseTfOpFullname(space_.Str(s));
+    return it->second;
+  }
+
+  struct LaunchParams {
+    uint32_t regs = 0, static_shmem = 0, dynamic_shmem = 0;
+    uint32_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+    double occupancy = 0;
+  };
+
+  static bool ParseDims(std::string_view v, uint32_t out[3]) {
+    uint32_t tmp[3];
+    int n = 0;
+    size_t pos = 0;
+    while (n < 3) {
+      size_t comma = v.find(',', pos);
+      std::string part(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+      char* end = nullptr;
+      unsigned long x = std::strtoul(part.c_str(), &end, 10);
+      if (part.empty() || *end != '\0') return false;
+      tmp[n++] = static_cast<uint32_t>(x);
+      if (comma == std::string_view::npos) break;
+      pos = comma + 1;
+    }
+    if (n != 3) return false;
+    std::copy(tmp, tmp + 3, out);
+    return true;
+  }
+
+  // ParseKernelLaunchParams: "regs:R static_shared:S dynamic_shared:D grid:x,y,z block:x,y,z occ_pct:P".
+  static LaunchParams ParseKernelDetails(std::string_view details) {
+    LaunchParams lp;
+    size_t pos = 0;
+    while (pos <= details.size()) {
+      size_t end = details.find_first_of(" \n", pos);
+      std::string_view token = details.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+      pos = end == std::string_view::npos ? details.size() + 1 : end + 1;
+      size_t colon = token.find(':');
+      if (colon == std::string_view::npos || token.find(':', colon + 1) != std::string_view::npos) continue;
+      std::string_view key = token.substr(0, colon);
+      std::string value(token.substr(colon + 1));
+      if (key == "regs") lp.regs = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+      if (key == "static_shared") lp.static_shmem = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+      if (key == "dynamic_shared") lp.dynamic_shmem = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+      if (key == "block") ParseDims(value, lp.block);
+      if (key == "grid") ParseDims(value, lp.grid);
+      if (key == "occ_pct") lp.occupancy = std::strtod(value.c_str(), nullptr);
+    }
+    return lp;
+  }
+
+  using KernelKey = std::tuple<bool, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                               uint32_t, uint32_t, std::string, std::string>;
+
+  void AddPlane(const XPlaneModel& p) {
+    for (const LineModel& line : p.lines) {
+      if (IsDerivedLineId(line.id)) continue;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const Event& ev = p.events[e];
+        uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
+        if (ev.duration_ps == 0) continue;
+        const Stat* details = Find(p, e, id_kernel_details_);
+        if (!details || details->kind != StatKind::kStr || space_.Str(details->str).empty()) continue;
+        StrId tf_op = StrIdStat(p, e, id_tf_op_), equation = StrIdStat(p, e, id_equation_);
+        StrId xla_name = StrIdStat(p, e, id_hlo_op_) != kNoStr ? StrIdStat(p, e, id_name_) : kNoStr;
+        std::array<uint32_t, 5> event_key = {details->str, p.events[e].metadata, tf_op, equation, xla_name};
+        auto [cached, fresh] = kernel_by_event_key_[&p].try_emplace(event_key, nullptr);
+        if (fresh) cached->second = &KernelReportFor(p, e, details->str, tf_op, equation, xla_name, dur_ns);
+        KernelReport& r = *cached->second;
+        r.set_total_duration_ns(r.total_duration_ns() + dur_ns);
+        r.set_min_duration_ns(std::min<uint64_t>(r.min_duration_ns(), dur_ns));
+        r.set_max_duration_ns(std::max<uint64_t>(r.max_duration_ns(), dur_ns));
+        r.set_occurrences(r.occurrences() + 1);
+      }
+    }
+  }
+
+  KernelReport& KernelReportFor(const XPlaneModel& p, uint32_t e, StrId details, StrId tf_op, StrId equation,
+                                StrId xla_name, uint64_t dur_ns) {
+    LaunchParams lp = ParseKernelDetails(space_.Str(details));
+    std::string name(space_.Str(p.EventName(e)));
+    bool uses_tc = IsKernelUsingTensorCore(name);
+    bool eligible = false;
+    std::string op_name;
+    if (tf_op != kNoStr) {
+      op_name = ParsedTfOp(tf_op).name;
+      eligible = IsEinsumTensorCoreEligible(space_.Str(equation)) || IsOpTensorCoreEligible(op_name);
+      if (uses_tc) eligible = true;
+    }
+    if (xla_name != kNoStr) {
+      op_name = std::string(space_.Str(xla_name));
+      eligible |= IsOpTensorCoreEligible(op_name);
+    }
+    KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
+                  lp.regs, lp.static_shmem, lp.dynamic_shmem, name, op_name};
+    auto [it, inserted] = kernels_.try_emplace(key);
+    KernelReport& r = it->second;
+    if (inserted) {
+      r.set_name(name);
+      r.set_registers_per_thread(lp.regs);
+      r.set_static_shmem_bytes(lp.static_shmem);
+      r.set_dynamic_shmem_bytes(lp.dynamic_shmem);
+      for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
+      for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
+      r.set_is_kernel_using_tensor_core(uses_tc);
+      r.set_is_op_tensor_core_eligible(eligible);
+      r.set_op_name(op_name);
+      r.set_occupancy_pct(static_cast<float>(lp.occupancy));
+      r.set_min_duration_ns(dur_ns);
+      r.set_max_duration_ns(dur_ns);
+    }
+    return r;
+  }
+
+  void FinishKernelStats(KernelStatsDb& db) {
+    std::vector<KernelReport*> all;
+    for (auto& [k, r] : kernels_) all.push_back(&r);
+    SortKernelReports(all);
+    for (size_t i = 0; i < all.size() && i < kMaxNumOfKernels; ++i) *db.add_reports() = *all[i];
+  }
+
+  const XSpaceModel& space_;
+  StrId id_kernel_details_, id_tf_op_, id_equation_, id_hlo_op_, id_name_;
+  std::map<KernelKey, KernelReport> kernels_;
+  struct ArrayHash {
+    size_t operator()(const std::array<uint32_t, 5>& a) const {
+      uint64_t h = 1469598103934665603ull;
+      for (uint32_t v : a) h = (h ^ v) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<const XPlaneModel*, std::unordered_map<std::array<uint32_t, 5>, KernelReport*, ArrayHash>>
+      kernel_by_event_key_;
+  std::unordered_map<StrId, TfOp> tf_ops_;
+};
+
+KernelStatsCollector::KernelStatsCollector(const XSpaceModel& space) : impl_(std::make_unique<Impl>(space)) {}
+KernelStatsCollector::~KernelStatsCollector() = default;
+void KernelStatsCollector::AddPlane(const XPlaneModel& gpu_plane) { impl_->AddPlane(gpu_plane); }
+KernelStatsDb KernelStatsCollector::Finish() {
+  KernelStatsDb db;
+  impl_->FinishKernelStats(db);
+  return db;
+}
+
+void SortKernelReports(std::vector<KernelReport*>& all) {
+  auto tuple_of = [](const KernelReport* r) {
+    return std::make_tuple(std::string_view(r->name()), r->grid_dim(0), r->grid_dim(1), r->grid_dim(2),
+                           r->block_dim(0), r->block_dim(1), r->block_dim(2), r->registers_per_thread(),
+                           r->static_shmem_bytes(), r->dynamic_shmem_bytes(), r->is_kernel_using_tensor_core(),
+                           r->is_op_tensor_core_eligible(), std::string_view(r->op_name()));
+  };
+  std::sort(all.begin(), all.end(), [&](const KernelReport* a, const KernelReport* b) {
+    if (a->total_duration_ns() != b->total_duration_ns()) return a->total_duration_ns() > b->total_duration_ns();
+    return tuple_of(a) < tuple_of(b);
+  });
+}
+
+std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const KernelStatsDb& db) {
+  std::map<std::string, OpKernelSummary> out;
+  for (const KernelReport& r : db.reports()) {
+    auto [it, inserted] = out.try_emplace(r.op_name());
+    OpKernelSummary& s = it->second;
+    if (inserted) s.is_op_tensor_core_eligible = r.is_op_tensor_core_eligible();
+    s.total_duration_ns += r.total_duration_ns();
+    if (r.is_kernel_using_tensor_core()) s.tensor_core_duration_ns += r.total_duration_ns();
+  }
+  return out;
+}
+
+namespace {
+std::string Dims(const google::protobuf::RepeatedField<uint32_t>& d) {
+  std::string s;
+  for (int i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  return s;
+}
+}  // namespace
+
+DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
+  DataTable t;
+  t.AddColumn("rank", "Rank", "number");
+  t.AddColumn("kernel_name", "Kernel Name", "string");
+  t.AddColumn("registers_per_thread", "Registers per thread", "number");
+  t.AddColumn("shmem_bytes", "Shared Mem bytes", "number");
+  t.AddColumn("block_dim", "Block dim", "string");
+  t.AddColumn("grid_dim", "Grid dim", "string");
+  t.AddColumn("occupancy_pct", "Theoretical Occupancy %", "number");
+  t.AddColumn("is_op_tensor_core_eligible", "Op is TensorCore eligible", "boolean");
+  t.AddColumn("is_kernel_using_tensor_core", "Kernel uses TensorCore", "boolean");
+  t.AddColumn("op_name", "Op Name", "string");
+  t.AddColumn("occurrences", "Occurrences", "number");
+  t.AddColumn("total_duration_us", "Total Duration (μs)", "number");
+  t.AddColumn("avg_duration_us", "Avg Duration (μs)", "number");
+  t.AddColumn("min_duration_us", "Min Duration (μs)", "number");
+  t.AddColumn("max_duration_us", "Max Duration (μs)", "number");
+  int rank = 0;
+  for (const KernelReport& r : db.reports()) {
+    uint64_t avg_ns = r.occurrences() ? r.total_duration_ns() / r.occurrences() : 0;
+    t.AddRow({static_cast<double>(++rank), r.name(), static_cast<double>(r.registers_per_thread()),
+              static_cast<double>(r.static_shmem_bytes()) + static_cast<double>(r.dynamic_shmem_bytes()),
+              Dims(r.block_dim()), Dims(r.grid_dim()), static_cast<double>(r.occupancy_pct()),
+              r.is_op_tensor_core_eligible(), r.is_kernel_using_tensor_core(), r.op_name(),
+              static_cast<double>(r.occurrences()), static_cast<double>(r.total_duration_ns()) / 1000.0,
+              static_cast<double>(avg_ns) / 1000.0, static_cast<double>(r.min_duration_ns()) / 1000.0,
+              static_cast<double>(r.max_duration_ns()) / 1000.0});
+  }
+  return t;
+}
+
+std::string KernelStatsToJson(const KernelStatsDb& db) { return KernelStatsToDataTable(db).ToJson(); }
+std::string KernelStatsToCsv(const KernelStatsDb& db) { return KernelStatsToDataTable(db).ToCsv(); }
+
+}  // namespace tbprof

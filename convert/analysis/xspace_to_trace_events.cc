@@ -1,0 +1,346 @@
+#include "convert/analysis/xspace_to_trace_events.h"
+#include "convert/base/json.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace tbprof {
+namespace {
+
+constexpr std::string_view kHostPlaneName = "/host:CPU";
+constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
+constexpr std::string_view kTpuPlanePrefix = "/device:TPU:";
+constexpr std::string_view kCustomPlanePrefix = "/device:CUSTOM:";
+constexpr std::string_view kAsyncXlaOpsLine = "Async XLA Ops";
+
+// IsInternalEvent (xla/tsl/profiler/utils/xplane_schema.cc).
+constexpr std::string_view kInternalEventNames[] = {
+    "MemoryAllocation",          "MemoryDeallocation",        "PrefetchProduce",
+    "PrefetchConsume",           "ParallelInterleaveProduce", "ParallelInterleaveConsume",
+    "ParallelInterleaveInitializeInput", "ParallelMapProduce", "ParallelMapConsume",
+    "MapAndBatchProduce",        "MapAndBatchConsume",        "ParseExampleProduce",
+    "ParseExampleConsume",
+};
+// IsInternalStat, plus `flow` which becomes the flow binding itself.
+constexpr std::string_view kInternalStatNames[] = {
+    "kernel_details", "_pt", "_p", "_ct", "_c", "_r", "flops", "bytes_accessed", "program_id", "symbol_id", "flow",
+};
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+void AppendUint(uint64_t v, std::string& out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, r.ptr);
+}
+
+void AppendInt(int64_t v, std::string& out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, r.ptr);
+}
+
+// Picoseconds as microseconds, the unit of ts/dur.
+void AppendPicosAsMicros(int64_t ps, std::string& out) { AppendJsonDouble(out, static_cast<double>(ps) / 1e6); }
+
+}  // namespace
+
+TraceLayout BuildTraceLayout(const XSpaceModel& space) {
+  // Which planes are shown and their pids (before the host offset).
+  std::vector<std::pair<uint32_t, uint32_t>> shown;  // (plane index, pid)
+  bool has_gpu = false;
+  for (const XPlaneModel& p : space.planes) has_gpu |= StartsWith(space.Str(p.name), kGpuPlanePrefix);
+  const std::string_view device_prefix = has_gpu ? kGpuPlanePrefix : kTpuPlanePrefix;
+  for (uint32_t i = 0; i < space.planes.size(); ++i) {
+    const XPlaneModel& p = space.planes[i];
+    std::string_view name = space.Str(p.name);
+    if (name == kHostPlaneName) {
+      shown.emplace_back(i, kTraceHostPid);
+    } else if (StartsWith(name, device_prefix)) {
+      int64_t pid = kTraceFirstDevicePid + p.id;
+      if (pid < kTraceFirstDevicePid || pid > kTraceLastDevicePid) pid = kTraceFirstDevicePid;
+      shown.emplace_back(i, static_cast<uint32_t>(pid));
+    } else if (StartsWith(name, kCustomPlanePrefix)) {
+      int64_t pid = kTraceFirstCustomPid + std::max<int64_t>(p.id, 0);
+      shown.emplace_back(i, static_cast<uint32_t>(std::min<int64_t>(pid, kTracePidsPerHost - 1)));
+    }
+  }
+
+  TraceLayout layout;
+  std::map<uint32_t, TraceProcess> processes;
+  for (auto [plane_index, base_pid] : shown) {
+    const XPlaneModel& p = space.planes[plane_index];
+    const uint32_t pid = base_pid;
+    std::map<uint32_t, std::string> threads;
+    for (uint32_t l = 0; l < p.lines.size(); ++l) {
+      const LineModel& line = p.lines[l];
+      std::string_view line_name = space.Str(line.display_name != kNoStr ? line.display_name : line.name);
+      if (line.num_events == 0 || line_name == kAsyncXlaOpsLine) continue;
+      const uint32_t tid = static_cast<uint32_t>(line.display_id != 0 ? line.display_id : line.id);
+      layout.rows.push_back(TraceRow{plane_index, l, pid, tid});
+      threads.emplace(tid, std::string(line_name));  // the first line of a tid names it
+    }
+    if (threads.empty()) continue;  // like xprof, a plane without events adds no process
+    TraceProcess& proc = processes[pid];
+    proc.pid = pid;
+    proc.name = std::string(space.Str(p.name));
+    for (auto& [tid, name] : threads) proc.threads.push_back(TraceThread{tid, std::move(name)});
+  }
+  for (auto& [pid, proc] : processes) layout.processes.push_back(std::move(proc));
+  return layout;
+}
+
+void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t pid_offset,
+                             std::string_view host_name, std::string& out) {
+  for (TraceProcess proc : layout.processes) {
+    proc.pid += pid_offset;
+    if (!host_name.empty()) proc.name = std::string(host_name) + " " + proc.name;
+    out.append("{\"args\":{\"name\":");
+    AppendJsonString(out, proc.name);
+    out.append("},\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+    AppendUint(proc.pid, out);
+    if (streaming) {
+      out.append(",\"thread_count\":");
+      AppendUint(proc.threads.size(), out);
+    }
+    out.append("},{\"args\":{\"sort_index\":");
+    AppendUint(proc.pid, out);
+    out.append("},\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
+    AppendUint(proc.pid, out);
+    out.append("},");
+    for (const TraceThread& t : proc.threads) {
+      out.append("{\"args\":{\"name\":");
+      AppendJsonString(out, t.name);
+      out.append("},\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
+      AppendUint(proc.pid, out);
+      out.append(",\"tid\":");
+      AppendUint(t.tid, out);
+      out.append("},{\"args\":{\"sort_index\":");
+      AppendUint(t.tid, out);
+      out.append("},\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
+      AppendUint(proc.pid, out);
+      out.append(",\"tid\":");
+      AppendUint(t.tid, out);
+      out.append("},");
+    }
+  }
+}
+
+TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space) : space_(space) {
+  for (std::string_view n : kInternalStatNames) {
+    if (StrId id = space.Find(n); id != kNoStr) internal_stats_.push_back(id);
+  }
+  step_name_ = space.Find("step_name");
+  correlation_id_ = space.Find("correlation_id");
+  hidden_.resize(space.planes.size());
+  host_plane_.resize(space.planes.size());
+  for (size_t p = 0; p < space.planes.size(); ++p) {
+    const XPlaneModel& plane = space.planes[p];
+    host_plane_[p] = space.Str(plane.name) == kHostPlaneName;
+    hidden_[p].resize(plane.event_metadata.size());
+    for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+      std::string_view name = space.Str(plane.event_metadata[m].name);
+      hidden_[p][m] = std::find(std::begin(kInternalEventNames), std::end(kInternalEventNames), name) !=
+                      std::end(kInternalEventNames);
+    }
+  }
+}
+
+bool TraceEventRenderer::InternalStat(StrId name) const {
+  return std::find(internal_stats_.begin(), internal_stats_.end(), name) != internal_stats_.end();
+}
+
+std::string_view TraceEventRenderer::Name(uint32_t plane, uint32_t event) const {
+  const XPlaneModel& p = space_.planes[plane];
+  if (step_name_ != kNoStr) {
+    if (const Stat* s = p.FindEventOrMetadataStat(event, step_name_); s && s->kind == StatKind::kStr) {
+      return space_.Str(s->str);
+    }
+  }
+  const EventMetadata& md = p.event_metadata[p.events[event].metadata];
+  return space_.Str(md.display_name != kNoStr ? md.display_name : md.name);
+}
+
+void TraceEventRenderer::AppendStatValue(const Stat& s, std::string& out) const {
+  // JavaScript numbers are doubles: integers beyond 2^53 travel as strings.
+  constexpr uint64_t kIeeeLimit = uint64_t{1} << 53;
+  switch (s.kind) {
+    case StatKind::kInt64:
+      if (s.i64 > static_cast<int64_t>(kIeeeLimit) || s.i64 < -static_cast<int64_t>(kIeeeLimit)) {
+        out.push_back('"');
+        AppendInt(s.i64, out);
+        out.push_back('"');
+      } else {
+        AppendInt(s.i64, out);
+      }
+      break;
+    case StatKind::kUint64:
+      if (s.u64 > kIeeeLimit) out.push_back('"');
+      AppendUint(s.u64, out);
+      if (s.u64 > kIeeeLimit) out.push_back('"');
+      break;
+    case StatKind::kDouble:
+      AppendJsonDouble(out, s.f64);
+      break;
+    case StatKind::kStr:
+      AppendJsonString(out, space_.Str(s.str));
+      break;
+    default:
+      out.append("null");
+  }
+}
+
+void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const TraceEventStyle& style,
+                                std::string& out) const {
+  const XPlaneModel& p = space_.planes[row.plane];
+  const Event& e = p.events[event];
+  const EventMetadata& md = p.event_metadata[e.metadata];
+  out.append("{\"pid\":");
+  AppendUint(row.pid + style.pid_offset, out);
+  out.append(",\"tid\":");
+  AppendUint(row.tid, out);
+  out.append(",\"name\":");
+  AppendJsonString(out, Name(row.plane, event));
+  out.append(",\"ts\":");
+  AppendPicosAsMicros(e.begin_ps, out);
+  const int64_t duration_ps = std::max<int64_t>(e.duration_ps, 0);
+  const bool instant = duration_ps == 0 && !style.streaming;
+  if (!instant) {
+    out.append(",\"dur\":");
+    // A complete event needs a duration, or viewers stretch it to the trace end.
+    AppendPicosAsMicros(std::max<int64_t>(duration_ps, 1), out);
+  }
+  if (correlation_id_ != kNoStr) {
+    if (const Stat* c = p.FindStat(event, correlation_id_); c && c->IsInteger()) {
+      // Launch (host) → kernel (device): one flow per correlation id and host.
+      const uint64_t flow_id = (uint64_t{style.host_index} << 48) | (c->UintValue() & ((uint64_t{1} << 48) - 1));
+      out.append(",\"bind_id\":");
+      AppendUint(flow_id, out);
+      out.append(host_plane_[row.plane] ? ",\"cat\":\"gpu_launch\",\"flow_out\":true"
+                                        : ",\"cat\":\"gpu_launch\",\"flow_in\":true");
+    }
+  }
+  out.append(instant ? ",\"ph\":\"i\",\"s\":\"t\"" : ",\"ph\":\"X\"");
+
+  // args: long_name, metadata stats (unless the event overrides them), event stats, uid.
+  bool any = false;
+  auto key = [&](std::string_view name) {
+    out.append(any ? "," : ",\"args\":{");
+    any = true;
+    AppendJsonString(out, name);
+    out.push_back(':');
+  };
+  if (md.display_name != kNoStr) {
+    key("long_name");
+    AppendJsonString(out, space_.Str(md.name));
+  }
+  auto [eb, ee] = p.StatsOf(event);
+  auto shown = [&](const Stat& s) {
+    return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(s.name);
+  };
+  auto [mb, me] = p.MetadataStatsOf(e.metadata);
+  for (const Stat* s = mb; s != me; ++s) {
+    if (!shown(*s)) continue;
+    if (std::any_of(eb, ee, [&](const Stat& o) { return o.name == s->name; })) continue;
+    key(space_.Str(s->name));
+    AppendStatValue(*s, out);
+  }
+  for (const Stat* s = eb; s != ee; ++s) {
+    if (!shown(*s)) continue;
+    key(space_.Str(s->name));
+    AppendStatValue(*s, out);
+  }
+  if (style.uid >= 0) {
+    key("uid");
+    AppendInt(style.uid, out);
+  }
+  if (any) out.push_back('}');
+  if (style.uid >= 0) {
+    // The streaming viewer de-duplicates events across loads by pid + ts + z.
+    out.append(",\"z\":");
+    AppendInt(style.uid, out);
+  }
+  out.push_back('}');
+}
+
+TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hosts, const TraceJsonOptions& options) {
+  const bool multi_host = hosts.size() > 1;
+  std::vector<TraceLayout> layouts;
+  std::vector<TraceEventRenderer> renderers;
+  layouts.reserve(hosts.size());
+  renderers.reserve(hosts.size());
+  TraceJsonResult result;
+  for (uint32_t h = 0; h < hosts.size(); ++h) {
+    layouts.push_back(BuildTraceLayout(*hosts[h].space));
+    renderers.emplace_back(*hosts[h].space);
+  }
+  auto for_each_event = [&](auto&& fn) {
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      const XSpaceModel& space = *hosts[h].space;
+      for (const TraceRow& row : layouts[h].rows) {
+        const LineModel& line = space.planes[row.plane].lines[row.line];
+        for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+          if (!renderers[h].Hidden(row.plane, e)) fn(h, row, e);
+        }
+      }
+    }
+  };
+
+  // MaybeDropEventsForTraceViewer: keep every event at or before the
+  // timestamp of the max_events-th earliest one.
+  int64_t cutoff_ps = INT64_MAX;
+  for_each_event([&](size_t, const TraceRow&, uint32_t) { ++result.total_events; });
+  if (options.max_events > 0 && result.total_events > options.max_events) {
+    std::vector<int64_t> begins;
+    begins.reserve(result.total_events);
+    for_each_event([&](size_t h, const TraceRow& row, uint32_t e) {
+      begins.push_back(hosts[h].space->planes[row.plane].events[e].begin_ps);
+    });
+    std::nth_element(begins.begin(), begins.begin() + (options.max_events - 1), begins.end());
+    cutoff_ps = begins[options.max_events - 1];
+    result.returned_events =
+        std::count_if(begins.begin(), begins.end(), [&](int64_t b) { return b <= cutoff_ps; });
+  } else {
+    result.returned_events = result.total_events;
+  }
+  result.dropped_events = result.total_events - result.returned_events;
+
+  std::string& out = result.json;
+  out.reserve(static_cast<size_t>(result.returned_events) * 160 + 4096);
+  out.append("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"eventLimit\":{\"maxEvents\":");
+  AppendInt(options.max_events > 0 ? options.max_events : -1, out);
+  out.append(",\"totalEvents\":");
+  AppendInt(result.total_events, out);
+  out.append(",\"returnedEvents\":");
+  AppendInt(result.returned_events, out);
+  out.append(",\"droppedEvents\":");
+  AppendInt(result.dropped_events, out);
+  if (result.dropped_events > 0) {
+    out.append(",\"message\":");
+    AppendJsonString(out, "Only the earliest " + std::to_string(result.returned_events) + " of " +
+                              std::to_string(result.total_events) + " events are shown (limit " +
+                              std::to_string(options.max_events) +
+                              "). Use the streaming trace viewer (trace_viewer@) to see every event.");
+  }
+  out.append("},\"traceEvents\":[");
+  auto pid_offset = [&](size_t h) { return multi_host ? kTracePidsPerHost * static_cast<uint32_t>(h + 1) : 0; };
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    AppendTraceMetadataJson(layouts[h], /*streaming=*/false, pid_offset(h),
+                            multi_host ? std::string_view(hosts[h].host_name) : std::string_view(), out);
+  }
+  for_each_event([&](size_t h, const TraceRow& row, uint32_t e) {
+    if (hosts[h].space->planes[row.plane].events[e].begin_ps > cutoff_ps) return;
+    TraceEventStyle style;
+    style.host_index = static_cast<uint32_t>(h);
+    style.pid_offset = pid_offset(h);
+    renderers[h].Append(row, e, style, out);
+    out.push_back(',');
+  });
+  if (out.back() == ',') out.pop_back();
+  out.append("]}");
+  return result;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,146 @@
+// XSpace → Chrome trace-event JSON, the format of xprof's trace viewer
+//. One plane becomes one process (pid), one line one
+// thread (tid = the line's display id), one XEvent one complete `X` event with
+// ts/dur in microseconds and the event's stats as args. Host kernel launches
+// and the GPU kernels they start carry flow bindings (`bind_id`, `flow_out` /
+// `flow_in`, cat "gpu_launch") keyed by their `correlation_id`.
+//
+// Which planes and events appear (xprof's rules, see xplane_to_trace_events.cc
+// in TSL and xplane_to_trace_container.cc in xprof):
+//   - `/host:CPU` → pid 701; `/device:GPU:<n>` (or, with no GPU plane,
+//     `/device:TPU:<n>`) → pid 1 + plane id (1 when that exceeds 500);
+//     `/device:CUSTOM:*` → pid 501 + plane id. Other planes are not shown.
+//   - With several hosts, or in the streaming form, host i adds 1000·(i+1) to
+//     every pid and prefixes process names with the host name (xprof's
+//     TraceEventsContainer::Merge).
+//   - Lines named "Async XLA Ops" and empty lines are skipped; tf.data
+//     producer/consumer markers and allocator events (IsInternalEvent) are
+//     hidden; internal stats (kernel_details, _p/_c/_pt/_ct/_r, flops,
+//     bytes_accessed, program_id, symbol_id) and bytes stats are left out of args.
+//   - A `step_name` stat renames the event; an event whose metadata has a
+//     display name shows it and keeps the full name in args.long_name.
+//   - Args keep their types (numbers stay numbers, integers beyond 2^53
+//     become strings), as in xprof's streaming JSON; xprof's non-streaming
+//     form stringifies every value.
+//   - xprof's streaming converter also splits big host thread pools into
+//     extra processes (ThreadPoolGrouper) and turns `_counters_` lines into
+//     counter (`C`) events; here every line stays one thread of its plane.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/base/status.h"
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+inline constexpr uint32_t kTraceHostPid = 701;        // kHostThreadsDeviceId
+inline constexpr uint32_t kTraceFirstDevicePid = 1;   // kFirstDeviceId
+inline constexpr uint32_t kTraceLastDevicePid = 500;  // kLastDeviceId
+inline constexpr uint32_t kTraceFirstCustomPid = 501;  // kFirstCustomPlaneDeviceId
+inline constexpr uint32_t kTracePidsPerHost = 1000;
+// xprof's default cap for the non-streaming viewer.
+inline constexpr int64_t kDefaultTraceMaxEvents = 1000000;
+
+// One timeline row: a line of a shown plane.
+struct TraceRow {
+  uint32_t plane = 0;  // index into XSpaceModel::planes
+  uint32_t line = 0;   // index into XPlaneModel::lines
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+};
+
+struct TraceThread {
+  uint32_t tid = 0;
+  std::string name;
+};
+
+struct TraceProcess {
+  uint32_t pid = 0;
+  std::string name;
+  std::vector<TraceThread> threads;  // sorted by tid, one per distinct tid
+};
+
+// How one host's XSpace maps onto processes and threads.
+struct TraceLayout {
+  std::vector<TraceProcess> processes;  // sorted by pid
+  std::vector<TraceRow> rows;           // in plane, then line order
+};
+
+// Pids are a single host's; several hosts (and the streaming form) shift
+// them by kTracePidsPerHost·(host index + 1) when rendering.
+TraceLayout BuildTraceLayout(const XSpaceModel& space);
+
+// How one event is rendered.
+struct TraceEventStyle {
+  // Streaming form: zero-length events become `X` with a 1 ps duration (as
+  // xprof's TraceEventsToJson); otherwise they are instants (`ph:"i"`).
+  bool streaming = false;
+  // When >= 0, written as args.uid (the key of event-details requests) and
+  // as "z", which keeps events with equal pid and ts apart in the viewer.
+  int64_t uid = -1;
+  uint32_t host_index = 0;  // folds into flow ids so hosts never share one
+  uint32_t pid_offset = 0;  // added to the row's pid
+};
+
+// Renders the events of one host's XSpace. Resolves the stat names it needs
+// once, so rendering an event is a walk over its stats.
+class TraceEventRenderer {
+ public:
+  explicit TraceEventRenderer(const XSpaceModel& space);
+
+  const XSpaceModel& space() const { return space_; }
+  // Internal tf.data producer/consumer and allocator events are not shown.
+  bool Hidden(uint32_t plane, uint32_t event) const {
+    return hidden_[plane][space_.planes[plane].events[event].metadata];
+  }
+  // The name the viewer shows: step_name stat, else display name, else name.
+  std::string_view Name(uint32_t plane, uint32_t event) const;
+  // Appends one event object (no separator).
+  void Append(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
+
+ private:
+  bool InternalStat(StrId name) const;
+  void AppendStatValue(const Stat& s, std::string& out) const;
+
+  const XSpaceModel& space_;
+  std::vector<std::vector<bool>> hidden_;  // per plane, per event metadata
+  std::vector<bool> host_plane_;           // per plane: flows start there
+  std::vector<StrId> internal_stats_;
+  StrId step_name_ = kNoStr, correlation_id_ = kNoStr;
+};
+
+// Appends the process/thread metadata events of `layout`, each followed by
+// ",", shifting pids by `pid_offset` and prefixing process names with
+// `host_name` (when non-empty).
+void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t pid_offset,
+                             std::string_view host_name, std::string& out);
+
+struct TraceHostInput {
+  const XSpaceModel* space = nullptr;
+  std::string host_name;
+};
+
+struct TraceJsonOptions {
+  // Keep at most about this many events: the earliest ones, all ties at the
+  // cutoff included (MaybeDropEventsForTraceViewer). <= 0 means no cap.
+  int64_t max_events = kDefaultTraceMaxEvents;
+};
+
+struct TraceJsonResult {
+  std::string json;
+  int64_t total_events = 0;
+  int64_t returned_events = 0;
+  int64_t dropped_events = 0;
+};
+
+// The non-streaming `trace_viewer` document for one or more hosts. Besides
+// xprof's fields it carries "eventLimit": {maxEvents, totalEvents,
+// returnedEvents, droppedEvents[, message]} so a truncated trace says so.
+TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hosts,
+                                          const TraceJsonOptions& options);
+
+}  // namespace tbprof

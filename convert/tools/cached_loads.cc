@@ -1,0 +1,61 @@
+#include "convert/tools/cached_loads.h"
+
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/xplane/xspace_reader.h"
+
+namespace tbprof {
+
+StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
+  auto load = [&]() -> StatusOr<std::pair<std::shared_ptr<const XSpaceModel>, size_t>> {
+    ASSIGN_OR_RETURN(auto m, LoadXSpaceFile(path));
+    size_t bytes = (m)->MemoryBytes();
+    return std::make_pair(std::shared_ptr<const XSpaceModel>(std::move(m)), bytes);
+  };
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(auto r, load());
+    return r.first;
+  }
+  ASSIGN_OR_RETURN(auto key, FileIdentityKey(path));
+  return cache->Get<XSpaceModel>("model|" + key, load);
+}
+
+std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache) {
+  if (cache == nullptr) return nullptr;
+  auto key = FileIdentityKey(path);
+  return key.ok() ? cache->Peek<XSpaceModel>("model|" + *key) : nullptr;
+}
+
+StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
+  auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
+    std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
+    if (!model) {
+      LoadOptions options;
+      options.keep_event_stat = OpStatsReadsEventStat;
+      ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, options));
+      model = std::move(loaded);
+    }
+    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model));
+    size_t bytes = stats->ApproxBytes();
+    return std::make_pair(std::shared_ptr<const OpStats>(stats), bytes);
+  };
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(auto r, compute());
+    return r.first;
+  }
+  ASSIGN_OR_RETURN(auto key, FileIdentityKey(xplane_path));
+  return cache->Get<OpStats>("op_stats|" + key, compute);
+}
+
+StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,
+                                                         ArtifactCache* cache) {
+  if (xplane_paths.empty()) return InvalidArgument("no xplane file selected");
+  std::vector<std::shared_ptr<const OpStats>> per_host;
+  for (const std::string& path : xplane_paths) {
+    ASSIGN_OR_RETURN(auto s, LoadOpStatsCached(path, cache));
+    per_host.push_back(s);
+  }
+  if (per_host.size() == 1) return per_host[0];
+  return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(CombineOpStats(per_host)));
+}
+
+}  // namespace tbprof

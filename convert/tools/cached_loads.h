@@ -1,0 +1,31 @@
+// Loading through the artifact cache: the model, OpStats and the trace index
+// of one xplane file are each computed once per file identity (size, mtime,
+// inode), whoever asks. Without a cache every call loads afresh.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "convert/analysis/op_stats.h"
+#include "convert/base/status.h"
+#include "convert/tools/artifact_cache.h"
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+// Loads (or fetches from `cache`) the model of one xplane file.
+StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache);
+// The whole model of one xplane file if `cache` holds it already; null otherwise (nothing is loaded).
+std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache);
+
+// OpStats of each file, computed once per file identity when `cache` is set.
+// The file is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache
+// already holds its whole model; the model is not cached for OpStats' sake.
+StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
+
+// One host: its OpStats; several: the combination.
+StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,
+                                                         ArtifactCache* cache);
+
+}  // namespace tbprof

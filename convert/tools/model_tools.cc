@@ -1,0 +1,39 @@
+#include "convert/tools/model_tools.h"
+
+#include "convert/analysis/xspace_to_memory_profile.h"
+#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/tools/cached_loads.h"
+
+namespace tbprof {
+
+StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
+  if (input.xplane_paths.size() != 1) {
+    return InvalidArgument("Memory profile tool expects only 1 XSpace path but gets " +
+                           std::to_string(input.xplane_paths.size()));
+  }
+  ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths.front(), input.cache));
+  MemoryProfileOptions options;
+  options.max_num_snapshots = ParamInt(input.params, "max_num_snapshots", options.max_num_snapshots);
+  ASSIGN_OR_RETURN(auto profile, ComputeMemoryProfile(*model, options));
+  ToolOutput out;
+  out.body = MemoryProfileToJson(profile);
+  return out;
+}
+
+StatusOr<ToolOutput> TfDataBottleneckAnalysisTool(const ToolInput& input) {
+  if (input.xplane_paths.empty()) return InvalidArgument("tf_data_bottleneck_analysis: no xplane file selected");
+  std::vector<std::shared_ptr<const XSpaceModel>> models;
+  std::vector<std::pair<std::string, const XSpaceModel*>> hosts;
+  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths[i], input.cache));
+    models.push_back(model);
+    std::string file_host = i < input.hosts.size() ? input.hosts[i] : input.xplane_paths[i];
+    hosts.emplace_back(TfDataHostName(*model, file_host), models.back().get());
+  }
+  ASSIGN_OR_RETURN(auto stats, ComputeTfDataStats(hosts));
+  ToolOutput out;
+  out.body = TfDataStatsToJson(stats);
+  return out;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,90 @@
+#include "convert/tools/ops_tools.h"
+
+#include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/analysis/op_stats_to_overview_page.h"
+#include "convert/analysis/op_stats_to_pod_viewer.h"
+#include "convert/analysis/op_stats_to_tf_stats.h"
+#include "convert/analysis/xspace_to_kernel_stats.h"
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/xplane/xspace_reader.h"
+
+namespace tbprof {
+namespace {
+
+bool WantsCsv(const ToolParams& params) { return ParamStr(params, "__csv") == "1"; }
+
+ToolOutput Json(std::string body) {
+  ToolOutput out;
+  out.body = std::move(body);
+  return out;
+}
+
+ToolOutput Csv(std::string body) {
+  ToolOutput out;
+  out.body = std::move(body);
+  out.content_type = "text/csv";
+  return out;
+}
+
+// Reads and parses one legacy tool proto file.
+template <typename Proto>
+StatusOr<Proto> ReadLegacyProto(const std::string& path) {
+  ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
+  Proto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
+  }
+  return proto;
+}
+
+}  // namespace
+
+StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats)));
+}
+
+StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  return Json(InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(*stats)));
+}
+
+StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  auto db = ConvertOpStatsToTfStats(*stats);
+  return WantsCsv(in.params) ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+}
+
+StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  const auto& db = (stats)->kernel_stats_db;
+  return WantsCsv(in.params) ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+}
+
+StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  return Json(ConvertOpStatsToPodViewerJson(*stats));
+}
+
+StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolParams&) {
+  ASSIGN_OR_RETURN(auto page, ReadLegacyProto<tensorflow::profiler::OverviewPage>(path));
+  return Json(OverviewPageToJson(page));
+}
+
+StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolParams&) {
+  ASSIGN_OR_RETURN(auto ipa, ReadLegacyProto<tensorflow::profiler::InputPipelineAnalysisResult>(path));
+  return Json(InputPipelineToJson(ipa));
+}
+
+StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolParams& params) {
+  ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::TfStatsDatabase>(path));
+  return WantsCsv(params) ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+}
+
+StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolParams& params) {
+  ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::KernelStatsDb>(path));
+  return WantsCsv(params) ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+}
+
+}  // namespace tbprof

@@ -1,0 +1,24 @@
+// Entry points of the OpStats-based tools for the tool registry: the xplane
+// converters (overview_page, input_pipeline_analyzer, framework_op_stats /
+// tensorflow_stats, kernel_stats, pod_viewer) and the legacy per-tool .pb files.
+#pragma once
+
+#include <string>
+
+#include "convert/tools/tool_registry.h"
+
+namespace tbprof {
+
+StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in);
+StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in);
+// CSV of the with-idle table when params has "__csv"="1".
+StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in);
+StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in);
+StatusOr<ToolOutput> PodViewerTool(const ToolInput& in);
+
+StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolParams& params);
+StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolParams& params);
+StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolParams& params);
+StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolParams& params);
+
+}  // namespace tbprof

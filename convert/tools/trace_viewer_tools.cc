@@ -1,0 +1,206 @@
+#include "convert/tools/trace_viewer_tools.h"
+#include "convert/base/json.h"
+#include "convert/tools/cached_loads.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace tbprof {
+namespace {
+
+// A number parameter: absent → `fallback`, present but malformed → error.
+StatusOr<double> StrictDouble(const ToolParams& params, const std::string& key, double fallback) {
+  auto it = params.find(key);
+  if (it == params.end() || it->second.empty()) return fallback;
+  const std::string& s = it->second;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    return InvalidArgument("trace viewer: parameter " + key + "='" + s + "' is not a number");
+  }
+  return v;
+}
+
+bool TrueParam(const ToolParams& params, const std::string& key) {
+  std::string v = ParamStr(params, key);
+  return v == "true" || v == "1" || v == "True";
+}
+
+// Milliseconds on the ts axis → picoseconds, refusing values beyond int64.
+StatusOr<int64_t> MillisToPicos(double ms, const std::string& key) {
+  const double ps = std::round(ms * 1e9);
+  if (!(std::fabs(ps) < 9.2e18)) return InvalidArgument("trace viewer: " + key + " is out of range");
+  return static_cast<int64_t>(ps);
+}
+
+uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cast<uint32_t>(host + 1); }
+
+// uid = host index · 2^32 + position in that host's index.
+constexpr int kUidHostShift = 32;
+
+void AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits,
+                std::string& out) {
+  TraceEventStyle style;
+  style.streaming = true;
+  style.host_index = static_cast<uint32_t>(host_index);
+  style.pid_offset = StreamingPidOffset(host_index);
+  const TraceIndex& index = *host.index;
+  for (const TraceHit& h : hits) {
+    style.uid = (static_cast<int64_t>(host_index) << kUidHostShift) + h.uid;
+    index.renderer().Append(index.layout().rows[h.row], h.event, style, out);
+    out.push_back(',');
+  }
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::string& path, ArtifactCache* cache) {
+  auto build = [&]() -> StatusOr<std::pair<std::shared_ptr<const TraceIndex>, size_t>> {
+    ASSIGN_OR_RETURN(auto model, LoadModelCached(path, cache));
+    std::shared_ptr<const TraceIndex> index = TraceIndex::Build(model);
+    size_t bytes = index->MemoryBytes();
+    return std::make_pair(std::move(index), bytes);
+  };
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(auto r, build());
+    return r.first;
+  }
+  ASSIGN_OR_RETURN(auto key, FileIdentityKey(path));
+  return cache->Get<TraceIndex>("trace_index|" + key, build);
+}
+
+StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& hosts, const ToolParams& params,
+                                         int64_t min_events_to_filter) {
+  if (ParamStr(params, "format") == "pb") {
+    return Unimplemented("trace viewer: format=pb (delta-series protobuf) is not supported; omit format for JSON");
+  }
+  ASSIGN_OR_RETURN(auto start_ms, StrictDouble(params, "start_time_ms", 0.0));
+  ASSIGN_OR_RETURN(auto end_ms, StrictDouble(params, "end_time_ms", 0.0));
+  ASSIGN_OR_RETURN(auto start_ps, MillisToPicos(start_ms, "start_time_ms"));
+  ASSIGN_OR_RETURN(auto end_ps, MillisToPicos(end_ms, "end_time_ms"));
+
+  std::vector<std::vector<TraceHit>> hits(hosts.size());
+  bool filtered = false, search_truncated = false;
+  const std::string event_name = ParamStr(params, "event_name");
+  const std::string search_prefix = ParamStr(params, "search_prefix");
+  if (!event_name.empty()) {
+    ASSIGN_OR_RETURN(auto duration_ms, StrictDouble(params, "duration_ms", -1.0));
+    ASSIGN_OR_RETURN(auto uid, StrictDouble(params, "unique_id", -1.0));
+    int64_t duration_ps = -1;
+    if (duration_ms >= 0) {
+      ASSIGN_OR_RETURN(auto d, MillisToPicos(duration_ms, "duration_ms"));
+      duration_ps = d;
+    }
+    // ts and dur travel as decimal µs/ms; 1 ns absorbs their rounding.
+    constexpr int64_t kTolerancePs = 1000;
+    const int64_t uid_value = uid >= 0 && uid < 9e15 ? static_cast<int64_t>(uid) : -1;
+    bool found = false;
+    for (size_t h = 0; h < hosts.size() && !found; ++h) {
+      int64_t local_uid = -1;
+      if (uid_value >= 0 && static_cast<size_t>(uid_value >> kUidHostShift) == h) {
+        local_uid = uid_value & ((int64_t{1} << kUidHostShift) - 1);
+      }
+      if (auto hit = hosts[h].index->FindEvent(event_name, start_ps, duration_ps, kTolerancePs, local_uid)) {
+        hits[h].push_back(*hit);
+        found = true;
+      }
+    }
+    if (!found) {
+      return NotFound("trace viewer: no event named '" + event_name + "' at start_time_ms=" +
+                      ParamStr(params, "start_time_ms", "0"));
+    }
+  } else if (!search_prefix.empty()) {
+    size_t budget = static_cast<size_t>(kDefaultTraceMaxEvents);
+    for (size_t h = 0; h < hosts.size() && !search_truncated; ++h) {
+      hits[h] = hosts[h].index->Search(search_prefix, TrueParam(params, "search_metadata"), budget, &search_truncated);
+      budget -= hits[h].size();
+    }
+  } else {
+    ASSIGN_OR_RETURN(auto resolution, StrictDouble(params, "resolution", 8000.0));
+    if (resolution < 0) return InvalidArgument("trace viewer: resolution must be >= 0");
+    if (end_ps != 0 && end_ps < start_ps) {
+      return InvalidArgument("trace viewer: end_time_ms is before start_time_ms");
+    }
+    TraceQuery query;
+    query.start_ps = start_ps;
+    query.end_ps = end_ps;
+    query.resolution = std::floor(resolution);  // xprof reads it as an integer
+    query.min_events_to_filter = min_events_to_filter;
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      TraceQueryResult r = hosts[h].index->Query(query);
+      filtered |= r.filtered_by_visibility;
+      hits[h] = std::move(r.hits);
+    }
+  }
+
+  size_t returned = 0;
+  int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    returned += hits[h].size();
+    if (hosts[h].index->num_events() == 0) continue;
+    min_ps = std::min(min_ps, hosts[h].index->min_ps());
+    max_ps = std::max(max_ps, hosts[h].index->max_ps());
+  }
+  if (min_ps > max_ps) min_ps = max_ps = 0;
+
+  std::string out;
+  out.reserve(returned * 200 + 4096);
+  out.append(
+      "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"codeLink\":\"\",\"useNewBackend\":false,"
+      "\"returnedEventsSize\":");
+  out.append(std::to_string(returned));
+  out.append(filtered ? ",\"filteredByVisibility\":true" : ",\"filteredByVisibility\":false");
+  out.append(",\"fullTimespan\":[");
+  AppendJsonDouble(out, static_cast<double>(min_ps) / 1e9);
+  out.push_back(',');
+  AppendJsonDouble(out, static_cast<double>(max_ps) / 1e9);
+  out.push_back(']');
+  if (search_truncated) out.append(",\"searchTruncated\":true");
+  out.append(",\"traceEvents\":[");
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    AppendTraceMetadataJson(hosts[h].index->layout(), /*streaming=*/true, StreamingPidOffset(h), hosts[h].host_name,
+                            out);
+  }
+  for (size_t h = 0; h < hosts.size(); ++h) AppendHits(hosts[h], h, hits[h], out);
+  if (out.back() == ',') out.pop_back();
+  out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0}");
+  return out;
+}
+
+StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
+  if (input.xplane_paths.empty()) return InvalidArgument("trace_viewer@: no xplane file selected");
+  std::vector<StreamingTraceHost> hosts;
+  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.xplane_paths[i], input.cache));
+    hosts.push_back(StreamingTraceHost{index, i < input.hosts.size() ? input.hosts[i] : std::string()});
+  }
+  ASSIGN_OR_RETURN(auto json, StreamingTraceJson(hosts, input.params));
+  ToolOutput out;
+  out.body = std::move(json);
+  return out;
+}
+
+StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
+  if (input.xplane_paths.empty()) return InvalidArgument("trace_viewer: no xplane file selected");
+  if (ParamStr(input.params, "format") == "pb") {
+    return Unimplemented("trace_viewer: format=pb (Trace protobuf) is not supported; omit format for JSON");
+  }
+  int64_t max_events = ParamInt(input.params, "max_events", kDefaultTraceMaxEvents);
+  if (max_events <= 0) max_events = kDefaultTraceMaxEvents;
+  std::vector<std::shared_ptr<const XSpaceModel>> models;
+  std::vector<TraceHostInput> hosts;
+  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths[i], input.cache));
+    models.push_back(model);
+    hosts.push_back(TraceHostInput{models.back().get(), i < input.hosts.size() ? input.hosts[i] : std::string()});
+  }
+  TraceJsonOptions options;
+  options.max_events = max_events;
+  ToolOutput out;
+  out.body = ConvertXSpacesToTraceJson(hosts, options).json;
+  return out;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,47 @@
+// Step grouping of an XSpace (xla group_events.cc):
+// finds step roots (`_r`, TraceContext), connects nested events, host kernel
+// launches to their GPU activity (correlation_id) and producers to consumers
+// (`_p`/`_c`), and gives every reachable event the group of its first root.
+// The model stays immutable: groups are returned as side tables.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+inline constexpr int32_t kNoGroup = -1;
+
+struct EventGroups {
+  // group_of[plane][event]: group id of the event, kNoGroup if none.
+  std::vector<std::vector<int32_t>> group_of;
+  // has_step_name[plane][event]: the event is a named (non-implicit) step root.
+  std::vector<std::vector<uint8_t>> has_step_name;
+  std::map<int32_t, std::string> group_names;
+  bool was_grouped = false;  // the file already carried group_id stats
+
+  int32_t Group(size_t plane, uint32_t event) const {
+    return plane < group_of.size() && event < group_of[plane].size() ? group_of[plane][event] : kNoGroup;
+  }
+};
+
+// True if every host and device plane declares a `group_id` stat.
+bool IsXSpaceGrouped(const XSpaceModel& space);
+
+// Reads existing group_id/step_name stats when the space is already grouped,
+// otherwise computes the groups. GPU events left ungrouped inherit the group of
+// the latest earlier event on their plane (ProcessUngroupedEvents). Spaces with
+// TF loop ops (WhileOp-EvalCond, ForOp, …) are left ungrouped, as in xla.
+EventGroups GroupEvents(const XSpaceModel& space);
+
+// Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
+bool IsDerivedLineId(int64_t id);
+
+// Indices of a line's events sorted by (begin asc, duration desc).
+std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line);
+
+}  // namespace tbprof

@@ -1,0 +1,49 @@
+// Loads a serialized XSpace (.xplane.pb, or gzip'ed .xplane.pb.gz) into the
+// compact model with a hand-written wire decoder. libprotobuf's generated
+// XSpace is the reference it is tested and benchmarked against.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "convert/base/status.h"
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+// Files past this size are rejected with a clear error rather than decoded
+// (event indices are 32-bit, and libprotobuf itself stops at 2 GiB).
+inline constexpr uint64_t kMaxXSpaceBytes = uint64_t{4} << 30;
+
+struct LoadOptions {
+  // Return already-decoded pages of the mapped file to the kernel while
+  // decoding, so the peak footprint is the model plus a small window.
+  bool release_decoded_pages = true;
+  uint64_t max_bytes = kMaxXSpaceBytes;
+  // When set, events keep only the stats it accepts, asked once for each plane
+  // (by name) and stat name; plane and metadata stats are always kept. An
+  // analysis that reads a known set of event stats loads with it and skips
+  // storing and interning the rest (e.g. a memory profile's dozen stats per
+  // allocation when computing op statistics). Every stat is still decoded.
+  using KeepEventStat = std::function<bool(std::string_view plane_name, std::string_view stat_name)>;
+  KeepEventStat keep_event_stat;
+  // Files of at least this size are decoded by two threads (planes split
+  // between them); the model is the same either way.
+  uint64_t parallel_min_bytes = uint64_t{32} << 20;
+};
+
+// Decodes `bytes`; `source` names the input in error messages.
+StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source,
+                                                   const LoadOptions& options = {});
+
+// Maps (or, for .gz, inflates) and decodes a file.
+StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path,
+                                                      const LoadOptions& options = {});
+
+// Reads a whole file, inflating gzip when the content starts with the gzip magic.
+StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_bytes = kMaxXSpaceBytes);
+
+}  // namespace tbprof

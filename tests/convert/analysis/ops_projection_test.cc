@@ -1,0 +1,110 @@
+// OpStats-based tools load files keeping only the stats OpStatsReadsEventStat accepts. Their
+// output must be byte-for-byte what the whole model gives (the path taken when
+// the server's cache already holds the model), on the real profiles and on a
+// synthetic GPU training profile (steps, tf.data, launches, kernels, memory).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/tools/tool_registry.h"
+#include "convert/xplane/xspace_reader.h"
+#include "synthetic/profile_generator.h"
+
+namespace tbprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kOpStatsTools[] = {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",
+                                     "pod_viewer"};
+
+std::string RunTool(const std::string& tool, const std::string& path, ArtifactCache* cache) {
+  ToolInput in;
+  in.xplane_paths = {path};
+  in.cache = cache;
+  auto out = FindXPlaneTool(tool)->run(in);
+  EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
+  return out.ok() ? out->body : "";
+}
+
+void ExpectProjectionChangesNothing(const std::string& path) {
+  ArtifactCache with_whole_model(size_t{1} << 30);
+  ASSERT_TRUE(LoadModelCached(path, &with_whole_model).ok());
+  ASSERT_NE(PeekModelCached(path, &with_whole_model), nullptr);
+  for (const char* tool : kOpStatsTools) {
+    std::string whole = RunTool(tool, path, &with_whole_model);
+    std::string projected = RunTool(tool, path, nullptr);
+    ASSERT_FALSE(whole.empty()) << tool;
+    EXPECT_EQ(whole, projected) << tool << " on " << path;
+  }
+}
+
+TEST(OpsProjection, RealProfilesGiveTheSameTools) {
+  const std::string root = std::string(TBPROF_TESTDATA) + "/xplane";
+  if (!fs::exists(root)) GTEST_SKIP() << "testdata not found: " << root;
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().string().find("/corrupt/") != std::string::npos) continue;
+    if (!e.path().string().ends_with(".xplane.pb")) continue;
+    ExpectProjectionChangesNothing(e.path().string());
+    ++files;
+  }
+  EXPECT_GE(files, 4u);
+}
+
+TEST(OpsProjection, SyntheticGpuTrainingGivesTheSameTools) {
+  fs::path dir = fs::temp_directory_path() / ("tbprof_projection_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "worker0.xplane.pb").string();
+  {
+    SynthOptions o;
+    o.gpus = 2;
+    o.steps = 6;
+    o.events = 60000;
+    o.seed = 7;
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(WriteSyntheticXSpace(o, 0, out).ok());
+  }
+  ExpectProjectionChangesNothing(path);
+  fs::remove_all(dir);
+}
+
+TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
+  const std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
+  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  auto whole = LoadXSpaceFile(path);
+  ASSERT_TRUE(whole.ok());
+  LoadOptions options;
+  options.keep_event_stat = [](std::string_view, std::string_view stat) { return stat == "correlation_id"; };
+  auto projected = LoadXSpaceFile(path, options);
+  ASSERT_TRUE(projected.ok());
+  ASSERT_EQ((*projected)->planes.size(), (*whole)->planes.size());
+  size_t kept = 0, expected = 0;
+  for (size_t p = 0; p < (*whole)->planes.size(); ++p) {
+    const XPlaneModel& a = (*whole)->planes[p];
+    const XPlaneModel& b = (*projected)->planes[p];
+    ASSERT_EQ(a.events.size(), b.events.size());
+    EXPECT_EQ(a.plane_stats.size(), b.plane_stats.size());
+    EXPECT_EQ(a.metadata_stats.size(), b.metadata_stats.size());
+    for (const Stat& s : a.event_stats) expected += (*whole)->Str(s.name) == "correlation_id";
+    for (const Stat& s : b.event_stats) {
+      EXPECT_EQ((*projected)->Str(s.name), "correlation_id");
+      ++kept;
+    }
+  }
+  EXPECT_GT(expected, 0u);
+  EXPECT_EQ(kept, expected);
+
+  // Left-out stats are decoded all the same: the corrupt profile is still rejected.
+  const std::string corrupt = std::string(TBPROF_TESTDATA) + "/xplane/corrupt";
+  for (const auto& e : fs::directory_iterator(corrupt)) {
+    auto bad = LoadXSpaceFile(e.path().string(), options);
+    EXPECT_FALSE(bad.ok()) << e.path();
+  }
+}
+
+}  // namespace
+}  // namespace tbprof

@@ -1,0 +1,229 @@
+// The real profiles in testdata (JAX on TPU v6e and on AMD MI300/MI355) and the
+// legacy per-tool .pb files: conversions succeed and tables are self-consistent;
+// legacy values are the ones `protoc --decode` shows for those files.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <filesystem>
+
+#include "convert/tools/tool_registry.h"
+
+namespace tbprof {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+double Num(const json::value& v) { return v.to_number<double>(); }
+const json::array& Rows(const json::value& t) { return t.at("rows").as_array(); }
+const json::value& Cell(const json::value& row, size_t col) { return row.at("c").as_array().at(col).at("v"); }
+
+std::string Testdata(const std::string& rel) { return std::string(TBPROF_TESTDATA) + "/" + rel; }
+
+const std::vector<std::string>& RealProfiles() {
+  static const std::vector<std::string> files = {
+      "xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb", "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb",
+      "xplane/jax_rocm_mi300_conv_8gpu/tw003.xplane.pb", "xplane/jax_rocm_mi355_fused_attn/934987a2fc2f.xplane.pb"};
+  return files;
+}
+
+json::value RunXPlaneTool(const std::string& tool, const std::string& path) {
+  ToolInput in;
+  in.xplane_paths = {path};
+  auto out = FindXPlaneTool(tool)->run(in);
+  EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
+  return out.ok() ? json::parse(out->body) : json::value();
+}
+
+class OpsRealProfiles : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    path_ = Testdata(GetParam());
+    if (!fs::exists(path_)) GTEST_SKIP() << "testdata not found: " << path_;
+  }
+  std::string path_;
+};
+
+TEST_P(OpsRealProfiles, FrameworkOpStatsFractionsAddUp) {
+  json::value v = RunXPlaneTool("framework_op_stats", path_);
+  ASSERT_TRUE(v.is_array());
+  for (size_t t = 0; t < 2; ++t) {
+    const json::value& table = v.as_array()[t];
+    ASSERT_FALSE(Rows(table).empty());
+    double device_sum = 0, host_sum = 0, last_device_cum = 0, last_host_cum = 0, rank = 0;
+    size_t device_rows = 0, host_rows = 0;
+    for (const auto& row : Rows(table)) {
+      EXPECT_EQ(Num(Cell(row, 0)), rank + 1);
+      rank = Num(Cell(row, 0));
+      double occurrences = Num(Cell(row, 4)), total = Num(Cell(row, 5)), self = Num(Cell(row, 7));
+      EXPECT_LE(self, total + 1e-6);
+      if (occurrences > 0) {
+        EXPECT_NEAR(Num(Cell(row, 6)) * occurrences, total, 1e-6 * std::max(1.0, total));
+      }
+      if (Cell(row, 1).as_string() == "Device") {
+        ++device_rows;
+        device_sum += Num(Cell(row, 9));
+        last_device_cum = Num(Cell(row, 10));
+        EXPECT_NEAR(last_device_cum, device_sum, 1e-9);
+      } else {
+        ++host_rows;
+        host_sum += Num(Cell(row, 11));
+        last_host_cum = Num(Cell(row, 12));
+        EXPECT_NEAR(last_host_cum, host_sum, 1e-9);
+      }
+    }
+    EXPECT_GT(device_rows, 0u);
+    if (device_rows < 500) {
+      EXPECT_NEAR(device_sum, 1.0, 1e-6) << "table " << t;
+    }
+    if (host_rows > 0 && host_rows < 500) {
+      EXPECT_NEAR(host_sum, 1.0, 1e-6) << "table " << t;
+    }
+  }
+}
+
+TEST_P(OpsRealProfiles, OverviewAndInputPipelineAreConsistent) {
+  json::value ov = RunXPlaneTool("overview_page", path_);
+  ASSERT_EQ(ov.as_array().size(), 7u);
+  const json::value& analysis = ov.as_array()[0];
+  ASSERT_FALSE(Rows(analysis).empty());
+  EXPECT_LE(Rows(analysis).size(), 10u);
+  double cumulative = 0;
+  for (const auto& row : Rows(analysis)) {
+    cumulative += Num(Cell(row, 0));
+    EXPECT_NEAR(Num(Cell(row, 1)), cumulative, 1e-9);
+  }
+  EXPECT_LE(cumulative, 1.0 + 1e-9);
+  json::value ipa = RunXPlaneTool("input_pipeline_analyzer", path_);
+  for (const auto& row : Rows(ipa.as_array()[0])) {
+    double parts = 0;
+    for (size_t c = 1; c <= 9; ++c) parts += Num(Cell(row, c));
+    EXPECT_NEAR(parts, Num(Cell(row, 11)), 1e-6);  // the breakdown covers the step
+  }
+  json::value pod = RunXPlaneTool("pod_viewer", path_);
+  EXPECT_TRUE(pod.as_object().contains("podStatsSequence"));
+}
+
+TEST_P(OpsRealProfiles, KernelStatsRowsAreSortedAndConsistent) {
+  json::value t = RunXPlaneTool("kernel_stats", path_);
+  bool gpu = GetParam().find("rocm") != std::string::npos;
+  if (gpu) {
+    EXPECT_FALSE(Rows(t).empty());
+  }
+  double previous_total = INFINITY;
+  for (const auto& row : Rows(t)) {
+    double occurrences = Num(Cell(row, 10)), total = Num(Cell(row, 11)), avg = Num(Cell(row, 12));
+    double lo = Num(Cell(row, 13)), hi = Num(Cell(row, 14));
+    EXPECT_LE(total, previous_total);
+    previous_total = total;
+    EXPECT_GE(occurrences, 1);
+    EXPECT_NEAR(avg * occurrences, total, occurrences * 0.001 + 1e-9);  // avg is an integer ns
+    EXPECT_LE(lo, avg + 1e-9);
+    EXPECT_LE(avg, hi + 1e-9);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, OpsRealProfiles, ::testing::ValuesIn(RealProfiles()));
+
+const LegacyToolSpec* Legacy(const std::string& suffix) {
+  for (const LegacyToolSpec& s : LegacyConverters()) {
+    if (s.suffix == suffix) return &s;
+  }
+  return nullptr;
+}
+
+json::value RunLegacy(const std::string& suffix, const std::string& path) {
+  const LegacyToolSpec* spec = Legacy(suffix);
+  EXPECT_NE(spec, nullptr) << suffix;
+  auto out = spec->run(path, {});
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? json::parse(out->body) : json::value();
+}
+
+constexpr char kTf22[] = "legacy_logdir_tf22/plugins/profile/";
+constexpr char kTf23[] = "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/8c859046be41.ant.amazon.com.";
+
+TEST(OpsLegacy, InputPipelinePb) {
+  std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.input_pipeline.pb");
+  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  json::value v = RunLegacy("input_pipeline.pb", path);
+  ASSERT_EQ(v.as_array().size(), 4u);
+  const json::value& steps = v.as_array()[0];
+  EXPECT_EQ(Rows(steps).size(), 11u);
+  EXPECT_EQ(steps.at("p").at("steptime_ms_average").as_string(), "1114.5");  // average 1114.4989…
+  EXPECT_EQ(steps.at("p").at("steptime_ms_maximum").as_string(), "1173.6");
+  EXPECT_EQ(steps.at("p").at("hardware_type").as_string(), "GPU");
+  EXPECT_EQ(steps.at("p").at("summary_nextstep").as_string(),
+            "Look at Section 3 for the breakdown of input time on the host.");
+  const json::value& ops = v.as_array()[1];
+  EXPECT_EQ(Rows(ops).size(), 90u);
+  EXPECT_EQ(Cell(Rows(ops)[0], 0).as_string(), "Iterator::Prefetch::Generator");
+  EXPECT_EQ(Num(Cell(Rows(ops)[0], 1)), 80);
+  EXPECT_DOUBLE_EQ(Num(Cell(Rows(ops)[0], 3)), 43.278023671857014 / 100);
+  EXPECT_EQ(ops.at("p").at("advanced_file_read_us").as_string(), "3201226.476");
+  EXPECT_EQ(ops.at("p").at("preprocessing_us").as_string(), "203097796.855");
+}
+
+TEST(OpsLegacy, OverviewPagePb) {
+  std::string path = Testdata(std::string(kTf22) + "GPU-compute-bound/localhost.overview_page.pb");
+  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  json::value v = RunLegacy("overview_page.pb", path);
+  ASSERT_EQ(v.as_array().size(), 7u);
+  const json::value& analysis = v.as_array()[0];
+  ASSERT_FALSE(Rows(analysis).empty());
+  EXPECT_EQ(Cell(Rows(analysis)[0], 3).as_string(), "replica_1/model/tf_op_layer_Pad/Pad/_2775");
+  EXPECT_EQ(Cell(Rows(analysis)[0], 2).as_string(), "_Send");
+  EXPECT_DOUBLE_EQ(Num(Cell(Rows(analysis)[0], 0)), 0.036882839395452033);
+  const json::value& env = v.as_array()[2];
+  EXPECT_EQ(env.at("p").at("device_type").as_string(), "GPU");
+  EXPECT_EQ(env.at("p").at("device_core_count").as_string(), "8");
+  const json::value& rec = v.as_array()[3];
+  EXPECT_EQ(rec.at("p").at("bottleneck").as_string(), "device");
+  EXPECT_EQ(rec.at("p").at("non_bottleneck_tip_types").as_string(), "host");
+  EXPECT_EQ(Cell(Rows(rec)[0], 0).as_string(), "faq");
+  EXPECT_EQ(Cell(Rows(rec)[0], 1).as_string(), "Refer to the TF2 Profiler FAQ");
+}
+
+TEST(OpsLegacy, TensorflowStatsPb) {
+  std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.tensorflow_stats.pb");
+  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  json::value v = RunLegacy("tensorflow_stats.pb", path);
+  ASSERT_EQ(v.as_array().size(), 2u);
+  const json::value& with_idle = v.as_array()[0];
+  EXPECT_EQ(Rows(with_idle).size(), 9749u);
+  EXPECT_EQ(Rows(v.as_array()[1]).size(), 9747u);
+  // This TF 2.2 file has no device_type (field 6), so no GPU TensorCore column.
+  EXPECT_EQ(with_idle.at("cols").as_array().size(), 19u);
+  const json::value& first = Rows(with_idle)[0];
+  EXPECT_EQ(Num(Cell(first, 0)), 1);
+  EXPECT_EQ(Cell(first, 1).as_string(), "Device");
+  EXPECT_EQ(Cell(first, 3).as_string(), "IDLE");
+  EXPECT_EQ(Num(Cell(first, 4)), 8);
+  EXPECT_DOUBLE_EQ(Num(Cell(first, 5)), 82285503.313);
+  EXPECT_DOUBLE_EQ(Num(Cell(first, 9)), 0.8390147112352071);
+
+  std::string cpu = Testdata(std::string(kTf23) + "tensorflow_stats.pb");
+  json::value c = RunLegacy("tensorflow_stats.pb", cpu);
+  EXPECT_EQ(Rows(c.as_array()[0]).size(), 81u);
+  EXPECT_EQ(Rows(c.as_array()[1]).size(), 80u);
+  auto csv = Legacy("tensorflow_stats.pb")->run(cpu, {{"__csv", "1"}});
+  ASSERT_TRUE(csv.ok());
+  EXPECT_EQ(csv->content_type, "text/csv");
+  EXPECT_EQ(std::count(csv->body.begin(), csv->body.end(), '\n'), 82);  // header + 81 rows
+}
+
+TEST(OpsLegacy, EmptyKernelStatsPbAndBadFiles) {
+  std::string path = Testdata(std::string(kTf23) + "kernel_stats.pb");
+  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  json::value v = RunLegacy("kernel_stats.pb", path);
+  EXPECT_EQ(v.at("cols").as_array().size(), 15u);
+  EXPECT_TRUE(Rows(v).empty());
+  // A file that is not the named proto, and a missing file, are errors.
+  std::string not_proto = Testdata("legacy_logdir_tf22/plugins/profile/Cloud-TPU/10.240.1.50.overview_page.json");
+  EXPECT_FALSE(Legacy("overview_page.pb")->run(not_proto, {}).ok());
+  EXPECT_FALSE(Legacy("input_pipeline.pb")->run(path + ".missing", {}).ok());
+}
+
+}  // namespace
+}  // namespace tbprof

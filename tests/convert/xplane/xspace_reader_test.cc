@@ -1,0 +1,371 @@
+// The reader against libprotobuf on real profiles, and on bad input.
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "convert/xplane/xspace_reader.h"
+#include "proto/xspace_builder.h"
+#include "tests/convert/xplane/xspace_equivalence.h"
+
+namespace tbprof {
+namespace {
+
+namespace fs = std::filesystem;
+using tensorflow::profiler::XSpace;
+
+const fs::path kTestdata = TBPROF_TESTDATA;
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> RealXPlanes() {
+  std::vector<fs::path> out;
+  if (!fs::exists(kTestdata / "xplane")) return out;
+  for (const auto& e : fs::recursive_directory_iterator(kTestdata / "xplane")) {
+    if (e.path().string().find("/corrupt/") != std::string::npos) continue;
+    if (e.path().string().ends_with(".xplane.pb")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+fs::path TempPath(const std::string& name) {
+  return fs::temp_directory_path() / ("tbprof_reader_test_" + std::to_string(getpid()) + "_" + name);
+}
+
+// A small XSpace with every kind of field: stats of each value kind, metadata
+// stats, an aggregated event, two planes, hostnames.
+std::string SmallSpaceBytes() {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.Str("plane_note", "hello");
+  auto line = host.AddLine(17, "python3", 5);
+  line.AddEvent("train", 1000, 9000).Int("_r", 1).Int("step_num", 3).Uint("u", 1ull << 63).Double("d", 0.25);
+  line.AddEvent("op:MatMul", 2000, 100).Str("s", "text").Ref("kernel_details", "regs:32").Bytes("b", std::string("\0\1", 2));
+  host.EventMetadata("op:MatMul")->set_display_name("MatMul");
+  XPlaneBuilder dev = AddPlane(space, "/device:GPU:0", 0);
+  dev.Int("core_count", 108);
+  dev.AddLine(7, "Stream #7(Compute)").AddAggregatedEvent("kernel", 12, 500).Int("correlation_id", 9);
+  space.add_hostnames("worker0");
+  return space.SerializeAsString();
+}
+
+TEST(ReaderRealFiles, MatchLibprotobufEventByEvent) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  ASSERT_GE(files.size(), 4u);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    std::string bytes = ReadAll(f);
+    XSpace space;
+    ASSERT_TRUE(space.ParseFromString(bytes));
+    auto loaded = LoadXSpaceFile(f.string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const auto counts = testing::CountProto(space);
+    size_t lines = 0, events = 0, stats = 0, stat_md = 0, plane_stats = 0;
+    for (const auto& p : (*loaded)->planes) {
+      lines += p.lines.size();
+      events += p.events.size();
+      stats += p.event_stats.size();
+      stat_md += p.stat_metadata.size();
+      plane_stats += p.plane_stats.size();
+    }
+    EXPECT_EQ((*loaded)->planes.size(), counts.planes);
+    EXPECT_EQ(lines, counts.lines);
+    EXPECT_EQ(events, counts.events);
+    EXPECT_EQ((*loaded)->NumEvents(), counts.events);
+    EXPECT_EQ(stats, counts.event_stats);
+    EXPECT_EQ(stat_md, counts.stat_metadata);
+    EXPECT_EQ(plane_stats, counts.plane_stats);
+    testing::ExpectSameSpace(space, **loaded);
+  }
+}
+
+TEST(ReaderRealFiles, TpuFileHasTheDocumentedShape) {
+  fs::path f = kTestdata / "xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
+  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  auto loaded = LoadXSpaceFile(f.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  // testdata/README.md: 7 planes, 26,723 events.
+  EXPECT_EQ((*loaded)->planes.size(), 7u);
+  EXPECT_EQ((*loaded)->NumEvents(), 26723u);
+}
+
+TEST(ReaderBadInput, CorruptFileIsRejectedWithFileAndOffset) {
+  fs::path f = kTestdata / "xplane/corrupt/utf8_mangled.xplane.pb";
+  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  XSpace space;
+  ASSERT_FALSE(space.ParseFromString(ReadAll(f)));  // libprotobuf agrees it is broken
+  auto loaded = LoadXSpaceFile(f.string());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find(f.string()), std::string::npos) << loaded.status().message();
+  EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
+}
+
+TEST(ReaderBadInput, EmptyInputAndEmptyFile) {
+  auto parsed = ParseXSpace("", "mem.xplane.pb");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("mem.xplane.pb"), std::string::npos);
+  fs::path p = TempPath("empty.xplane.pb");
+  { std::ofstream(p, std::ios::binary); }
+  auto loaded = LoadXSpaceFile(p.string());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find(p.string()), std::string::npos);
+  fs::remove(p);
+  auto missing = LoadXSpaceFile("/nonexistent/dir/x.xplane.pb");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/dir/x.xplane.pb"), std::string::npos);
+}
+
+// Every prefix of a small file either fails with an offset, or parses exactly
+// when libprotobuf also accepts it (a cut at a field boundary) and then holds the same.
+TEST(ReaderBadInput, EveryPrefixFailsCleanlyOrMatchesLibprotobuf) {
+  const std::string bytes = SmallSpaceBytes();
+  ASSERT_GT(bytes.size(), 100u);
+  int accepted = 0;
+  for (size_t n = 1; n <= bytes.size(); ++n) {
+    std::string prefix = bytes.substr(0, n);
+    XSpace space;
+    bool proto_ok = space.ParseFromString(prefix);
+    auto ours = ParseXSpace(prefix, "prefix");
+    ASSERT_EQ(ours.ok(), proto_ok) << "prefix of " << n << " bytes: "
+                                   << (ours.ok() ? "" : ours.status().message());
+    if (ours.ok()) {
+      ++accepted;
+      testing::ExpectSameSpace(space, **ours);
+    } else {
+      EXPECT_NE(ours.status().message().find("prefix: "), std::string::npos);
+      EXPECT_NE(ours.status().message().find("byte offset"), std::string::npos) << ours.status().message();
+    }
+  }
+  EXPECT_GE(accepted, 3);  // the plane boundaries and the hostname
+  EXPECT_LT(accepted, 10);
+}
+
+TEST(ReaderBadInput, PrefixesOfARealFile) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  const std::string bytes = ReadAll(files.front());
+  for (size_t n = 1; n < bytes.size(); n += 997) {
+    std::string prefix = bytes.substr(0, n);
+    XSpace space;
+    auto ours = ParseXSpace(prefix, "real-prefix");
+    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
+  }
+}
+
+// Legacy per-tool .pb files (OverviewPage, InputPipelineAnalysisResult,
+// TfStatsDatabase) and gzip'ed JSON traces are not XSpaces.
+TEST(ReaderBadInput, WrongMessageTypes) {
+  int checked = 0;
+  for (const char* dir : {"legacy_logdir_tf22", "legacy_logdir_tf23_cpu"}) {
+    if (!fs::exists(kTestdata / dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(kTestdata / dir)) {
+      const std::string path = e.path().string();
+      if (!e.is_regular_file() || fs::file_size(e.path()) == 0) continue;
+      if (!path.ends_with(".pb") && !path.ends_with(".trace.json.gz")) continue;
+      SCOPED_TRACE(path);
+      if (path.ends_with(".pb")) {
+        XSpace space;
+        EXPECT_FALSE(space.ParseFromString(ReadAll(e.path())));  // libprotobuf agrees
+      }
+      auto r = LoadXSpaceFile(path);
+      ASSERT_FALSE(r.ok()) << "taken for an XSpace";
+      EXPECT_NE(r.status().message().find(path), std::string::npos) << r.status().message();
+      EXPECT_NE(r.status().message().find("byte offset"), std::string::npos) << r.status().message();
+      ++checked;
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no testdata at " << kTestdata;
+  EXPECT_GE(checked, 8);
+  ASSERT_FALSE(ParseXSpace("this is plain text, not a protobuf", "text").ok());
+}
+
+TEST(ReaderBadInput, AbsurdLengthsAndVarints) {
+  // XSpace.planes with a length of 2^40.
+  std::string huge = "\x0a\x80\x80\x80\x80\x80\x20";
+  auto r = ParseXSpace(huge, "huge");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("huge: "), std::string::npos);
+  EXPECT_NE(r.status().message().find("byte offset 1"), std::string::npos) << r.status().message();
+  // An 11-byte varint.
+  std::string long_varint = "\x08" + std::string(10, '\xff') + "\x01";
+  ASSERT_FALSE(ParseXSpace(long_varint, "varint").ok());
+  // A plane whose event claims more bytes than its line holds.
+  std::string nested = "\x0a\x06\x1a\x04\x22\x7f\x08\x01";
+  auto n = ParseXSpace(nested, "nested");
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("exceeds"), std::string::npos) << n.status().message();
+  // Group wire types are not XSpace.
+  ASSERT_FALSE(ParseXSpace("\x0b\x0c", "group").ok());
+}
+
+TEST(ReaderBadInput, FileOverFourGiBIsRejectedBeforeReading) {
+  fs::path p = TempPath("sparse.xplane.pb");
+  int fd = open(p.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(kMaxXSpaceBytes + 1)), 0);  // sparse: no data written
+  close(fd);
+  auto r = LoadXSpaceFile(p.string());
+  fs::remove(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(p.string()), std::string::npos);
+  EXPECT_NE(r.status().message().find("not supported"), std::string::npos) << r.status().message();
+}
+
+TEST(ReaderGzip, GzippedFileLoadsTheSame) {
+  const std::string bytes = SmallSpaceBytes();
+  fs::path p = TempPath("small.xplane.pb.gz");
+  gzFile gz = gzopen(p.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  gzclose(gz);
+  auto r = LoadXSpaceFile(p.string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(bytes));
+  testing::ExpectSameSpace(space, **r);
+  // A truncated gzip stream is an error, not a partial model.
+  std::string gz_bytes = ReadAll(p);
+  { std::ofstream(p, std::ios::binary | std::ios::trunc).write(gz_bytes.data(), gz_bytes.size() / 2); }
+  auto t = LoadXSpaceFile(p.string());
+  fs::remove(p);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find(p.string()), std::string::npos);
+}
+
+TEST(ReaderSmallSpace, ValuesAndLookups) {
+  auto r = ParseXSpace(SmallSpaceBytes(), "small");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const XSpaceModel& m = **r;
+  const XPlaneModel* host = m.FindPlane("/host:CPU");
+  ASSERT_NE(host, nullptr);
+  ASSERT_EQ(host->events.size(), 2u);
+  EXPECT_EQ(host->events[0].begin_ps, 5 * 1000 + 1000);  // line timestamp_ns * 1000 + offset
+  const Stat* step = host->FindStat(0, m.Find("step_num"));
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->IntValue(), 3);
+  EXPECT_EQ(host->FindStat(0, m.Find("u"))->u64, 1ull << 63);
+  EXPECT_EQ(host->FindStat(0, m.Find("d"))->f64, 0.25);
+  EXPECT_EQ(m.Str(host->FindStat(1, m.Find("kernel_details"))->str), "regs:32");
+  EXPECT_EQ(m.Str(host->event_metadata[host->events[1].metadata].display_name), "MatMul");
+  const XPlaneModel* dev = m.FindPlane("/device:GPU:0");
+  ASSERT_NE(dev, nullptr);
+  EXPECT_EQ(dev->NumOccurrences(0), 12);
+  EXPECT_EQ(dev->FindPlaneStat(m.Find("core_count"))->IntValue(), 108);
+  EXPECT_EQ(m.hostnames, std::vector<std::string>{"worker0"});
+}
+
+TEST(ReaderInspectCommand, PrintsPlanesAndCountsOfARealFile) {
+  fs::path f = kTestdata / "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
+  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
+  const auto counts = testing::CountProto(space);
+  std::string cmd = std::string(TBPROF_BINARY) + " inspect " + f.string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find(std::to_string(counts.planes) + " planes, " + std::to_string(counts.events) + " events"),
+            std::string::npos)
+      << out;
+  for (const auto& p : space.planes()) EXPECT_NE(out.find("\"" + p.name() + "\""), std::string::npos) << p.name();
+  EXPECT_NE(out.find("hostname: " + space.hostnames(0)), std::string::npos);
+  EXPECT_NE(out.find("kernel_details"), std::string::npos);
+}
+
+LoadOptions TwoThreads() {
+  LoadOptions o;
+  o.parallel_min_bytes = 0;  // split the planes of even a small file between two threads
+  return o;
+}
+
+TEST(ReaderTwoThreads, RealFilesMatchLibprotobuf) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    XSpace space;
+    ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
+    auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    testing::ExpectSameSpace(space, **loaded);
+  }
+}
+
+TEST(ReaderTwoThreads, PrefixesFailLikeLibprotobuf) {
+  auto files = RealXPlanes();
+  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  const std::string bytes = ReadAll(files.front());
+  for (size_t n = 1; n < bytes.size(); n += 1499) {
+    std::string prefix = bytes.substr(0, n);
+    XSpace space;
+    auto ours = ParseXSpace(prefix, "real-prefix", TwoThreads());
+    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
+    if (!ours.ok()) {
+      EXPECT_NE(ours.status().message().find("byte offset"), std::string::npos);
+    }
+  }
+  const std::string small = SmallSpaceBytes();
+  for (size_t n = 1; n <= small.size(); ++n) {
+    XSpace space;
+    bool proto_ok = space.ParseFromString(small.substr(0, n));
+    auto ours = ParseXSpace(small.substr(0, n), "prefix", TwoThreads());
+    ASSERT_EQ(ours.ok(), proto_ok) << n;
+    if (ours.ok()) {
+      testing::ExpectSameSpace(space, **ours);
+    }
+  }
+}
+
+TEST(ReaderTwoThreads, CorruptFileIsRejected) {
+  fs::path f = kTestdata / "xplane/corrupt/utf8_mangled.xplane.pb";
+  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
+}
+
+// One plane whose lines are shared out between the two threads (the split
+// falls inside it): every kind of stat value and aggregated events on both
+// sides of the split, and metadata a later line alone uses.
+TEST(ReaderTwoThreads, LinesOfOnePlaneAreSharedOut) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.Str("plane_note", "shared");
+  for (int l = 0; l < 6; ++l) {
+    auto line = host.AddLine(100 + l, "thread_" + std::to_string(l), 1000 * l);
+    for (int e = 0; e < 40; ++e) {
+      std::string name = "op" + std::to_string((l * 7 + e) % 11) + ":MatMul";
+      line.AddEvent(name, 10 * e, 5).Int("step_num", e).Str("tf_op", "scope/" + std::to_string(e % 3))
+          .Ref("kernel_details", "regs:" + std::to_string(l)).Bytes("b", std::string(1, static_cast<char>(e)));
+      if (e % 9 == 0) line.AddAggregatedEvent("agg" + std::to_string(l), 3, 40);
+    }
+    if (l == 5) line.AddEvent("only_in_the_last_line", 1, 1).Double("d", 0.5);
+  }
+  XPlaneBuilder dev = AddPlane(space, "/device:GPU:0", 0);
+  dev.AddLine(7, "Stream #7(Compute)").AddEvent("kernel", 3, 4).Int("correlation_id", 1);
+  space.add_hostnames("worker0");
+  const std::string bytes = space.SerializeAsString();
+  auto ours = ParseXSpace(bytes, "shared", TwoThreads());
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  testing::ExpectSameSpace(space, **ours);
+  ASSERT_EQ((*ours)->planes.size(), 2u);
+  EXPECT_EQ((*ours)->planes[0].lines.size(), 6u);
+}
+
+}  // namespace
+}  // namespace tbprof

@@ -1,0 +1,109 @@
+// The harness's kernel rows read back from a profile, and its no-GPU behaviour.
+#include <gtest/gtest.h>
+
+#include "convert/xplane/xspace_reader.h"
+#include "harness/cupti/cupti_loader.h"
+#include "harness/cupti/cupti_xplane.h"
+#include "harness/gpu_harness.h"
+
+namespace tbprof::gpu {
+namespace {
+
+TEST(GpuHarness, KernelRowsReadBackFromAWrittenProfile) {
+  GpuTrace t;
+  t.start_gpu_ns = 1000;
+  auto kernel = [&](const char* name, uint32_t corr, uint64_t start, uint64_t end) {
+    KernelRecord k;
+    k.name = name;
+    k.correlation_id = corr;
+    k.start_ns = start;
+    k.end_ns = end;
+    k.stream_id = 13;
+    t.kernels.push_back(k);
+  };
+  kernel("void hmma_gemm_wmma<__half>()", 1, 2000, 5000);
+  kernel("void relu_kernel()", 2, 6000, 6500);
+  kernel("void warmup_kernel()", 3, 7000, 7100);  // no launch annotation
+  auto launch = [&](uint32_t corr, const char* op) {
+    ApiCallRecord c;
+    c.name = "cuLaunchKernel";
+    c.correlation_id = corr;
+    c.annotation = op;
+    t.api_calls.push_back(c);
+  };
+  launch(1, "model/dense/MatMul:MatMul");
+  launch(2, "model/relu:Relu");
+  launch(3, "");
+  tensorflow::profiler::XSpace space;
+  AddGpuTraceToXSpace(t, space);
+  auto model = ParseXSpace(space.SerializeAsString(), "test");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto rows = KernelRowsFromModel(**model);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].name, "void hmma_gemm_wmma<__half>()");
+  EXPECT_EQ(rows[0].op_name, "model/dense/MatMul");
+  EXPECT_EQ(rows[0].duration_ps, 3'000'000);
+  EXPECT_EQ(rows[0].correlation_id, 1u);
+  EXPECT_EQ(rows[0].stream_id, 13);
+  EXPECT_TRUE(rows[0].uses_tensor_core);
+  EXPECT_TRUE(rows[0].op_eligible);
+  EXPECT_EQ(rows[1].op_name, "model/relu");
+  EXPECT_FALSE(rows[1].uses_tensor_core);
+  EXPECT_FALSE(rows[1].op_eligible);
+  EXPECT_EQ(rows[2].op_name, "");
+  EXPECT_FALSE(rows[2].op_eligible);
+}
+
+TEST(GpuHarness, WithoutAGpuItSaysSoAndExitsThree) {
+  if (ProbeGpu().ok()) GTEST_SKIP() << "a GPU is present; the no-GPU path cannot be exercised here";
+  char arg0[] = "--iters", arg1[] = "1";
+  char* argv[] = {arg0, arg1};
+  testing::internal::CaptureStderr();
+  const int rc = RunGpuHarness(2, argv);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, kExitNoGpu);
+  EXPECT_TRUE(err.find("no GPU available") != std::string::npos ||
+              err.find("built without CUDA") != std::string::npos)
+      << err;
+  EXPECT_NE(err.find("nothing was run"), std::string::npos) << err;
+}
+
+#ifdef TBPROF_HAVE_GPU_HARNESS
+TEST(GpuHarness, BadFlagsAreUsageErrors) {
+  char a0[] = "--iters", a1[] = "zero";
+  char* argv[] = {a0, a1};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunGpuHarness(2, argv), kExitUsage);
+  testing::internal::GetCapturedStderr();
+  char b0[] = "--workload", b1[] = "no_such_workload";
+  char* argv2[] = {b0, b1};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunGpuHarness(2, argv2), kExitUsage);
+  testing::internal::GetCapturedStderr();
+}
+
+TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
+  char g[] = "gpu", a0[] = "--help";
+  char* argv[] = {g, a0};
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunGpuHarness(2, argv), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  for (const char* w : {"fp32_simt_gemm", "fp16_tc_gemm", "fp16_tc_gemm_odd", "bf16_tc_gemm", "bf16_tc_gemm_odd",
+                        "cublas_fp16_gemm", "cublas_fp32_gemm", "elementwise", "copies", "multi_stream"})
+    EXPECT_NE(out.find(w), std::string::npos) << w;
+  EXPECT_NE(out.find("3 no GPU"), std::string::npos) << out;
+}
+
+TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
+  auto probe = ProbeGpu();
+  if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
+  const std::string logdir = testing::TempDir() + "/tbprof_gpu_test_logdir";
+  std::string logdir_flag = "--logdir=" + logdir;
+  char a0[] = "--check";
+  char* argv[] = {a0, logdir_flag.data()};
+  EXPECT_EQ(RunGpuHarness(2, argv), 0);
+}
+#endif
+
+}  // namespace
+}  // namespace tbprof::gpu
