@@ -43,26 +43,6 @@ bool HasDotDotComponent(std::string_view path) {
 
 }  // namespace
 
-const std::vector<LegacySuffix>& LegacySuffixes() {
-  // TBP-legacy TOOLS table, mapped to the tool names
-  // of the current frontend; `alias` keeps the old request name working.
-  static const std::vector<LegacySuffix> table = {
-      {"trace.json.gz", "trace_viewer", "trace_viewer#"},
-      {"overview_page.pb", "overview_page", "overview_page@"},
-      {"overview_page.json", "overview_page", "overview_page"},
-      {"input_pipeline.pb", "input_pipeline_analyzer", "input_pipeline_analyzer@"},
-      {"input_pipeline.json", "input_pipeline_analyzer", "input_pipeline_analyzer"},
-      {"tensorflow_stats.pb", "framework_op_stats", "tensorflow_stats"},
-      {"kernel_stats.pb", "kernel_stats", "kernel_stats"},
-      {"memory_profile.json.gz", "memory_profile", "memory_profile#"},
-      {"pod_viewer.json", "pod_viewer", "pod_viewer"},
-      {"op_profile.json", "op_profile", "op_profile"},
-      {"memory_viewer.json", "memory_viewer", "memory_viewer"},
-      {"tf_data_bottleneck_analysis.json", "tf_data_bottleneck_analysis", "tf_data_bottleneck_analysis"},
-  };
-  return table;
-}
-
 bool ParseRunFileName(std::string_view name, const std::vector<std::string>& suffixes, std::string* host,
                       std::string* suffix) {
   // Longest suffix first, so "a.trace.json.gz" never parses as some shorter
@@ -233,10 +213,7 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
 
 RunContents Logdir::ScanRun(const std::string& dir) const {
   std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix)};
-  for (const LegacySuffix& s : LegacySuffixes()) suffixes.emplace_back(s.suffix);
-  for (const LegacyToolSpec& s : LegacyConverters()) {
-    if (std::find(suffixes.begin(), suffixes.end(), s.suffix) == suffixes.end()) suffixes.push_back(s.suffix);
-  }
+  for (const LegacyToolSpec& s : LegacyConverters()) suffixes.push_back(s.suffix);
   RunContents out;
   std::error_code ec;
   for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {

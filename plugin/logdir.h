@@ -42,15 +42,6 @@ struct RunContents {
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
 };
 
-// Legacy per-tool file suffixes and the tool each one serves, as the modern
-// frontend names it. `alias` is the TBP-legacy name, accepted in requests.
-struct LegacySuffix {
-  std::string_view suffix;
-  std::string_view tool;
-  std::string_view alias;
-};
-const std::vector<LegacySuffix>& LegacySuffixes();
-
 // Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
 // returns false when the name ends in none of them.
 bool ParseRunFileName(std::string_view file_name, const std::vector<std::string>& suffixes,

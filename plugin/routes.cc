@@ -463,13 +463,14 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
   std::string key;
   std::function<StatusOr<ToolOutput>()> compute;
   ToolParams params = q.params;
-  if (csv) params["__csv"] = "1";
-  std::string param_key;
+  input.csv = csv;
+  std::string param_key = csv ? "csv|" : "";
   for (const auto& [k, v] : params) {
     if (!kInputParams.count(k)) param_key += k + "=" + v + "&";
   }
 
   const ToolSpec* spec = FindXPlaneTool(tag);
+  if (csv && spec != nullptr && !spec->csv) return Text(400, "CSV format not supported for this tool type");
   std::vector<const RunFile*> legacy;
   for (const RunFile& f : contents.legacy) {
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
@@ -523,13 +524,11 @@ std::optional<HttpResponse> ProfileService::Data(const Query& q, bool csv, bool 
     auto id = FileIdentityKey(file->path);
     if (!id.ok()) return FromStatus(id.status());
     key = "legacy|" + tag + "|" + *id + "|" + param_key;
-    const LegacyToolSpec* converter = nullptr;
-    for (const LegacyToolSpec& c : LegacyConverters()) {
-      if (c.suffix == file->suffix) converter = &c;
-    }
+    const LegacyToolSpec* legacy_spec = FindLegacySuffix(file->suffix);
     std::string path = file->path;
-    if (converter != nullptr) {
-      compute = [converter, path, params]() { return converter->run(path, params); };
+    if (legacy_spec != nullptr && legacy_spec->run) {
+      input.params = std::move(params);
+      compute = [legacy_spec, path, &input]() { return legacy_spec->run(path, input); };
     } else if (csv) {
       return Text(400, "CSV format not supported for this tool type");
     } else {

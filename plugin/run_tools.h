@@ -13,15 +13,15 @@ namespace tbprof {
 
 inline constexpr std::string_view kAllHosts = "ALL_HOSTS";
 
-// xprof's XPLANE_TOOLS_ALL_HOSTS_SUPPORTED / _ONLY sets.
+// The tool table's host rules (convert/tools/tool_registry.h).
 bool SupportsAllHosts(std::string_view tool);
 bool IsAllHostsOnly(std::string_view tool);
 // Tools whose /data honours `hosts=a,b` (the trace viewers).
 bool SelectsHostsByList(std::string_view tool);
 
-// Legacy per-tool files: servable when ready JSON or when a converter for the
-// suffix is registered; the tool they serve; whether `tag` asks for them
-// (modern name or TBP-legacy alias).
+// Legacy per-tool files: servable when their suffix is in the legacy table;
+// the tool they serve; whether `tag` asks for them (today's name or the old
+// frontend's alias).
 bool IsServableLegacy(const RunFile& f);
 std::string LegacyToolOf(const RunFile& f);
 bool LegacyFileServesTag(const RunFile& f, std::string_view tag);

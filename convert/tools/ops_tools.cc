@@ -12,8 +12,6 @@
 namespace tbprof {
 namespace {
 
-bool WantsCsv(const ToolParams& params) { return ParamStr(params, "__csv") == "1"; }
-
 ToolOutput Json(std::string body) {
   ToolOutput out;
   out.body = std::move(body);
@@ -53,13 +51,13 @@ StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
   auto db = ConvertOpStatsToTfStats(*stats);
-  return WantsCsv(in.params) ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
 }
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
   const auto& db = (stats)->kernel_stats_db;
-  return WantsCsv(in.params) ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+  return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
 }
 
 StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
@@ -67,24 +65,24 @@ StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
   return Json(ConvertOpStatsToPodViewerJson(*stats));
 }
 
-StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolParams&) {
+StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolInput&) {
   ASSIGN_OR_RETURN(auto page, ReadLegacyProto<tensorflow::profiler::OverviewPage>(path));
   return Json(OverviewPageToJson(page));
 }
 
-StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolParams&) {
+StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolInput&) {
   ASSIGN_OR_RETURN(auto ipa, ReadLegacyProto<tensorflow::profiler::InputPipelineAnalysisResult>(path));
   return Json(InputPipelineToJson(ipa));
 }
 
-StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolParams& params) {
+StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::TfStatsDatabase>(path));
-  return WantsCsv(params) ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
 }
 
-StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolParams& params) {
+StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::KernelStatsDb>(path));
-  return WantsCsv(params) ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+  return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
 }
 
 }  // namespace tbprof

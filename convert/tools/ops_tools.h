@@ -11,14 +11,14 @@ namespace tbprof {
 
 StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in);
 StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in);
-// CSV of the with-idle table when params has "__csv"="1".
+// CSV of the with-idle table when ToolInput::csv is set.
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in);
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in);
 StatusOr<ToolOutput> PodViewerTool(const ToolInput& in);
 
-StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolParams& params);
-StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolParams& params);
-StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolParams& params);
-StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolParams& params);
+StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolInput& in);
+StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolInput& in);
+StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolInput& in);
+StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolInput& in);
 
 }  // namespace tbprof

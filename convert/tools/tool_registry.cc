@@ -1,5 +1,6 @@
 #include "convert/tools/tool_registry.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "convert/analysis/xspace_to_memory_profile.h"
@@ -11,36 +12,54 @@
 
 namespace tbprof {
 
+namespace {
+
+bool HasGpuPlane(const XSpaceModel& m) { return !m.FindPlanesWithPrefix("/device:GPU:").empty(); }
+
+}  // namespace
+
 const std::vector<ToolSpec>& XPlaneTools() {
-  // Converters register here as they land (see each tool's header).
   static const std::vector<ToolSpec> tools = [] {
+    using enum AllHostsEntry;
     std::vector<ToolSpec> t;
-    t.push_back({"overview_page", OverviewPageTool, true});
-    t.push_back({"input_pipeline_analyzer", InputPipelineTool, true});
-    t.push_back({"framework_op_stats", FrameworkOpStatsTool, true});
-    t.push_back({"tensorflow_stats", FrameworkOpStatsTool, true});
-    t.push_back({"kernel_stats", KernelStatsTool, true});
-    t.push_back({"pod_viewer", PodViewerTool, true});
-    t.push_back({"memory_profile", MemoryProfileTool, false});
-    t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
-    t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
-    t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
+    // name, converter, combines hosts, /hosts entry, hosts=a,b, listing, listed_if, csv
+    t.push_back({"overview_page", OverviewPageTool, true, kOnly, false, Listing::kAlways, {}, false});
+    t.push_back({"input_pipeline_analyzer", InputPipelineTool, true, kOffered, false, Listing::kAlways, {}, false});
+    t.push_back({"framework_op_stats", FrameworkOpStatsTool, true, kOffered, false, Listing::kAlways, {}, true});
+    // The TensorFlow-era name of framework_op_stats: served, never listed.
+    t.push_back({"tensorflow_stats", FrameworkOpStatsTool, true, kNone, false, Listing::kNever, {}, true});
+    t.push_back({"kernel_stats", KernelStatsTool, true, kOffered, false, Listing::kIfDataPresent, HasGpuPlane, true});
+    // xprof serves pod_viewer but does not list it.
+    t.push_back({"pod_viewer", PodViewerTool, true, kOnly, false, Listing::kNever, {}, false});
+    t.push_back({"memory_profile", MemoryProfileTool, false, kNone, false, Listing::kAlways, {}, false});
+    t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true, kNone, false, Listing::kAlways,
+                 {}, false});
+    t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
+    // The non-streaming viewer: listed only where the streaming one is not.
+    t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});
     return t;
   }();
   return tools;
 }
 
 const std::vector<LegacyToolSpec>& LegacyConverters() {
-  // Legacy .pb converters register here; legacy JSON files are served as they are.
-  static const std::vector<LegacyToolSpec> converters = [] {
-    std::vector<LegacyToolSpec> c;
-    c.push_back({"overview_page", "overview_page.pb", LegacyOverviewPage});
-    c.push_back({"input_pipeline_analyzer", "input_pipeline.pb", LegacyInputPipeline});
-    c.push_back({"framework_op_stats", "tensorflow_stats.pb", LegacyTfStats});
-    c.push_back({"kernel_stats", "kernel_stats.pb", LegacyKernelStats});
-    return c;
-  }();
-  return converters;
+  // The old profile plugin's per-tool files. The '@' and '#' aliases are the
+  // names its frontend asked for (proto-backed and gzip'ed variants).
+  static const std::vector<LegacyToolSpec> legacy = {
+      {"trace_viewer", "trace.json.gz", "trace_viewer#", nullptr},
+      {"overview_page", "overview_page.pb", "overview_page@", LegacyOverviewPage},
+      {"overview_page", "overview_page.json", "overview_page", nullptr},
+      {"input_pipeline_analyzer", "input_pipeline.pb", "input_pipeline_analyzer@", LegacyInputPipeline},
+      {"input_pipeline_analyzer", "input_pipeline.json", "input_pipeline_analyzer", nullptr},
+      {"framework_op_stats", "tensorflow_stats.pb", "tensorflow_stats", LegacyTfStats},
+      {"kernel_stats", "kernel_stats.pb", "kernel_stats", LegacyKernelStats},
+      {"memory_profile", "memory_profile.json.gz", "memory_profile#", nullptr},
+      {"pod_viewer", "pod_viewer.json", "pod_viewer", nullptr},
+      {"op_profile", "op_profile.json", "op_profile", nullptr},
+      {"memory_viewer", "memory_viewer.json", "memory_viewer", nullptr},
+      {"tf_data_bottleneck_analysis", "tf_data_bottleneck_analysis.json", "tf_data_bottleneck_analysis", nullptr},
+  };
+  return legacy;
 }
 
 const ToolSpec* FindXPlaneTool(std::string_view name) {
@@ -48,6 +67,23 @@ const ToolSpec* FindXPlaneTool(std::string_view name) {
     if (t.name == name) return &t;
   }
   return nullptr;
+}
+
+const LegacyToolSpec* FindLegacySuffix(std::string_view suffix) {
+  for (const LegacyToolSpec& l : LegacyConverters()) {
+    if (l.suffix == suffix) return &l;
+  }
+  return nullptr;
+}
+
+size_t ToolListingRank(std::string_view tool) {
+  // xprof's run_tools order.
+  static constexpr std::string_view kOrder[] = {
+      "overview_page", "trace_viewer", "trace_viewer@", "graph_viewer", "op_profile", "hlo_op_profile",
+      "input_pipeline_analyzer", "input_pipeline", "kernel_stats", "memory_profile", "memory_viewer",
+      "roofline_model", "perf_counters", "pod_viewer", "framework_op_stats", "tensorflow_stats", "hlo_op_stats",
+      "hlo_stats", "inference_profile", "megascale_stats"};
+  return static_cast<size_t>(std::find(std::begin(kOrder), std::end(kOrder), tool) - std::begin(kOrder));
 }
 
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {

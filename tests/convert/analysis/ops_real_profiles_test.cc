@@ -207,7 +207,9 @@ TEST(OpsLegacy, TensorflowStatsPb) {
   json::value c = RunLegacy("tensorflow_stats.pb", cpu);
   EXPECT_EQ(Rows(c.as_array()[0]).size(), 81u);
   EXPECT_EQ(Rows(c.as_array()[1]).size(), 80u);
-  auto csv = Legacy("tensorflow_stats.pb")->run(cpu, {{"__csv", "1"}});
+  ToolInput csv_input;
+  csv_input.csv = true;
+  auto csv = Legacy("tensorflow_stats.pb")->run(cpu, csv_input);
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(csv->content_type, "text/csv");
   EXPECT_EQ(std::count(csv->body.begin(), csv->body.end(), '\n'), 82);  // header + 81 rows

@@ -18,13 +18,14 @@ namespace {
 namespace json = boost::json;
 
 json::value RunTool(const std::string& tool, const std::vector<std::string>& paths, ToolParams params = {},
-                    ArtifactCache* cache = nullptr, std::string* content_type = nullptr) {
+                    ArtifactCache* cache = nullptr, std::string* content_type = nullptr, bool csv = false) {
   const ToolSpec* spec = FindXPlaneTool(tool);
   EXPECT_NE(spec, nullptr) << tool;
   if (!spec) return {};
   ToolInput in;
   in.xplane_paths = paths;
   in.params = std::move(params);
+  in.csv = csv;
   in.cache = cache;
   auto out = spec->run(in);
   EXPECT_TRUE(out.ok()) << out.status().message();
@@ -154,7 +155,7 @@ TEST_F(OpsToolsTest, FrameworkOpStatsTablesAndCsv) {
   EXPECT_EQ(Prop(with_idle, "task_type"), "Inference");
 
   std::string content_type;
-  json::value csv = RunTool("framework_op_stats", {gpu_}, {{"__csv", "1"}}, nullptr, &content_type);
+  json::value csv = RunTool("framework_op_stats", {gpu_}, {}, nullptr, &content_type, /*csv=*/true);
   EXPECT_EQ(content_type, "text/csv");
   std::string text(csv.as_string());
   EXPECT_EQ(text.substr(0, text.find("\r\n")),
