@@ -16,13 +16,13 @@
 #include <fstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "convert/analysis/op_stats_to_overview_page.h"
 #include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
-#include "synthetic/profile_generator.h"
 
 namespace {
 
@@ -39,29 +39,7 @@ std::string BenchPath() {
 }
 
 const std::string& InputPath() {
-  static const std::string path = [] {
-    std::string p = BenchPath();
-    std::error_code ec;
-    if (fs::exists(p, ec)) return p;
-    tbprof::SynthOptions o;
-    o.gpus = 4;
-    o.steps = 100;
-    o.events = TargetEvents();
-    o.seed = 1;
-    std::string tmp = p + ".partial";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      tbprof::Status st = tbprof::WriteSyntheticXSpace(o, 0, out);
-      if (!st.ok() || !out) {
-        std::fprintf(stderr, "cannot generate %s: %s\n", tmp.c_str(), st.message().c_str());
-        std::exit(1);
-      }
-    }
-    fs::rename(tmp, p);
-    std::fprintf(stderr, "generated %s (%llu bytes)\n", p.c_str(),
-                 static_cast<unsigned long long>(fs::file_size(p)));
-    return p;
-  }();
+  static const std::string path = tbprof::bench::SyntheticInput(BenchPath(), TargetEvents());
   return path;
 }
 
@@ -120,37 +98,7 @@ void BM_OverviewFromLoadedModel(benchmark::State& state) {
 }
 
 void BM_OverviewColdPeakRss(benchmark::State& state) {
-  const std::string& path = InputPath();
-  double peak_mb = 0;
-  for (auto _ : state) {
-    int fds[2];
-    if (pipe(fds) != 0) {
-      state.SkipWithError("pipe failed");
-      return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      dup2(fds[1], STDOUT_FILENO);
-      execl("/proc/self/exe", "overview_bench", "--measure-cold-rss", path.c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
-    char buf[128] = {};
-    ssize_t n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError("the measuring child failed");
-      return;
-    }
-    peak_mb = std::atof(buf) / 1024.0;
-  }
-  const double file_mb = static_cast<double>(fs::file_size(path)) / (1 << 20);
-  state.counters["peak_rss_MB"] = peak_mb;
-  state.counters["file_MB"] = file_mb;
-  state.counters["rss_per_file_byte"] = peak_mb / file_mb;
+  tbprof::bench::ReportChildPeakRss(state, "--measure-cold-rss", InputPath());
 }
 
 BENCHMARK(BM_OverviewCold)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
@@ -158,7 +106,7 @@ BENCHMARK(BM_OverviewFromLoadedModel)->Unit(benchmark::kMillisecond)->Iterations
 BENCHMARK(BM_OverviewWarm)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 BENCHMARK(BM_OverviewColdPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
-// Child mode: one cold overview request, then the peak RSS (VmHWM) in KiB.
+// Child mode: one cold overview request, then the peak RSS.
 int MeasureColdRss(const char* path) {
   tbprof::ToolInput in;
   in.xplane_paths = {path};
@@ -167,24 +115,9 @@ int MeasureColdRss(const char* path) {
     std::fprintf(stderr, "%s\n", out.status().message().c_str());
     return 1;
   }
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      std::printf("%lld\n", std::atoll(line.c_str() + 6));
-      return 0;
-    }
-  }
-  return 1;
+  return tbprof::bench::PrintPeakRssKiB();
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--measure-cold-rss") == 0) return MeasureColdRss(argv[2]);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return tbprof::bench::BenchMain(argc, argv, "--measure-cold-rss", MeasureColdRss); }

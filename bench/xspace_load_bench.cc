@@ -16,9 +16,9 @@
 #include <sstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xplane.pb.h"
-#include "synthetic/profile_generator.h"
 
 namespace {
 
@@ -33,29 +33,7 @@ std::string BenchPath() {
 
 // Generates the cached input when it is missing or too small.
 const std::string& InputPath() {
-  static const std::string path = [] {
-    std::string p = BenchPath();
-    std::error_code ec;
-    if (fs::exists(p, ec) && fs::file_size(p, ec) >= kMinBytes) return p;
-    tbprof::SynthOptions o;
-    o.gpus = 4;
-    o.steps = 100;
-    o.events = 6600000;
-    o.seed = 1;
-    std::string tmp = p + ".partial";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      tbprof::Status st = tbprof::WriteSyntheticXSpace(o, 0, out);
-      if (!st.ok() || !out) {
-        std::fprintf(stderr, "cannot generate %s: %s\n", tmp.c_str(), st.message().c_str());
-        std::exit(1);
-      }
-    }
-    fs::rename(tmp, p);
-    std::fprintf(stderr, "generated %s (%llu bytes)\n", p.c_str(),
-                 static_cast<unsigned long long>(fs::file_size(p)));
-    return p;
-  }();
+  static const std::string path = tbprof::bench::SyntheticInput(BenchPath(), 6600000, kMinBytes);
   return path;
 }
 
@@ -106,70 +84,23 @@ void BM_LibprotobufParseFromString(benchmark::State& state) {
 // Peak RSS of one load, measured in a freshly exec'd copy of this program so
 // nothing else (the in-memory copy above, libprotobuf's heap) is counted.
 void BM_OurLoadPeakRss(benchmark::State& state) {
-  const std::string& path = InputPath();
-  double peak_mb = 0;
-  for (auto _ : state) {
-    int fds[2];
-    if (pipe(fds) != 0) {
-      state.SkipWithError("pipe failed");
-      return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      dup2(fds[1], STDOUT_FILENO);
-      execl("/proc/self/exe", "xspace_load_bench", "--measure-load-rss", path.c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
-    char buf[128] = {};
-    ssize_t n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError("the measuring child failed");
-      return;
-    }
-    peak_mb = std::atof(buf) / 1024.0;
-  }
-  const double file_mb = static_cast<double>(fs::file_size(path)) / (1 << 20);
-  state.counters["peak_rss_MB"] = peak_mb;
-  state.counters["file_MB"] = file_mb;
-  state.counters["rss_per_file_byte"] = peak_mb / file_mb;
+  tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", InputPath());
 }
 
 BENCHMARK(BM_OurLoadXSpaceFile)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_LibprotobufParseFromString)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_OurLoadPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
-// Child mode: load once, print the peak RSS in KiB. VmHWM belongs to this
-// process image; getrusage's ru_maxrss would carry the forking parent's peak
-// across exec.
+// Child mode: load once, then the peak RSS.
 int MeasureLoadRss(const char* path) {
   auto m = tbprof::LoadXSpaceFile(path);
   if (!m.ok()) {
     std::fprintf(stderr, "%s\n", m.status().message().c_str());
     return 1;
   }
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      std::printf("%lld\n", std::atoll(line.c_str() + 6));
-      return 0;
-    }
-  }
-  return 1;
+  return tbprof::bench::PrintPeakRssKiB();
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--measure-load-rss") == 0) return MeasureLoadRss(argv[2]);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return tbprof::bench::BenchMain(argc, argv, "--measure-load-rss", MeasureLoadRss); }
