@@ -12,9 +12,13 @@
 
 #include "convert/base/file_bytes.h"
 #include "convert/base/run_both.h"
+#include "convert/xplane/xplane_fields.h"
 
 namespace tbprof {
 namespace {
+
+// The field numbers by name (kPlaneLines, kStatRef, ...).
+using namespace xplane_field;  // NOLINT(google-build-using-namespace)
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
@@ -311,12 +315,12 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, Ke
   PlaneCounts c;
   uint32_t line = 0;
   SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
-    if (field != 3 || !lines.Has(line++)) return;
+    if (field != kPlaneLines || !lines.Has(line++)) return;
     SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
-      if (lf != 4) return;
+      if (lf != kLineEvents) return;
       ++c.events;
       SkimFields(eb, ee, [&](uint32_t ef, const uint8_t* sb, const uint8_t* se) {
-        c.event_stats += ef == 4 && kept(sb, se);
+        c.event_stats += ef == kEventStats && kept(sb, se);
       });
     });
   });
@@ -334,15 +338,15 @@ class SpaceParser {
     uint32_t field, wire;
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
-      if (field >= 1 && field <= 4) {
+      if (field >= kSpacePlanes && field <= kSpaceHostnames) {
         if (!d_.Expect(at, field, wire, kLen, "XSpace")) return false;
         std::string_view s;
         if (!d_.ReadLen(p, end, s)) return false;
-        if (field != 1 && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
-        if (field == 1) {
+        if (field != kSpacePlanes && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
+        if (field == kSpacePlanes) {
           planes.push_back(s);
         } else {
-          auto& list = field == 2 ? m_.errors : field == 3 ? m_.warnings : m_.hostnames;
+          auto& list = field == kSpaceErrors ? m_.errors : field == kSpaceWarnings ? m_.warnings : m_.hostnames;
           list.emplace_back(s);
         }
       } else if (!d_.Skip(p, end, wire)) {
@@ -394,36 +398,36 @@ class SpaceParser {
       uint64_t v;
       std::string_view s;
       switch (field) {
-        case 1:
+        case kStatMetadataId:
           if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
           metadata_id = static_cast<int64_t>(v);
           break;
-        case 2:
+        case kStatDouble:
           if (!d_.Expect(at, field, wire, kFixed64, "XStat") || !d_.ReadFixed64(p, end, v)) return false;
           out.kind = StatKind::kDouble;
           std::memcpy(&out.f64, &v, 8);
           break;
-        case 3:
-        case 4:
-        case 7:
+        case kStatUint64:
+        case kStatInt64:
+        case kStatRef:
           if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
-          if (field == 7) {
+          if (field == kStatRef) {
             uint32_t idx = stat_ids_.Get(static_cast<int64_t>(v));
             out.kind = StatKind::kStr;
             out.str = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
             has_str_value = false;  // a ref_value after a str_value wins (oneof)
           } else {
-            out.kind = field == 3 ? StatKind::kUint64 : StatKind::kInt64;
+            out.kind = field == kStatUint64 ? StatKind::kUint64 : StatKind::kInt64;
             out.u64 = v;
           }
           break;
-        case 5:
+        case kStatStr:
           if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
           out.kind = StatKind::kStr;
           str_value = s;
           has_str_value = true;
           break;
-        case 6:
+        case kStatBytes:
           if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
           out.kind = StatKind::kBytes;
           str_value = s;
@@ -464,10 +468,10 @@ class SpaceParser {
       const uint8_t* at = p;
       uint64_t v;
       std::string_view s;
-      if (field == 1) {  // map key
+      if (field == kMapKey) {  // map key
         if (!d_.Expect(at, field, wire, kVarint, "stat_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
         key = static_cast<int64_t>(v);
-      } else if (field == 2) {  // XStatMetadata
+      } else if (field == kMapValue) {  // XStatMetadata
         if (!d_.Expect(at, field, wire, kLen, "stat_metadata entry") || !d_.ReadLen(p, end, s)) return false;
         const uint8_t* q = U8(s);
         const uint8_t* qe = q + s.size();
@@ -475,11 +479,11 @@ class SpaceParser {
         while (d_.ReadTag(q, qe, f2, w2)) {
           const uint8_t* at2 = q;
           std::string_view s2;
-          if (f2 == 1) {
+          if (f2 == kStatMetaId) {
             if (!d_.Expect(at2, f2, w2, kVarint, "XStatMetadata") || !d_.ReadVarint(q, qe, v)) return false;
             id = static_cast<int64_t>(v);
             has_id = true;
-          } else if (f2 == 2) {
+          } else if (f2 == kStatMetaName) {
             if (!d_.Expect(at2, f2, w2, kLen, "XStatMetadata") || !d_.ReadLen(q, qe, name)) return false;
             if (!d_.ExpectUtf8(at2, name, "an XStatMetadata name")) return false;
           } else if (!d_.Skip(q, qe, w2)) {
@@ -508,10 +512,10 @@ class SpaceParser {
       const uint8_t* at = p;
       uint64_t v;
       std::string_view s;
-      if (field == 1) {
+      if (field == kMapKey) {
         if (!d_.Expect(at, field, wire, kVarint, "event_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
         key = static_cast<int64_t>(v);
-      } else if (field == 2) {
+      } else if (field == kMapValue) {
         if (!d_.Expect(at, field, wire, kLen, "event_metadata entry") || !d_.ReadLen(p, end, s)) return false;
         if (!ParseEventMetadata(U8(s), U8(s) + s.size(), md)) return false;
       } else if (!d_.Skip(p, end, wire)) {
@@ -532,26 +536,26 @@ class SpaceParser {
       uint64_t v;
       std::string_view s;
       switch (field) {
-        case 1:
+        case kEventMetaId:
           if (!d_.Expect(at, field, wire, kVarint, "XEventMetadata") || !d_.ReadVarint(p, end, v)) return false;
           md.id = static_cast<int64_t>(v);
           break;
-        case 2:
-        case 4:
+        case kEventMetaName:
+        case kEventMetaDisplayName:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
           if (!d_.ExpectUtf8(at, s, "an XEventMetadata name")) return false;
-          (field == 2 ? md.name : md.display_name) = m_.strings.Intern(s);
+          (field == kEventMetaName ? md.name : md.display_name) = m_.strings.Intern(s);
           break;
-        case 3:
+        case kEventMetaMetadata:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
           md.metadata_blob = static_cast<uint32_t>(m_.blobs.size());
           m_.blobs.emplace_back(s);
           break;
-        case 5:
+        case kEventMetaStats:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
           if (!ParseStats(s, plane_->metadata_stats)) return false;
           break;
-        case 6:
+        case kEventMetaChildId:
           if (wire == kVarint) {
             if (!d_.ReadVarint(p, end, v)) return false;
             md.child_ids.push_back(static_cast<int64_t>(v));
@@ -582,18 +586,19 @@ class SpaceParser {
       const uint8_t* at = p;
       uint64_t v;
       std::string_view s;
-      if (field == 4) {
+      if (field == kEventStats) {
         if (!d_.Expect(at, field, wire, kLen, "XEvent") || !d_.ReadLen(p, end, s)) return false;
         if (!ParseStats(s, plane_->event_stats, /*is_event_stat=*/true)) return false;
-      } else if (field == 1 || field == 2 || field == 3 || field == 5) {
+      } else if (field == kEventMetadataId || field == kEventOffsetPs || field == kEventDurationPs ||
+                 field == kEventNumOccurrences) {
         if (!d_.Expect(at, field, wire, kVarint, "XEvent") || !d_.ReadVarint(p, end, v)) return false;
         int64_t x = static_cast<int64_t>(v);
-        if (field == 1) {
+        if (field == kEventMetadataId) {
           metadata_id = x;
-        } else if (field == 2) {
+        } else if (field == kEventOffsetPs) {
           ev.begin_ps = x;
           occurrences = -1;
-        } else if (field == 3) {
+        } else if (field == kEventDurationPs) {
           ev.duration_ps = x;
         } else {
           occurrences = x;
@@ -633,22 +638,23 @@ class SpaceParser {
       uint64_t v;
       std::string_view s;
       switch (field) {
-        case 1:
-        case 3:
-        case 9:
-        case 10:
+        case kLineId:
+        case kLineTimestampNs:
+        case kLineDurationPs:
+        case kLineDisplayId:
           if (!d_.Expect(at, field, wire, kVarint, "XLine") || !d_.ReadVarint(p, end, v)) return false;
-          (field == 1 ? line.id : field == 3 ? line.timestamp_ns : field == 9 ? line.duration_ps
-                                                                              : line.display_id) =
-              static_cast<int64_t>(v);
+          (field == kLineId            ? line.id
+           : field == kLineTimestampNs ? line.timestamp_ns
+           : field == kLineDurationPs  ? line.duration_ps
+                                       : line.display_id) = static_cast<int64_t>(v);
           break;
-        case 2:
-        case 11:
+        case kLineName:
+        case kLineDisplayName:
           if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
           if (!d_.ExpectUtf8(at, s, "an XLine name")) return false;
-          (field == 2 ? line.name : line.display_name) = m_.strings.Intern(s);
+          (field == kLineName ? line.name : line.display_name) = m_.strings.Intern(s);
           break;
-        case 4:
+        case kLineEvents:
           if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
           if (plane_->events.size() >= 0xfffffff0u) {
             d_.Fail(at, "more than 4 billion events in one plane");
@@ -688,10 +694,10 @@ class SpaceParser {
     while (d_.ReadTag(q, end, field, wire)) {
       const uint8_t* at = q;
       std::string_view s;
-      if (field == 5) {
+      if (field == kPlaneStatMetadata) {
         if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
         if (!ParseStatMetadataEntry(U8(s), U8(s) + s.size())) return false;
-      } else if (field == 2 && wire == kLen) {
+      } else if (field == kPlaneName && wire == kLen) {
         if (!d_.ReadLen(q, end, plane_name)) return false;
       } else if (!d_.Skip(q, end, wire)) {
         return false;
@@ -705,7 +711,7 @@ class SpaceParser {
     while (d_.ReadTag(q, end, field, wire)) {
       const uint8_t* at = q;
       std::string_view s;
-      if (field == 4) {
+      if (field == kPlaneEventMetadata) {
         if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
         if (!ParseEventMetadataEntry(U8(s), U8(s) + s.size())) return false;
       } else if (!d_.Skip(q, end, wire)) {
@@ -737,20 +743,20 @@ class SpaceParser {
       uint64_t v;
       std::string_view s;
       switch (field) {
-        case 1:
+        case kPlaneId:
           if (!d_.Expect(at, field, wire, kVarint, "XPlane") || !d_.ReadVarint(p, end, v)) return false;
           plane_->id = static_cast<int64_t>(v);
           break;
-        case 2:
+        case kPlaneName:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
           if (!d_.ExpectUtf8(at, s, "an XPlane name")) return false;
           plane_->name = m_.strings.Intern(s);
           break;
-        case 3:
+        case kPlaneLines:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
           if (lines.Has(line_index++) && !ParseLine(U8(s), U8(s) + s.size())) return false;
           break;
-        case 6:
+        case kPlaneStats:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
           if (!ParseStats(s, plane_->plane_stats)) return false;
           break;
