@@ -1,0 +1,549 @@
+// Decoding of one XPlane (or a range of its lines) into the model, and the
+// pass that counts a plane's events and stats before it is decoded, so the
+// model's vectors are sized once. Internal to convert/xplane: the reader
+// (xspace_reader.cc) drives it, on one thread or two.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "convert/xplane/wire_decoder.h"
+#include "convert/xplane/xplane_fields.h"
+#include "convert/xplane/xspace_model.h"
+#include "convert/xplane/xspace_reader.h"
+
+namespace tbprof::xplane_detail {
+
+// The field numbers by name (kPlaneLines, kStatRef, ...).
+using namespace xplane_field;  // NOLINT(google-build-using-namespace)
+
+// Maps metadata ids to dense indices; most writers number them 1..N.
+class IdMap {
+ public:
+  void Add(int64_t id, uint32_t index) {
+    if (id >= 0 && id < kDenseLimit) {
+      if (static_cast<size_t>(id) >= dense_.size()) dense_.resize(static_cast<size_t>(id) + 1, kAbsent);
+      dense_[static_cast<size_t>(id)] = index;
+    } else {
+      sparse_[id] = index;
+    }
+  }
+  uint32_t Get(int64_t id) const {
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) return dense_[static_cast<size_t>(id)];
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? kAbsent : it->second;
+  }
+  static constexpr uint32_t kAbsent = 0xffffffffu;
+
+ private:
+  static constexpr int64_t kDenseLimit = 1 << 22;
+  std::vector<uint32_t> dense_;
+  std::unordered_map<int64_t, uint32_t> sparse_;
+};
+
+// Counts a plane's events and event stats without decoding them, so the
+// model's vectors are sized once: growing them by doubling would copy
+// gigabytes and briefly hold both copies. Malformed input just stops the count
+// (the decoding pass reports the error).
+struct PlaneCounts {
+  uint64_t events = 0, event_stats = 0;
+};
+
+
+// `kept(stat_begin, stat_end)` says whether the model will store that event stat.
+// Counts of a plane's later lines, handed from the thread decoding them to
+// the one decoding its first lines, which sizes the plane's vectors for all
+// of them (the later lines' events are appended to it after both are done).
+struct TailCounts {
+  std::promise<PlaneCounts> promise;
+  std::shared_future<PlaneCounts> counts = promise.get_future().share();
+  std::atomic<bool> published{false};
+  // Exactly once; the first call wins (the decoder may give up before counting).
+  void Publish(PlaneCounts c) {
+    if (!published.exchange(true)) promise.set_value(c);
+  }
+};
+
+// Which of a plane's lines (by position among its XLine fields) one decoder
+// takes; a large plane's lines can be shared out between two threads.
+struct LineRange {
+  uint32_t begin = 0, end = UINT32_MAX;
+  TailCounts* tail = nullptr;  // set when the plane's lines are shared out
+  bool Has(uint32_t i) const { return i >= begin && i < end; }
+};
+
+template <typename KeptStat>
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, KeptStat&& kept) {
+  PlaneCounts c;
+  uint32_t line = 0;
+  SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
+    if (field != kPlaneLines || !lines.Has(line++)) return;
+    SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
+      if (lf != kLineEvents) return;
+      ++c.events;
+      SkimFields(eb, ee, [&](uint32_t ef, const uint8_t* sb, const uint8_t* se) {
+        c.event_stats += ef == kEventStats && kept(sb, se);
+      });
+    });
+  });
+  return c;
+}
+
+class SpaceParser {
+ public:
+  SpaceParser(Decoder& d, XSpaceModel& m, const LoadOptions::KeepEventStat& keep_event_stat)
+      : d_(d), m_(m), keep_event_stat_(keep_event_stat) {}
+
+  // Reads the top level of an XSpace: the space's strings go into the model
+  // and each plane's bytes into `planes`, in file order, to be decoded later.
+  bool OutlineSpace(const uint8_t* p, const uint8_t* end, std::vector<std::string_view>& planes) {
+    uint32_t field, wire;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      if (field >= kSpacePlanes && field <= kSpaceHostnames) {
+        if (!d_.Expect(at, field, wire, kLen, "XSpace")) return false;
+        std::string_view s;
+        if (!d_.ReadLen(p, end, s)) return false;
+        if (field != kSpacePlanes && !d_.ExpectUtf8(at, s, "an XSpace error/warning/hostname string")) return false;
+        if (field == kSpacePlanes) {
+          planes.push_back(s);
+        } else {
+          auto& list = field == kSpaceErrors ? m_.errors : field == kSpaceWarnings ? m_.warnings : m_.hostnames;
+          list.emplace_back(s);
+        }
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    return !d_.failed();
+  }
+
+  // Decodes one XPlane (the bytes of XSpace field 1), or only some of its lines.
+  bool ParsePlaneBytes(std::string_view plane, LineRange lines = {}) {
+    return ParsePlane(U8(plane), U8(plane) + plane.size(), lines);
+  }
+
+ private:
+  struct StatMeta {
+    StrId name = kNoStr;
+    bool keep_in_events = true;  // false: LoadOptions::keep_event_stat leaves it out
+    StrId last_str = kNoStr;     // the last str_value interned for this stat
+  };
+
+  // Whether an event stat with this stat metadata index is stored (a stat
+  // naming no metadata is left out of a projection).
+  bool KeptInEvents(uint32_t meta_index) const {
+    return !keep_event_stat_ || (meta_index != IdMap::kAbsent && stat_meta_[meta_index].keep_in_events);
+  }
+
+  // Most string stats repeat their previous value (allocator names, data
+  // types, op names of a run of kernels), so one compare often saves a hash.
+  StrId InternStatString(uint32_t meta_index, std::string_view s) {
+    if (meta_index == IdMap::kAbsent) return m_.strings.Intern(s);
+    StatMeta& meta = stat_meta_[meta_index];
+    if (meta.last_str != kNoStr && m_.strings.View(meta.last_str) == s) return meta.last_str;
+    meta.last_str = m_.strings.Intern(s);
+    return meta.last_str;
+  }
+
+  // Stat values: the id is resolved against the plane's stat metadata (which may
+  // come later on the wire, so planes are decoded metadata-first). Every stat is
+  // decoded, and so validated; `keep` is false for an event stat that
+  // LoadOptions::keep_event_stat leaves out, whose strings are then not interned.
+  bool ParseStat(const uint8_t* p, const uint8_t* end, Stat& out, bool is_event_stat, bool& keep) {
+    uint32_t field, wire;
+    int64_t metadata_id = 0;
+    std::string_view str_value;
+    bool has_str_value = false;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case kStatMetadataId:
+          if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
+          metadata_id = static_cast<int64_t>(v);
+          break;
+        case kStatDouble:
+          if (!d_.Expect(at, field, wire, kFixed64, "XStat") || !d_.ReadFixed64(p, end, v)) return false;
+          out.kind = StatKind::kDouble;
+          std::memcpy(&out.f64, &v, 8);
+          break;
+        case kStatUint64:
+        case kStatInt64:
+        case kStatRef:
+          if (!d_.Expect(at, field, wire, kVarint, "XStat") || !d_.ReadVarint(p, end, v)) return false;
+          if (field == kStatRef) {
+            uint32_t idx = stat_ids_.Get(static_cast<int64_t>(v));
+            out.kind = StatKind::kStr;
+            out.str = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+            has_str_value = false;  // a ref_value after a str_value wins (oneof)
+          } else {
+            out.kind = field == kStatUint64 ? StatKind::kUint64 : StatKind::kInt64;
+            out.u64 = v;
+          }
+          break;
+        case kStatStr:
+          if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
+          out.kind = StatKind::kStr;
+          str_value = s;
+          has_str_value = true;
+          break;
+        case kStatBytes:
+          if (!d_.Expect(at, field, wire, kLen, "XStat") || !d_.ReadLen(p, end, s)) return false;
+          out.kind = StatKind::kBytes;
+          str_value = s;
+          has_str_value = false;
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    uint32_t idx = stat_ids_.Get(metadata_id);
+    keep = !is_event_stat || KeptInEvents(idx);
+    if (!keep) return true;
+    out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
+    if (out.kind == StatKind::kStr && has_str_value) {
+      out.str = InternStatString(idx, str_value);
+    } else if (out.kind == StatKind::kBytes) {
+      out.blob = static_cast<uint32_t>(m_.blobs.size());
+      m_.blobs.emplace_back(str_value);
+    }
+    return true;
+  }
+
+  bool ParseStats(std::string_view s, std::vector<Stat>& into, bool is_event_stat = false) {
+    Stat st;
+    bool keep = true;
+    if (!ParseStat(U8(s), U8(s) + s.size(), st, is_event_stat, keep)) return false;
+    if (keep) into.push_back(st);
+    return true;
+  }
+
+  bool ParseStatMetadataEntry(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    int64_t key = 0, id = 0;
+    bool has_id = false;
+    std::string_view name;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == kMapKey) {  // map key
+        if (!d_.Expect(at, field, wire, kVarint, "stat_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
+        key = static_cast<int64_t>(v);
+      } else if (field == kMapValue) {  // XStatMetadata
+        if (!d_.Expect(at, field, wire, kLen, "stat_metadata entry") || !d_.ReadLen(p, end, s)) return false;
+        const uint8_t* q = U8(s);
+        const uint8_t* qe = q + s.size();
+        uint32_t f2, w2;
+        while (d_.ReadTag(q, qe, f2, w2)) {
+          const uint8_t* at2 = q;
+          std::string_view s2;
+          if (f2 == kStatMetaId) {
+            if (!d_.Expect(at2, f2, w2, kVarint, "XStatMetadata") || !d_.ReadVarint(q, qe, v)) return false;
+            id = static_cast<int64_t>(v);
+            has_id = true;
+          } else if (f2 == kStatMetaName) {
+            if (!d_.Expect(at2, f2, w2, kLen, "XStatMetadata") || !d_.ReadLen(q, qe, name)) return false;
+            if (!d_.ExpectUtf8(at2, name, "an XStatMetadata name")) return false;
+          } else if (!d_.Skip(q, qe, w2)) {
+            return false;
+          }
+        }
+        if (d_.failed()) return false;
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    (void)has_id;
+    StrId n = m_.strings.Intern(name);
+    stat_ids_.Add(key, static_cast<uint32_t>(stat_meta_.size()));
+    stat_meta_.push_back({n, true, kNoStr});  // keep_in_events is settled once the plane's name is known
+    plane_->stat_metadata.emplace_back(n, has_id ? id : key);
+    return true;
+  }
+
+  bool ParseEventMetadataEntry(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    int64_t key = 0;
+    EventMetadata md;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == kMapKey) {
+        if (!d_.Expect(at, field, wire, kVarint, "event_metadata entry") || !d_.ReadVarint(p, end, v)) return false;
+        key = static_cast<int64_t>(v);
+      } else if (field == kMapValue) {
+        if (!d_.Expect(at, field, wire, kLen, "event_metadata entry") || !d_.ReadLen(p, end, s)) return false;
+        if (!ParseEventMetadata(U8(s), U8(s) + s.size(), md)) return false;
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    event_ids_.Add(key, static_cast<uint32_t>(plane_->event_metadata.size()));
+    plane_->event_metadata.push_back(std::move(md));
+    return true;
+  }
+
+  bool ParseEventMetadata(const uint8_t* p, const uint8_t* end, EventMetadata& md) {
+    uint32_t field, wire;
+    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case kEventMetaId:
+          if (!d_.Expect(at, field, wire, kVarint, "XEventMetadata") || !d_.ReadVarint(p, end, v)) return false;
+          md.id = static_cast<int64_t>(v);
+          break;
+        case kEventMetaName:
+        case kEventMetaDisplayName:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XEventMetadata name")) return false;
+          (field == kEventMetaName ? md.name : md.display_name) = m_.strings.Intern(s);
+          break;
+        case kEventMetaMetadata:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          md.metadata_blob = static_cast<uint32_t>(m_.blobs.size());
+          m_.blobs.emplace_back(s);
+          break;
+        case kEventMetaStats:
+          if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+          if (!ParseStats(s, plane_->metadata_stats)) return false;
+          break;
+        case kEventMetaChildId:
+          if (wire == kVarint) {
+            if (!d_.ReadVarint(p, end, v)) return false;
+            md.child_ids.push_back(static_cast<int64_t>(v));
+          } else {  // packed
+            if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
+            const uint8_t* q = U8(s);
+            while (q < U8(s) + s.size()) {
+              if (!d_.ReadVarint(q, U8(s) + s.size(), v)) return false;
+              md.child_ids.push_back(static_cast<int64_t>(v));
+            }
+          }
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    md.num_stats = static_cast<uint32_t>(plane_->metadata_stats.size()) - md.first_stat;
+    return !d_.failed();
+  }
+
+  bool ParseEvent(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    Event ev;
+    ev.first_stat = static_cast<uint32_t>(plane_->event_stats.size());
+    int64_t metadata_id = 0;
+    int64_t occurrences = -1;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      if (field == kEventStats) {
+        if (!d_.Expect(at, field, wire, kLen, "XEvent") || !d_.ReadLen(p, end, s)) return false;
+        if (!ParseStats(s, plane_->event_stats, /*is_event_stat=*/true)) return false;
+      } else if (field == kEventMetadataId || field == kEventOffsetPs || field == kEventDurationPs ||
+                 field == kEventNumOccurrences) {
+        if (!d_.Expect(at, field, wire, kVarint, "XEvent") || !d_.ReadVarint(p, end, v)) return false;
+        int64_t x = static_cast<int64_t>(v);
+        if (field == kEventMetadataId) {
+          metadata_id = x;
+        } else if (field == kEventOffsetPs) {
+          ev.begin_ps = x;
+          occurrences = -1;
+        } else if (field == kEventDurationPs) {
+          ev.duration_ps = x;
+        } else {
+          occurrences = x;
+          ev.begin_ps = 0;
+        }
+      } else if (!d_.Skip(p, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    uint32_t idx = event_ids_.Get(metadata_id);
+    ev.metadata = idx == IdMap::kAbsent ? MissingMetadata(metadata_id) : idx;
+    if (occurrences >= 0) {
+      plane_->occurrences.emplace_back(static_cast<uint32_t>(plane_->events.size()), occurrences);
+    }
+    plane_->events.push_back(ev);
+    return true;
+  }
+
+  // An event naming metadata that the plane lacks gets an empty name, as in xprof's visitor.
+  uint32_t MissingMetadata(int64_t id) {
+    uint32_t idx = static_cast<uint32_t>(plane_->event_metadata.size());
+    EventMetadata md;
+    md.id = id;
+    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
+    plane_->event_metadata.push_back(std::move(md));
+    event_ids_.Add(id, idx);
+    return idx;
+  }
+
+  bool ParseLine(const uint8_t* p, const uint8_t* end) {
+    uint32_t field, wire;
+    LineModel line;
+    line.first_event = static_cast<uint32_t>(plane_->events.size());
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case kLineId:
+        case kLineTimestampNs:
+        case kLineDurationPs:
+        case kLineDisplayId:
+          if (!d_.Expect(at, field, wire, kVarint, "XLine") || !d_.ReadVarint(p, end, v)) return false;
+          (field == kLineId            ? line.id
+           : field == kLineTimestampNs ? line.timestamp_ns
+           : field == kLineDurationPs  ? line.duration_ps
+                                       : line.display_id) = static_cast<int64_t>(v);
+          break;
+        case kLineName:
+        case kLineDisplayName:
+          if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XLine name")) return false;
+          (field == kLineName ? line.name : line.display_name) = m_.strings.Intern(s);
+          break;
+        case kLineEvents:
+          if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
+          if (plane_->events.size() >= 0xfffffff0u) {
+            d_.Fail(at, "more than 4 billion events in one plane");
+            return false;
+          }
+          if (!ParseEvent(U8(s), U8(s) + s.size())) return false;
+          if ((++events_since_progress_ & 0xffff) == 0) d_.Progress(p);
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    line.num_events = static_cast<uint32_t>(plane_->events.size()) - line.first_event;
+    const int64_t base_ps = line.timestamp_ns * 1000;
+    for (uint32_t i = line.first_event; i < line.first_event + line.num_events; ++i) {
+      plane_->events[i].begin_ps += base_ps;
+    }
+    for (auto it = plane_->occurrences.rbegin();
+         it != plane_->occurrences.rend() && it->first >= line.first_event; ++it) {
+      plane_->events[it->first].begin_ps = 0;
+    }
+    plane_->lines.push_back(line);
+    return true;
+  }
+
+  bool ParsePlane(const uint8_t* p, const uint8_t* end, LineRange lines) {
+    m_.planes.emplace_back();
+    plane_ = &m_.planes.back();
+    stat_ids_ = IdMap();
+    event_ids_ = IdMap();
+    stat_meta_.clear();
+    // Pass 1: metadata maps (they follow the lines on the wire).
+    const uint8_t* q = p;
+    uint32_t field, wire;
+    std::string_view plane_name;  // checked in pass 2
+    while (d_.ReadTag(q, end, field, wire)) {
+      const uint8_t* at = q;
+      std::string_view s;
+      if (field == kPlaneStatMetadata) {
+        if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
+        if (!ParseStatMetadataEntry(U8(s), U8(s) + s.size())) return false;
+      } else if (field == kPlaneName && wire == kLen) {
+        if (!d_.ReadLen(q, end, plane_name)) return false;
+      } else if (!d_.Skip(q, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    if (keep_event_stat_) {
+      for (StatMeta& meta : stat_meta_) meta.keep_in_events = keep_event_stat_(plane_name, m_.strings.View(meta.name));
+    }
+    q = p;
+    while (d_.ReadTag(q, end, field, wire)) {
+      const uint8_t* at = q;
+      std::string_view s;
+      if (field == kPlaneEventMetadata) {
+        if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(q, end, s)) return false;
+        if (!ParseEventMetadataEntry(U8(s), U8(s) + s.size())) return false;
+      } else if (!d_.Skip(q, end, wire)) {
+        return false;
+      }
+    }
+    if (d_.failed()) return false;
+    // With a projection, a stat whose metadata id comes first (as every
+    // writer puts it) is counted only if kept; others are counted anyway.
+    auto kept = [&](const uint8_t* sb, const uint8_t* se) {
+      uint64_t id;
+      if (!keep_event_stat_ || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
+      return KeptInEvents(stat_ids_.Get(static_cast<int64_t>(id)));
+    };
+    PlaneCounts counts = CountPlane(p, end, lines, kept);
+    if (lines.tail != nullptr && lines.begin > 0) {
+      lines.tail->Publish(counts);
+    } else if (lines.tail != nullptr) {
+      const PlaneCounts later = lines.tail->counts.get();
+      counts.events += later.events;
+      counts.event_stats += later.event_stats;
+    }
+    plane_->events.reserve(counts.events);
+    plane_->event_stats.reserve(counts.event_stats);
+    // Pass 2: everything else.
+    uint32_t line_index = 0;
+    while (d_.ReadTag(p, end, field, wire)) {
+      const uint8_t* at = p;
+      uint64_t v;
+      std::string_view s;
+      switch (field) {
+        case kPlaneId:
+          if (!d_.Expect(at, field, wire, kVarint, "XPlane") || !d_.ReadVarint(p, end, v)) return false;
+          plane_->id = static_cast<int64_t>(v);
+          break;
+        case kPlaneName:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!d_.ExpectUtf8(at, s, "an XPlane name")) return false;
+          plane_->name = m_.strings.Intern(s);
+          break;
+        case kPlaneLines:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (lines.Has(line_index++) && !ParseLine(U8(s), U8(s) + s.size())) return false;
+          break;
+        case kPlaneStats:
+          if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
+          if (!ParseStats(s, plane_->plane_stats)) return false;
+          break;
+        default:
+          if (!d_.Skip(p, end, wire)) return false;
+      }
+    }
+    if (d_.failed()) return false;
+    if (lines.tail == nullptr || lines.begin > 0) {  // a plane's first lines leave room for the rest
+      plane_->events.shrink_to_fit();
+      plane_->event_stats.shrink_to_fit();
+    }
+    return true;
+  }
+
+  Decoder& d_;
+  XSpaceModel& m_;
+  const LoadOptions::KeepEventStat& keep_event_stat_;
+  XPlaneModel* plane_ = nullptr;
+  IdMap stat_ids_, event_ids_;
+  std::vector<StatMeta> stat_meta_;
+  uint64_t events_since_progress_ = 0;
+};
+
+}  // namespace tbprof::xplane_detail
