@@ -1,13 +1,13 @@
 // Hand-written SVG charts: stacked columns, pies, lines, horizontal bars.
 // Each chart carries a legend and native tooltips (<title>), no external code.
 import { el, svg } from './dom';
-import { fmtNum } from './format';
+import { fmtNum, middleEllipsis } from './format';
 
 export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#bab0ac',
   '#ff9da7', '#86bcb6', '#8cd17d', '#499894', '#d4a6c8', '#79706e'];
 export const INPUT_RED = '#d62728';
 
-export interface Series { name: string; values: number[]; color?: string }
+export interface Series { name: string; values: number[]; color?: string; id?: string }
 
 function legend(series: { name: string; color: string }[]): HTMLElement {
   return el('div', { class: 'legend' }, ...series.map((s) => {
@@ -22,7 +22,7 @@ function legend(series: { name: string; color: string }[]): HTMLElement {
 function niceMax(v: number): number {
   if (!(v > 0)) return 1;
   const p = Math.pow(10, Math.floor(Math.log10(v)));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
 
@@ -54,8 +54,8 @@ export function stackedColumns(categories: string[], series: Series[], opts: { y
       const h = (v / max) * plotH;
       if (h <= 0) return;
       y -= h;
-      root.appendChild(svg('rect', { x, y, width: barW, height: h, fill: colors[si], class: 'bar' },
-        svg('title', {}, `${cat} · ${s.name}: ${fmtNum(v, 3)}`)));
+      root.appendChild(svg('rect', { x, y, width: barW, height: h, fill: colors[si], class: 'bar', 'data-category': cat,
+        'data-series': s.id ?? s.name, 'data-value': v }, svg('title', {}, `${cat} · ${s.name}: ${fmtNum(v, 3)}`)));
     });
     if (i % labelEvery === 0) root.appendChild(svg('text', { x: x + barW / 2, y: top + plotH + 16, 'text-anchor': 'middle', class: 'axis' }, cat));
   });
@@ -133,15 +133,16 @@ export function lines(xs: number[], series: LineSeries[], opts: { xLabel?: strin
   return el('figure', { class: 'chart-box' }, root as unknown as Node, legend(series.map((s, i) => ({ name: s.name, color: colors[i] }))));
 }
 
-export function horizontalBars(items: { name: string; value: number }[], opts: { unit?: string; name?: string } = {}): HTMLElement {
-  const rowH = 22, width = 860, labelW = 360, right = 90;
+// Items may carry a short label for the axis; the name (shown on hover) stays whole.
+export function horizontalBars(items: { name: string; value: number; label?: string }[], opts: { unit?: string; name?: string } = {}): HTMLElement {
+  const rowH = 22, width = 960, labelW = 420, right = 90;
   const height = items.length * rowH + 10;
   const max = Math.max(0, ...items.map((i) => i.value)) || 1;
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'data-chart': opts.name ?? 'hbars' });
   items.forEach((it, i) => {
     const y = 5 + i * rowH;
     const w = ((width - labelW - right) * it.value) / max;
-    const label = it.name.length > 52 ? it.name.slice(0, 50) + '…' : it.name;
+    const label = it.label ?? middleEllipsis(it.name, 56);
     root.appendChild(svg('text', { x: labelW - 6, y: y + 15, 'text-anchor': 'end', class: 'axis' }, label, svg('title', {}, it.name)));
     root.appendChild(svg('rect', { x: labelW, y: y + 3, width: Math.max(1, w), height: rowH - 6, fill: PALETTE[0], class: 'bar' },
       svg('title', {}, `${it.name}: ${fmtNum(it.value, 3)}${opts.unit ?? ''}`)));

@@ -14,6 +14,20 @@ async function gridRows(page, name) {
 }
 const pageText = (page) => page.evaluate(() => document.body.innerText);
 
+// A summary card by the server property it shows: its value, note and the tooltip of an unknown value.
+async function statCard(page, key) {
+  return page.$eval(`.stat-card[data-key="${key}"]`, (c) => ({ value: c.querySelector('.stat-value').textContent,
+    why: c.querySelector('.stat-value').getAttribute('title'), note: c.querySelector('.stat-note')?.textContent ?? '' })).catch(() => null);
+}
+
+// The table draws its first rows only, and says so: the drawn rows are the rows in its body.
+async function checkDrawnRows(page, name, total, assert) {
+  const drawn = await page.$$eval(`.grid-wrap[data-grid="${name}"] tbody tr`, (r) => r.length);
+  const status = await page.textContent(`.grid-wrap[data-grid="${name}"] .grid-status`);
+  if (drawn < total) assert(status.includes(`first ${n(drawn)} drawn`), `${drawn} of ${total} rows drawn but the status says "${status}"`);
+  else assert(!/drawn/.test(status), `all rows drawn but the status says "${status}"`);
+}
+
 function findTable(data, test) { return (Array.isArray(data) ? data : [data]).find((t) => isTable(t) && test(t)) ?? null; }
 
 // Trace events the viewer counts: slices, instants, B/E pairs and counter samples.
@@ -29,22 +43,72 @@ export function expectedTraceCount(json) {
 export const streamingSeen = { count: 0 };
 
 export const checks = {
-  async overview_page({ page, data, assert }) {
+  async overview_page({ page, data, assert, api, run }) {
     const text = await pageText(page);
-    const sp = table(data, 1)?.p ?? {};
-    if (sp.steptime_ms_average !== undefined) assert(text.includes(`${sp.steptime_ms_average} ms`), `average step time ${sp.steptime_ms_average} not shown`);
-    const ap = table(data, 0)?.p ?? {};
-    for (const k of ['device_duty_cycle_percent', 'host_idle_time_percent', 'mxu_utilization_percent']) {
-      if (ap[k] !== undefined) assert(text.includes(ap[k]), `${k}=${ap[k]} not shown`);
+    const sp = table(data, 1)?.p ?? {}, ap = table(data, 0)?.p ?? {};
+    const steps = table(data, 1);
+    const noSteps = isTable(steps) && steps.rows.length === 0;
+    const isTpu = sp.hardware_type === 'TPU';
+    // Average step time and, off TPU, xprof's nine generic breakdown figures (keys *_ms_avg with σ in *_ms_sdv).
+    const stepFigures = [['steptime_ms_average', 'steptime_ms_standard_deviation']];
+    const generic = ['other_time', 'compile_time', 'outfeed_time', 'infeed_time', 'kernel_launch_time', 'host_compute_time',
+      'device_collectives_time', 'device_to_device_time', 'device_compute_time'].map((k) => [`${k}_ms_avg`, `${k}_ms_sdv`]);
+    for (const [key, sdv] of [...stepFigures, ...generic]) {
+      if (sp[key] === undefined) continue;
+      const c = await statCard(page, key);
+      if (isTpu && key !== 'steptime_ms_average') { assert(c === null, `${key} shown on a TPU run`); continue; }
+      assert(c !== null, `no card for ${key}=${sp[key]}`);
+      if (noSteps) {
+        assert(c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but the card shows "${c.value}" (tooltip ${c.why})`);
+      } else {
+        assert(c.value === `${sp[key]} ms`, `${key}: shown "${c.value}", served "${sp[key]} ms"`);
+        assert(c.note.includes(`σ = ${sp[sdv]} ms`), `${key}: σ shown "${c.note}", served ${sp[sdv]}`);
+      }
     }
+    // TPU hardware figures only on TPU runs, as served.
+    for (const key of ['mxu_utilization_percent', 'flop_rate_utilization_relative_to_roofline', 'device_duty_cycle_percent',
+      'memory_bw_utilization_relative_to_hw_limit']) {
+      const c = await statCard(page, key);
+      if (!isTpu) assert(c === null, `TPU-only ${key} shown on a ${sp.hardware_type ?? 'non-TPU'} run`);
+      else if (ap[key] !== undefined) {
+        // 0.0% utilization of a device that was busy is "not measured": "—", with the served value in the tooltip.
+        const busy = 100 - parseFloat(ap.device_idle_time_percent ?? '100');
+        if (parseFloat(ap[key]) === 0 && busy > 0) assert(c && c.value === '—' && c.why.includes(ap[key]), `${key}: unmeasured 0.0% shown as ${c?.value}`);
+        else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+      }
+    }
+    for (const key of ['host_idle_time_percent', 'device_idle_time_percent', 'host_tf_op_percent', 'device_tf_op_percent',
+      'host_op_time_eager_percent', 'device_op_time_eager_percent']) {
+      if (ap[key] === undefined) continue;
+      const c = await statCard(page, key);
+      assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+    }
+    const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
+    const c16 = await statCard(page, 'device_compute_16bit_percent');
+    if (p16 > 0 || p32 > 0) assert(c16 && c16.value === ap.device_compute_16bit_percent, `16-bit: shown ${c16?.value}, served ${ap.device_compute_16bit_percent}`);
+    else assert(c16 === null && /unknown/i.test(text), 'precision shares shown although no compute was classified');
+    if (noSteps) assert(!/\b0\.0 ms\b/.test(text), 'a run without steps shows "0.0 ms"');
     const env = (Array.isArray(data) ? data[2] : null)?.p ?? {};
-    if (env.device_type) assert(text.includes(env.device_type), `device type ${env.device_type} not shown`);
+    if (env.device_type) assert((await statCard(page, 'device_type'))?.value === env.device_type, `device type ${env.device_type} not shown`);
     const ops = table(data, 0);
     if (isTable(ops) && ops.rows.length) assert(await gridRows(page, 'top-ops') === ops.rows.length, 'top-ops row count differs');
-    const steps = table(data, 1);
     if (isTable(steps) && steps.rows.length) {
-      const bars = await page.$$eval('[data-chart="overview-steps"] rect.bar', (r) => r.length);
-      assert(bars > 0, 'step-time chart has no bars');
+      // Every stacked segment is the server's per-step number for that column.
+      // The stacked columns are those the server lists in step_time_graph_column_ids, else every per-step ms column.
+      const listed = (steps.p?.step_time_graph_column_ids ?? '').split(',').filter(Boolean);
+      const ids = (listed.length ? listed : steps.cols.map((c) => c.id))
+        .filter((id) => col(steps, id) >= 0 && steps.cols[col(steps, id)].type === 'number' && !/percent|^stepTimeMs$/i.test(id));
+      const stepCol = Math.max(0, steps.cols.findIndex((c) => /^step(num|name)$/.test(c.id)));
+      const bars = await page.$$eval('[data-chart="overview-steps"] rect.bar', (r) => r.map((x) => `${x.dataset.category}|${x.dataset.series}|${x.dataset.value}`));
+      let expected = 0;
+      for (const r of steps.rows) for (const id of ids) {
+        const v = Number(r.c[col(steps, id)]?.v);
+        if (!(v > 0)) continue;
+        expected++;
+        const cat = String(r.c[stepCol]?.f ?? r.c[stepCol]?.v);
+        assert(bars.includes(`${cat}|${id}|${v}`), `step ${cat} ${id}=${v} is not drawn`);
+      }
+      assert(bars.length === expected, `${bars.length} segments drawn, ${expected} positive values served`);
       const inputCols = steps.cols.filter((c) => /infeed|input/i.test(c.id) && !/percent/i.test(c.id) && c.type === 'number');
       const hasInput = inputCols.some((c) => steps.rows.some((r) => Number(r.c[col(steps, c.id)]?.v) > 0));
       if (hasInput) {
@@ -52,8 +116,23 @@ export const checks = {
         assert(red > 0, 'input share is not drawn in red');
       }
     }
-    const reco = table(data, 3)?.p ?? {};
-    if (reco.bottleneck) assert(text.includes(reco.bottleneck), 'bottleneck not shown');
+    const reco = table(data, 3);
+    if (reco?.p?.bottleneck) assert(text.includes(reco.p.bottleneck), 'bottleneck not shown');
+    // Tips name only tools the run has; each such tool is a link to it; the rest are said to be left out.
+    const tools = ((await api('run_tools', { run })).json ?? []).map((t) => t.replace(/[\^@#]+$/, ''));
+    const canon = (t) => (t === 'tensorflow_stats' ? 'framework_op_stats' : t);
+    const linked = await page.$$eval('.recommendation a.tool-link', (a) => a.map((x) => x.dataset.toolLink.replace(/[\^@#]+$/, '')));
+    for (const t of linked) assert(tools.map(canon).includes(canon(t)), `tip links to ${t}, which the run lacks`);
+    if (isTable(reco)) {
+      const named = reco.rows.map((r) => /^([a-z][a-z0-9_]*_[a-z0-9_]+) \(/.exec(String(r.c[1]?.v))?.[1]).filter(Boolean);
+      const kept = named.filter((t) => tools.map(canon).includes(canon(t)));
+      assert(linked.length === kept.length, `${linked.length} tool tips linked, ${kept.length} expected`);
+      const dropped = named.filter((t) => !tools.map(canon).includes(canon(t)));
+      if (dropped.length) assert((await page.textContent('#tips-left-out')).includes(dropped[0]), 'left-out tips not said');
+      const tips = await page.$$eval('.recommendation li.tip', (l) => l.length);
+      assert(tips === reco.rows.length - dropped.length, `${tips} tips shown, ${reco.rows.length - dropped.length} expected`);
+    }
+    if (isTpu) assert(!text.includes('executed on the GPU'), 'a TPU run is told about the GPU');
   },
 
   async input_pipeline_analyzer({ page, data, assert }) {
@@ -74,38 +153,83 @@ export const checks = {
   async framework_op_stats({ page, data, assert, api, run, tool, host }) {
     const withIdle = table(data, 0), withoutIdle = table(data, 1) ?? withIdle;
     if (!isTable(withIdle)) return;
-    if (withIdle.rows.length) assert(await gridRows(page, 'op-stats') === withIdle.rows.length, 'op rows (with idle) differ');
+    if (withIdle.rows.length) {
+      assert(await gridRows(page, 'op-stats') === withIdle.rows.length, 'op rows (with idle) differ');
+      await checkDrawnRows(page, 'op-stats', withIdle.rows.length, assert);
+    }
+    // The pie and the table agree: the device IDLE slice is the IDLE row's "Total self-time on Device (%)".
+    const ty = col(withIdle, 'type'), hd = col(withIdle, 'host_or_device'), dev = col(withIdle, 'device_total_self_time_percent');
+    const idle = withIdle.rows.find((r) => r.c[ty]?.v === 'IDLE' && /device/i.test(String(r.c[hd]?.v)));
+    if (idle && Number(idle.c[dev].v) > 0) {
+      const titles = await page.$$eval('[data-chart="device-type"] title', (t) => t.map((x) => x.textContent));
+      const slice = titles.find((x) => x.startsWith('IDLE:'));
+      const want = `${(Number(idle.c[dev].v) * 100).toFixed(1)}%`;
+      // A share too small for the ten largest slices is inside "Other".
+      if (slice || Number(idle.c[dev].v) >= 0.05) assert(slice && slice.endsWith(`(${want})`), `device IDLE slice "${slice}", table says ${want}`);
+      else assert(titles.some((x) => x.startsWith('Other:')), `device IDLE (${want}) is neither a slice nor in "Other"`);
+    }
+    const perSide = (side) => withIdle.rows.filter((r) => new RegExp(side, 'i').test(String(r.c[hd]?.v))).length;
+    const capShown = await page.$('#op-cap') !== null;
+    assert(capShown === (perSide('device') >= 500 || perSide('host') >= 500), `op cap note shown=${capShown} with ${perSide('device')} device / ${perSide('host')} host rows`);
+    const header = (await page.$('#op-stats-header')) ? await page.textContent('#op-stats-header') : '';
+    assert(!/Architecture: Unknown/.test(header), `header says "${header}"`);
+    if (withIdle.p?.task_type) assert(header.includes(withIdle.p.task_type), 'task type not shown');
+    // Filtering "Conv2D" keeps exactly the rows whose text (type, name, …) contains it.
+    const textCols = withIdle.cols.map((c, i) => (c.type === 'number' ? -1 : i)).filter((i) => i >= 0);
+    const matching = (needle) => withIdle.rows.filter((r) => textCols.some((i) => String(r.c[i]?.f ?? r.c[i]?.v ?? '').toLowerCase().includes(needle.toLowerCase()))).length;
+    for (const needle of ['Conv2D', String(withIdle.rows[0]?.c[col(withIdle, 'operation')]?.v ?? '')]) {
+      if (!needle) continue;
+      await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', needle);
+      const shown = Number(await page.getAttribute('.grid-wrap[data-grid="op-stats"] .grid-status', 'data-matching'));
+      assert(shown === matching(needle), `filter "${needle}" shows ${shown} rows, ${matching(needle)} match`);
+    }
+    await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', '');
     await page.click('#include-idle');
     if (withoutIdle.rows.length) assert(await gridRows(page, 'op-stats') === withoutIdle.rows.length, 'op rows (without idle) differ');
     const slices = await page.$$eval('[data-chart] .slice, [data-chart] circle', (s) => s.length);
     if (withIdle.rows.length) assert(slices > 0, 'no pie slices drawn');
-    // Filter on an op name; every remaining row must contain it.
-    const opCol = col(withIdle, 'operation');
-    const name = String(withoutIdle.rows[0]?.c[opCol]?.v ?? '');
-    if (name) {
-      await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', name);
-      const rows = await gridRows(page, 'op-stats');
-      const shown = Number((await page.textContent('.grid-wrap[data-grid="op-stats"] .grid-status')).split(' ')[0].replace(/,/g, ''));
-      assert(shown >= 1 && shown <= rows, `filter on ${name} shows ${shown} rows`);
-    }
     const href = await page.getAttribute('#csv-export', 'href');
     assert(href && href.includes('data_csv') && href.includes(`tag=${encodeURIComponent(tool)}`), `CSV link wrong: ${href}`);
     const csv = await api('data_csv', { run, tag: tool, host });
     assert(csv.status === 200 && csv.text.split('\n')[0].includes(withIdle.cols[0].label), `data_csv answered ${csv.status}`);
   },
 
-  async kernel_stats({ page, data, assert }) {
+  async kernel_stats({ page, data, assert, api, run, tool, host }) {
     const t = isTable(data) ? data : table(data, 0);
     if (!isTable(t) || t.rows.length === 0) return;
     assert(await gridRows(page, 'kernels') === t.rows.length, 'kernel row count differs');
-    const ki = col(t, 'kernel_name'), di = col(t, 'total_duration_us');
+    await checkDrawnRows(page, 'kernels', t.rows.length, assert);
+    const ki = col(t, 'kernel_name'), oi = col(t, 'op_name'), di = col(t, 'total_duration_us');
     const top = t.rows.slice().sort((a, b) => Number(b.c[di]?.v) - Number(a.c[di]?.v))[0];
     const chartText = await page.textContent('[data-chart="top-kernels"]');
-    assert(chartText.includes(String(top.c[ki].v).slice(0, 40)), 'top kernel missing from chart');
+    assert(chartText.includes(String(top.c[ki].v)), 'top kernel missing from chart');
     const headers = await page.$$eval('.grid-wrap[data-grid="kernels"] th', (h) => h.map((x) => x.getAttribute('data-col')));
     for (const id of ['is_op_tensor_core_eligible', 'is_kernel_using_tensor_core']) {
       if (col(t, id) >= 0) assert(headers.includes(id), `TensorCore column ${id} missing`);
     }
+    // xprof's two filters: kernel name and op name, each over its own column.
+    for (const [id, ci] of [['kernel_name', ki], ['op_name', oi]]) {
+      const needle = String(top.c[ci]?.v ?? '').slice(-12);
+      if (!needle) continue;
+      await page.fill(`.grid-wrap[data-grid="kernels"] [data-filter-col="${id}"]`, needle);
+      const shown = Number(await page.getAttribute('.grid-wrap[data-grid="kernels"] .grid-status', 'data-matching'));
+      const want = t.rows.filter((r) => String(r.c[ci]?.v ?? '').toLowerCase().includes(needle.toLowerCase())).length;
+      assert(shown === want, `${id} filter "${needle}": ${shown} rows shown, ${want} match`);
+      await page.fill(`.grid-wrap[data-grid="kernels"] [data-filter-col="${id}"]`, '');
+    }
+    // A long name is cut in the middle, whole on hover and in its copy action.
+    const long = t.rows.map((r) => String(r.c[ki]?.v ?? '')).find((x) => x.length > 64);
+    if (long) {
+      const cell = await page.$eval(`.grid-wrap[data-grid="kernels"] .long-text[title="${long}"]`, (e) => ({ text: e.textContent,
+        copy: e.parentElement.querySelector('.copy-button')?.dataset.copy })).catch(() => null);
+      assert(cell && cell.text.includes('…') && cell.text.length <= 64 && cell.copy === long, `long kernel name cell: ${JSON.stringify(cell)}`);
+      const [s0, s1] = cell.text.split('…');
+      assert(long.startsWith(s0) && long.endsWith(s1), 'the shortened name is not the head and tail of the name');
+    }
+    const href = await page.getAttribute('#csv-export', 'href');
+    assert(href && href.includes('data_csv') && href.includes(`tag=${encodeURIComponent(tool)}`), `CSV link wrong: ${href}`);
+    const csv = await api('data_csv', { run, tag: tool, host });
+    assert(csv.status === 200 && csv.text.split('\n').length - 1 >= t.rows.length, `data_csv answered ${csv.status}`);
   },
 
   async memory_profile({ page, data, assert }) {
