@@ -236,15 +236,57 @@ export const checks = {
     const ids = data.memoryIds?.length ? data.memoryIds : Object.keys(data.memoryProfilePerAllocator ?? {});
     const a = data.memoryProfilePerAllocator?.[ids[0]];
     if (!a) return;
-    const text = await pageText(page);
-    const gib = (b) => `${(Number(b) / 1024 ** 3).toFixed(2)} GiB`;
-    const peak = a.profileSummary?.peakBytesUsageLifetime;
-    if (peak !== undefined && Number(peak) >= 1024 ** 3) assert(text.includes(gib(peak)), `peak heap ${gib(peak)} not shown`);
+    // Sizes in binary units with two decimals, bytes below 1 KiB.
+    const bytes = (v) => { let x = Number(v), i = 0; const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB']; while (Math.abs(x) >= 1024 && i < 4) { x /= 1024; i++; } return `${x.toFixed(i ? 2 : 0)} ${u[i]}`; };
+    const summary = a.profileSummary ?? {};
+    for (const [key, v] of [['peakBytesUsageLifetime', summary.peakBytesUsageLifetime], ['peakBytesInUse', summary.peakStats?.peakBytesInUse],
+      ['heapAllocatedBytes', summary.peakStats?.heapAllocatedBytes], ['memoryCapacity', summary.memoryCapacity]]) {
+      if (v === undefined) continue;
+      const c = await statCard(page, key);
+      assert(c && c.value === bytes(v), `${key}: shown ${c?.value}, served ${v} (${bytes(v)})`);
+    }
     const snaps = a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots ?? [];
-    if (snaps.length) assert(await page.$('[data-chart="memory-timeline"] path.line') !== null, 'no timeline lines');
-    const live = (a.activeAllocations ?? []).filter((x) => (Number(x.snapshotIndex) >= 0 && a.memoryProfileSnapshots?.[Number(x.snapshotIndex)])
-      || (Number(x.snapshotIndex) < 0 && Number(x.specialIndex) >= 0 && a.specialAllocations?.[Number(x.specialIndex)]));
-    if (live.length) assert(await gridRows(page, 'memory-breakdown') === live.length, 'breakdown row count differs');
+    if (snaps.length) {
+      const box = '.memory-timeline';
+      assert(Number(await page.getAttribute(box, 'data-points')) === snaps.length, 'timeline point count differs');
+      // The axis fits heap + stack in use, not the capacity.
+      const used = snaps.map((x) => Number(x.aggregationStats?.heapAllocatedBytes ?? 0) + Number(x.aggregationStats?.stackReservedBytes ?? 0));
+      const maxUsed = Math.max(...used);
+      const unit = maxUsed >= 1024 ** 3 ? 1024 ** 3 : 1024 ** 2;
+      assert(await page.getAttribute(box, 'data-unit') === (unit === 1024 ** 3 ? 'GiB' : 'MiB'), 'timeline unit');
+      const ticks = await page.$$eval('[data-chart="memory-timeline"] text.axis', (t) => t.map((x) => ({ x: Number(x.getAttribute('x')), v: Number(x.textContent.replace(/,/g, '')) })));
+      const leftTop = Math.max(...ticks.filter((t) => t.x < 70 && Number.isFinite(t.v)).map((t) => t.v));
+      if (maxUsed > 0) assert(leftTop >= maxUsed / unit - 1e-9 && leftTop <= 1.5 * maxUsed / unit, `axis top ${leftTop} for data max ${maxUsed / unit}`);
+      // Drag across the middle half zooms in; a click shows the nearest snapshot's numbers.
+      const r = await (await page.$('[data-chart="memory-timeline"] .drag-area')).boundingBox();
+      if (snaps.length > 4) {
+        await page.mouse.move(r.x + r.width * 0.25, r.y + r.height / 2); await page.mouse.down();
+        await page.mouse.move(r.x + r.width * 0.75, r.y + r.height / 2, { steps: 4 }); await page.mouse.up();
+        const zoomed = Number(await page.getAttribute(box, 'data-points'));
+        assert(zoomed > 0 && zoomed < snaps.length, `drag zoom kept ${zoomed} of ${snaps.length} points`);
+        await page.click('#memory-zoom-reset');
+        assert(Number(await page.getAttribute(box, 'data-points')) === snaps.length, 'reset zoom');
+      }
+      const r2 = await (await page.$('[data-chart="memory-timeline"] .drag-area')).boundingBox();
+      await page.mouse.click(r2.x + r2.width * 0.5, r2.y + r2.height / 2);
+      const title = await page.textContent('#snapshot-details h3');
+      const t = Number(/at ([\d.,]+) ms/.exec(title)?.[1].replace(/,/g, ''));
+      const snap = snaps.find((x) => Math.abs(Number(x.timeOffsetPs) / 1e9 - t) < 1e-6);
+      assert(snap, `clicked snapshot at ${t} ms is not a served snapshot`);
+      const details = await page.textContent('#snapshot-details');
+      assert(details.includes(bytes(snap.aggregationStats.heapAllocatedBytes)), `snapshot heap ${bytes(snap.aggregationStats.heapAllocatedBytes)} not shown`);
+    }
+    const live = (a.activeAllocations ?? []).map((x) => (Number(x.snapshotIndex) >= 0 ? a.memoryProfileSnapshots?.[Number(x.snapshotIndex)]?.activityMetadata
+      : Number(x.specialIndex) >= 0 ? a.specialAllocations?.[Number(x.specialIndex)] : null))
+      .filter((m) => m && (Number(m.allocationBytes) > 0 || Number(m.requestedBytes) > 0));
+    if (live.length) {
+      assert(await gridRows(page, 'memory-breakdown') === live.length, 'breakdown row count differs');
+      const cells = await page.$$eval('.grid-wrap[data-grid="memory-breakdown"] td', (t) => t.map((x) => x.textContent));
+      assert(!cells.some((c) => /INVALID|^0\.0000/.test(c)), 'breakdown shows INVALID or 0.0000 cells');
+      const biggest = live.map((m) => Number(m.allocationBytes)).sort((x, y) => y - x)[0];
+      assert(cells.includes(bytes(biggest)), `largest allocation ${bytes(biggest)} not shown`);
+    }
+    if (data.hloModules?.length) assert(await gridRows(page, 'hlo-modules') === data.hloModules.length, 'HLO module row count differs');
   },
 
   async tf_data_bottleneck_analysis({ page, data, assert }) {
