@@ -42,6 +42,85 @@ export function expectedTraceCount(json) {
 
 export const streamingSeen = { count: 0 };
 
+// "1.234567890 s", "12.345678 ms", "19.600 µs" back to µs.
+function toUs(text) {
+  const m = /(-?[\d.,]+)\s*(s|ms|µs|ns)\b/.exec(text ?? '');
+  if (!m) throw new Error(`no time in "${text}"`);
+  const v = Number(m[1].replace(/,/g, ''));
+  return v * { s: 1e6, ms: 1e3, 'µs': 1, ns: 1e-3 }[m[2]];
+}
+async function detailValue(page, key) {
+  return page.$$eval('#trace-details table.kv tr', (rows, k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent ?? '', key);
+}
+const viewMs = (page) => { const q = new URL(page.url()).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
+
+// ←/→ step through the selected event's row, F fits it, Z shows everything, ? opens the key help.
+async function checkTraceKeys(page, json, assert) {
+  const before = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), dur: toUs(await detailValue(page, 'Duration')),
+    lane: await detailValue(page, 'Lane') };
+  await page.keyboard.press('ArrowRight');
+  let after = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), lane: await detailValue(page, 'Lane') };
+  let dir = 'ArrowLeft';
+  if (after.start === before.start) { await page.keyboard.press('ArrowLeft'); after = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), lane: await detailValue(page, 'Lane') }; dir = 'ArrowRight'; }
+  if (after.start !== before.start) {
+    assert(after.lane === before.lane, `arrow key left the lane: ${before.lane} -> ${after.lane}`);
+    if (dir === 'ArrowLeft') assert(after.start >= before.start + before.dur - 5e-4, `next event starts at ${after.start}, before the end of ${before.start}+${before.dur}`);
+    else assert(after.start < before.start, `previous event starts at ${after.start}, not before ${before.start}`);
+    assert((json.traceEvents ?? []).some((e) => e.name === after.name && Math.abs(e.ts - after.start) < 5e-4), `stepped to ${after.name}@${after.start}, not a served event`);
+    await page.keyboard.press(dir);
+    const back = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')) };
+    assert(back.name === before.name && Math.abs(back.start - before.start) < 5e-4, `${dir} did not return to ${before.name}@${before.start}`);
+  }
+  await page.keyboard.press('f');
+  const [f0, f1] = viewMs(page);
+  const want = Math.max(before.dur * 1.2, before.dur + 2e-3) / 1000;
+  assert(Math.abs((f1 - f0) - want) <= Math.max(want * 0.01, 3e-6), `F: view ${f1 - f0} ms, selection ${before.dur} µs wants ${want} ms`);
+  assert(f0 * 1000 <= before.start && f1 * 1000 >= before.start + before.dur, 'F: the selection is not inside the view');
+  await page.keyboard.press('z');
+  const [z0, z1] = viewMs(page);
+  if (Array.isArray(json.fullTimespan)) assert(z0 <= json.fullTimespan[0] + 1e-6 && z1 >= json.fullTimespan[1] - 1e-6, `Z: view ${z0}–${z1} ms is not the whole trace ${json.fullTimespan}`);
+  await page.keyboard.press('?');
+  assert(await page.isVisible('#trace-help'), '? does not open the key help');
+  assert((await page.textContent('#trace-help')).includes('Shift+drag'), 'the key help lacks the range selection');
+  await page.keyboard.press('Escape');
+  assert(!(await page.isVisible('#trace-help')), 'Esc does not close the key help');
+}
+
+// Shift+drag over the timeline: the table counts, per name, the served events of the chosen lanes in the range.
+async function checkBoxSelect(page, json, assert) {
+  await page.keyboard.press('z');
+  await page.waitForTimeout(400);  // the whole view drops any detail window
+  const bb = await (await page.$('.trace-canvas')).boundingBox();
+  const x0 = bb.x + 230 + (bb.width - 230) * 0.3, x1 = bb.x + 230 + (bb.width - 230) * 0.6;
+  await page.keyboard.down('Shift');
+  await page.mouse.move(x0, bb.y + 40); await page.mouse.down();
+  await page.mouse.move(x1, bb.y + bb.height - 10, { steps: 5 }); await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForSelector('#trace-range-length', { timeout: 10000 });
+  const agg = await page.$('#trace-aggregate');
+  if (!agg) { assert((await page.textContent('#trace-details')).includes('No events'), 'no aggregate table and no "no events"'); return; }
+  const lanes = new Set(JSON.parse(await agg.getAttribute('data-lanes')));
+  const [t0, t1] = (await agg.getAttribute('data-range')).split(',').map(Number);
+  assert(Math.abs(toUs(await page.textContent('#trace-range-length')) - (t1 - t0)) < 5e-4, 'range length differs from the range');
+  const rows = await page.$$eval('#trace-aggregate tbody tr', (r) => r.map((x) => ({ name: x.dataset.name, count: Number(x.dataset.count), total: Number(x.dataset.total) })));
+  const total = Number((await page.textContent('#trace-range-count')).replace(/,/g, ''));
+  assert(total === rows.reduce((s, r) => s + r.count, 0), 'the event total is not the sum of the rows');
+  if (await agg.getAttribute('data-layer') !== 'base' || (json.traceEvents ?? []).some((e) => e.ph === 'B')) return;
+  const want = new Map();
+  for (const e of json.traceEvents ?? []) {
+    if (!['X', 'i', 'I', 'R', 'n'].includes(e.ph) || !lanes.has(`${e.pid}:${e.tid}`)) continue;
+    const d = e.ph === 'X' ? Math.max(0, Number(e.dur ?? 0)) : 0;
+    if (e.ts > t1 || e.ts + d < t0) continue;
+    const w = want.get(e.name ?? '') ?? { count: 0, total: 0 };
+    w.count++; w.total += d; want.set(e.name ?? '', w);
+  }
+  assert(rows.length === want.size, `${rows.length} names in the range table, ${want.size} served`);
+  for (const r of rows) {
+    const w = want.get(r.name);
+    assert(w && w.count === r.count && Math.abs(w.total - r.total) <= 1e-6 * Math.max(1, w.total), `${r.name}: ${r.count} events / ${r.total} µs shown, ${w?.count} / ${w?.total} served`);
+  }
+}
+
 export const checks = {
   async overview_page({ page, data, assert, api, run }) {
     const text = await pageText(page);
@@ -337,10 +416,16 @@ export const checks = {
         .catch(() => { throw new Error('the selected event is not drawn'); });
       const box = await page.evaluate(() => { const c = document.querySelector('.trace-canvas'); return { x: Number(c.dataset.selectedX), y: Number(c.dataset.selectedY) }; });
       assert(Number.isFinite(box.x) && Number.isFinite(box.y), 'selected event has no position');
+      // Start and duration to the nanosecond, in units: the served ts and dur of an event of that name.
+      const shownStart = toUs(await detailValue(page, 'Start')), shownDur = toUs(await detailValue(page, 'Duration'));
+      const same = (json.traceEvents ?? []).filter((e) => e.name === ev.name && e.ph === 'X');
+      assert(same.some((e) => Math.abs(e.ts - shownStart) < 5e-4 && Math.abs(e.dur - shownDur) < 5e-4),
+        `details show start ${shownStart} µs, duration ${shownDur} µs; no served ${ev.name} has them`);
       await page.fill('#trace-search', '');
       await page.mouse.click(box.x, box.y);
       const again = await page.textContent('#trace-details');
       assert(again.includes('Duration'), 'clicking an event shows no details');
+      await checkTraceKeys(page, json, assert);
     }
     // Ctrl+wheel over the timeline zooms in around the mouse.
     await page.click('#trace-reset');
@@ -352,6 +437,7 @@ export const checks = {
     await page.mouse.wheel(0, -600);
     await page.keyboard.up('Control');
     await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
+    await checkBoxSelect(page, json, assert);
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
     streamingSeen.count++;
     // Whole-trace search through the server: the match count is the server's.
@@ -395,5 +481,17 @@ export const checks = {
     const v0 = new URL(page.url()).searchParams.get('view_start');
     for (let i = 0; i < 3; i++) await page.keyboard.press('d');
     await page.waitForFunction((old) => new URL(location.href).searchParams.get('view_start') !== old, v0);
+    // A deep link to this narrow window loads the window's detail at once, without any input.
+    await page.waitForTimeout(300);
+    const link = page.url();
+    const fresh = await page.context().newPage();
+    const windowRequests = [];
+    fresh.on('request', (r) => { if (/[?&]start_time_ms=/.test(r.url())) windowRequests.push(r.url()); });
+    await fresh.goto(link, { waitUntil: 'load' });
+    await fresh.waitForSelector('.page[data-windows-loaded]', { timeout: 60000 }).catch(() => { throw new Error(`deep link ${link} loaded no window`); });
+    const q = new URL(link).searchParams, w0 = new URL(windowRequests[0]).searchParams;
+    assert(Number(w0.get('start_time_ms')) <= Number(q.get('view_start')) && Number(w0.get('end_time_ms')) >= Number(q.get('view_end')),
+      `deep-link window ${w0.get('start_time_ms')}–${w0.get('end_time_ms')} does not cover the view ${q.get('view_start')}–${q.get('view_end')}`);
+    await fresh.close();
   },
 };
