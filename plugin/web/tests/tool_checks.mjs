@@ -84,6 +84,21 @@ async function checkTraceKeys(page, json, assert) {
   assert((await page.textContent('#trace-help')).includes('Shift+drag'), 'the key help lacks the range selection');
   await page.keyboard.press('Escape');
   assert(!(await page.isVisible('#trace-help')), 'Esc does not close the key help');
+  // The details panel is as wide as the splitter is dragged.
+  const panel = async () => (await (await page.$('#trace-details')).boundingBox()).width;
+  const w0 = await panel(), sp = await (await page.$('#trace-splitter')).boundingBox();
+  await page.mouse.move(sp.x + sp.width / 2, sp.y + 50); await page.mouse.down();
+  await page.mouse.move(sp.x + sp.width / 2 - 120, sp.y + 50, { steps: 4 }); await page.mouse.up();
+  assert(Math.abs(await panel() - (w0 + 120)) <= 2, `details panel ${await panel()} px after widening ${w0} px by 120`);
+  await page.evaluate(() => localStorage.removeItem('tbprof.trace.details'));  // the width is kept for the next pages
+  // In "wheel zooms" mode a plain wheel zooms in.
+  await page.selectOption('#trace-wheel', 'zoom');
+  const cv = await (await page.$('.trace-canvas')).boundingBox();
+  await page.mouse.move(cv.x + cv.width * 0.5, cv.y + 80);
+  const [a0, a1] = viewMs(page);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, a1 - a0);
+  await page.selectOption('#trace-wheel', 'scroll');
 }
 
 // Shift+drag over the timeline: the table counts, per name, the served events of the chosen lanes in the range.
@@ -217,8 +232,12 @@ export const checks = {
   async input_pipeline_analyzer({ page, data, assert }) {
     const text = await pageText(page);
     const steps = findTable(data, (t) => t.cols.some((c) => c.id === 'stepnum' || c.id === 'stepname'));
-    if (steps?.p?.steptime_ms_average) assert(text.includes(`${steps.p.steptime_ms_average} ms`), 'average step time not shown');
-    if (steps?.p?.steptime_ms_maximum) assert(text.includes(`${steps.p.steptime_ms_maximum} ms`), 'max step time not shown');
+    for (const key of ['steptime_ms_average', 'steptime_ms_standard_deviation', 'steptime_ms_minimum', 'steptime_ms_maximum']) {
+      if (steps?.p?.[key] === undefined) continue;
+      const c = await statCard(page, key);
+      if (steps.rows.length === 0) assert(c && c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but shown "${c?.value}"`);
+      else assert(c && c.value === `${steps.p[key]} ms`, `${key}: shown ${c?.value}, served ${steps.p[key]} ms`);
+    }
     const ops = findTable(data, (t) => t.cols.some((c) => c.id === 'opName'));
     if (ops && ops.rows.length) {
       assert(await gridRows(page, 'input-ops') === ops.rows.length, 'input-op row count differs');
@@ -388,11 +407,43 @@ export const checks = {
   async pod_viewer({ page, data, assert }) {
     const steps = data.podStatsSequence?.podStatsMap ?? [];
     if (!steps.length) return;
-    const cores = Object.keys(steps[0].podStatsPerCore ?? {});
+    const last = steps.length - 1;
+    // The slider picks the step; every figure below is that step's.
+    await page.$eval('#step-slider', (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }, last);
+    const step = steps[last];
+    assert((await page.textContent('#step-label')).startsWith(`step ${step.stepNum ?? last}`), 'step label does not follow the slider');
+    const cores = Object.values(step.podStatsPerCore ?? {});
     assert(await gridRows(page, 'pod-cores') === cores.length, 'core row count differs');
-    const hosts = new Set(Object.values(steps[0].podStatsPerCore ?? {}).map((c) => c.hostName ?? 'unknown'));
+    const hosts = [...new Set(cores.map((c) => c.hostName ?? 'unknown'))];
     const labels = await page.$$eval('[data-chart="pod-hosts"] text.axis', (t) => t.map((x) => x.textContent));
     for (const h of hosts) assert(labels.includes(h), `host ${h} missing from chart`);
+    // Each host's column is its cores' mean step time (or the breakdown, where that is larger).
+    const bars = await page.$$eval('[data-chart="pod-hosts"] rect.bar', (r) => r.map((x) => ({ host: x.dataset.category, v: Number(x.dataset.value) })));
+    const parts = (c) => Object.entries(c).filter(([k, v]) => k === 'stepBreakdownUs' || (/Us$/.test(k) && k !== 'totalDurationUs' && typeof v === 'number'))
+      .reduce((acc, [k, v]) => acc + (k === 'stepBreakdownUs' ? Object.values(v).reduce((x, y) => x + Number(y), 0) : Number(v)), 0);
+    for (const h of hosts) {
+      const mine = cores.filter((c) => (c.hostName ?? 'unknown') === h);
+      const total = mine.reduce((acc, c) => acc + Number(c.totalDurationUs ?? 0), 0) / mine.length / 1000;
+      const breakdown = (data.stepBreakdownEvents?.length ? mine.reduce((acc, c) => acc + Object.values(c.stepBreakdownUs ?? {}).reduce((x, y) => x + Number(y), 0), 0)
+        : mine.reduce((acc, c) => acc + parts(c), 0)) / mine.length / 1000;
+      const drawn = bars.filter((b) => b.host === h).reduce((acc, b) => acc + b.v, 0);
+      const want = Math.max(total, breakdown);
+      assert(Math.abs(drawn - want) <= 1e-6 * Math.max(1, want), `host ${h}: column ${drawn} ms, step ${want} ms`);
+    }
+    if (step.allReduceOpDb?.length) assert(await gridRows(page, 'pod-all-reduce') === step.allReduceOpDb.length, 'all-reduce row count differs');
+    if (step.channelDb?.length) assert(await gridRows(page, 'pod-channels') === step.channelDb.length, 'channel row count differs');
+    else assert((await pageText(page)).includes('no send/recv channels'), 'no channels, not said');
+    const t = data.runEnvironment?.topology;
+    if (Number(t?.xDimension) > 0 && Number(t?.yDimension) > 0) {
+      const chips = await page.$$eval('[data-chart="pod-topology"] g.chip', (g) => g.map((x) => ({ chip: Number(x.dataset.chip), us: x.dataset.stepUs })));
+      assert(chips.length === Number(t.xDimension) * Number(t.yDimension), `${chips.length} chips drawn for a ${t.xDimension}×${t.yDimension} topology`);
+      for (const c of chips) {
+        const mine = cores.filter((x) => Number(x.chipId) === c.chip);
+        if (!mine.length) { assert(c.us === '', `chip ${c.chip} has no cores but shows ${c.us}`); continue; }
+        const want = mine.reduce((acc, x) => acc + Number(x.totalDurationUs), 0) / mine.length;
+        assert(Math.abs(Number(c.us) - want) < 1e-6 * want, `chip ${c.chip}: ${c.us} µs shown, ${want} served`);
+      }
+    }
   },
 
   async trace_viewer({ page, assert, dataRequests, tool }) {
