@@ -101,6 +101,33 @@ async function checkTraceKeys(page, json, assert) {
   await page.selectOption('#trace-wheel', 'scroll');
 }
 
+// "Go to the linked event" selects the event with the same flow id, fetching it when it is not loaded.
+async function checkFollowFlow(page, json, assert, firstUrl) {
+  const events = (json.traceEvents ?? []).filter((e) => e.ph === 'X' && e.name);
+  const flowName = events.find((e) => e.bind_id !== undefined && events.every((x) => x.name !== e.name || x.bind_id !== undefined))?.name;
+  if (!flowName) return;
+  await page.fill('#trace-search', flowName);
+  await page.press('#trace-search', 'Enter');
+  await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''), null, { timeout: 60000 });
+  await page.fill('#trace-search', '');
+  const id = await detailValue(page, 'Flow id'), start = toUs(await detailValue(page, 'Start'));
+  assert(id, `${flowName}: the details show no flow id`);
+  const startText = await detailValue(page, 'Start');
+  await page.click('#trace-follow-flow');
+  await page.waitForFunction((s) => { const rows = Array.from(document.querySelectorAll('#trace-details table.kv tr'));
+    const v = (k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent;
+    return v('Flow id') !== undefined && v('Start') !== s; }, startText, { timeout: 60000 })
+    .catch(async () => { throw new Error(`following flow ${id} selected nothing (${await page.textContent('#trace-flow-note').catch(() => '')})`); });
+  assert(await detailValue(page, 'Flow id') === id, `followed flow ${id} to flow ${await detailValue(page, 'Flow id')}`);
+  const pStart = toUs(await detailValue(page, 'Start')), pName = await detailValue(page, 'Name');
+  // The partner is a served event with that flow id, at that time.
+  const base = new URL(firstUrl);
+  const q = new URLSearchParams({ ...Object.fromEntries(base.searchParams), resolution: '0', start_time_ms: String((pStart - 1) / 1000), end_time_ms: String((pStart + 1) / 1000) });
+  const around = await (await fetch(`${base.origin}${base.pathname}?${q}`)).json();
+  assert((around.traceEvents ?? []).some((e) => String(e.bind_id) === id && e.name === pName && Math.abs(e.ts - pStart) < 5e-4),
+    `flow ${id}: ${pName}@${pStart} µs is not a served event with that flow id (from ${start} µs)`);
+}
+
 // Shift+drag over the timeline: the table counts, per name, the served events of the chosen lanes in the range.
 async function checkBoxSelect(page, json, assert) {
   await page.keyboard.press('z');
@@ -489,6 +516,7 @@ export const checks = {
     await page.keyboard.up('Control');
     await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
     await checkBoxSelect(page, json, assert);
+    await checkFollowFlow(page, json, assert, first);
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
     streamingSeen.count++;
     // Whole-trace search through the server: the match count is the server's.

@@ -120,7 +120,31 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void maybeFetch(), 150);
   };
-  view.onSelect = (s) => showDetails(details, s, view);
+  // Follows a flow to its partner: a loaded one at once, else windows of growing width around the event are fetched
+  // in full detail until one holds an event with the same flow id.
+  const followFlow = async (s: Selected, note: HTMLElement) => {
+    const jump = (p: Selected) => {
+      const w = Math.max(view.viewEnd - view.viewStart, Math.abs(p.start - s.start) * 3, p.dur * 4);
+      view.setView(p.start + p.dur / 2 - w / 2, p.start + p.dur / 2 + w / 2);
+      view.select(p);
+    };
+    const loaded = flowPartners(view.layers(), s.raw.bind_id!, names).filter((p) => !(p.lane === s.lane && p.start === s.start));
+    if (loaded.length) { jump(loaded[0]); return; }
+    for (let half = Math.max(s.dur * 10, 100); ; half *= 10) {
+      const t0 = Math.max(span[0], s.start - half), t1 = Math.min(span[1], s.start + s.dur + half);
+      note.textContent = `Looking for the linked event within ${fmtUs(half)} of this one…`;
+      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { resolution: 0, start_time_ms: t0 / 1000, end_time_ms: t1 / 1000 }), ctx.signal);
+      meta.absorb(res.traceEvents ?? []);
+      const hit = (res.traceEvents ?? []).find((e) => e.bind_id === s.raw.bind_id && e.ph === 'X' &&
+        !(`${e.pid}:${e.tid}` === s.lane && Number(e.ts) === s.start));
+      if (hit) {
+        jump({ lane: `${hit.pid}:${hit.tid}`, raw: hit, start: Number(hit.ts), dur: Number(hit.dur ?? 0), name: hit.name ?? '' });
+        return;
+      }
+      if (t0 <= span[0] && t1 >= span[1]) { note.textContent = 'No event of this host\'s trace has this flow id; its partner may be on another host.'; return; }
+    }
+  };
+  view.onSelect = (s) => showDetails(details, s, view, followFlow);
   view.onBox = (b) => { if (b) showAggregate(details, b, view); };
   // A link to a window shows that window's detail at once, not only the coarse layer.
   if (deepLink) void maybeFetch();
@@ -201,7 +225,8 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   root.setAttribute('data-streaming', String(canStream));
 }
 
-function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): void {
+function showDetails(box: HTMLElement, s: Selected | null, view: TraceView,
+  followFlow: (s: Selected, note: HTMLElement) => Promise<void>): void {
   clear(box);
   if (!s) { box.appendChild(el('p', { class: 'hint' }, 'No event here.')); return; }
   const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
@@ -224,7 +249,13 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): voi
       });
       list.appendChild(el('li', {}, link));
     }
-    box.append(el('h3', {}, `Flow ${s.raw.flow_out ? 'to' : 'from'}`), partners.length ? list : el('p', { class: 'hint' }, 'The linked event is outside the loaded window.'));
+    const note = el('p', { class: 'hint', id: 'trace-flow-note' }, partners.length ? '' : 'The linked event is outside the loaded window.');
+    const follow = el('button', { id: 'trace-follow-flow', title: 'Select the linked event, fetching it when it is not loaded' }, 'Go to the linked event');
+    follow.addEventListener('click', () => { void followFlow(s, note).catch((e) => { if ((e as Error).name !== 'AbortError') note.textContent = `Could not fetch: ${(e as Error).message}`; }); });
+    table.appendChild(row('Flow id', String(s.raw.bind_id)));
+    box.append(el('h3', {}, `Flow ${s.raw.flow_out ? 'to' : 'from'}`));
+    if (partners.length) box.append(list);
+    box.append(follow, note);
   }
 }
 
