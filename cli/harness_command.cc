@@ -101,6 +101,7 @@ int RunVariants(const PipelineArgs& args, std::vector<VariantReport>& reports) {
     for (int attempt = 1; attempt <= attempts; ++attempt) {
       ProgressBar bar(v->name, args.options.steps);
       RunOptions opts = args.options;
+      opts.run_name = v->name;  // runs are told apart by their variant, not by when they ran
       opts.progress = [&bar](int done) { bar.Update(done); };
       auto run = RunPipelineVariant(*v, args.costs, *files, opts);
       if (!run.ok()) {

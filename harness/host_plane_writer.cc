@@ -90,13 +90,13 @@ tensorflow::profiler::XSpace SessionToXSpace(const TraceSession& session, const 
   return space;
 }
 
-std::string RunDirectoryFor(const std::string& logdir, int64_t start_walltime_ns) {
+std::string RunDirectoryFor(const std::string& logdir, int64_t start_walltime_ns, const std::string& run_name) {
   std::time_t secs = static_cast<std::time_t>(start_walltime_ns / 1'000'000'000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y_%m_%d_%H_%M_%S", &tm);
-  fs::path base = fs::path(logdir) / "plugins" / "profile" / stamp;
+  fs::path base = fs::path(logdir) / "plugins" / "profile" / (run_name.empty() ? std::string(stamp) : run_name);
   fs::path dir = base;
   for (int n = 1; fs::exists(dir); ++n) dir = base.string() + "_" + std::to_string(n);
   return dir.string();

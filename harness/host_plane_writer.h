@@ -14,9 +14,10 @@ namespace tbprof::harness {
 
 tensorflow::profiler::XSpace SessionToXSpace(const TraceSession& session, const std::string& hostname);
 
-// "<logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>" for the session's start
-// (UTC); a suffix `_<n>` is added when that run directory already exists.
-std::string RunDirectoryFor(const std::string& logdir, int64_t start_walltime_ns);
+// "<logdir>/plugins/profile/<run_name>", or "<YYYY_MM_DD_HH_MM_SS>" for the
+// session's start (UTC) when no name is given; a suffix `_<n>` is added when
+// that run directory already exists.
+std::string RunDirectoryFor(const std::string& logdir, int64_t start_walltime_ns, const std::string& run_name = "");
 
 // Writes `space` to <run_dir>/<hostname>.xplane.pb, creating directories.
 // Returns the file path.

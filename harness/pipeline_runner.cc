@@ -21,6 +21,9 @@ namespace {
 using pipeline::Dataset;
 using pipeline::Element;
 
+// TensorFlow's context type for its executor (kTfExecutor in the profiler's ContextType enum).
+constexpr int kTfExecutorContext = 2;
+
 struct CostField {
   const char* name;
   std::function<void(PipelineCosts&, double)> set;
@@ -106,7 +109,11 @@ class GetNextThread {
       Element e;
       bool ok;
       {
-        TraceMe op([&] { return TraceMeEncode("IteratorGetNextOp::DoCompute", {{"id", step}, {"iter_num", step}}); });
+        // The consumer side (_ct/_c) of the step's context puts this call into the train step's group.
+        TraceMe op([&] {
+          return TraceMeEncode("IteratorGetNextOp::DoCompute",
+                               {{"id", step}, {"iter_num", step}, {"_ct", kTfExecutorContext}, {"_c", step}});
+        });
         ok = root_->GetNext(e);
       }
       lock.lock();
@@ -252,12 +259,20 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
     GetNextThread get_next(root.get());
     uint64_t sink = 0;
     auto step = [&](int64_t n, bool measured) {
-      TraceMe train([&] { return TraceMeEncode("train", {{"step_num", n}, {"_r", 1}}); });
+      // Marked as TensorFlow marks a Keras step: a root (_r=1) named "train" with its step_num, producing the
+      // executor context (_pt/_p) that the input fetch on the GetNext thread consumes. The model's work is a
+      // child op ("name:type"), so the step has host compute and grouping classifies it as a well-formed step.
+      TraceMe train([&] {
+        return TraceMeEncode("train", {{"step_num", n}, {"_r", 1}, {"_pt", kTfExecutorContext}, {"_p", n}});
+      });
       double t0 = NowUs();
       Element batch;
       if (!get_next.GetNext(n, batch)) return false;
       double t1 = NowUs();
-      sink += pipeline::CpuWork(batch.bytes, costs.model_us);
+      {
+        TraceMe model("model/train_step:ModelCompute");
+        sink += pipeline::CpuWork(batch.bytes, costs.model_us);
+      }
       double t2 = NowUs();
       if (measured) {
         step_us.push_back(t2 - t0);
@@ -307,9 +322,9 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
   }
   if (!options.logdir.empty()) {
     std::string host = LocalHostname();
-    ASSIGN_OR_RETURN(auto path, WriteXSpace(SessionToXSpace(session, host), RunDirectoryFor(options.logdir, session.start_walltime_ns),
-                            host));
-    run.xplane_path = path;
+    ASSIGN_OR_RETURN(run.xplane_path,
+                     WriteXSpace(SessionToXSpace(session, host),
+                                 RunDirectoryFor(options.logdir, session.start_walltime_ns, options.run_name), host));
   }
   return run;
 }

@@ -55,6 +55,7 @@ struct RunOptions {
   int steps = 48;
   int warmup_steps = 20;  // untraced; fills caches and buffers first
   std::string logdir;     // empty: do not write a profile
+  std::string run_name;   // the run's folder under <logdir>/plugins/profile; empty: the start time
   std::function<void(int steps_done)> progress;
 };
 

@@ -130,9 +130,16 @@ OverviewPageRecommendation ComputeRecommendation(const OpStats& s,
   AddTip(r.mutable_host_tips(),
          "trace_viewer (look at the activities on the timeline of each Host Thread near the bottom of the trace "
          "view)");
-  AddTip(r.mutable_device_tips(), "framework_op_stats (identify the time-consuming operations executed on the GPU)");
-  AddTip(r.mutable_device_tips(),
-         "trace_viewer (look at the activities on the timeline of each GPU in the trace view)");
+  // The device tips name the run's hardware type (GPU, TPU, CPU_ONLY) as xprof does; TPU runs are pointed
+  // at op_profile and at each "TPU core" timeline instead.
+  const std::string& device_name = ipa.hardware_type();
+  bool tpu = device_name == "TPU";
+  std::string op_tip = std::string(tpu ? "op_profile" : "framework_op_stats") +
+                       " (identify the time-consuming operations executed on the " + device_name + ")";
+  std::string timeline_tip = "trace_viewer (look at the activities on the timeline of each " +
+                             (tpu ? std::string("TPU core") : device_name) + " in the trace view)";
+  AddTip(r.mutable_device_tips(), op_tip.c_str());
+  AddTip(r.mutable_device_tips(), timeline_tip.c_str());
   AddTip(r.mutable_documentation_tips(),
          "<a href=\"https://www.tensorflow.org/guide/data_performance_analysis\" target=\"_blank\">Analyze tf.data "
          "performance with the TF Profiler</a>");

@@ -39,6 +39,8 @@ if [ "$target" = real ]; then
   else
     echo "web tests: tbprof has no synth subcommand; using testdata profiles only"
   fi
+  # The demo's harness runs (named naive, prefetch, cache) with TensorFlow-style step markers.
+  "$tbprof" harness demo --logdir "$logdir" >/dev/null
   if [ -d "$testdata" ]; then
     for name in jax_tpu_v6e jax_rocm_mi300_gemm; do
       mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"

@@ -68,6 +68,14 @@ TEST_F(HarnessCli, TwoVariantsWriteReadableProfiles) {
   std::string path(naive.at("xplane").as_string());
   ASSERT_TRUE(fs::exists(path)) << path;
   EXPECT_EQ(fs::path(path).parent_path().parent_path(), logdir_ / "plugins" / "profile");
+  EXPECT_EQ(fs::path(path).parent_path().filename(), "naive");  // a run is named after its variant
+  // The steps are marked as TensorFlow marks them, so the overview finds every traced step (12), with step times.
+  Result overview = RunTbprof("convert " + path + " --tool overview_page");
+  ASSERT_EQ(overview.rc, 0) << overview.out;
+  boost::json::value overview_json = boost::json::parse(overview.out);
+  const auto& step_table = overview_json.as_array()[1].as_object();
+  EXPECT_EQ(step_table.at("rows").as_array().size(), 12u) << overview.out.substr(0, 2000);
+  EXPECT_GT(std::stod(std::string(step_table.at("p").at("steptime_ms_average").as_string())), 0.0);
   auto model = tbprof::LoadXSpaceFile(path);
   ASSERT_TRUE(model.ok()) << model.status().message();
   const tbprof::XPlaneModel* host = (*model)->FindPlane("/host:CPU");

@@ -119,6 +119,8 @@ TEST(HarnessWriter, WritesRunDirectoryThatTbprofReads) {
   EXPECT_EQ(*path, run_dir + "/testhost.xplane.pb");
   // A second run in the same second gets its own directory.
   EXPECT_EQ(RunDirectoryFor(logdir.string(), session.start_walltime_ns), run_dir + "_1");
+  // A named run (the harness names runs after their pipeline variant) uses the name instead of the time.
+  EXPECT_EQ(RunDirectoryFor(logdir.string(), session.start_walltime_ns, "prefetch"), (logdir / "plugins/profile/prefetch").string());
 
   auto model = LoadXSpaceFile(*path);
   ASSERT_TRUE(model.ok()) << model.status().message();

@@ -1,13 +1,13 @@
 // Hand-written SVG charts: stacked columns, pies, lines, horizontal bars.
 // Each chart carries a legend and native tooltips (<title>), no external code.
 import { el, svg } from './dom';
-import { fmtNum } from './format';
+import { fmtNum, middleEllipsis } from './format';
 
 export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#bab0ac',
   '#ff9da7', '#86bcb6', '#8cd17d', '#499894', '#d4a6c8', '#79706e'];
 export const INPUT_RED = '#d62728';
 
-export interface Series { name: string; values: number[]; color?: string }
+export interface Series { name: string; values: number[]; color?: string; id?: string }
 
 function legend(series: { name: string; color: string }[]): HTMLElement {
   return el('div', { class: 'legend' }, ...series.map((s) => {
@@ -22,7 +22,7 @@ function legend(series: { name: string; color: string }[]): HTMLElement {
 function niceMax(v: number): number {
   if (!(v > 0)) return 1;
   const p = Math.pow(10, Math.floor(Math.log10(v)));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
 
@@ -54,8 +54,8 @@ export function stackedColumns(categories: string[], series: Series[], opts: { y
       const h = (v / max) * plotH;
       if (h <= 0) return;
       y -= h;
-      root.appendChild(svg('rect', { x, y, width: barW, height: h, fill: colors[si], class: 'bar' },
-        svg('title', {}, `${cat} · ${s.name}: ${fmtNum(v, 3)}`)));
+      root.appendChild(svg('rect', { x, y, width: barW, height: h, fill: colors[si], class: 'bar', 'data-category': cat,
+        'data-series': s.id ?? s.name, 'data-value': v }, svg('title', {}, `${cat} · ${s.name}: ${fmtNum(v, 3)}`)));
     });
     if (i % labelEvery === 0) root.appendChild(svg('text', { x: x + barW / 2, y: top + plotH + 16, 'text-anchor': 'middle', class: 'axis' }, cat));
   });
@@ -95,14 +95,22 @@ export function pie(title: string, slices: { name: string; value: number }[], op
 
 export interface LineSeries extends Series { axis?: 'left' | 'right' }
 
-export function lines(xs: number[], series: LineSeries[], opts: { xLabel?: string; yLabel?: string; y2Label?: string; height?: number; marker?: number; name?: string } = {}): HTMLElement {
+export interface LineOptions {
+  xLabel?: string; yLabel?: string; y2Label?: string; height?: number; marker?: number; name?: string;
+  y2Max?: number;                                   // a fixed right-axis maximum (e.g. 100 for percentages)
+  onRange?: (x0: number, x1: number) => void;       // drag across the plot: the x range chosen
+  onPick?: (index: number) => void;                 // click in the plot: the nearest point
+  picked?: number;                                  // index of a point to mark
+}
+
+export function lines(xs: number[], series: LineSeries[], opts: LineOptions = {}): HTMLElement {
   const width = 860, height = opts.height ?? 300, left = 70, right = 60, top = 10, bottom = 40;
   const plotW = width - left - right, plotH = height - top - bottom;
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'data-chart': opts.name ?? 'lines' });
   const xmin = xs.length ? Math.min(...xs) : 0, xmax = xs.length ? Math.max(...xs) : 1;
   const xspan = xmax - xmin || 1;
   const maxOf = (axis: string) => niceMax(Math.max(0, ...series.filter((s) => (s.axis ?? 'left') === axis).flatMap((s) => s.values.filter(Number.isFinite))));
-  const lmax = maxOf('left'), rmax = maxOf('right');
+  const lmax = maxOf('left'), rmax = opts.y2Max ?? maxOf('right');
   yAxis(root, lmax, left, top, plotH, plotW, opts.yLabel ?? '');
   if (series.some((s) => s.axis === 'right')) {
     for (let i = 0; i <= 4; i++) {
@@ -126,26 +134,66 @@ export function lines(xs: number[], series: LineSeries[], opts: { xLabel?: strin
     });
     root.appendChild(svg('path', { d, fill: 'none', stroke: colors[si], 'stroke-width': 1.5, class: 'line' }, svg('title', {}, s.name)));
   });
-  if (opts.marker !== undefined && Number.isFinite(opts.marker)) {
+  if (opts.marker !== undefined && Number.isFinite(opts.marker) && opts.marker >= xmin && opts.marker <= xmax) {
     const x = px(opts.marker);
     root.appendChild(svg('line', { x1: x, x2: x, y1: top, y2: top + plotH, class: 'marker' }, svg('title', {}, 'peak')));
   }
+  if (opts.picked !== undefined && xs[opts.picked] !== undefined) {
+    const x = px(xs[opts.picked]);
+    root.appendChild(svg('line', { x1: x, x2: x, y1: top, y2: top + plotH, class: 'picked' }));
+  }
+  if (opts.onRange || opts.onPick) interactive(root, { left, top, plotW, plotH }, (v) => xmin + ((v - left) / plotW) * xspan, xs, opts);
   return el('figure', { class: 'chart-box' }, root as unknown as Node, legend(series.map((s, i) => ({ name: s.name, color: colors[i] }))));
 }
 
-export function horizontalBars(items: { name: string; value: number }[], opts: { unit?: string; name?: string } = {}): HTMLElement {
-  const rowH = 22, width = 860, labelW = 360, right = 90;
+// Items may carry a short label for the axis; the name (shown on hover) stays whole.
+export function horizontalBars(items: { name: string; value: number; label?: string }[], opts: { unit?: string; name?: string } = {}): HTMLElement {
+  const rowH = 22, width = 960, labelW = 420, right = 90;
   const height = items.length * rowH + 10;
   const max = Math.max(0, ...items.map((i) => i.value)) || 1;
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'data-chart': opts.name ?? 'hbars' });
   items.forEach((it, i) => {
     const y = 5 + i * rowH;
     const w = ((width - labelW - right) * it.value) / max;
-    const label = it.name.length > 52 ? it.name.slice(0, 50) + '…' : it.name;
+    const label = it.label ?? middleEllipsis(it.name, 56);
     root.appendChild(svg('text', { x: labelW - 6, y: y + 15, 'text-anchor': 'end', class: 'axis' }, label, svg('title', {}, it.name)));
     root.appendChild(svg('rect', { x: labelW, y: y + 3, width: Math.max(1, w), height: rowH - 6, fill: PALETTE[0], class: 'bar' },
       svg('title', {}, `${it.name}: ${fmtNum(it.value, 3)}${opts.unit ?? ''}`)));
     root.appendChild(svg('text', { x: labelW + w + 6, y: y + 15, class: 'axis' }, fmtNum(it.value, 2) + (opts.unit ?? '')));
   });
   return el('figure', { class: 'chart-box' }, root as unknown as Node);
+}
+
+// Drag across the plot to choose an x range, click to pick the nearest point. Coordinates go through the
+// SVG's own transform, so this works at any rendered size.
+function interactive(root: SVGElement, box: { left: number; top: number; plotW: number; plotH: number }, toX: (v: number) => number,
+  xs: number[], opts: LineOptions): void {
+  const area = svg('rect', { x: box.left, y: box.top, width: box.plotW, height: box.plotH, class: 'drag-area' });
+  const band = svg('rect', { x: 0, y: box.top, width: 0, height: box.plotH, class: 'drag-band' });
+  root.append(area, band);
+  const local = (e: MouseEvent) => {
+    const m = (root as unknown as SVGGraphicsElement).getScreenCTM();
+    if (!m) return box.left;
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+    return Math.max(box.left, Math.min(box.left + box.plotW, p.x));
+  };
+  let from: number | null = null;
+  area.addEventListener('mousedown', (e) => { from = local(e as MouseEvent); e.preventDefault(); });
+  root.addEventListener('mousemove', (e) => {
+    if (from === null) return;
+    const to = local(e as MouseEvent);
+    band.setAttribute('x', String(Math.min(from, to))); band.setAttribute('width', String(Math.abs(to - from)));
+  });
+  root.addEventListener('mouseup', (e) => {
+    if (from === null) return;
+    const to = local(e as MouseEvent), start = from;
+    from = null;
+    band.setAttribute('width', '0');
+    if (Math.abs(to - start) > 4 && opts.onRange) { opts.onRange(toX(Math.min(start, to)), toX(Math.max(start, to))); return; }
+    if (!opts.onPick || xs.length === 0) return;
+    const x = toX(to);
+    let best = 0;
+    xs.forEach((v, i) => { if (Math.abs(v - x) < Math.abs(xs[best] - x)) best = i; });
+    opts.onPick(best);
+  });
 }

@@ -27,3 +27,18 @@ export function fmtUs(us: number): string {
   if (abs >= 1) return `${us.toFixed(3)} µs`;
   return `${(us * 1e3).toFixed(1)} ns`;
 }
+
+// Long kernel and op names differ at both ends (the library prefix, the shape or op suffix): keep both.
+export function middleEllipsis(text: string, max = 64): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil((max - 1) * 0.55), tail = max - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
+}
+
+// A point in time or a duration given in µs, to the nanosecond, in the unit that keeps it readable.
+export function fmtPreciseUs(us: number): string {
+  const abs = Math.abs(us);
+  if (abs >= 1e6) return `${(us / 1e6).toFixed(9)} s`;
+  if (abs >= 1e3) return `${(us / 1e3).toFixed(6)} ms`;
+  return `${us.toFixed(3)} µs`;
+}

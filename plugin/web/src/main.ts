@@ -2,7 +2,7 @@
 // a page per tool.
 import { apiUrl, fetchJson, Selection } from './api';
 import { el, clear, message } from './dom';
-import { makeContext, PageRenderer, showError, describeError } from './page';
+import { makeContext, PageRenderer, showError, describeError, baseToolName, toolLink } from './page';
 import { renderOverview } from './pages/overview';
 import { renderInputPipeline } from './pages/input_pipeline';
 import { renderOpStats } from './pages/op_stats';
@@ -21,11 +21,18 @@ const DISPLAY_NAMES: Record<string, string> = {
   megascale_stats: 'Megascale Viewer', inference_profile: 'Inference Profile',
 };
 
-// Tools the server converts although run_tools does not list them.
-const HIDDEN_TOOLS = ['pod_viewer', 'tf_data_bottleneck_analysis', 'kernel_stats'];
+// xprof leaves pod_viewer out of run_tools although it serves it wherever its hosts route answers a host.
+const UNLISTED_TOOLS = ['pod_viewer'];
 
-// Tool names carry era suffixes: '^' (from XPlane), '@' (proto/streaming), '#' (gzip file).
-export function baseToolName(tool: string): string { return tool.replace(/[\^@#]+$/, ''); }
+// One tool, two names: xprof lists both framework_op_stats and its older name tensorflow_stats. The menu shows
+// the first one the run lists; a link with the other name opens it.
+const ALIASES: Record<string, string> = { tensorflow_stats: 'framework_op_stats', framework_op_stats: 'tensorflow_stats' };
+function menuTools(tools: string[]): string[] {
+  return tools.filter((t, i) => {
+    const alias = ALIASES[baseToolName(t)];
+    return !alias || !tools.slice(0, i).some((u) => baseToolName(u) === alias);
+  });
+}
 
 function displayName(tool: string): string {
   const base = baseToolName(tool);
@@ -56,6 +63,7 @@ class App {
   private readonly content = el('main', { id: 'content' });
   private pageAbort: AbortController | null = null;
   private sel: Selection = { run: '', tool: '', host: '' };
+  private tools: string[] = [];
 
   constructor(mount: HTMLElement) {
     const label = (text: string, control: HTMLElement) => el('label', { class: 'selector' }, el('span', {}, text), control);
@@ -93,7 +101,7 @@ class App {
   }
 
   async start(push = false): Promise<void> {
-    await this.resolve(this.fromUrl(), push, true);
+    await this.resolve(this.fromUrl(), push);
   }
 
   private fill(select: HTMLSelectElement, values: string[], chosen: string, label: (v: string) => string = (v) => v): void {
@@ -104,7 +112,7 @@ class App {
   }
 
   // Picks run, tool and host from the server's lists, keeping the wanted ones when valid.
-  private async resolve(want: Selection, push: boolean, first = false): Promise<void> {
+  private async resolve(want: Selection, push: boolean): Promise<void> {
     this.pageAbort?.abort();
     const status = (text: string) => { clear(this.content); this.content.appendChild(el('div', { class: 'loading', role: 'status' }, text)); };
     try {
@@ -116,8 +124,17 @@ class App {
         this.content.appendChild(message('empty', 'No profile runs were found in the log directory. Capture a profile (or run `tbprof synth`) and reload.'));
         return;
       }
-      const run = runs.includes(want.run) ? want.run : runs[0];
-      if (first && want.run && want.run !== run) console.warn(`run ${want.run} not found; showing ${run}`);
+      if (want.run && !runs.includes(want.run)) {
+        this.sel = { run: '', tool: '', host: '' };
+        this.fill(this.runSelect, ['', ...runs], '', (r) => r || '— choose a run —');
+        this.fill(this.toolSelect, [], ''); this.fill(this.hostSelect, [], '');
+        clear(this.content);
+        const list = el('ul', { id: 'available-runs' }, ...runs.map((r) => el('li', {}, el('a', { href: `?${new URLSearchParams({ run: r })}` }, r))));
+        this.content.appendChild(el('div', { class: 'page', 'data-ready': 'missing-run' },
+          message('info', `There is no run "${want.run}" in this log directory. The runs are:`), list));
+        return;
+      }
+      const run = want.run || runs[0];
       this.fill(this.runSelect, runs, run);
       status('Loading tools…');
       const tools = await fetchJson<string[]>(apiUrl('run_tools', { run }));
@@ -129,21 +146,40 @@ class App {
         this.content.appendChild(message('empty', `Run "${run}" has no profile data that tbprof can show.`));
         return;
       }
+      for (const extra of UNLISTED_TOOLS) {
+        if (tools.some((t) => baseToolName(t) === extra)) continue;
+        const servable = await fetchJson<unknown[]>(apiUrl('hosts', { run, tag: extra })).catch(() => []);
+        if (Array.isArray(servable) && servable.length > 0) tools.push(extra);
+      }
+      const offered = menuTools(tools);
+      this.tools = offered;
       const wantBase = baseToolName(want.tool);
-      let tool = tools.includes(want.tool) ? want.tool : tools.find((t) => want.tool && baseToolName(t) === wantBase);
-      // xprof leaves some servable tools out of run_tools (pod_viewer); a deep link may still name one.
-      const offered = tool === undefined && HIDDEN_TOOLS.includes(want.tool) ? [...tools, want.tool] : tools;
-      tool = tool ?? (offered.includes(want.tool) ? want.tool : tools[0]);
-      this.fill(this.toolSelect, offered, tool, displayName);
+      const aliasBase = ALIASES[wantBase];
+      const tool = offered.includes(want.tool) ? want.tool
+        : offered.find((t) => want.tool && (baseToolName(t) === wantBase || baseToolName(t) === aliasBase));
+      if (want.tool && tool === undefined) {
+        // A link to a tool this run lacks: say so and list what it has, rather than silently showing another page.
+        this.sel = { run, tool: '', host: '' };
+        this.fill(this.toolSelect, ['', ...offered], '', (t) => (t ? displayName(t) : '— choose a tool —'));
+        this.fill(this.hostSelect, [], '');
+        clear(this.content);
+        const list = el('ul', { id: 'available-tools' }, ...offered.map((t) => el('li', {}, toolLink({ run, tool: '', host: '' }, t, displayName(t)))));
+        this.content.appendChild(el('div', { class: 'page', 'data-ready': 'missing-tool' },
+          message('info', `Run "${run}" has no ${displayName(want.tool)} (${want.tool}). It has these tools:`), list));
+        document.title = `${run} · tbprof`;
+        return;
+      }
+      this.fill(this.toolSelect, offered, tool ?? offered[0], displayName);
       status('Loading hosts…');
-      const hostList = await fetchJson<(HostEntry | string)[]>(apiUrl('hosts', { run, tag: tool }));
+      const chosen = tool ?? offered[0];
+      const hostList = await fetchJson<(HostEntry | string)[]>(apiUrl('hosts', { run, tag: chosen }));
       let hosts = (Array.isArray(hostList) ? hostList : []).map((h) => (typeof h === 'string' ? h : h.hostname));
       if (hosts.length === 0) hosts = [''];
       const host = hosts.includes(want.host) ? want.host : hosts[0];
       this.fill(this.hostSelect, hosts, host, (h) => h || 'default');
-      this.sel = { run, tool, host };
+      this.sel = { run, tool: chosen, host };
       this.writeUrl(push);
-      document.title = `${displayName(tool)} · ${run} · tbprof`;
+      document.title = `${displayName(chosen)} · ${run} · tbprof`;
       await this.renderPage();
     } catch (e) {
       if ((e as Error).name === 'AbortError') return;
@@ -160,7 +196,7 @@ class App {
     const pageRoot = el('div', { class: 'page', 'data-tool': baseToolName(this.sel.tool) });
     this.content.appendChild(pageRoot);
     try {
-      await rendererFor(this.sel.tool)(makeContext(this.sel, pageRoot, abort.signal));
+      await rendererFor(this.sel.tool)(makeContext(this.sel, this.tools, pageRoot, abort.signal));
       if (!abort.signal.aborted) pageRoot.setAttribute('data-ready', 'true');
     } catch (e) {
       if ((e as Error).name === 'AbortError' || abort.signal.aborted) return;

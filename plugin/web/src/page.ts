@@ -1,10 +1,11 @@
 // What every tool page gets: the selection, a place to draw, and a loader that
 // shows progress and turns failures into readable messages.
-import { Selection, dataUrl, fetchJson, ApiError } from './api';
+import { Selection, dataUrl, fetchJson, ApiError, apiUrl } from './api';
 import { el, clear, message } from './dom';
 
 export interface PageContext {
   sel: Selection;
+  tools: string[];   // the run's tools as /run_tools lists them
   root: HTMLElement;
   signal: AbortSignal;
   // Fetches /data for the selection (plus extra params) while showing a progress line.
@@ -22,7 +23,16 @@ export function describeError(e: unknown): string {
   return `Something went wrong: ${(e as Error)?.message ?? String(e)}`;
 }
 
-export function makeContext(sel: Selection, root: HTMLElement, signal: AbortSignal): PageContext {
+// Tool names carry era suffixes: '^' (from XPlane), '@' (proto/streaming), '#' (gzip file).
+export function baseToolName(tool: string): string { return tool.replace(/[\^@#]+$/, ''); }
+
+// A link that opens another tool of the same run and host.
+export function toolLink(sel: Selection, tool: string, text: string): HTMLAnchorElement {
+  const q = new URLSearchParams({ run: sel.run, tool, host: sel.host });
+  return el('a', { href: `?${q.toString()}`, class: 'tool-link', 'data-tool-link': tool }, text);
+}
+
+export function makeContext(sel: Selection, tools: string[], root: HTMLElement, signal: AbortSignal): PageContext {
   const load = async <T,>(extra: Record<string, string | number | undefined> = {}): Promise<T> => {
     const started = performance.now();
     const status = el('div', { class: 'loading', role: 'status' });
@@ -37,10 +47,16 @@ export function makeContext(sel: Selection, root: HTMLElement, signal: AbortSign
       status.remove();
     }
   };
-  return { sel, root, signal, load };
+  return { sel, tools, root, signal, load };
 }
 
 export function showError(root: HTMLElement, e: unknown): void {
   clear(root);
   root.appendChild(message('error', describeError(e)));
+}
+
+// The server's CSV of a table tool (data_csv), for the tools that offer it.
+export function csvButton(sel: Selection): HTMLAnchorElement {
+  return el('a', { class: 'button', id: 'csv-export', download: '', title: 'Download this table as CSV (the server\'s data_csv)',
+    href: apiUrl('data_csv', { run: sel.run, tag: sel.tool, host: sel.host }) }, 'Export as CSV');
 }

@@ -1,7 +1,7 @@
 // A sortable, filterable table over rows of any shape. Renders a page of rows
 // at a time so tables with tens of thousands of rows stay responsive.
 import { el, clear } from './dom';
-import { fmtNum } from './format';
+import { fmtNum, middleEllipsis } from './format';
 import { DataTable, cellValue, cellText } from './datatable';
 
 export interface GridColumn<R> {
@@ -10,9 +10,42 @@ export interface GridColumn<R> {
   numeric?: boolean;
   value: (row: R) => unknown;       // used for sorting and filtering
   render?: (row: R) => Node | string; // defaults to a formatted value
+  longText?: boolean;                  // names: ellipsised in the middle, whole on hover, with a copy action
 }
 
-export interface GridOptions { pageSize?: number; filterPlaceholder?: string; initialSort?: { id: string; desc: boolean }; name?: string }
+export interface GridOptions {
+  pageSize?: number; filterPlaceholder?: string; initialSort?: { id: string; desc: boolean }; name?: string;
+  columnFilters?: string[];  // ids of columns that get their own filter box (instead of the one over all text)
+  longTextColumns?: string[];
+}
+
+const LONG_TEXT_CHARS = 64;
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Without clipboard permission, fall back to a selection copy.
+    const area = el('textarea', { class: 'copy-buffer', 'aria-hidden': 'true' });
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    return ok;
+  }
+}
+
+export function longTextCell(text: string): HTMLElement {
+  const shown = el('span', { class: 'long-text', title: text }, middleEllipsis(text));
+  const copy = el('button', { class: 'copy-button', title: 'Copy the whole name', 'aria-label': 'Copy the whole name', 'data-copy': text }, 'copy');
+  copy.addEventListener('click', (e) => {
+    e.stopPropagation();
+    void copyText(text).then((ok) => { copy.textContent = ok ? 'copied' : 'copy failed'; window.setTimeout(() => { copy.textContent = 'copy'; }, 1200); });
+  });
+  return el('span', { class: 'long-cell' }, shown, copy);
+}
 
 export class DataGrid<R> {
   readonly root: HTMLElement;
@@ -24,18 +57,32 @@ export class DataGrid<R> {
   private readonly status: HTMLElement;
   private readonly head: HTMLElement;
 
-  constructor(private readonly columns: GridColumn<R>[], private rows: R[], opts: GridOptions = {}) {
+  private readonly columnFilters = new Map<string, string>();
+
+  constructor(private readonly columns: GridColumn<R>[], private rows: R[], private readonly opts: GridOptions = {}) {
     this.sortId = opts.initialSort?.id ?? null;
     this.sortDesc = opts.initialSort?.desc ?? false;
     this.shown = opts.pageSize ?? 100;
-    const filter = el('input', { type: 'search', class: 'grid-filter', placeholder: opts.filterPlaceholder ?? 'Filter rows…',
-      'aria-label': 'Filter rows' });
-    filter.addEventListener('input', () => { this.filterText = filter.value.trim().toLowerCase(); this.shown = opts.pageSize ?? 100; this.refresh(); });
+    const boxes: HTMLElement[] = [];
+    const perColumn = (opts.columnFilters ?? []).map((id) => columns.find((c) => c.id === id)).filter((c): c is GridColumn<R> => !!c);
+    if (perColumn.length) {
+      for (const c of perColumn) {
+        const box = el('input', { type: 'search', class: 'grid-filter column-filter', placeholder: `Filter by ${c.label}…`,
+          'aria-label': `Filter by ${c.label}`, 'data-filter-col': c.id });
+        box.addEventListener('input', () => { this.columnFilters.set(c.id, box.value.trim().toLowerCase()); this.shown = opts.pageSize ?? 100; this.refresh(); });
+        boxes.push(box);
+      }
+    } else {
+      const filter = el('input', { type: 'search', class: 'grid-filter', placeholder: opts.filterPlaceholder ?? 'Filter rows…',
+        'aria-label': 'Filter rows' });
+      filter.addEventListener('input', () => { this.filterText = filter.value.trim().toLowerCase(); this.shown = opts.pageSize ?? 100; this.refresh(); });
+      boxes.push(filter);
+    }
     this.status = el('span', { class: 'grid-status' });
     this.head = el('tr');
     this.body = el('tbody');
     const table = el('table', { class: 'grid' }, el('thead', {}, this.head), this.body);
-    this.root = el('div', { class: 'grid-wrap', 'data-grid': opts.name ?? '' }, el('div', { class: 'grid-toolbar' }, filter, this.status),
+    this.root = el('div', { class: 'grid-wrap', 'data-grid': opts.name ?? '' }, el('div', { class: 'grid-toolbar' }, ...boxes, this.status),
       el('div', { class: 'grid-scroll' }, table));
     this.refresh();
   }
@@ -47,6 +94,10 @@ export class DataGrid<R> {
     if (this.filterText) {
       const needle = this.filterText;
       rows = rows.filter((r) => this.columns.some((c) => !c.numeric && String(c.value(r) ?? '').toLowerCase().includes(needle)));
+    }
+    for (const [id, needle] of this.columnFilters) {
+      const c = this.columns.find((x) => x.id === id);
+      if (c && needle) rows = rows.filter((r) => String(c.value(r) ?? '').toLowerCase().includes(needle));
     }
     const col = this.columns.find((c) => c.id === this.sortId);
     if (col) {
@@ -87,17 +138,26 @@ export class DataGrid<R> {
           const v = c.value(r);
           content = typeof v === 'number' ? fmtNum(v) : v === null || v === undefined ? '' : String(v);
         }
-        tr.appendChild(el('td', { class: c.numeric ? 'num' : '' }, content));
+        const long = c.longText || this.opts.longTextColumns?.includes(c.id);
+        if (long && typeof content === 'string' && content.length > LONG_TEXT_CHARS) content = longTextCell(content);
+        tr.appendChild(el('td', { class: c.numeric ? 'num' : long ? 'long' : '', 'data-col': c.id }, content));
       }
       frag.appendChild(tr);
     }
     this.body.appendChild(frag);
     clear(this.status);
-    this.status.append(`${rows.length.toLocaleString('en-US')} of ${this.rows.length.toLocaleString('en-US')} rows`);
-    if (rows.length > this.shown) {
-      const more = el('button', { class: 'link-button' }, `show ${Math.min(rows.length - this.shown, 500)} more`);
+    // "<matching> of <all> rows", then how many of them are drawn when not all are.
+    const fmt = (x: number) => x.toLocaleString('en-US');
+    this.status.append(`${fmt(rows.length)} of ${fmt(this.rows.length)} rows`);
+    this.status.setAttribute('data-matching', String(rows.length));
+    const drawn = Math.min(rows.length, this.shown);
+    this.status.setAttribute('data-drawn', String(drawn));
+    if (rows.length > drawn) {
+      const more = el('button', { class: 'link-button grid-more' }, `show ${fmt(Math.min(rows.length - drawn, 500))} more`);
       more.addEventListener('click', () => { this.shown += 500; this.refresh(); });
-      this.status.append(' · ', more);
+      const all = el('button', { class: 'link-button grid-all' }, 'show all');
+      all.addEventListener('click', () => { this.shown = rows.length; this.refresh(); });
+      this.status.append(` · first ${fmt(drawn)} drawn · `, more, ' · ', all);
     }
   }
 }
@@ -111,13 +171,14 @@ export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: str
     if (hide.has(c.id) || c.p?.role === 'tooltip') return;
     const numeric = c.type === 'number';
     columns.push({
-      id: c.id, label: c.label || c.id, numeric,
+      id: c.id, label: c.label || c.id, numeric, longText: c.type === 'string',
       value: (r) => cellValue(t, r, i),
       render: (r) => {
         const v = cellValue(t, r, i);
         if (pct.has(c.id) && typeof v === 'number') return `${(v * 100).toFixed(2)}%`;
         const cell = t.rows[r]?.c?.[i];
         if (cell && typeof cell.f === 'string') return cell.f;
+        if (typeof v === 'string') return v;
         if (typeof v === 'number') return fmtNum(v);
         if (typeof v === 'boolean') return v ? 'Yes' : 'No';
         return cellText(t, r, i);

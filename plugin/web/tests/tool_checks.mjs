@@ -14,6 +14,20 @@ async function gridRows(page, name) {
 }
 const pageText = (page) => page.evaluate(() => document.body.innerText);
 
+// A summary card by the server property it shows: its value, note and the tooltip of an unknown value.
+async function statCard(page, key) {
+  return page.$eval(`.stat-card[data-key="${key}"]`, (c) => ({ value: c.querySelector('.stat-value').textContent,
+    why: c.querySelector('.stat-value').getAttribute('title'), note: c.querySelector('.stat-note')?.textContent ?? '' })).catch(() => null);
+}
+
+// The table draws its first rows only, and says so: the drawn rows are the rows in its body.
+async function checkDrawnRows(page, name, total, assert) {
+  const drawn = await page.$$eval(`.grid-wrap[data-grid="${name}"] tbody tr`, (r) => r.length);
+  const status = await page.textContent(`.grid-wrap[data-grid="${name}"] .grid-status`);
+  if (drawn < total) assert(status.includes(`first ${n(drawn)} drawn`), `${drawn} of ${total} rows drawn but the status says "${status}"`);
+  else assert(!/drawn/.test(status), `all rows drawn but the status says "${status}"`);
+}
+
 function findTable(data, test) { return (Array.isArray(data) ? data : [data]).find((t) => isTable(t) && test(t)) ?? null; }
 
 // Trace events the viewer counts: slices, instants, B/E pairs and counter samples.
@@ -28,23 +42,194 @@ export function expectedTraceCount(json) {
 
 export const streamingSeen = { count: 0 };
 
+// "1.234567890 s", "12.345678 ms", "19.600 µs" back to µs.
+function toUs(text) {
+  const m = /(-?[\d.,]+)\s*(s|ms|µs|ns)\b/.exec(text ?? '');
+  if (!m) throw new Error(`no time in "${text}"`);
+  const v = Number(m[1].replace(/,/g, ''));
+  return v * { s: 1e6, ms: 1e3, 'µs': 1, ns: 1e-3 }[m[2]];
+}
+async function detailValue(page, key) {
+  return page.$$eval('#trace-details table.kv tr', (rows, k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent ?? '', key);
+}
+const viewMs = (page) => { const q = new URL(page.url()).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
+
+// ←/→ step through the selected event's row, F fits it, Z shows everything, ? opens the key help.
+async function checkTraceKeys(page, json, assert) {
+  const before = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), dur: toUs(await detailValue(page, 'Duration')),
+    lane: await detailValue(page, 'Lane') };
+  await page.keyboard.press('ArrowRight');
+  let after = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), lane: await detailValue(page, 'Lane') };
+  let dir = 'ArrowLeft';
+  if (after.start === before.start) { await page.keyboard.press('ArrowLeft'); after = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), lane: await detailValue(page, 'Lane') }; dir = 'ArrowRight'; }
+  if (after.start !== before.start) {
+    assert(after.lane === before.lane, `arrow key left the lane: ${before.lane} -> ${after.lane}`);
+    if (dir === 'ArrowLeft') assert(after.start >= before.start + before.dur - 5e-4, `next event starts at ${after.start}, before the end of ${before.start}+${before.dur}`);
+    else assert(after.start < before.start, `previous event starts at ${after.start}, not before ${before.start}`);
+    assert((json.traceEvents ?? []).some((e) => e.name === after.name && Math.abs(e.ts - after.start) < 5e-4), `stepped to ${after.name}@${after.start}, not a served event`);
+    await page.keyboard.press(dir);
+    const back = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')) };
+    assert(back.name === before.name && Math.abs(back.start - before.start) < 5e-4, `${dir} did not return to ${before.name}@${before.start}`);
+  }
+  await page.keyboard.press('f');
+  const [f0, f1] = viewMs(page);
+  const want = Math.max(before.dur * 1.2, before.dur + 2e-3) / 1000;
+  assert(Math.abs((f1 - f0) - want) <= Math.max(want * 0.01, 3e-6), `F: view ${f1 - f0} ms, selection ${before.dur} µs wants ${want} ms`);
+  assert(f0 * 1000 <= before.start && f1 * 1000 >= before.start + before.dur, 'F: the selection is not inside the view');
+  await page.keyboard.press('z');
+  const [z0, z1] = viewMs(page);
+  if (Array.isArray(json.fullTimespan)) assert(z0 <= json.fullTimespan[0] + 1e-6 && z1 >= json.fullTimespan[1] - 1e-6, `Z: view ${z0}–${z1} ms is not the whole trace ${json.fullTimespan}`);
+  await page.keyboard.press('?');
+  assert(await page.isVisible('#trace-help'), '? does not open the key help');
+  assert((await page.textContent('#trace-help')).includes('Shift+drag'), 'the key help lacks the range selection');
+  await page.keyboard.press('Escape');
+  assert(!(await page.isVisible('#trace-help')), 'Esc does not close the key help');
+  // The details panel is as wide as the splitter is dragged.
+  const panel = async () => (await (await page.$('#trace-details')).boundingBox()).width;
+  const w0 = await panel(), sp = await (await page.$('#trace-splitter')).boundingBox();
+  await page.mouse.move(sp.x + sp.width / 2, sp.y + 50); await page.mouse.down();
+  await page.mouse.move(sp.x + sp.width / 2 - 120, sp.y + 50, { steps: 4 }); await page.mouse.up();
+  assert(Math.abs(await panel() - (w0 + 120)) <= 2, `details panel ${await panel()} px after widening ${w0} px by 120`);
+  await page.evaluate(() => localStorage.removeItem('tbprof.trace.details'));  // the width is kept for the next pages
+  // In "wheel zooms" mode a plain wheel zooms in.
+  await page.selectOption('#trace-wheel', 'zoom');
+  const cv = await (await page.$('.trace-canvas')).boundingBox();
+  await page.mouse.move(cv.x + cv.width * 0.5, cv.y + 80);
+  const [a0, a1] = viewMs(page);
+  await page.mouse.wheel(0, -400);
+  await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, a1 - a0);
+  await page.selectOption('#trace-wheel', 'scroll');
+}
+
+// "Go to the linked event" selects the event with the same flow id, fetching it when it is not loaded.
+async function checkFollowFlow(page, json, assert, firstUrl) {
+  const events = (json.traceEvents ?? []).filter((e) => e.ph === 'X' && e.name);
+  const flowName = events.find((e) => e.bind_id !== undefined && events.every((x) => x.name !== e.name || x.bind_id !== undefined))?.name;
+  if (!flowName) return;
+  await page.fill('#trace-search', flowName);
+  await page.press('#trace-search', 'Enter');
+  await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''), null, { timeout: 60000 });
+  await page.fill('#trace-search', '');
+  const id = await detailValue(page, 'Flow id'), start = toUs(await detailValue(page, 'Start'));
+  assert(id, `${flowName}: the details show no flow id`);
+  const startText = await detailValue(page, 'Start');
+  await page.click('#trace-follow-flow');
+  await page.waitForFunction((s) => { const rows = Array.from(document.querySelectorAll('#trace-details table.kv tr'));
+    const v = (k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent;
+    return v('Flow id') !== undefined && v('Start') !== s; }, startText, { timeout: 60000 })
+    .catch(async () => { throw new Error(`following flow ${id} selected nothing (${await page.textContent('#trace-flow-note').catch(() => '')})`); });
+  assert(await detailValue(page, 'Flow id') === id, `followed flow ${id} to flow ${await detailValue(page, 'Flow id')}`);
+  const pStart = toUs(await detailValue(page, 'Start')), pName = await detailValue(page, 'Name');
+  // The partner is a served event with that flow id, at that time.
+  const base = new URL(firstUrl);
+  const q = new URLSearchParams({ ...Object.fromEntries(base.searchParams), resolution: '0', start_time_ms: String((pStart - 1) / 1000), end_time_ms: String((pStart + 1) / 1000) });
+  const around = await (await fetch(`${base.origin}${base.pathname}?${q}`)).json();
+  assert((around.traceEvents ?? []).some((e) => String(e.bind_id) === id && e.name === pName && Math.abs(e.ts - pStart) < 5e-4),
+    `flow ${id}: ${pName}@${pStart} µs is not a served event with that flow id (from ${start} µs)`);
+}
+
+// Shift+drag over the timeline: the table counts, per name, the served events of the chosen lanes in the range.
+async function checkBoxSelect(page, json, assert) {
+  await page.keyboard.press('z');
+  await page.waitForTimeout(400);  // the whole view drops any detail window
+  const bb = await (await page.$('.trace-canvas')).boundingBox();
+  const x0 = bb.x + 230 + (bb.width - 230) * 0.3, x1 = bb.x + 230 + (bb.width - 230) * 0.6;
+  await page.keyboard.down('Shift');
+  await page.mouse.move(x0, bb.y + 40); await page.mouse.down();
+  await page.mouse.move(x1, bb.y + bb.height - 10, { steps: 5 }); await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForSelector('#trace-range-length', { timeout: 10000 });
+  const agg = await page.$('#trace-aggregate');
+  if (!agg) { assert((await page.textContent('#trace-details')).includes('No events'), 'no aggregate table and no "no events"'); return; }
+  const lanes = new Set(JSON.parse(await agg.getAttribute('data-lanes')));
+  const [t0, t1] = (await agg.getAttribute('data-range')).split(',').map(Number);
+  assert(Math.abs(toUs(await page.textContent('#trace-range-length')) - (t1 - t0)) < 5e-4, 'range length differs from the range');
+  const rows = await page.$$eval('#trace-aggregate tbody tr', (r) => r.map((x) => ({ name: x.dataset.name, count: Number(x.dataset.count), total: Number(x.dataset.total) })));
+  const total = Number((await page.textContent('#trace-range-count')).replace(/,/g, ''));
+  assert(total === rows.reduce((s, r) => s + r.count, 0), 'the event total is not the sum of the rows');
+  if (await agg.getAttribute('data-layer') !== 'base' || (json.traceEvents ?? []).some((e) => e.ph === 'B')) return;
+  const want = new Map();
+  for (const e of json.traceEvents ?? []) {
+    if (!['X', 'i', 'I', 'R', 'n'].includes(e.ph) || !lanes.has(`${e.pid}:${e.tid}`)) continue;
+    const d = e.ph === 'X' ? Math.max(0, Number(e.dur ?? 0)) : 0;
+    if (e.ts > t1 || e.ts + d < t0) continue;
+    const w = want.get(e.name ?? '') ?? { count: 0, total: 0 };
+    w.count++; w.total += d; want.set(e.name ?? '', w);
+  }
+  assert(rows.length === want.size, `${rows.length} names in the range table, ${want.size} served`);
+  for (const r of rows) {
+    const w = want.get(r.name);
+    assert(w && w.count === r.count && Math.abs(w.total - r.total) <= 1e-6 * Math.max(1, w.total), `${r.name}: ${r.count} events / ${r.total} µs shown, ${w?.count} / ${w?.total} served`);
+  }
+}
+
 export const checks = {
-  async overview_page({ page, data, assert }) {
+  async overview_page({ page, data, assert, api, run }) {
     const text = await pageText(page);
-    const sp = table(data, 1)?.p ?? {};
-    if (sp.steptime_ms_average !== undefined) assert(text.includes(`${sp.steptime_ms_average} ms`), `average step time ${sp.steptime_ms_average} not shown`);
-    const ap = table(data, 0)?.p ?? {};
-    for (const k of ['device_duty_cycle_percent', 'host_idle_time_percent', 'mxu_utilization_percent']) {
-      if (ap[k] !== undefined) assert(text.includes(ap[k]), `${k}=${ap[k]} not shown`);
+    const sp = table(data, 1)?.p ?? {}, ap = table(data, 0)?.p ?? {};
+    const steps = table(data, 1);
+    const noSteps = isTable(steps) && steps.rows.length === 0;
+    const isTpu = sp.hardware_type === 'TPU';
+    // Average step time and, off TPU, xprof's nine generic breakdown figures (keys *_ms_avg with σ in *_ms_sdv).
+    const stepFigures = [['steptime_ms_average', 'steptime_ms_standard_deviation']];
+    const generic = ['other_time', 'compile_time', 'outfeed_time', 'infeed_time', 'kernel_launch_time', 'host_compute_time',
+      'device_collectives_time', 'device_to_device_time', 'device_compute_time'].map((k) => [`${k}_ms_avg`, `${k}_ms_sdv`]);
+    for (const [key, sdv] of [...stepFigures, ...generic]) {
+      if (sp[key] === undefined) continue;
+      const c = await statCard(page, key);
+      if (isTpu && key !== 'steptime_ms_average') { assert(c === null, `${key} shown on a TPU run`); continue; }
+      assert(c !== null, `no card for ${key}=${sp[key]}`);
+      if (noSteps) {
+        assert(c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but the card shows "${c.value}" (tooltip ${c.why})`);
+      } else {
+        assert(c.value === `${sp[key]} ms`, `${key}: shown "${c.value}", served "${sp[key]} ms"`);
+        assert(c.note.includes(`σ = ${sp[sdv]} ms`), `${key}: σ shown "${c.note}", served ${sp[sdv]}`);
+      }
     }
+    // TPU hardware figures only on TPU runs, as served.
+    for (const key of ['mxu_utilization_percent', 'flop_rate_utilization_relative_to_roofline', 'device_duty_cycle_percent',
+      'memory_bw_utilization_relative_to_hw_limit']) {
+      const c = await statCard(page, key);
+      if (!isTpu) assert(c === null, `TPU-only ${key} shown on a ${sp.hardware_type ?? 'non-TPU'} run`);
+      else if (ap[key] !== undefined) {
+        // 0.0% utilization of a device that was busy is "not measured": "—", with the served value in the tooltip.
+        const busy = 100 - parseFloat(ap.device_idle_time_percent ?? '100');
+        if (parseFloat(ap[key]) === 0 && busy > 0) assert(c && c.value === '—' && c.why.includes(ap[key]), `${key}: unmeasured 0.0% shown as ${c?.value}`);
+        else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+      }
+    }
+    for (const key of ['host_idle_time_percent', 'device_idle_time_percent', 'host_tf_op_percent', 'device_tf_op_percent',
+      'host_op_time_eager_percent', 'device_op_time_eager_percent']) {
+      if (ap[key] === undefined) continue;
+      const c = await statCard(page, key);
+      assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+    }
+    const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
+    const c16 = await statCard(page, 'device_compute_16bit_percent');
+    if (p16 > 0 || p32 > 0) assert(c16 && c16.value === ap.device_compute_16bit_percent, `16-bit: shown ${c16?.value}, served ${ap.device_compute_16bit_percent}`);
+    else assert(c16 === null && /unknown/i.test(text), 'precision shares shown although no compute was classified');
+    if (noSteps) assert(!/\b0\.0 ms\b/.test(text), 'a run without steps shows "0.0 ms"');
     const env = (Array.isArray(data) ? data[2] : null)?.p ?? {};
-    if (env.device_type) assert(text.includes(env.device_type), `device type ${env.device_type} not shown`);
+    if (env.device_type) assert((await statCard(page, 'device_type'))?.value === env.device_type, `device type ${env.device_type} not shown`);
     const ops = table(data, 0);
     if (isTable(ops) && ops.rows.length) assert(await gridRows(page, 'top-ops') === ops.rows.length, 'top-ops row count differs');
-    const steps = table(data, 1);
     if (isTable(steps) && steps.rows.length) {
-      const bars = await page.$$eval('[data-chart="overview-steps"] rect.bar', (r) => r.length);
-      assert(bars > 0, 'step-time chart has no bars');
+      // Every stacked segment is the server's per-step number for that column.
+      // The stacked columns are those the server lists in step_time_graph_column_ids, else every per-step ms column.
+      const listed = (steps.p?.step_time_graph_column_ids ?? '').split(',').filter(Boolean);
+      const ids = (listed.length ? listed : steps.cols.map((c) => c.id))
+        .filter((id) => col(steps, id) >= 0 && steps.cols[col(steps, id)].type === 'number' && !/percent|^stepTimeMs$/i.test(id));
+      const stepCol = Math.max(0, steps.cols.findIndex((c) => /^step(num|name)$/.test(c.id)));
+      const bars = await page.$$eval('[data-chart="overview-steps"] rect.bar', (r) => r.map((x) => `${x.dataset.category}|${x.dataset.series}|${x.dataset.value}`));
+      let expected = 0;
+      for (const r of steps.rows) for (const id of ids) {
+        const v = Number(r.c[col(steps, id)]?.v);
+        if (!(v > 0)) continue;
+        expected++;
+        const cat = String(r.c[stepCol]?.f ?? r.c[stepCol]?.v);
+        assert(bars.includes(`${cat}|${id}|${v}`), `step ${cat} ${id}=${v} is not drawn`);
+      }
+      assert(bars.length === expected, `${bars.length} segments drawn, ${expected} positive values served`);
       const inputCols = steps.cols.filter((c) => /infeed|input/i.test(c.id) && !/percent/i.test(c.id) && c.type === 'number');
       const hasInput = inputCols.some((c) => steps.rows.some((r) => Number(r.c[col(steps, c.id)]?.v) > 0));
       if (hasInput) {
@@ -52,15 +237,34 @@ export const checks = {
         assert(red > 0, 'input share is not drawn in red');
       }
     }
-    const reco = table(data, 3)?.p ?? {};
-    if (reco.bottleneck) assert(text.includes(reco.bottleneck), 'bottleneck not shown');
+    const reco = table(data, 3);
+    if (reco?.p?.bottleneck) assert(text.includes(reco.p.bottleneck), 'bottleneck not shown');
+    // Tips name only tools the run has; each such tool is a link to it; the rest are said to be left out.
+    const tools = ((await api('run_tools', { run })).json ?? []).map((t) => t.replace(/[\^@#]+$/, ''));
+    const canon = (t) => (t === 'tensorflow_stats' ? 'framework_op_stats' : t);
+    const linked = await page.$$eval('.recommendation a.tool-link', (a) => a.map((x) => x.dataset.toolLink.replace(/[\^@#]+$/, '')));
+    for (const t of linked) assert(tools.map(canon).includes(canon(t)), `tip links to ${t}, which the run lacks`);
+    if (isTable(reco)) {
+      const named = reco.rows.map((r) => /^([a-z][a-z0-9_]*_[a-z0-9_]+) \(/.exec(String(r.c[1]?.v))?.[1]).filter(Boolean);
+      const kept = named.filter((t) => tools.map(canon).includes(canon(t)));
+      assert(linked.length === kept.length, `${linked.length} tool tips linked, ${kept.length} expected`);
+      const dropped = named.filter((t) => !tools.map(canon).includes(canon(t)));
+      if (dropped.length) assert((await page.textContent('#tips-left-out')).includes(dropped[0]), 'left-out tips not said');
+      const tips = await page.$$eval('.recommendation li.tip', (l) => l.length);
+      assert(tips === reco.rows.length - dropped.length, `${tips} tips shown, ${reco.rows.length - dropped.length} expected`);
+    }
+    if (isTpu) assert(!text.includes('executed on the GPU'), 'a TPU run is told about the GPU');
   },
 
   async input_pipeline_analyzer({ page, data, assert }) {
     const text = await pageText(page);
     const steps = findTable(data, (t) => t.cols.some((c) => c.id === 'stepnum' || c.id === 'stepname'));
-    if (steps?.p?.steptime_ms_average) assert(text.includes(`${steps.p.steptime_ms_average} ms`), 'average step time not shown');
-    if (steps?.p?.steptime_ms_maximum) assert(text.includes(`${steps.p.steptime_ms_maximum} ms`), 'max step time not shown');
+    for (const key of ['steptime_ms_average', 'steptime_ms_standard_deviation', 'steptime_ms_minimum', 'steptime_ms_maximum']) {
+      if (steps?.p?.[key] === undefined) continue;
+      const c = await statCard(page, key);
+      if (steps.rows.length === 0) assert(c && c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but shown "${c?.value}"`);
+      else assert(c && c.value === `${steps.p[key]} ms`, `${key}: shown ${c?.value}, served ${steps.p[key]} ms`);
+    }
     const ops = findTable(data, (t) => t.cols.some((c) => c.id === 'opName'));
     if (ops && ops.rows.length) {
       assert(await gridRows(page, 'input-ops') === ops.rows.length, 'input-op row count differs');
@@ -74,53 +278,140 @@ export const checks = {
   async framework_op_stats({ page, data, assert, api, run, tool, host }) {
     const withIdle = table(data, 0), withoutIdle = table(data, 1) ?? withIdle;
     if (!isTable(withIdle)) return;
-    if (withIdle.rows.length) assert(await gridRows(page, 'op-stats') === withIdle.rows.length, 'op rows (with idle) differ');
+    if (withIdle.rows.length) {
+      assert(await gridRows(page, 'op-stats') === withIdle.rows.length, 'op rows (with idle) differ');
+      await checkDrawnRows(page, 'op-stats', withIdle.rows.length, assert);
+    }
+    // The pie and the table agree: the device IDLE slice is the IDLE row's "Total self-time on Device (%)".
+    const ty = col(withIdle, 'type'), hd = col(withIdle, 'host_or_device'), dev = col(withIdle, 'device_total_self_time_percent');
+    const idle = withIdle.rows.find((r) => r.c[ty]?.v === 'IDLE' && /device/i.test(String(r.c[hd]?.v)));
+    if (idle && Number(idle.c[dev].v) > 0) {
+      const titles = await page.$$eval('[data-chart="device-type"] title', (t) => t.map((x) => x.textContent));
+      const slice = titles.find((x) => x.startsWith('IDLE:'));
+      const want = `${(Number(idle.c[dev].v) * 100).toFixed(1)}%`;
+      // A share too small for the ten largest slices is inside "Other".
+      if (slice || Number(idle.c[dev].v) >= 0.05) assert(slice && slice.endsWith(`(${want})`), `device IDLE slice "${slice}", table says ${want}`);
+      else assert(titles.some((x) => x.startsWith('Other:')), `device IDLE (${want}) is neither a slice nor in "Other"`);
+    }
+    const perSide = (side) => withIdle.rows.filter((r) => new RegExp(side, 'i').test(String(r.c[hd]?.v))).length;
+    const capShown = await page.$('#op-cap') !== null;
+    assert(capShown === (perSide('device') >= 500 || perSide('host') >= 500), `op cap note shown=${capShown} with ${perSide('device')} device / ${perSide('host')} host rows`);
+    const header = (await page.$('#op-stats-header')) ? await page.textContent('#op-stats-header') : '';
+    assert(!/Architecture: Unknown/.test(header), `header says "${header}"`);
+    if (withIdle.p?.task_type) assert(header.includes(withIdle.p.task_type), 'task type not shown');
+    // Filtering "Conv2D" keeps exactly the rows whose text (type, name, …) contains it.
+    const textCols = withIdle.cols.map((c, i) => (c.type === 'number' ? -1 : i)).filter((i) => i >= 0);
+    const matching = (needle) => withIdle.rows.filter((r) => textCols.some((i) => String(r.c[i]?.f ?? r.c[i]?.v ?? '').toLowerCase().includes(needle.toLowerCase()))).length;
+    for (const needle of ['Conv2D', String(withIdle.rows[0]?.c[col(withIdle, 'operation')]?.v ?? '')]) {
+      if (!needle) continue;
+      await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', needle);
+      const shown = Number(await page.getAttribute('.grid-wrap[data-grid="op-stats"] .grid-status', 'data-matching'));
+      assert(shown === matching(needle), `filter "${needle}" shows ${shown} rows, ${matching(needle)} match`);
+    }
+    await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', '');
     await page.click('#include-idle');
     if (withoutIdle.rows.length) assert(await gridRows(page, 'op-stats') === withoutIdle.rows.length, 'op rows (without idle) differ');
     const slices = await page.$$eval('[data-chart] .slice, [data-chart] circle', (s) => s.length);
     if (withIdle.rows.length) assert(slices > 0, 'no pie slices drawn');
-    // Filter on an op name; every remaining row must contain it.
-    const opCol = col(withIdle, 'operation');
-    const name = String(withoutIdle.rows[0]?.c[opCol]?.v ?? '');
-    if (name) {
-      await page.fill('.grid-wrap[data-grid="op-stats"] .grid-filter', name);
-      const rows = await gridRows(page, 'op-stats');
-      const shown = Number((await page.textContent('.grid-wrap[data-grid="op-stats"] .grid-status')).split(' ')[0].replace(/,/g, ''));
-      assert(shown >= 1 && shown <= rows, `filter on ${name} shows ${shown} rows`);
-    }
     const href = await page.getAttribute('#csv-export', 'href');
     assert(href && href.includes('data_csv') && href.includes(`tag=${encodeURIComponent(tool)}`), `CSV link wrong: ${href}`);
     const csv = await api('data_csv', { run, tag: tool, host });
     assert(csv.status === 200 && csv.text.split('\n')[0].includes(withIdle.cols[0].label), `data_csv answered ${csv.status}`);
   },
 
-  async kernel_stats({ page, data, assert }) {
+  async kernel_stats({ page, data, assert, api, run, tool, host }) {
     const t = isTable(data) ? data : table(data, 0);
     if (!isTable(t) || t.rows.length === 0) return;
     assert(await gridRows(page, 'kernels') === t.rows.length, 'kernel row count differs');
-    const ki = col(t, 'kernel_name'), di = col(t, 'total_duration_us');
+    await checkDrawnRows(page, 'kernels', t.rows.length, assert);
+    const ki = col(t, 'kernel_name'), oi = col(t, 'op_name'), di = col(t, 'total_duration_us');
     const top = t.rows.slice().sort((a, b) => Number(b.c[di]?.v) - Number(a.c[di]?.v))[0];
     const chartText = await page.textContent('[data-chart="top-kernels"]');
-    assert(chartText.includes(String(top.c[ki].v).slice(0, 40)), 'top kernel missing from chart');
+    assert(chartText.includes(String(top.c[ki].v)), 'top kernel missing from chart');
     const headers = await page.$$eval('.grid-wrap[data-grid="kernels"] th', (h) => h.map((x) => x.getAttribute('data-col')));
     for (const id of ['is_op_tensor_core_eligible', 'is_kernel_using_tensor_core']) {
       if (col(t, id) >= 0) assert(headers.includes(id), `TensorCore column ${id} missing`);
     }
+    // xprof's two filters: kernel name and op name, each over its own column.
+    for (const [id, ci] of [['kernel_name', ki], ['op_name', oi]]) {
+      const needle = String(top.c[ci]?.v ?? '').slice(-12);
+      if (!needle) continue;
+      await page.fill(`.grid-wrap[data-grid="kernels"] [data-filter-col="${id}"]`, needle);
+      const shown = Number(await page.getAttribute('.grid-wrap[data-grid="kernels"] .grid-status', 'data-matching'));
+      const want = t.rows.filter((r) => String(r.c[ci]?.v ?? '').toLowerCase().includes(needle.toLowerCase())).length;
+      assert(shown === want, `${id} filter "${needle}": ${shown} rows shown, ${want} match`);
+      await page.fill(`.grid-wrap[data-grid="kernels"] [data-filter-col="${id}"]`, '');
+    }
+    // A long name is cut in the middle, whole on hover and in its copy action.
+    const long = t.rows.map((r) => String(r.c[ki]?.v ?? '')).find((x) => x.length > 64);
+    if (long) {
+      const cell = await page.$eval(`.grid-wrap[data-grid="kernels"] .long-text[title="${long}"]`, (e) => ({ text: e.textContent,
+        copy: e.parentElement.querySelector('.copy-button')?.dataset.copy })).catch(() => null);
+      assert(cell && cell.text.includes('…') && cell.text.length <= 64 && cell.copy === long, `long kernel name cell: ${JSON.stringify(cell)}`);
+      const [s0, s1] = cell.text.split('…');
+      assert(long.startsWith(s0) && long.endsWith(s1), 'the shortened name is not the head and tail of the name');
+    }
+    const href = await page.getAttribute('#csv-export', 'href');
+    assert(href && href.includes('data_csv') && href.includes(`tag=${encodeURIComponent(tool)}`), `CSV link wrong: ${href}`);
+    const csv = await api('data_csv', { run, tag: tool, host });
+    assert(csv.status === 200 && csv.text.split('\n').length - 1 >= t.rows.length, `data_csv answered ${csv.status}`);
   },
 
   async memory_profile({ page, data, assert }) {
     const ids = data.memoryIds?.length ? data.memoryIds : Object.keys(data.memoryProfilePerAllocator ?? {});
     const a = data.memoryProfilePerAllocator?.[ids[0]];
     if (!a) return;
-    const text = await pageText(page);
-    const gib = (b) => `${(Number(b) / 1024 ** 3).toFixed(2)} GiB`;
-    const peak = a.profileSummary?.peakBytesUsageLifetime;
-    if (peak !== undefined && Number(peak) >= 1024 ** 3) assert(text.includes(gib(peak)), `peak heap ${gib(peak)} not shown`);
+    // Sizes in binary units with two decimals, bytes below 1 KiB.
+    const bytes = (v) => { let x = Number(v), i = 0; const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB']; while (Math.abs(x) >= 1024 && i < 4) { x /= 1024; i++; } return `${x.toFixed(i ? 2 : 0)} ${u[i]}`; };
+    const summary = a.profileSummary ?? {};
+    for (const [key, v] of [['peakBytesUsageLifetime', summary.peakBytesUsageLifetime], ['peakBytesInUse', summary.peakStats?.peakBytesInUse],
+      ['heapAllocatedBytes', summary.peakStats?.heapAllocatedBytes], ['memoryCapacity', summary.memoryCapacity]]) {
+      if (v === undefined) continue;
+      const c = await statCard(page, key);
+      assert(c && c.value === bytes(v), `${key}: shown ${c?.value}, served ${v} (${bytes(v)})`);
+    }
     const snaps = a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots ?? [];
-    if (snaps.length) assert(await page.$('[data-chart="memory-timeline"] path.line') !== null, 'no timeline lines');
-    const live = (a.activeAllocations ?? []).filter((x) => (Number(x.snapshotIndex) >= 0 && a.memoryProfileSnapshots?.[Number(x.snapshotIndex)])
-      || (Number(x.snapshotIndex) < 0 && Number(x.specialIndex) >= 0 && a.specialAllocations?.[Number(x.specialIndex)]));
-    if (live.length) assert(await gridRows(page, 'memory-breakdown') === live.length, 'breakdown row count differs');
+    if (snaps.length) {
+      const box = '.memory-timeline';
+      assert(Number(await page.getAttribute(box, 'data-points')) === snaps.length, 'timeline point count differs');
+      // The axis fits heap + stack in use, not the capacity.
+      const used = snaps.map((x) => Number(x.aggregationStats?.heapAllocatedBytes ?? 0) + Number(x.aggregationStats?.stackReservedBytes ?? 0));
+      const maxUsed = Math.max(...used);
+      const unit = maxUsed >= 1024 ** 3 ? 1024 ** 3 : 1024 ** 2;
+      assert(await page.getAttribute(box, 'data-unit') === (unit === 1024 ** 3 ? 'GiB' : 'MiB'), 'timeline unit');
+      const ticks = await page.$$eval('[data-chart="memory-timeline"] text.axis', (t) => t.map((x) => ({ x: Number(x.getAttribute('x')), v: Number(x.textContent.replace(/,/g, '')) })));
+      const leftTop = Math.max(...ticks.filter((t) => t.x < 70 && Number.isFinite(t.v)).map((t) => t.v));
+      if (maxUsed > 0) assert(leftTop >= maxUsed / unit - 1e-9 && leftTop <= 1.5 * maxUsed / unit, `axis top ${leftTop} for data max ${maxUsed / unit}`);
+      // Drag across the middle half zooms in; a click shows the nearest snapshot's numbers.
+      const r = await (await page.$('[data-chart="memory-timeline"] .drag-area')).boundingBox();
+      if (snaps.length > 4) {
+        await page.mouse.move(r.x + r.width * 0.25, r.y + r.height / 2); await page.mouse.down();
+        await page.mouse.move(r.x + r.width * 0.75, r.y + r.height / 2, { steps: 4 }); await page.mouse.up();
+        const zoomed = Number(await page.getAttribute(box, 'data-points'));
+        assert(zoomed > 0 && zoomed < snaps.length, `drag zoom kept ${zoomed} of ${snaps.length} points`);
+        await page.click('#memory-zoom-reset');
+        assert(Number(await page.getAttribute(box, 'data-points')) === snaps.length, 'reset zoom');
+      }
+      const r2 = await (await page.$('[data-chart="memory-timeline"] .drag-area')).boundingBox();
+      await page.mouse.click(r2.x + r2.width * 0.5, r2.y + r2.height / 2);
+      const title = await page.textContent('#snapshot-details h3');
+      const t = Number(/at ([\d.,]+) ms/.exec(title)?.[1].replace(/,/g, ''));
+      const snap = snaps.find((x) => Math.abs(Number(x.timeOffsetPs) / 1e9 - t) < 1e-6);
+      assert(snap, `clicked snapshot at ${t} ms is not a served snapshot`);
+      const details = await page.textContent('#snapshot-details');
+      assert(details.includes(bytes(snap.aggregationStats.heapAllocatedBytes)), `snapshot heap ${bytes(snap.aggregationStats.heapAllocatedBytes)} not shown`);
+    }
+    const live = (a.activeAllocations ?? []).map((x) => (Number(x.snapshotIndex) >= 0 ? a.memoryProfileSnapshots?.[Number(x.snapshotIndex)]?.activityMetadata
+      : Number(x.specialIndex) >= 0 ? a.specialAllocations?.[Number(x.specialIndex)] : null))
+      .filter((m) => m && (Number(m.allocationBytes) > 0 || Number(m.requestedBytes) > 0));
+    if (live.length) {
+      assert(await gridRows(page, 'memory-breakdown') === live.length, 'breakdown row count differs');
+      const cells = await page.$$eval('.grid-wrap[data-grid="memory-breakdown"] td', (t) => t.map((x) => x.textContent));
+      assert(!cells.some((c) => /INVALID|^0\.0000/.test(c)), 'breakdown shows INVALID or 0.0000 cells');
+      const biggest = live.map((m) => Number(m.allocationBytes)).sort((x, y) => y - x)[0];
+      assert(cells.includes(bytes(biggest)), `largest allocation ${bytes(biggest)} not shown`);
+    }
+    if (data.hloModules?.length) assert(await gridRows(page, 'hlo-modules') === data.hloModules.length, 'HLO module row count differs');
   },
 
   async tf_data_bottleneck_analysis({ page, data, assert }) {
@@ -143,11 +434,43 @@ export const checks = {
   async pod_viewer({ page, data, assert }) {
     const steps = data.podStatsSequence?.podStatsMap ?? [];
     if (!steps.length) return;
-    const cores = Object.keys(steps[0].podStatsPerCore ?? {});
+    const last = steps.length - 1;
+    // The slider picks the step; every figure below is that step's.
+    await page.$eval('#step-slider', (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }, last);
+    const step = steps[last];
+    assert((await page.textContent('#step-label')).startsWith(`step ${step.stepNum ?? last}`), 'step label does not follow the slider');
+    const cores = Object.values(step.podStatsPerCore ?? {});
     assert(await gridRows(page, 'pod-cores') === cores.length, 'core row count differs');
-    const hosts = new Set(Object.values(steps[0].podStatsPerCore ?? {}).map((c) => c.hostName ?? 'unknown'));
+    const hosts = [...new Set(cores.map((c) => c.hostName ?? 'unknown'))];
     const labels = await page.$$eval('[data-chart="pod-hosts"] text.axis', (t) => t.map((x) => x.textContent));
     for (const h of hosts) assert(labels.includes(h), `host ${h} missing from chart`);
+    // Each host's column is its cores' mean step time (or the breakdown, where that is larger).
+    const bars = await page.$$eval('[data-chart="pod-hosts"] rect.bar', (r) => r.map((x) => ({ host: x.dataset.category, v: Number(x.dataset.value) })));
+    const parts = (c) => Object.entries(c).filter(([k, v]) => k === 'stepBreakdownUs' || (/Us$/.test(k) && k !== 'totalDurationUs' && typeof v === 'number'))
+      .reduce((acc, [k, v]) => acc + (k === 'stepBreakdownUs' ? Object.values(v).reduce((x, y) => x + Number(y), 0) : Number(v)), 0);
+    for (const h of hosts) {
+      const mine = cores.filter((c) => (c.hostName ?? 'unknown') === h);
+      const total = mine.reduce((acc, c) => acc + Number(c.totalDurationUs ?? 0), 0) / mine.length / 1000;
+      const breakdown = (data.stepBreakdownEvents?.length ? mine.reduce((acc, c) => acc + Object.values(c.stepBreakdownUs ?? {}).reduce((x, y) => x + Number(y), 0), 0)
+        : mine.reduce((acc, c) => acc + parts(c), 0)) / mine.length / 1000;
+      const drawn = bars.filter((b) => b.host === h).reduce((acc, b) => acc + b.v, 0);
+      const want = Math.max(total, breakdown);
+      assert(Math.abs(drawn - want) <= 1e-6 * Math.max(1, want), `host ${h}: column ${drawn} ms, step ${want} ms`);
+    }
+    if (step.allReduceOpDb?.length) assert(await gridRows(page, 'pod-all-reduce') === step.allReduceOpDb.length, 'all-reduce row count differs');
+    if (step.channelDb?.length) assert(await gridRows(page, 'pod-channels') === step.channelDb.length, 'channel row count differs');
+    else assert((await pageText(page)).includes('no send/recv channels'), 'no channels, not said');
+    const t = data.runEnvironment?.topology;
+    if (Number(t?.xDimension) > 0 && Number(t?.yDimension) > 0) {
+      const chips = await page.$$eval('[data-chart="pod-topology"] g.chip', (g) => g.map((x) => ({ chip: Number(x.dataset.chip), us: x.dataset.stepUs })));
+      assert(chips.length === Number(t.xDimension) * Number(t.yDimension), `${chips.length} chips drawn for a ${t.xDimension}×${t.yDimension} topology`);
+      for (const c of chips) {
+        const mine = cores.filter((x) => Number(x.chipId) === c.chip);
+        if (!mine.length) { assert(c.us === '', `chip ${c.chip} has no cores but shows ${c.us}`); continue; }
+        const want = mine.reduce((acc, x) => acc + Number(x.totalDurationUs), 0) / mine.length;
+        assert(Math.abs(Number(c.us) - want) < 1e-6 * want, `chip ${c.chip}: ${c.us} µs shown, ${want} served`);
+      }
+    }
   },
 
   async trace_viewer({ page, assert, dataRequests, tool }) {
@@ -171,10 +494,16 @@ export const checks = {
         .catch(() => { throw new Error('the selected event is not drawn'); });
       const box = await page.evaluate(() => { const c = document.querySelector('.trace-canvas'); return { x: Number(c.dataset.selectedX), y: Number(c.dataset.selectedY) }; });
       assert(Number.isFinite(box.x) && Number.isFinite(box.y), 'selected event has no position');
+      // Start and duration to the nanosecond, in units: the served ts and dur of an event of that name.
+      const shownStart = toUs(await detailValue(page, 'Start')), shownDur = toUs(await detailValue(page, 'Duration'));
+      const same = (json.traceEvents ?? []).filter((e) => e.name === ev.name && e.ph === 'X');
+      assert(same.some((e) => Math.abs(e.ts - shownStart) < 5e-4 && Math.abs(e.dur - shownDur) < 5e-4),
+        `details show start ${shownStart} µs, duration ${shownDur} µs; no served ${ev.name} has them`);
       await page.fill('#trace-search', '');
       await page.mouse.click(box.x, box.y);
       const again = await page.textContent('#trace-details');
       assert(again.includes('Duration'), 'clicking an event shows no details');
+      await checkTraceKeys(page, json, assert);
     }
     // Ctrl+wheel over the timeline zooms in around the mouse.
     await page.click('#trace-reset');
@@ -186,6 +515,8 @@ export const checks = {
     await page.mouse.wheel(0, -600);
     await page.keyboard.up('Control');
     await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
+    await checkBoxSelect(page, json, assert);
+    await checkFollowFlow(page, json, assert, first);
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
     streamingSeen.count++;
     // Whole-trace search through the server: the match count is the server's.
@@ -229,5 +560,17 @@ export const checks = {
     const v0 = new URL(page.url()).searchParams.get('view_start');
     for (let i = 0; i < 3; i++) await page.keyboard.press('d');
     await page.waitForFunction((old) => new URL(location.href).searchParams.get('view_start') !== old, v0);
+    // A deep link to this narrow window loads the window's detail at once, without any input.
+    await page.waitForTimeout(300);
+    const link = page.url();
+    const fresh = await page.context().newPage();
+    const windowRequests = [];
+    fresh.on('request', (r) => { if (/[?&]start_time_ms=/.test(r.url())) windowRequests.push(r.url()); });
+    await fresh.goto(link, { waitUntil: 'load' });
+    await fresh.waitForSelector('.page[data-windows-loaded]', { timeout: 60000 }).catch(() => { throw new Error(`deep link ${link} loaded no window`); });
+    const q = new URL(link).searchParams, w0 = new URL(windowRequests[0]).searchParams;
+    assert(Number(w0.get('start_time_ms')) <= Number(q.get('view_start')) && Number(w0.get('end_time_ms')) >= Number(q.get('view_end')),
+      `deep-link window ${w0.get('start_time_ms')}–${w0.get('end_time_ms')} does not cover the view ${q.get('view_start')}–${q.get('view_end')}`);
+    await fresh.close();
   },
 };

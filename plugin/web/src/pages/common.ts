@@ -3,9 +3,22 @@ import { el } from '../dom';
 import { DataTable, colIndex, cellText, num, cellValue } from '../datatable';
 import { stackedColumns, INPUT_RED, PALETTE, Series } from '../charts';
 
-export function card(label: string, value: string, note = ''): HTMLElement {
-  return el('div', { class: 'stat-card', 'data-stat': label }, el('div', { class: 'stat-label' }, label),
-    el('div', { class: 'stat-value' }, value || '—'), note ? el('div', { class: 'stat-note' }, note) : null);
+export interface CardOptions {
+  key?: string;       // the server property the value comes from (data-key, for tests and tooling)
+  tooltip?: string;   // what the figure means
+  unknown?: string;   // why the value is unknown; shown as "—" with this as its tooltip
+}
+
+// A figure with its label. An empty value is unknown: "—" with a tooltip saying why, never 0.
+export function card(label: string, value: string, note = '', opts: CardOptions = {}): HTMLElement {
+  const unknown = !value || opts.unknown !== undefined;
+  const box = el('div', { class: unknown ? 'stat-card unknown' : 'stat-card', 'data-stat': label },
+    el('div', { class: 'stat-label' }, label),
+    el('div', { class: 'stat-value', ...(unknown ? { title: opts.unknown ?? 'The server did not report this figure.' } : {}) }, unknown ? '—' : value),
+    note && !unknown ? el('div', { class: 'stat-note' }, note) : null);
+  if (opts.key) box.setAttribute('data-key', opts.key);
+  if (opts.tooltip) box.title = opts.tooltip;
+  return box;
 }
 
 export function cards(...items: HTMLElement[]): HTMLElement {
@@ -31,7 +44,7 @@ export function stepSeries(t: DataTable): { steps: string[]; series: Series[] } 
     const c = colIndex(t, id);
     const label = t.cols[c].label || id;
     const color = isInputColumn(id) ? INPUT_REDS[red++ % INPUT_REDS.length] : PALETTE[other++ % PALETTE.length];
-    return { name: label, color, values: t.rows.map((_, r) => num(cellValue(t, r, c))) };
+    return { name: label, id, color, values: t.rows.map((_, r) => num(cellValue(t, r, c))) };
   });
   return { steps, series };
 }

@@ -39,12 +39,15 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
     sp.output_conclusion ? el('p', {}, safeHtml(sp.output_conclusion)) : null));
 
   if (steps) {
-    const stat = (k: string) => (sp[k] !== undefined ? `${sp[k]} ms` : '—');
-    const stats = cards(card('Average step time', stat('steptime_ms_average')), card('Standard deviation', stat('steptime_ms_standard_deviation')),
-      card('Minimum', stat('steptime_ms_minimum')), card('Maximum', stat('steptime_ms_maximum')));
+    // Without steps the server's 0.0 figures mean "unknown".
+    const noSteps = steps.rows.length === 0 ? 'No steps were found in this profile (no step marker), so the step time is unknown.' : undefined;
+    const stat = (k: string, label: string, unit: string) =>
+      card(label, sp[k] !== undefined ? `${sp[k]}${unit}` : '', '', { key: k, unknown: noSteps });
+    const stats = cards(stat('steptime_ms_average', 'Average step time', ' ms'), stat('steptime_ms_standard_deviation', 'Standard deviation', ' ms'),
+      stat('steptime_ms_minimum', 'Minimum', ' ms'), stat('steptime_ms_maximum', 'Maximum', ' ms'));
     const infeed = sp.infeed_percent_average !== undefined
-      ? cards(card('Input wait (avg)', `${sp.infeed_percent_average}%`), card('Input wait (σ)', `${sp.infeed_percent_standard_deviation ?? '—'}%`),
-        card('Input wait (min)', `${sp.infeed_percent_minimum ?? '—'}%`), card('Input wait (max)', `${sp.infeed_percent_maximum ?? '—'}%`))
+      ? cards(stat('infeed_percent_average', 'Input wait (avg)', '%'), stat('infeed_percent_standard_deviation', 'Input wait (σ)', '%'),
+        stat('infeed_percent_minimum', 'Input wait (min)', '%'), stat('infeed_percent_maximum', 'Input wait (max)', '%'))
       : null;
     root.appendChild(section('Device-side: step time', stepChart(steps, 'input-steps'), stats, infeed));
   }

@@ -16,11 +16,13 @@ interface Allocator {
   activeAllocations?: { snapshotIndex?: string; specialIndex?: string; numOccurrences?: string }[];
   specialAllocations?: Activity[]; numAllocations?: string | number; numDeallocations?: string | number;
 }
-interface MemoryProfile { memoryIds?: string[]; memoryProfilePerAllocator?: Record<string, Allocator>; numHosts?: number }
+interface HloModule { name?: string; startTimePs?: string; endTimePs?: string; id?: string; planeName?: string }
+interface MemoryProfile { memoryIds?: string[]; memoryProfilePerAllocator?: Record<string, Allocator>; numHosts?: number; hloModules?: HloModule[] }
 
 type Row = Activity & { occurrences: number };
 const n = (v: string | number | undefined) => (v === undefined ? NaN : Number(v));
-const GIB = 1024 ** 3;
+const MIB = 1024 ** 2, GIB = 1024 ** 3;
+const NOT_RECORDED = 'not recorded in the profile';
 
 export async function renderMemoryProfile(ctx: PageContext): Promise<void> {
   const data = await ctx.load<MemoryProfile>();
@@ -33,6 +35,13 @@ export async function renderMemoryProfile(ctx: PageContext): Promise<void> {
   const draw = () => { clear(body); drawAllocator(body, per[picker.value]); };
   picker.addEventListener('change', draw);
   draw();
+  if (data.hloModules?.length) ctx.root.appendChild(section('HLO modules', hloModules(data.hloModules)));
+}
+
+// Sizes in the unit that fits: bytes, KiB, MiB, GiB.
+function size(v: string | undefined): string {
+  const b = n(v);
+  return Number.isFinite(b) ? fmtBytes(b) : '';
 }
 
 function drawAllocator(root: HTMLElement, a: Allocator): void {
@@ -40,47 +49,102 @@ function drawAllocator(root: HTMLElement, a: Allocator): void {
   const peak = s.peakStats ?? {};
   const peakMs = n(s.peakStatsTimePs) / 1e9;
   const summary = [
-    card('Peak heap usage (lifetime)', fmtBytes(n(s.peakBytesUsageLifetime))),
-    card('Peak memory in use', fmtBytes(n(peak.peakBytesInUse)), Number.isFinite(peakMs) ? `at ${fmtNum(peakMs, 3)} ms` : ''),
-    card('Stack reserved at peak', fmtBytes(n(peak.stackReservedBytes))),
-    card('Heap allocated at peak', fmtBytes(n(peak.heapAllocatedBytes))),
-    card('Free memory at peak', fmtBytes(n(peak.freeMemoryBytes))),
-    card('Fragmentation at peak', `${fmtNum((peak.fragmentation ?? 0) * 100, 2)}%`),
-    card('Memory capacity', fmtBytes(n(s.memoryCapacity))),
+    card('Peak heap usage (lifetime)', size(s.peakBytesUsageLifetime), '', { key: 'peakBytesUsageLifetime' }),
+    card('Peak memory in use', size(peak.peakBytesInUse), Number.isFinite(peakMs) ? `at ${fmtNum(peakMs, 3)} ms` : '', { key: 'peakBytesInUse' }),
+    card('Stack reserved at peak', size(peak.stackReservedBytes), '', { key: 'stackReservedBytes' }),
+    card('Heap allocated at peak', size(peak.heapAllocatedBytes), '', { key: 'heapAllocatedBytes' }),
+    card('Free memory at peak', size(peak.freeMemoryBytes), '', { key: 'freeMemoryBytes' }),
+    card('Fragmentation at peak', peak.fragmentation === undefined ? '' : `${fmtNum(peak.fragmentation * 100, 2)}%`, 'lower is better', { key: 'fragmentation' }),
+    card('Memory capacity', size(s.memoryCapacity), '', { key: 'memoryCapacity' }),
   ];
-  if (a.numAllocations !== undefined) summary.push(card('Allocations', fmtNum(n(a.numAllocations))));
-  if (a.numDeallocations !== undefined) summary.push(card('Deallocations', fmtNum(n(a.numDeallocations))));
+  const counts = a.numAllocations !== undefined || a.numDeallocations !== undefined;
+  summary.push(card('Allocations', a.numAllocations === undefined ? '' : fmtNum(n(a.numAllocations)), '', { key: 'numAllocations',
+    unknown: counts ? undefined : 'The server does not send allocation counts for this memory.' }));
+  summary.push(card('Deallocations', a.numDeallocations === undefined ? '' : fmtNum(n(a.numDeallocations)), '', { key: 'numDeallocations',
+    unknown: counts ? undefined : 'The server does not send deallocation counts for this memory.' }));
   root.appendChild(section('Memory profile summary', cards(...summary)));
 
   const snaps = (a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots) ?? [];
   if (snaps.length === 0) root.appendChild(section('Memory timeline', message('empty', 'No snapshots recorded for this memory.')));
-  else {
-    const xs = snaps.map((x) => n(x.timeOffsetPs) / 1e9);
-    const stat = (k: keyof Stats) => snaps.map((x) => n(x.aggregationStats?.[k] as string | undefined) / GIB);
-    root.appendChild(section('Memory timeline', lines(xs, [
-      { name: 'Heap allocated (GiB)', values: stat('heapAllocatedBytes') },
-      { name: 'Stack reserved (GiB)', values: stat('stackReservedBytes') },
-      { name: 'Free memory (GiB)', values: stat('freeMemoryBytes') },
-      { name: 'Fragmentation (%)', values: snaps.map((x) => (x.aggregationStats?.fragmentation ?? 0) * 100), axis: 'right' },
-    ], { xLabel: 'time (ms)', yLabel: 'GiB', y2Label: 'fragmentation %', marker: peakMs, name: 'memory-timeline' })));
-  }
+  else root.appendChild(section('Memory timeline', timeline(snaps, peakMs)));
 
   // Allocations live at the peak: active allocations point either at a snapshot or at a special allocation.
   const rows: Row[] = [];
   for (const act of a.activeAllocations ?? []) {
     const si = n(act.snapshotIndex), sp = n(act.specialIndex);
     const meta = si >= 0 ? a.memoryProfileSnapshots?.[si]?.activityMetadata : sp >= 0 ? a.specialAllocations?.[sp] : undefined;
-    if (meta) rows.push({ ...meta, occurrences: n(act.numOccurrences) || 1 });
+    if (meta && (n(meta.allocationBytes) > 0 || n(meta.requestedBytes) > 0)) rows.push({ ...meta, occurrences: n(act.numOccurrences) || 1 });
   }
-  const gib = (v: string | undefined) => n(v) / GIB;
+  // Fields the profiler left empty (JAX allocations carry no op or tensor) read "—", not blank or "INVALID".
+  const text = (v: string | undefined) => (!v || v === 'INVALID' || v === 'unknown' ? el('span', { class: 'unknown', title: v ? `${v}: ${NOT_RECORDED}` : NOT_RECORDED }, '—') : v);
   const grid = new DataGrid([
-    { id: 'op', label: 'Op Name', value: (r) => r.tfOpName ?? '' },
-    { id: 'alloc', label: 'Allocation Size (GiBs)', numeric: true, value: (r) => gib(r.allocationBytes), render: (r) => gib(r.allocationBytes).toFixed(4) },
-    { id: 'req', label: 'Requested Size (GiBs)', numeric: true, value: (r) => gib(r.requestedBytes), render: (r) => gib(r.requestedBytes).toFixed(4) },
+    { id: 'op', label: 'Op Name', value: (r) => r.tfOpName ?? '', render: (r) => text(r.tfOpName), longText: true },
+    { id: 'alloc', label: 'Allocation Size', numeric: true, value: (r) => n(r.allocationBytes), render: (r) => size(r.allocationBytes) },
+    { id: 'req', label: 'Requested Size', numeric: true, value: (r) => n(r.requestedBytes), render: (r) => size(r.requestedBytes) },
     { id: 'occ', label: 'Occurrences', numeric: true, value: (r) => r.occurrences },
-    { id: 'region', label: 'Region type', value: (r) => r.regionType ?? '' },
-    { id: 'dtype', label: 'Data type', value: (r) => r.dataType ?? '' },
-    { id: 'shape', label: 'Shape', value: (r) => r.tensorShape ?? '' },
+    { id: 'region', label: 'Region type', value: (r) => r.regionType ?? '', render: (r) => text(r.regionType) },
+    { id: 'dtype', label: 'Data type', value: (r) => r.dataType ?? '', render: (r) => text(r.dataType) },
+    { id: 'shape', label: 'Shape', value: (r) => r.tensorShape ?? '', render: (r) => text(r.tensorShape) },
   ] as GridColumn<Row>[], rows, { initialSort: { id: 'alloc', desc: true }, name: 'memory-breakdown' });
   root.appendChild(section('Memory breakdown at peak', rows.length ? grid.root : message('empty', 'No allocations were live at the peak.')));
+}
+
+// Heap and stack in use over time on an axis fitted to them (free memory would scale it to the capacity);
+// fragmentation on its own 0–100% axis. Drag to zoom into a time range, click for a snapshot's details.
+function timeline(all: Snapshot[], peakMs: number): HTMLElement {
+  const box = el('div', { class: 'memory-timeline' });
+  const details = el('div', { class: 'snapshot-details', id: 'snapshot-details' }, el('p', { class: 'hint' },
+    'Drag across the chart to zoom into a time range; click a point for its allocation details.'));
+  const resetZoom = el('button', { id: 'memory-zoom-reset', disabled: '' }, 'Reset zoom');
+  let range: [number, number] | null = null;
+  let picked: number | undefined;
+  const ms = (x: Snapshot) => n(x.timeOffsetPs) / 1e9;
+  const draw = () => {
+    const snaps = range ? all.filter((x) => ms(x) >= range![0] && ms(x) <= range![1]) : all;
+    const used = (x: Snapshot) => n(x.aggregationStats?.heapAllocatedBytes) + n(x.aggregationStats?.stackReservedBytes);
+    const top = Math.max(0, ...snaps.map(used).filter(Number.isFinite));
+    const unit = top >= GIB ? { div: GIB, name: 'GiB' } : { div: MIB, name: 'MiB' };
+    const stat = (k: keyof Stats) => snaps.map((x) => n(x.aggregationStats?.[k] as string | undefined) / unit.div);
+    const chart = lines(snaps.map(ms), [
+      { name: `Heap allocated (${unit.name})`, values: stat('heapAllocatedBytes') },
+      { name: `Stack reserved (${unit.name})`, values: stat('stackReservedBytes') },
+      { name: `In use: heap + stack (${unit.name})`, values: snaps.map((x) => used(x) / unit.div) },
+      { name: 'Fragmentation (%)', values: snaps.map((x) => (x.aggregationStats?.fragmentation ?? NaN) * 100), axis: 'right', color: '#bab0ac' },
+    ], { xLabel: 'time (ms)', yLabel: unit.name, y2Label: 'fragmentation %', y2Max: 100, marker: peakMs, name: 'memory-timeline',
+      picked: picked === undefined ? undefined : snaps.indexOf(all[picked]),
+      onRange: (x0, x1) => { range = [x0, x1]; resetZoom.removeAttribute('disabled'); draw(); },
+      onPick: (i) => { picked = all.indexOf(snaps[i]); showSnapshot(details, snaps[i]); draw(); } });
+    clear(box);
+    box.append(chart);
+    box.setAttribute('data-points', String(snaps.length));
+    box.setAttribute('data-unit', unit.name);
+  };
+  resetZoom.addEventListener('click', () => { range = null; resetZoom.setAttribute('disabled', ''); draw(); });
+  draw();
+  return el('div', {}, el('div', { class: 'toolbar' }, resetZoom), box, details);
+}
+
+function showSnapshot(box: HTMLElement, s: Snapshot): void {
+  clear(box);
+  const st = s.aggregationStats ?? {}, act = s.activityMetadata ?? {};
+  const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v || '—'));
+  box.append(el('h3', {}, `Snapshot at ${(n(s.timeOffsetPs) / 1e9).toFixed(6)} ms`), el('table', { class: 'kv' },
+    row('Heap allocated', size(st.heapAllocatedBytes)), row('Stack reserved', size(st.stackReservedBytes)),
+    row('Free memory', size(st.freeMemoryBytes)),
+    row('Fragmentation', st.fragmentation === undefined ? '' : `${fmtNum(st.fragmentation * 100, 2)}%`),
+    row('Activity', act.memoryActivity ?? ''), row('Op name', act.tfOpName ?? ''),
+    row('Requested size', size(act.requestedBytes)), row('Allocation size', size(act.allocationBytes)),
+    row('Region type', act.regionType ?? ''), row('Data type', act.dataType === 'INVALID' ? '' : act.dataType ?? ''),
+    row('Shape', act.tensorShape ?? ''), row('Step id', act.stepId ?? ''), row('Address', act.address ?? '')));
+}
+
+function hloModules(mods: HloModule[]): HTMLElement {
+  const ms = (ps: string | undefined) => n(ps) / 1e9;
+  return new DataGrid([
+    { id: 'name', label: 'Module', value: (m) => m.name ?? '', longText: true },
+    { id: 'plane', label: 'Device', value: (m) => m.planeName ?? '' },
+    { id: 'start', label: 'Start (ms)', numeric: true, value: (m) => ms(m.startTimePs), render: (m) => ms(m.startTimePs).toFixed(6) },
+    { id: 'dur', label: 'Duration (ms)', numeric: true, value: (m) => ms(m.endTimePs) - ms(m.startTimePs),
+      render: (m) => (ms(m.endTimePs) - ms(m.startTimePs)).toFixed(6) },
+  ] as GridColumn<HloModule>[], mods, { initialSort: { id: 'start', desc: false }, name: 'hlo-modules' }).root;
 }

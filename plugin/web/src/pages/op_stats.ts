@@ -1,17 +1,29 @@
 import { el, section, message, clear } from '../dom';
 import { tableAt, DataTable, strings, numbers } from '../datatable';
-import { PageContext } from '../page';
+import { PageContext, csvButton } from '../page';
 import { pie } from '../charts';
-import { apiUrl } from '../api';
 import { gridFromDataTable } from '../table';
 
 const PERCENT_COLS = ['device_total_self_time_percent', 'device_cumulative_total_self_time_percent', 'host_total_self_time_percent',
   'host_cumulative_total_self_time_percent', 'Host_cumulative_total_self_time_percent', 'gpu_tensorcore_utilization'];
 
-function sumBy(keys: string[], values: number[], where: boolean[]): { name: string; value: number }[] {
+// The server lists at most this many operations on each side (device, host), as xprof does.
+const OP_CAP = 500;
+const NOT_LISTED = 'Not listed (beyond the op cap)';
+
+// Pie slices are the same fractions as the table's "Total self-time on Device/Host (%)" column, summed per key;
+// what the listed ops leave of 100% belongs to ops the server did not list.
+function shares(keys: string[], fractions: number[], where: boolean[]): { name: string; value: number }[] {
   const m = new Map<string, number>();
-  keys.forEach((k, i) => { if (where[i] && Number.isFinite(values[i])) m.set(k, (m.get(k) ?? 0) + values[i]); });
-  return Array.from(m, ([name, value]) => ({ name, value }));
+  let listed = 0;
+  keys.forEach((k, i) => {
+    if (!where[i] || !Number.isFinite(fractions[i])) return;
+    m.set(k, (m.get(k) ?? 0) + fractions[i]);
+    listed += fractions[i];
+  });
+  const out = Array.from(m, ([name, value]) => ({ name, value }));
+  if (out.length && listed < 0.9995) out.push({ name: NOT_LISTED, value: 1 - listed });
+  return out;
 }
 
 export async function renderOpStats(ctx: PageContext): Promise<void> {
@@ -21,27 +33,40 @@ export async function renderOpStats(ctx: PageContext): Promise<void> {
 
   const includeIdle = el('input', { type: 'checkbox', id: 'include-idle' });
   includeIdle.checked = true;
-  const csv = el('a', { class: 'button', id: 'csv-export', download: '',
-    href: apiUrl('data_csv', { run: ctx.sel.run, tag: ctx.sel.tool, host: ctx.sel.host }) }, 'Export as CSV');
-  const controls = el('div', { class: 'toolbar' }, el('label', {}, includeIdle, ' Include IDLE time in statistics'), csv);
+  const controls = el('div', { class: 'toolbar' }, el('label', {}, includeIdle, ' Include IDLE time in statistics'), csvButton(ctx.sel));
   const body = el('div');
   ctx.root.append(controls, body);
 
   const draw = (t: DataTable) => {
     clear(body);
     const where = strings(t, 'host_or_device');
-    const names = strings(t, 'operation'), types = strings(t, 'type'), self = numbers(t, 'total_self_time');
+    const names = strings(t, 'operation'), types = strings(t, 'type');
     const isHost = where.map((w) => /host/i.test(w)), isDevice = where.map((w) => /device/i.test(w));
+    const deviceShare = numbers(t, 'device_total_self_time_percent'), hostShare = numbers(t, 'host_total_self_time_percent');
     const p = t.p ?? {};
-    if (p.architecture_type || p.task_type) {
-      body.appendChild(el('p', { class: 'hint' }, `Architecture: ${p.architecture_type ?? 'unknown'} · Task: ${p.task_type ?? 'unknown'}`));
+    const header: (HTMLElement | string)[] = [];
+    // "Unknown" architecture says nothing; the task follows xprof's rule, which the tooltip spells out.
+    if (p.architecture_type && p.architecture_type !== 'Unknown') header.push(`Architecture: ${p.architecture_type}`);
+    if (p.task_type) {
+      header.push(el('span', { id: 'task-type', title: 'Classified as xprof does: Training when an op type starts with Apply or ResourceApply, '
+        + 'or an op name has a transpose( scope; otherwise Inference.' }, `Task (by op names): ${p.task_type}`));
+    }
+    if (header.length) body.appendChild(el('p', { class: 'hint', id: 'op-stats-header' }, ...header.flatMap((h, i) => (i ? [' · ', h] : [h]))));
+    // The cap applies before IDLE is taken out, so count on the table with IDLE.
+    const sides = strings(withIdle, 'host_or_device');
+    const deviceRows = sides.filter((w) => /device/i.test(w)).length, hostRows = sides.filter((w) => /host/i.test(w)).length;
+    const capped = [deviceRows >= OP_CAP ? 'device' : '', hostRows >= OP_CAP ? 'host' : ''].filter(Boolean);
+    if (capped.length) {
+      body.appendChild(el('p', { class: 'msg msg-info', id: 'op-cap' }, `The server lists at most ${OP_CAP} operations for each of the device and the host `
+        + `(as xprof does); this profile has more on the ${capped.join(' and the ')}, so the table stops at ${OP_CAP} there and the pies `
+        + `show the remaining share as "${NOT_LISTED}".`));
     }
     body.appendChild(section('Self-time distribution',
       el('div', { class: 'pies' },
-        pie('Device: self-time per op type', sumBy(types, self, isDevice), { name: 'device-type' }),
-        pie('Device: self-time per op', sumBy(names, self, isDevice), { name: 'device-op' }),
-        pie('Host: self-time per op type', sumBy(types, self, isHost), { name: 'host-type' }),
-        pie('Host: self-time per op', sumBy(names, self, isHost), { name: 'host-op' }))));
+        pie('Device: self-time per op type', shares(types, deviceShare, isDevice), { name: 'device-type' }),
+        pie('Device: self-time per op', shares(names, deviceShare, isDevice), { name: 'device-op' }),
+        pie('Host: self-time per op type', shares(types, hostShare, isHost), { name: 'host-type' }),
+        pie('Host: self-time per op', shares(names, hostShare, isHost), { name: 'host-op' }))));
     body.appendChild(section('Operations', t.rows.length
       ? gridFromDataTable(t, { percentCols: PERCENT_COLS, initialSort: { id: 'rank', desc: false }, name: 'op-stats', filterPlaceholder: 'Filter by op name, type or host/device…' }).root
       : message('empty', 'No operations were recorded.')));

@@ -1,18 +1,65 @@
 import { el, section, safeHtml, message } from '../dom';
 import { tableAt, propsAt, DataTable, strings } from '../datatable';
-import { PageContext } from '../page';
+import { PageContext, toolLink, baseToolName } from '../page';
 import { card, cards, stepChart } from './common';
 import { pie } from '../charts';
 import { gridFromDataTable } from '../table';
 
-const PERCENT_CARDS: [string, string][] = [
-  ['device_duty_cycle_percent', 'Device duty cycle'], ['device_idle_time_percent', 'Device idle time'],
-  ['host_idle_time_percent', 'Host idle time'], ['device_tf_op_percent', 'Device time in framework ops'],
-  ['host_tf_op_percent', 'Host time in framework ops'], ['mxu_utilization_percent', 'MXU / TensorCore utilization'],
-  ['flop_rate_utilization_relative_to_roofline', 'FLOP rate vs roofline'],
-  ['memory_bw_utilization_relative_to_hw_limit', 'Memory bandwidth vs limit'],
-  ['device_op_time_eager_percent', 'Device op time (eager)'], ['host_op_time_eager_percent', 'Host op time (eager)'],
+// The performance summary follows xprof's: the step time first, then either the TPU hardware figures (from the
+// analysis table) or the generic step-time breakdown (from the step table, keys *_ms_avg / *_ms_sdv), then
+// op placement, eager share and precision. A figure that does not describe the run's device is not shown.
+interface Figure { label: string; key: string; sdv?: string; unit?: string; better?: 'higher' | 'lower'; tooltip?: string }
+
+const GENERIC_BREAKDOWN: Figure[] = [
+  { label: 'All others time', key: 'other_time_ms_avg', sdv: 'other_time_ms_sdv', unit: 'ms' },
+  { label: 'Compilation time', key: 'compile_time_ms_avg', sdv: 'compile_time_ms_sdv', unit: 'ms' },
+  { label: 'Output time', key: 'outfeed_time_ms_avg', sdv: 'outfeed_time_ms_sdv', unit: 'ms' },
+  { label: 'Input time', key: 'infeed_time_ms_avg', sdv: 'infeed_time_ms_sdv', unit: 'ms' },
+  { label: 'Kernel launch time', key: 'kernel_launch_time_ms_avg', sdv: 'kernel_launch_time_ms_sdv', unit: 'ms' },
+  { label: 'Host compute time', key: 'host_compute_time_ms_avg', sdv: 'host_compute_time_ms_sdv', unit: 'ms' },
+  { label: 'Device collective communication time', key: 'device_collectives_time_ms_avg', sdv: 'device_collectives_time_ms_sdv', unit: 'ms' },
+  { label: 'Device to device time', key: 'device_to_device_time_ms_avg', sdv: 'device_to_device_time_ms_sdv', unit: 'ms' },
+  { label: 'Device compute time', key: 'device_compute_time_ms_avg', sdv: 'device_compute_time_ms_sdv', unit: 'ms' },
 ];
+
+// Older TPU step tables carry their own breakdown of the average step (xprof's children of "Average step time").
+const STEP_CHILDREN: Figure[] = [
+  { label: 'Idle', key: 'idle_ms_average', unit: 'ms' }, { label: 'Input', key: 'input_ms_average', unit: 'ms' },
+  { label: 'Compute', key: 'compute_ms_average', unit: 'ms' },
+  { label: 'TensorCore compute', key: 'tc_compute_ms_average', unit: 'ms' }, { label: 'TensorCore idle', key: 'tc_idle_ms_average', unit: 'ms' },
+  { label: 'TensorCore infeed', key: 'tc_infeed_ms_average', unit: 'ms' }, { label: 'TensorCore outfeed', key: 'tc_outfeed_ms_average', unit: 'ms' },
+  { label: 'SparseCore compute', key: 'scv0_compute_ms_average', unit: 'ms' }, { label: 'SparseCore infeed', key: 'scv0_infeed_ms_average', unit: 'ms' },
+  { label: 'Host transfer', key: 'host_transfer_ms_average', unit: 'ms' },
+];
+
+const TPU_FIGURES: Figure[] = [
+  { label: 'Utilization of TPU matrix units', key: 'mxu_utilization_percent', better: 'higher',
+    tooltip: 'FLOPS utilization measured by the hardware performance counters of the matrix units.' },
+  { label: "Compared to program's optimal FLOPS", key: 'flop_rate_utilization_relative_to_roofline', better: 'higher',
+    tooltip: "Performance compared to the program's optimal, given its mix of floating-point and memory operations (roofline)." },
+  { label: 'TPU duty cycle', key: 'device_duty_cycle_percent', better: 'higher', tooltip: 'Percentage of the device time that is busy.' },
+  { label: 'Memory bandwidth utilization', key: 'memory_bw_utilization_relative_to_hw_limit', better: 'higher',
+    tooltip: 'Percentage of the peak device memory bandwidth that is used.' },
+];
+
+const AFTER_FIGURES: Figure[] = [
+  { label: 'Framework ops on host', key: 'host_tf_op_percent', tooltip: 'Share of framework op executions placed on the host (generally desired to have more ops on the device).' },
+  { label: 'Framework ops on device', key: 'device_tf_op_percent', tooltip: 'Share of framework op executions placed on the device (generally desired to have more ops on the device).' },
+  { label: 'Host op time in eager mode', key: 'host_op_time_eager_percent', better: 'lower',
+    tooltip: 'Out of the op execution time on the host, excluding idle time, the share that used eager execution.' },
+  { label: 'Device op time in eager mode', key: 'device_op_time_eager_percent', better: 'lower',
+    tooltip: 'Out of the op execution time on the device, excluding idle time, the share that used eager execution.' },
+  { label: 'Host idle time', key: 'host_idle_time_percent', better: 'lower', tooltip: 'Share of the host time that is idle.' },
+  { label: 'Device idle time', key: 'device_idle_time_percent', better: 'lower', tooltip: 'Share of the device time that is idle.' },
+];
+
+function figureCard(f: Figure, p: Record<string, string>, unknown?: string): HTMLElement {
+  const v = p[f.key];
+  const sdv = f.sdv ? p[f.sdv] : undefined;
+  const notes = [sdv && sdv !== 'nan' ? `σ = ${sdv} ${f.unit ?? ''}`.trim() : '', f.better ? `${f.better} is better` : ''].filter(Boolean);
+  const value = v === undefined || v === '' ? '' : `${v}${f.unit ? ' ' + f.unit : ''}`;
+  return card(f.label, value, notes.join(' · '), { key: f.key, tooltip: f.tooltip, unknown: value ? unknown : unknown ?? 'The server did not report this figure.' });
+}
 
 export async function renderOverview(ctx: PageContext): Promise<void> {
   const data = await ctx.load<unknown[]>();
@@ -20,29 +67,35 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   const reco = tableAt(data, 3), recoP = propsAt(data, 3), diagnostics = tableAt(data, 6);
   const ap = propsAt(data, 0), sp = propsAt(data, 1);
   const root = ctx.root;
+  const isTpu = sp.hardware_type === 'TPU';
+  // A step table without rows means no step marker was found: every per-step figure is unknown, not 0.
+  const noSteps = steps !== null && steps.rows.length === 0 ? 'No steps were found in this profile (no step marker), so the step time is unknown.' : undefined;
 
   if (diagnostics && diagnostics.rows.length) root.appendChild(diagnosticsList(diagnostics));
 
   const summary: HTMLElement[] = [];
-  if (sp.steptime_ms_average !== undefined) {
-    summary.push(card('Average step time', `${sp.steptime_ms_average} ms`, sp.steptime_ms_standard_deviation !== undefined ? `σ ${sp.steptime_ms_standard_deviation} ms` : ''));
+  if (sp.steptime_ms_average !== undefined || steps) {
+    summary.push(figureCard({ label: 'Average step time', key: 'steptime_ms_average', sdv: 'steptime_ms_standard_deviation', unit: 'ms', better: 'lower',
+      tooltip: 'The step time averaged over all steps sampled.' }, sp, noSteps));
   }
-  for (const [k, v] of Object.entries(sp)) {
-    const m = /^(.*)_ms_average$/.exec(k);
-    if (m && k !== 'steptime_ms_average') summary.push(card(`${m[1].replace(/_/g, ' ')} (avg)`, `${v} ms`));
-  }
-  for (const [key, label] of PERCENT_CARDS) if (ap[key] !== undefined) summary.push(card(label, ap[key]));
-  root.appendChild(section('Performance summary', summary.length ? cards(...summary) : message('empty', 'The profile reports no summary figures.'),
+  for (const f of STEP_CHILDREN) if (sp[f.key] !== undefined) summary.push(figureCard(f, sp, noSteps));
+  // A utilization of exactly 0 on a device that was busy was not measured (no hardware counters in the profile).
+  const busy = 100 - Number.parseFloat(ap.device_idle_time_percent ?? '100');
+  const unmeasured = (key: string) => (Number.parseFloat(ap[key] ?? '') === 0 && busy > 0
+    ? `Not measured: the server reports ${ap[key]} although the device was busy ${busy.toFixed(1)}% of the time; the profile has no counters for this figure.`
+    : undefined);
+  const deviceFigures = isTpu ? TPU_FIGURES.filter((f) => ap[f.key] !== undefined).map((f) => figureCard(f, ap, unmeasured(f.key)))
+    : GENERIC_BREAKDOWN.filter((f) => sp[f.key] !== undefined).map((f) => figureCard(f, sp, noSteps));
+  for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined) deviceFigures.push(figureCard(f, ap));
+  root.appendChild(section('Performance summary', summary.length ? cards(...summary) : null,
+    deviceFigures.length ? cards(...deviceFigures) : null,
+    !summary.length && !deviceFigures.length ? message('empty', 'The profile reports no summary figures.') : null,
     ap.remark_text ? el('p', { class: 'remark' }, safeHtml(ap.remark_text)) : null));
 
   root.appendChild(section('Step-time graph', steps ? stepChart(steps, 'overview-steps') : message('empty', 'No step-time data.'),
-    el('p', { class: 'hint' }, 'Input-wait time is drawn in red.')));
+    steps && steps.rows.length ? el('p', { class: 'hint' }, 'Each column is one step, stacked by where its time went (milliseconds); input time is drawn in red.') : null));
 
-  const p16 = Number.parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = Number.parseFloat(ap.device_compute_32bit_percent ?? '');
-  root.appendChild(section('Device compute precision', Number.isFinite(p16) || Number.isFinite(p32)
-    ? el('div', { class: 'row' }, pie('Share of device compute time', [{ name: '16-bit', value: p16 || 0 }, { name: '32-bit', value: p32 || 0 }], { name: 'precision' }),
-      cards(card('16-bit compute', ap.device_compute_16bit_percent ?? '—'), card('32-bit compute', ap.device_compute_32bit_percent ?? '—')))
-    : message('empty', 'This profile does not report device compute precision.')));
+  root.appendChild(section('Device compute precision', precision(ap)));
 
   if (analysis) {
     root.appendChild(section('Top operations on the device', analysis.rows.length
@@ -51,7 +104,19 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   }
 
   root.appendChild(section('Run environment', runEnvironment(env, envTable)));
-  root.appendChild(section('Recommendation for next step', recommendation(recoP, reco)));
+  root.appendChild(section('Recommendation for next step', recommendation(recoP, reco, ctx)));
+}
+
+// 16/32-bit shares only mean something when some device compute time was classified by precision.
+function precision(ap: Record<string, string>): HTMLElement {
+  const p16 = Number.parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = Number.parseFloat(ap.device_compute_32bit_percent ?? '');
+  if (!(p16 > 0 || p32 > 0)) {
+    return message('empty', 'Unknown: no device compute time of this profile was classified as 16-bit or 32-bit.');
+  }
+  const f16: Figure = { label: '16-bit compute', key: 'device_compute_16bit_percent', tooltip: 'Share of the device compute time spent in 16-bit ops.' };
+  const f32: Figure = { label: '32-bit compute', key: 'device_compute_32bit_percent', tooltip: 'Share of the device compute time spent in 32-bit ops.' };
+  return el('div', { class: 'row' }, pie('Share of device compute time', [{ name: '16-bit', value: p16 || 0 }, { name: '32-bit', value: p32 || 0 }], { name: 'precision' }),
+    cards(figureCard(f16, ap), figureCard(f32, ap)));
 }
 
 function diagnosticsList(t: DataTable): HTMLElement {
@@ -60,29 +125,69 @@ function diagnosticsList(t: DataTable): HTMLElement {
 }
 
 function runEnvironment(p: Record<string, string>, t: DataTable | null): HTMLElement {
-  const labels: [string, string][] = [['host_count', 'Hosts'], ['task_count', 'Tasks'], ['device_type', 'Device type'],
-    ['device_core_count', 'Device cores'], ['is_training', 'Training']];
-  const items = labels.filter(([k]) => p[k] !== undefined).map(([k, l]) => card(l, p[k]));
+  const items: HTMLElement[] = [];
+  const plain: [string, string][] = [['host_count', 'Hosts'], ['task_count', 'Tasks'], ['device_type', 'Device type'], ['device_core_count', 'Device cores'],
+    ['batch_size', 'Batch size']];
+  for (const [k, l] of plain) if (p[k] !== undefined) items.push(card(l, p[k] === 'unknown' ? '' : p[k], '', { key: k }));
+  if (p.is_training !== undefined) {
+    // xprof marks a run as training only when one of its HLO modules has training ops; otherwise it reports false.
+    items.push(p.is_training === 'true' ? card('Training', 'yes', '', { key: 'is_training' })
+      : card('Training', 'not detected', '', { key: 'is_training',
+        tooltip: 'The server reports is_training=false: no HLO module of this profile was recognised as training. This does not prove the run was inference.' }));
+  }
+  // Legacy files write the epoch and 0 ms when the capture time was not recorded.
+  if (p.profile_time !== undefined) {
+    items.push(card('Profile start time', /^19(69|70)-/.test(p.profile_time) ? '' : p.profile_time, '', { key: 'profile_time',
+      unknown: /^19(69|70)-/.test(p.profile_time) ? `The profile records no capture time (it says ${p.profile_time}).` : undefined }));
+  }
+  if (p.profile_duration_ms !== undefined) {
+    const zero = Number(p.profile_duration_ms) === 0;
+    items.push(card('Profile duration', zero ? '' : `${p.profile_duration_ms} ms`, '', { key: 'profile_duration_ms',
+      unknown: zero ? 'The profile records no capture duration (it says 0 ms).' : undefined }));
+  }
   const box = el('div', {}, items.length ? cards(...items) : message('empty', 'No run environment recorded.'));
   if (t && t.rows.length) box.appendChild(gridFromDataTable(t, { name: 'hosts' }).root);
   return box;
 }
 
-function recommendation(p: Record<string, string>, t: DataTable | null): HTMLElement {
+// Tips name a tool first ("trace_viewer (look at …)"): such a tip is shown only when the run has that tool, as a link.
+export function tipTool(link: string): string | null {
+  const m = /^([a-z][a-z0-9_]*_[a-z0-9_]+) \(/.exec(link);
+  return m ? m[1] : null;
+}
+
+function recommendation(p: Record<string, string>, t: DataTable | null, ctx: PageContext): HTMLElement {
   const box = el('div', { class: 'recommendation' });
   if (p.bottleneck) box.appendChild(el('p', {}, el('b', {}, 'Bottleneck: '), p.bottleneck));
-  for (const key of ['statement', 'device_collectives_statement', 'kernel_launch_statement', 'all_other_statement', 'precision_statement']) {
+  for (const key of ['statement', 'device_collectives_statement', 'kernel_launch_statement', 'all_other_statement', 'precision_statement',
+    'eager_statement_html', 'tf_function_statement_html', 'outside_compilation_statement_html']) {
     if (p[key]) box.appendChild(el('p', {}, safeHtml(p[key])));
   }
+  const missing = new Set<string>();
   if (t && t.rows.length) {
     const types = strings(t, 'tip_type'), links = strings(t, 'link'), desc = strings(t, 'description');
     const groups = new Map<string, HTMLElement>();
     types.forEach((type, i) => {
-      if (!groups.has(type)) groups.set(type, el('ul'));
-      groups.get(type)!.appendChild(el('li', {}, safeHtml(links[i]), desc[i] ? el('span', { class: 'hint' }, ` — ${desc[i]}`) : null));
+      const tool = tipTool(links[i]);
+      const have = tool === null ? undefined : ctx.tools.find((x) => sameTool(baseToolName(x), tool));
+      if (tool !== null && have === undefined) { missing.add(tool); return; }
+      if (!groups.has(type)) groups.set(type, el('ul', { 'data-tip-type': type }));
+      const content = tool !== null && have !== undefined
+        ? [toolLink(ctx.sel, have, tool), links[i].slice(tool.length)] : [safeHtml(links[i])];
+      groups.get(type)!.appendChild(el('li', { class: 'tip' }, ...content, desc[i] ? el('span', { class: 'hint' }, ` — ${desc[i]}`) : null));
     });
     for (const [type, list] of groups) box.appendChild(el('div', {}, el('h3', {}, `${type} tips`), list));
   }
+  if (missing.size) {
+    box.appendChild(el('p', { class: 'hint', id: 'tips-left-out' },
+      `Tips naming tools this run does not have were left out: ${Array.from(missing).join(', ')}.`));
+  }
   if (!box.firstChild) box.appendChild(message('empty', 'No recommendation for this profile.'));
   return box;
+}
+
+// framework_op_stats and tensorflow_stats are one tool under two names.
+function sameTool(a: string, b: string): boolean {
+  const canon = (x: string) => (x === 'tensorflow_stats' ? 'framework_op_stats' : x);
+  return canon(a) === canon(b);
 }

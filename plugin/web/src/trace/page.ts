@@ -5,8 +5,8 @@ import { el, clear, message } from '../dom';
 import { PageContext } from '../page';
 import { dataUrl, fetchJson } from '../api';
 import { buildLayer, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
-import { TraceView, Selected } from './view';
-import { fmtNum, fmtUs } from '../format';
+import { TraceView, Selected, BoxSelection, WheelMode } from './view';
+import { fmtNum, fmtUs, fmtPreciseUs } from '../format';
 
 const FETCH_RATIO = 3;      // fetched window = visible window × 3
 const REFETCH_ZOOM = 2;     // refetch once zoomed in 2× past the fetched detail
@@ -22,11 +22,25 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   const reset = el('button', { id: 'trace-reset', title: 'Show the whole trace' }, 'Fit');
   const status = el('span', { class: 'trace-status', id: 'trace-status', role: 'status' });
   const canvasHost = el('div', { class: 'trace-host' });
-  const details = el('aside', { class: 'trace-details', id: 'trace-details' }, el('p', { class: 'hint' }, 'Click an event to see its details. W/S zoom, A/D pan, drag to move, Ctrl+wheel zooms.'));
-  root.append(el('div', { class: 'toolbar' }, zoomIn, zoomOut, reset, search, nextBtn, searchInfo, status), el('div', { class: 'trace-layout' }, canvasHost, details));
+  const details = el('aside', { class: 'trace-details', id: 'trace-details' }, el('p', { class: 'hint' },
+    'Click an event to see its details; Shift+drag selects a range. Press ? for the keys.'));
+  const wheel = el('select', { id: 'trace-wheel', 'aria-label': 'Mouse wheel', title: 'What the mouse wheel does without a modifier' },
+    el('option', { value: 'scroll' }, 'Wheel scrolls (Ctrl zooms)'), el('option', { value: 'zoom' }, 'Wheel zooms (Shift scrolls)'));
+  const helpBtn = el('button', { id: 'trace-help-button', title: 'Keys and mouse (?)' }, '?');
+  const splitter = el('div', { class: 'trace-splitter', id: 'trace-splitter', title: 'Drag to resize the details panel', role: 'separator' });
+  root.append(el('div', { class: 'toolbar' }, zoomIn, zoomOut, reset, search, nextBtn, searchInfo, wheel, helpBtn, status),
+    el('div', { class: 'trace-layout' }, canvasHost, splitter, details));
+  const help = helpDialog();
+  root.appendChild(help);
 
   const names = new NameTable(), meta = new TraceMeta();
   const view = new TraceView(canvasHost, names, meta);
+  const savedWheel = localStorage.getItem('tbprof.trace.wheel');
+  if (savedWheel === 'zoom' || savedWheel === 'scroll') { wheel.value = savedWheel; view.wheelMode = savedWheel; }
+  wheel.addEventListener('change', () => { view.wheelMode = wheel.value as WheelMode; localStorage.setItem('tbprof.trace.wheel', wheel.value); });
+  view.onHelp = () => { help.hidden = !help.hidden; };
+  helpBtn.addEventListener('click', () => { help.hidden = !help.hidden; });
+  resizable(splitter, details);
   const resolutionFor = () => Math.max(100, Math.round(view.plotWidth / 2) * 8);
 
   const first = await ctx.load<TraceJson>(streaming ? { resolution: resolutionFor() } : {});
@@ -50,7 +64,8 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   const vs = Number(url.searchParams.get('view_start')), ve = Number(url.searchParams.get('view_end'));
   view.bounds = span;
   view.setLayers(base, null);
-  if (Number.isFinite(vs) && Number.isFinite(ve) && ve > vs && url.searchParams.has('view_start')) view.setView(vs * 1000, ve * 1000, false);
+  const deepLink = Number.isFinite(vs) && Number.isFinite(ve) && ve > vs && url.searchParams.has('view_start');
+  if (deepLink) view.setView(vs * 1000, ve * 1000, false);
   else view.setView(span[0], span[1], false);
 
   const updateStatus = () => {
@@ -105,7 +120,34 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void maybeFetch(), 150);
   };
-  view.onSelect = (s) => showDetails(details, s, view);
+  // Follows a flow to its partner: a loaded one at once, else windows of growing width around the event are fetched
+  // in full detail until one holds an event with the same flow id.
+  const followFlow = async (s: Selected, note: HTMLElement) => {
+    const jump = (p: Selected) => {
+      const w = Math.max(view.viewEnd - view.viewStart, Math.abs(p.start - s.start) * 3, p.dur * 4);
+      view.setView(p.start + p.dur / 2 - w / 2, p.start + p.dur / 2 + w / 2);
+      view.select(p);
+    };
+    const loaded = flowPartners(view.layers(), s.raw.bind_id!, names).filter((p) => !(p.lane === s.lane && p.start === s.start));
+    if (loaded.length) { jump(loaded[0]); return; }
+    for (let half = Math.max(s.dur * 10, 100); ; half *= 10) {
+      const t0 = Math.max(span[0], s.start - half), t1 = Math.min(span[1], s.start + s.dur + half);
+      note.textContent = `Looking for the linked event within ${fmtUs(half)} of this one…`;
+      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { resolution: 0, start_time_ms: t0 / 1000, end_time_ms: t1 / 1000 }), ctx.signal);
+      meta.absorb(res.traceEvents ?? []);
+      const hit = (res.traceEvents ?? []).find((e) => e.bind_id === s.raw.bind_id && e.ph === 'X' &&
+        !(`${e.pid}:${e.tid}` === s.lane && Number(e.ts) === s.start));
+      if (hit) {
+        jump({ lane: `${hit.pid}:${hit.tid}`, raw: hit, start: Number(hit.ts), dur: Number(hit.dur ?? 0), name: hit.name ?? '' });
+        return;
+      }
+      if (t0 <= span[0] && t1 >= span[1]) { note.textContent = 'No event of this host\'s trace has this flow id; its partner may be on another host.'; return; }
+    }
+  };
+  view.onSelect = (s) => showDetails(details, s, view, followFlow);
+  view.onBox = (b) => { if (b) showAggregate(details, b, view); };
+  // A link to a window shows that window's detail at once, not only the coarse layer.
+  if (deepLink) void maybeFetch();
 
   zoomIn.addEventListener('click', () => view.zoomBy(0.5));
   zoomOut.addEventListener('click', () => view.zoomBy(2));
@@ -183,13 +225,14 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   root.setAttribute('data-streaming', String(canStream));
 }
 
-function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): void {
+function showDetails(box: HTMLElement, s: Selected | null, view: TraceView,
+  followFlow: (s: Selected, note: HTMLElement) => Promise<void>): void {
   clear(box);
   if (!s) { box.appendChild(el('p', { class: 'hint' }, 'No event here.')); return; }
   const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
   const table = el('table', { class: 'kv' },
-    row('Name', s.name), row('Lane', view.laneTitle(s.lane)), row('Start', fmtUs(s.start)),
-    row('Duration', fmtUs(s.dur)), row('End', fmtUs(s.start + s.dur)));
+    row('Name', s.name), row('Lane', view.laneTitle(s.lane)), row('Start', fmtPreciseUs(s.start)),
+    row('Duration', fmtPreciseUs(s.dur)), row('End', fmtPreciseUs(s.start + s.dur)));
   if (s.raw.cat) table.appendChild(row('Category', String(s.raw.cat)));
   for (const [k, v] of Object.entries(s.raw.args ?? {})) table.appendChild(row(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   box.append(el('h3', {}, 'Event'), table);
@@ -206,6 +249,83 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView): voi
       });
       list.appendChild(el('li', {}, link));
     }
-    box.append(el('h3', {}, `Flow ${s.raw.flow_out ? 'to' : 'from'}`), partners.length ? list : el('p', { class: 'hint' }, 'The linked event is outside the loaded window.'));
+    const note = el('p', { class: 'hint', id: 'trace-flow-note' }, partners.length ? '' : 'The linked event is outside the loaded window.');
+    const follow = el('button', { id: 'trace-follow-flow', title: 'Select the linked event, fetching it when it is not loaded' }, 'Go to the linked event');
+    follow.addEventListener('click', () => { void followFlow(s, note).catch((e) => { if ((e as Error).name !== 'AbortError') note.textContent = `Could not fetch: ${(e as Error).message}`; }); });
+    table.appendChild(row('Flow id', String(s.raw.bind_id)));
+    box.append(el('h3', {}, `Flow ${s.raw.flow_out ? 'to' : 'from'}`));
+    if (partners.length) box.append(list);
+    box.append(follow, note);
   }
+}
+
+const KEYS: [string, string][] = [
+  ['W / S', 'zoom in / out around the mouse'], ['A / D', 'pan left / right'], ['← / →', 'previous / next event of the selected event\'s row'],
+  ['F', 'fit the view to the selection (range or event)'], ['Z', 'show the whole trace'], ['Shift+drag', 'select a range: its length and a table of the events in it'],
+  ['Esc', 'clear the range'], ['Click', 'select an event and show its details'], ['Drag', 'move the view'],
+  ['Wheel', 'scroll the lanes, or zoom (see the wheel setting); Ctrl+wheel zooms, Shift+wheel pans'], ['?', 'show or hide this help'],
+];
+
+function helpDialog(): HTMLElement {
+  const box = el('div', { class: 'trace-help', id: 'trace-help', role: 'dialog', 'aria-label': 'Trace viewer keys' },
+    el('h3', {}, 'Keys and mouse'),
+    el('table', { class: 'kv' }, ...KEYS.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v)))),
+    el('p', { class: 'hint' }, 'Press ? or Esc to close.'));
+  box.hidden = true;
+  box.addEventListener('click', () => { box.hidden = true; });
+  window.addEventListener('keydown', (e) => { if (e.key === 'Escape') box.hidden = true; });
+  return box;
+}
+
+// Dragging the splitter sets the details panel's width (kept between 180 px and 70% of the window).
+function resizable(splitter: HTMLElement, panel: HTMLElement): void {
+  const saved = Number(localStorage.getItem('tbprof.trace.details'));
+  if (saved > 0) panel.style.width = `${saved}px`;
+  splitter.addEventListener('mousedown', (e) => {
+    e.preventDefault();
+    const x0 = e.clientX, w0 = panel.getBoundingClientRect().width;
+    const move = (m: MouseEvent) => {
+      const w = Math.max(180, Math.min(window.innerWidth * 0.7, w0 + (x0 - m.clientX)));
+      panel.style.width = `${Math.round(w)}px`;
+    };
+    const up = () => {
+      window.removeEventListener('mousemove', move); window.removeEventListener('mouseup', up);
+      localStorage.setItem('tbprof.trace.details', String(Math.round(panel.getBoundingClientRect().width)));
+      window.dispatchEvent(new Event('resize'));
+    };
+    window.addEventListener('mousemove', move); window.addEventListener('mouseup', up);
+  });
+}
+
+// The events of the chosen lanes that overlap the range, by name: count, total and average duration.
+function showAggregate(box: HTMLElement, b: BoxSelection, view: TraceView): void {
+  clear(box);
+  const { layer, which } = view.layerFor(b.t0, b.t1);
+  const agg = new Map<string, { count: number; total: number }>();
+  for (const key of b.lanes) {
+    for (const row of layer?.lanes.get(key)?.rows ?? []) {
+      for (let i = 0; i < row.start.length; i++) {
+        if (row.start[i] > b.t1 || row.start[i] + row.dur[i] < b.t0) continue;
+        const name = view.names.names[row.name[i]];
+        const a = agg.get(name) ?? { count: 0, total: 0 };
+        a.count++; a.total += row.dur[i];
+        agg.set(name, a);
+      }
+    }
+  }
+  const rows = Array.from(agg, ([name, a]) => ({ name, ...a })).sort((x, y) => y.total - x.total);
+  const count = rows.reduce((s, r) => s + r.count, 0);
+  const table = el('table', { class: 'grid aggregate', id: 'trace-aggregate', 'data-lanes': JSON.stringify(b.lanes), 'data-range': `${b.t0},${b.t1}`, 'data-layer': which },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', { class: 'num' }, 'Count'), el('th', { class: 'num' }, 'Total'), el('th', { class: 'num' }, 'Average'))),
+    el('tbody', {}, ...rows.map((r) => el('tr', { 'data-name': r.name, 'data-count': String(r.count), 'data-total': String(r.total) },
+      el('td', { title: r.name }, r.name), el('td', { class: 'num' }, fmtNum(r.count)), el('td', { class: 'num' }, fmtUs(r.total)),
+      el('td', { class: 'num' }, fmtUs(r.total / r.count))))));
+  box.append(el('h3', {}, 'Selected range'),
+    el('table', { class: 'kv' },
+      el('tr', {}, el('th', {}, 'From'), el('td', {}, fmtPreciseUs(b.t0))), el('tr', {}, el('th', {}, 'To'), el('td', {}, fmtPreciseUs(b.t1))),
+      el('tr', {}, el('th', {}, 'Length'), el('td', { id: 'trace-range-length' }, fmtPreciseUs(b.t1 - b.t0))),
+      el('tr', {}, el('th', {}, 'Lanes'), el('td', {}, String(b.lanes.length))),
+      el('tr', {}, el('th', {}, 'Events'), el('td', { id: 'trace-range-count' }, fmtNum(count)))),
+    rows.length ? table : el('p', { class: 'hint' }, 'No events in this range.'));
+  if (which === 'base' && view.layers()[1]) box.appendChild(el('p', { class: 'hint' }, 'Counted from the coarse layer: the range reaches outside the loaded detail window.'));
 }

@@ -9,6 +9,9 @@ const RULER_H = 24, ROW_H = 18, PROC_H = 20, COUNTER_H = 40;
 interface LaneBox { lane: string; pid: string; y: number; h: number; rows: number; counter: boolean; title: string }
 interface ProcBox { pid: string; y: number; title: string }
 export interface Selected { lane: string; raw: RawEvent; start: number; dur: number; name: string }
+// A box drawn with Shift+drag: a time range over whole lanes.
+export interface BoxSelection { t0: number; t1: number; lanes: string[] }
+export type WheelMode = 'scroll' | 'zoom';
 
 // Cuts a label to about `px` pixels of 11px sans-serif (≈6.2 px a character)
 // instead of letting the canvas squeeze it.
@@ -42,6 +45,12 @@ export class TraceView {
   private mouseX = -1;
   onViewChange: () => void = () => {};
   onSelect: (s: Selected | null) => void = () => {};
+  onBox: (b: BoxSelection | null) => void = () => {};
+  onHelp: () => void = () => {};
+  box: BoxSelection | null = null;
+  private boxDrag: { x0: number; y0: number; x1: number; y1: number } | null = null;
+  // Without a modifier the wheel scrolls the lanes ('scroll', Ctrl/Alt zooms) or zooms ('zoom', Shift scrolls).
+  wheelMode: WheelMode = 'scroll';
 
   constructor(private readonly host: HTMLElement, readonly names: NameTable, readonly meta: TraceMeta) {
     this.canvas = document.createElement('canvas');
@@ -175,6 +184,38 @@ export class TraceView {
     c.restore();
     c.fillStyle = '#ccc'; c.fillRect(HEADING_W - 1, RULER_H, 1, h - RULER_H);
     this.drawRuler(w);
+    this.drawBox(h);
+  }
+
+  // The box being dragged, or the chosen range shaded over its lanes with its length on the ruler.
+  private drawBox(h: number): void {
+    const c = this.ctx;
+    if (this.boxDrag) {
+      const d = this.boxDrag;
+      c.fillStyle = 'rgba(9,105,218,0.12)'; c.strokeStyle = '#0969da';
+      c.fillRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
+      c.strokeRect(Math.min(d.x0, d.x1) + 0.5, Math.min(d.y0, d.y1) + 0.5, Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
+      return;
+    }
+    const b = this.box;
+    if (!b) return;
+    const xa = Math.max(HEADING_W, this.x(b.t0)), xb = Math.min(HEADING_W + this.plotWidth, this.x(b.t1));
+    if (xb <= xa) return;
+    c.fillStyle = 'rgba(9,105,218,0.10)';
+    for (const lane of this.lanes) {
+      if (!b.lanes.includes(lane.lane)) continue;
+      const y = RULER_H + lane.y - this.scrollY;
+      if (y > h || y + lane.h < RULER_H) continue;
+      c.fillRect(xa, Math.max(RULER_H, y), xb - xa, lane.h);
+    }
+    c.fillStyle = '#0969da';
+    c.fillRect(xa, RULER_H - 3, xb - xa, 3);
+    const label = formatTime(b.t1 - b.t0, b.t1 - b.t0);
+    c.font = 'bold 10px sans-serif';
+    const lx = Math.min(xa + 4, HEADING_W + this.plotWidth - 70), lw = c.measureText(label).width;
+    c.fillStyle = '#fff'; c.fillRect(lx - 2, 2, lw + 4, RULER_H - 8);
+    c.fillStyle = '#0969da'; c.fillText(label, lx, RULER_H - 14);
+    c.font = '11px sans-serif';
   }
 
   // Arrows from the flow's source (flow_out, e.g. a kernel launch) to each destination.
@@ -327,6 +368,47 @@ export class TraceView {
 
   layers(): (Layer | null)[] { return [this.base, this.detail]; }
 
+  // The layer that holds the events of a time range: the detail window when it covers it, else the coarse base.
+  layerFor(t0: number, t1: number): { layer: Layer | null; which: 'base' | 'detail' } {
+    const w = this.detail?.windowUs;
+    return w && t0 >= w[0] && t1 <= w[1] ? { layer: this.detail, which: 'detail' } : { layer: this.base, which: 'base' };
+  }
+
+  setBox(b: BoxSelection | null): void { this.box = b; this.onBox(b); this.requestDraw(); }
+
+  private boxFrom(d: { x0: number; y0: number; x1: number; y1: number }): BoxSelection {
+    const ya = Math.min(d.y0, d.y1) - RULER_H + this.scrollY, yb = Math.max(d.y0, d.y1) - RULER_H + this.scrollY;
+    const lanes = this.lanes.filter((l) => !l.counter && l.y < yb && l.y + l.h > ya).map((l) => l.lane);
+    return { t0: this.t(Math.min(d.x0, d.x1)), t1: this.t(Math.max(d.x0, d.x1)), lanes };
+  }
+
+  // ←/→: the previous or next event of the selection's row, brought into view.
+  private step(dir: 1 | -1): void {
+    const s = this.selected;
+    if (!s) return;
+    const lane = this.layerFor(s.start, s.start).layer?.lanes.get(s.lane);
+    for (const row of lane?.rows ?? []) {
+      let i = firstVisible(row, s.start);
+      while (i < row.start.length && row.start[i] < s.start) i++;
+      if (i >= row.start.length || row.start[i] !== s.start || this.names.names[row.name[i]] !== s.name) continue;
+      const j = i + dir;
+      if (j < 0 || j >= row.start.length) return;
+      const next: Selected = { lane: s.lane, raw: row.raw[j], start: row.start[j], dur: row.dur[j], name: this.names.names[row.name[j]] };
+      const w = this.viewEnd - this.viewStart;
+      if (next.start < this.viewStart || next.start + next.dur > this.viewEnd) this.setView(next.start + next.dur / 2 - w / 2, next.start + next.dur / 2 + w / 2);
+      this.select(next);
+      return;
+    }
+  }
+
+  // F: the view fits the box selection, else the selected event (with a tenth of margin each side).
+  private fitSelection(): void {
+    const range = this.box ? [this.box.t0, this.box.t1] : this.selected ? [this.selected.start, this.selected.start + this.selected.dur] : null;
+    if (!range) return;
+    const pad = Math.max((range[1] - range[0]) * 0.1, 1e-3);
+    this.setView(range[0] - pad, range[1] + pad);
+  }
+
   laneTitle(key: string): string {
     const box = this.lanes.find((l) => l.lane === key);
     return `${this.meta.processNames.get(box?.pid ?? '') ?? box?.pid ?? ''} / ${box?.title ?? key}`;
@@ -337,15 +419,33 @@ export class TraceView {
     cv.addEventListener('wheel', (e) => {
       e.preventDefault();
       const r = cv.getBoundingClientRect();
-      if (e.ctrlKey || e.altKey || e.metaKey) this.zoomBy(Math.pow(1.0015, e.deltaY), e.clientX - r.left);
+      const modifier = e.ctrlKey || e.altKey || e.metaKey;
+      const zoom = this.wheelMode === 'zoom' ? !e.shiftKey && !modifier : modifier;
+      if (this.wheelMode === 'zoom' && e.shiftKey) { this.scrollY += e.deltaY; this.requestDraw(); }
+      else if (zoom) this.zoomBy(Math.pow(1.0015, e.deltaY), e.clientX - r.left);
       else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) this.panBy((e.shiftKey ? e.deltaY : e.deltaX) / this.plotWidth);
       else { this.scrollY += e.deltaY; this.requestDraw(); }
     }, { passive: false });
     let drag: { x: number; y: number; v0: number; v1: number; sy: number; moved: boolean } | null = null;
-    cv.addEventListener('mousedown', (e) => { cv.focus(); drag = { x: e.clientX, y: e.clientY, v0: this.viewStart, v1: this.viewEnd, sy: this.scrollY, moved: false }; });
+    cv.addEventListener('mousedown', (e) => {
+      cv.focus();
+      const r = cv.getBoundingClientRect();
+      if (e.shiftKey) {
+        const x = Math.max(HEADING_W, e.clientX - r.left), y = Math.max(RULER_H, e.clientY - r.top);
+        this.boxDrag = { x0: x, y0: y, x1: x, y1: y };
+        return;
+      }
+      drag = { x: e.clientX, y: e.clientY, v0: this.viewStart, v1: this.viewEnd, sy: this.scrollY, moved: false };
+    });
     window.addEventListener('mousemove', (e) => {
       const r = cv.getBoundingClientRect();
       this.mouseX = e.clientX - r.left;
+      if (this.boxDrag) {
+        this.boxDrag.x1 = Math.max(HEADING_W, Math.min(r.width, e.clientX - r.left));
+        this.boxDrag.y1 = Math.max(RULER_H, Math.min(r.height, e.clientY - r.top));
+        this.requestDraw();
+        return;
+      }
       if (!drag) return;
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
@@ -355,6 +455,12 @@ export class TraceView {
       this.setView(drag.v0 - dt, drag.v1 - dt);
     });
     window.addEventListener('mouseup', (e) => {
+      if (this.boxDrag) {
+        const d = this.boxDrag;
+        this.boxDrag = null;
+        this.setBox(Math.abs(d.x1 - d.x0) > 3 ? this.boxFrom(d) : null);
+        return;
+      }
       if (!drag) return;
       const wasDrag = drag.moved;
       drag = null;
@@ -376,11 +482,17 @@ export class TraceView {
       const target = e.target as HTMLElement;
       if (!cv.isConnected || target.tagName === 'INPUT' || target.tagName === 'SELECT' || target.tagName === 'TEXTAREA') return;
       const anchor = this.mouseX >= HEADING_W ? this.mouseX : undefined;
-      const k = e.key.toLowerCase();
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       if (k === 'w') this.zoomBy(0.8, anchor);
       else if (k === 's') this.zoomBy(1.25, anchor);
       else if (k === 'a') this.panBy(-0.1);
       else if (k === 'd') this.panBy(0.1);
+      else if (k === 'ArrowRight' || k === 'ArrowLeft') this.step(k === 'ArrowRight' ? 1 : -1);
+      else if (k === 'f') this.fitSelection();
+      else if (k === 'z') { if (this.bounds) this.setView(this.bounds[0], this.bounds[1]); }
+      else if (k === '?') this.onHelp();
+      else if (k === 'Escape') { this.setBox(null); }
       else return;
       e.preventDefault();
     });
@@ -388,6 +500,7 @@ export class TraceView {
 }
 
 export function formatTime(us: number, step: number): string {
+  if (!(Math.abs(step) > 0)) return `${us.toFixed(3)} µs`;
   const a = Math.abs(step);
   if (a >= 1e6) return `${(us / 1e6).toFixed(a >= 1e7 ? 1 : 3)} s`;
   if (a >= 1e3) return `${(us / 1e3).toFixed(a >= 1e4 ? 1 : 3)} ms`;
