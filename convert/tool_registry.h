@@ -3,9 +3,11 @@
 // parameters. The server and the CLI both dispatch through this table.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,9 @@ struct ToolInput {
   std::vector<std::string> xplane_paths;  // one .xplane.pb per selected host
   ToolParams params;                      // query parameters (resolution, start_time_ms, …)
   ArtifactCache* cache = nullptr;         // shared across requests; may be null
+  // Output larger than this is an error (ResourceExhausted); tools that can
+  // tell early stop before building it.
+  uint64_t max_output_bytes = UINT64_MAX;
 };
 
 struct ToolOutput {
@@ -57,6 +62,15 @@ const std::vector<LegacyToolSpec>& LegacyConverters();
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache);
 // The whole model of one xplane file if `cache` holds it already; null otherwise (nothing is loaded).
 std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache);
+
+// Decodes %XX and '+' (when `plus_is_space`) of a URL component; nullopt on
+// a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
+
+// Parses "k=v&k2=v2" (a URL query, or `tbprof convert --param`) with
+// percent-decoding; the first value of a repeated key wins, as Flask's
+// request.args.get does. InvalidArgument on a malformed escape.
+StatusOr<ToolParams> ParseQuery(std::string_view query);
 
 // Integer/double query parameter with a default; garbage yields the default.
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback);

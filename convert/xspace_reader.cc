@@ -14,14 +14,7 @@
 #include "convert/run_both.h"
 
 namespace tbprof {
-namespace {
 
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
-
-// proto3 string fields must hold UTF-8 (libprotobuf rejects the message
-// otherwise). Checking the names and the space-level strings is cheap and is
-// what tells another message type (e.g. a legacy tool .pb, whose fields 2-4
-// hold binary) apart from an XSpace.
 bool IsUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
   const auto* end = p + s.size();
@@ -58,6 +51,10 @@ bool IsUtf8(std::string_view s) {
   }
   return true;
 }
+
+namespace {
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
 // Decoding stops at the first error; the message names the source and offset.
 class Decoder {
@@ -986,8 +983,11 @@ StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_by
   MappedFile f;
   Status s = f.Open(path, max_bytes);
   if (!s.ok()) return s;
-  if (HasGzipMagic(f.view())) return Inflate(f.view(), path, max_bytes);
-  return std::string(f.view());
+  StatusOr<std::string> bytes =
+      HasGzipMagic(f.view()) ? Inflate(f.view(), path, max_bytes) : StatusOr<std::string>(std::string(f.view()));
+  // A change during the read outranks whatever the read made of it.
+  if (Status changed = f.CheckUnchanged(); !changed.ok()) return changed;
+  return bytes;
 }
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
@@ -995,12 +995,17 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, c
   Status s = f.Open(path, options.max_bytes);
   if (!s.ok()) return s;
   if (f.view().empty()) return DataLoss(path + ": empty file (0 bytes), not an XSpace");
+  StatusOr<std::unique_ptr<XSpaceModel>> model = Status(ErrorCode::kInternal, "not decoded");
   if (HasGzipMagic(f.view())) {
     auto inflated = Inflate(f.view(), path, options.max_bytes);
+    if (Status changed = f.CheckUnchanged(); !changed.ok()) return changed;
     if (!inflated.ok()) return inflated.status();
     return Decode(*inflated, path, /*release_pages=*/false, options);
   }
-  return Decode(f.view(), path, options.release_decoded_pages, options);
+  model = Decode(f.view(), path, options.release_decoded_pages, options);
+  // Decoded bytes are only trusted when the file stayed the same throughout.
+  if (Status changed = f.CheckUnchanged(); !changed.ok()) return changed;
+  return model;
 }
 
 }  // namespace tbprof

@@ -43,6 +43,13 @@ StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path,
                                                       const LoadOptions& options = {});
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or values
+// past U+10FFFF). proto3 string fields must hold UTF-8 (libprotobuf rejects
+// the message otherwise), which is what tells another message type (e.g. a
+// legacy tool .pb, whose fields 2-4 hold binary) apart from an XSpace; JSON
+// strings must hold it too.
+bool IsUtf8(std::string_view s);
+
 // Reads a whole file, inflating gzip when the content starts with the gzip magic.
 StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_bytes = kMaxXSpaceBytes);
 

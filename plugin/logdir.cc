@@ -1,11 +1,16 @@
 #include "plugin/logdir.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <system_error>
 
 #include "convert/tool_registry.h"
+#include "convert/xspace_reader.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
@@ -108,7 +113,9 @@ StatusOr<Logdir> Logdir::Open(const std::string& path) {
   if (path.find('\0') != std::string::npos) return InvalidArgument("logdir contains a NUL byte");
   std::string root = Canonical(path);
   if (root.empty() || !IsDirectory(root)) return NotFound("logdir '" + path + "' is not an existing directory");
-  return Logdir(root);
+  auto confined = ConfinedRoot::Open(root);
+  if (!confined.ok()) return confined.status();
+  return Logdir(root, std::move(*confined));
 }
 
 bool Logdir::IsInside(const std::string& canonical) const {
@@ -156,7 +163,8 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
     it.disable_recursion_pending();  // run directories hold files, not more runs
     fs::path tb_dir = p.parent_path().parent_path();
     if (tb_dir == fs::path(root_)) continue;  // already added as "."
-    tb_runs.push_back(tb_dir.lexically_relative(root_).generic_string());
+    std::string tb_run = tb_dir.lexically_relative(root_).generic_string();
+    if (IsUtf8(tb_run)) tb_runs.push_back(std::move(tb_run));
   }
 
   std::set<std::string> seen;
@@ -170,6 +178,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
       std::string run_dir = Canonical(d->path());
       if (!IsInside(run_dir)) continue;
       std::string profile_run = d->path().filename().string();
+      if (!IsUtf8(profile_run)) continue;
       std::string name = tb_run == "." ? profile_run : tb_run + "/" + profile_run;
       if (seen.insert(name).second) runs.push_back(RunRef{name, run_dir});
     }
@@ -193,7 +202,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
   if (!scope.session_path.empty()) {
     auto dir = ResolveInside("session_path", scope.session_path);
     if (!dir.ok()) return dir.status();
-    if (HoldsProfileFiles(ScanRun(*dir))) runs.push_back(RunRef{fs::path(*dir).filename().string(), *dir});
+    if (IsUtf8(fs::path(*dir).filename().string()) && HoldsProfileFiles(ScanRun(*dir))) runs.push_back(RunRef{fs::path(*dir).filename().string(), *dir});
   } else if (!scope.run_path.empty()) {
     auto dir = ResolveInside("run_path", scope.run_path);
     if (!dir.ok()) return dir.status();
@@ -202,6 +211,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
       std::error_code sec;
       if (!d->is_directory(sec)) continue;
       std::string sub = Canonical(d->path());
+      if (!IsUtf8(d->path().filename().string())) continue;
       if (!IsInside(sub) || !HoldsProfileFiles(ScanRun(sub))) continue;
       runs.push_back(RunRef{d->path().filename().string(), sub});
     }
@@ -241,17 +251,26 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
     if (std::find(suffixes.begin(), suffixes.end(), s.suffix) == suffixes.end()) suffixes.push_back(s.suffix);
   }
   RunContents out;
-  std::error_code ec;
-  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
-    std::error_code sec;
-    if (!d->is_regular_file(sec)) continue;
+  FileAccessScope confined(confined_root_, 0);
+  auto dir_fd = OpenForRead(dir, /*directory=*/true);
+  if (!dir_fd.ok()) return out;
+  DIR* listing = fdopendir(dir_fd->get());
+  if (listing == nullptr) return out;
+  dir_fd->release();  // owned by `listing` now
+  while (const dirent* entry = readdir(listing)) {
+    const std::string name = entry->d_name;
     std::string host, suffix;
-    if (!ParseRunFileName(d->path().filename().string(), suffixes, &host, &suffix)) continue;
-    std::string path = d->path().string();
-    if (d->is_symlink(sec)) {
-      path = Canonical(d->path());
-      if (!IsInside(path)) continue;  // never read through a link that leaves the logdir
+    if (!IsUtf8(name) || !ParseRunFileName(name, suffixes, &host, &suffix)) continue;
+    struct stat st;
+    if (fstatat(dirfd(listing), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    std::string path = dir + "/" + name;
+    if (S_ISLNK(st.st_mode)) {
+      // A link is followed only to a regular file inside the logdir, which is
+      // then read by its own (link-free) path.
+      path = Canonical(path);
+      if (!IsInside(path) || fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     }
+    if (!S_ISREG(st.st_mode)) continue;
     if (suffix == kXPlaneSuffix) {
       out.xplanes.push_back(RunFile{host, suffix, path});
     } else if (suffix == kHloProtoSuffix) {
@@ -260,6 +279,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
       out.legacy.push_back(RunFile{host, suffix, path});
     }
   }
+  closedir(listing);
   auto by_host = [](const RunFile& a, const RunFile& b) {
     return a.host != b.host ? a.host < b.host : a.suffix < b.suffix;
   };
