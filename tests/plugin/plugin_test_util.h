@@ -7,10 +7,14 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -22,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -314,6 +319,90 @@ class RawClient {
   }
   int fd_ = -1;
   std::string buf_;
+};
+
+// `tbprof serve --port 0 ARGS...` in a child process (optionally with a lower
+// open-file limit), its stderr kept in a file; the port is read from the line
+// it prints.
+class ServeProcess {
+ public:
+  ServeProcess(const std::vector<std::string>& args, const std::string& stderr_path, rlim_t max_open_files = 0) {
+    int out_pipe[2];
+    if (pipe(out_pipe) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out_pipe[1], 1);
+      close(out_pipe[0]);
+      int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err >= 0) dup2(err, 2);
+      if (max_open_files > 0) {
+        rlimit lim{max_open_files, max_open_files};
+        setrlimit(RLIMIT_NOFILE, &lim);
+      }
+      std::vector<std::string> argv_s = {TBPROF_BINARY, "serve", "--port", "0"};
+      argv_s.insert(argv_s.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (std::string& a : argv_s) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out_pipe[1]);
+    out_ = fdopen(out_pipe[0], "r");
+    char line[1024] = {0};
+    if (out_ == nullptr || fgets(line, sizeof line, out_) == nullptr) return;
+    std::string first(line);
+    size_t at = first.find("http://127.0.0.1:");
+    if (at != std::string::npos) port_ = std::atoi(first.c_str() + at + 17);
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_ != nullptr) fclose(out_);
+  }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Peak resident memory (VmHWM) of the server so far, in bytes.
+  uint64_t PeakRssBytes() const { return StatusField("VmHWM:") * 1024; }
+  uint64_t RssBytes() const { return StatusField("VmRSS:") * 1024; }
+  // User + system CPU time used so far, in seconds.
+  double CpuSeconds() const {
+    std::string stat = ReadFile("/proc/" + std::to_string(pid_) + "/stat");
+    size_t close_paren = stat.rfind(')');
+    if (close_paren == std::string::npos) return -1;
+    std::istringstream ss(stat.substr(close_paren + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; ss >> field; ++i) {  // fields counted from 1; state is field 3
+      if (i == 14) utime = std::atof(field.c_str());
+      if (i == 15) {
+        stime = std::atof(field.c_str());
+        break;
+      }
+    }
+    return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  // Sends SIGTERM and returns the exit status (or -1).
+  int Stop() {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  uint64_t StatusField(const std::string& name) const {
+    std::string status = ReadFile("/proc/" + std::to_string(pid_) + "/status");
+    size_t at = status.find(name);
+    return at == std::string::npos ? 0 : std::strtoull(status.c_str() + at + name.size(), nullptr, 10);
+  }
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  int port_ = 0;
 };
 
 }  // namespace tbprof::testing_plugin
