@@ -355,7 +355,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void LogRequest(beast::error_code ec) {
-    const bool failed = status_ >= 500 || ec;
+    // Server errors always; a client that leaves before the answer is written
+    // is its own business, logged with the rest at --verbose.
+    const bool failed = status_ >= 500;
     if (!failed && !server_->options.verbose) return;
     LogLevel level = failed ? LogLevel::kError : LogLevel::kInfo;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
