@@ -29,7 +29,7 @@ int ConvertCommand(int argc, char** argv) {
               "does) and writes the tool's output, exactly as `tbprof serve` returns it from /data.");
   flags.Add("tool", "", "tool name (overview_page, input_pipeline_analyzer, framework_op_stats, …)");
   flags.Add("out", "-", "output file, or - for standard output");
-  flags.Add("param", "", "query parameter as key=value, separated by '&' (e.g. resolution=8000)");
+  flags.Add("param", "", "query parameters as in a URL: k=v separated by '&', %XX-decoded (e.g. resolution=8000)");
   flags.Add("list", "", "list the available tools", true);
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
@@ -57,15 +57,13 @@ int ConvertCommand(int argc, char** argv) {
     in.xplane_paths.push_back(f);
     in.hosts.push_back(HostFromPath(f));
   }
-  std::string params = flags.Get("param");
-  size_t pos = 0;
-  while (pos < params.size()) {
-    size_t amp = params.find('&', pos);
-    std::string kv = params.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-    size_t eq = kv.find('=');
-    if (eq != std::string::npos) in.params[kv.substr(0, eq)] = kv.substr(eq + 1);
-    pos = amp == std::string::npos ? params.size() : amp + 1;
+  // The same parser as the server's query strings: --param takes what a URL would hold.
+  auto params = ParseQuery(flags.Get("param"));
+  if (!params.ok()) {
+    std::fprintf(stderr, "tbprof convert: --param: %s\n", params.status().message().c_str());
+    return 2;
   }
+  in.params = std::move(*params);
   auto out = spec->run(in);
   if (!out.ok()) {
     std::fprintf(stderr, "tbprof convert: %s\n", out.status().message().c_str());

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -15,12 +16,24 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("logdir", "", "directory holding plugins/profile/<run>/ folders (searched recursively)");
   flags.Add("port", "6006", "TCP port; 0 picks a free one (the URL is printed)");
   flags.Add("host", "127.0.0.1", "address to listen on");
-  flags.Add("bind_all", "", "listen on every interface (IPv6 and IPv4) instead of --host", true);
+  flags.Add("bind_all", "",
+            "listen on every interface (IPv6 and IPv4) instead of --host. EXPOSES every profile under the logdir,\n"
+            "      without authentication, to anyone who can reach this machine's port, and turns off the Host\n"
+            "      header check that keeps web pages elsewhere from reading a localhost server (DNS rebinding)",
+            true);
+  flags.Add("allowed_hosts", "",
+            "comma-separated names the Host header may carry besides localhost, 127.0.0.1 and [::1] (e.g. a\n"
+            "      name of this machine used through an SSH tunnel); requests naming another host get 403");
   flags.Add("threads", "2", "network threads");
   flags.Add("workers", "2", "threads converting profiles (requests whose result is not cached)");
   flags.Add("cache_mb", "1024", "memory for loaded profiles and converted results (LRU)");
+  flags.Add("max_response_mb", "1024",
+            "largest answer (and legacy file read whole); bigger ones get 413 instead of being built");
+  flags.Add("max_inflate_mb", "2048", "most a gzip'ed profile may inflate to");
+  flags.Add("max_queued", "64", "requests that may wait for a worker; more get 503 (retry later)");
   flags.Add("warm", "1", "convert the default tools of this many newest runs in the background at start");
-  flags.Add("log_level", "info", "debug | info (one line per request) | warn (errors only) | error | off");
+  flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
+  flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
   flags.Add("web_dir", "", "directory of the built web UI (default: the build's plugin/web/dist, then <exe dir>/web)");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
@@ -31,13 +44,18 @@ int ServeCommand(int argc, char** argv) {
     std::fprintf(stderr, "tbprof serve: --logdir DIR is required (see tbprof serve --help)\n");
     return 2;
   }
-  int64_t port = 0, threads = 0, workers = 0, cache_mb = 0, warm = 0;
+  int64_t port = 0, threads = 0, workers = 0, cache_mb = 0, warm = 0, max_response_mb = 0, max_inflate_mb = 0,
+          max_queued = 0;
   if (!flags.Int("port", port) || !flags.Int("threads", threads) || !flags.Int("workers", workers) ||
-      !flags.Int("cache_mb", cache_mb) || !flags.Int("warm", warm)) {
+      !flags.Int("cache_mb", cache_mb) || !flags.Int("warm", warm) || !flags.Int("max_response_mb", max_response_mb) ||
+      !flags.Int("max_inflate_mb", max_inflate_mb) || !flags.Int("max_queued", max_queued)) {
     return 2;
   }
-  if (port < 0 || port > 65535 || threads < 1 || threads > 256 || workers < 1 || workers > 256 || cache_mb < 0) {
-    std::fprintf(stderr, "tbprof serve: --port must be 0..65535, --threads/--workers 1..256, --cache_mb >= 0\n");
+  if (port < 0 || port > 65535 || threads < 1 || threads > 256 || workers < 1 || workers > 256 || cache_mb < 0 ||
+      max_response_mb < 1 || max_inflate_mb < 1 || max_queued < 0) {
+    std::fprintf(stderr,
+                 "tbprof serve: --port must be 0..65535, --threads/--workers 1..256, --cache_mb/--max_queued >= 0, "
+                 "--max_response_mb/--max_inflate_mb >= 1\n");
     return 2;
   }
   HttpServerOptions options;
@@ -48,11 +66,21 @@ int ServeCommand(int argc, char** argv) {
   options.port = static_cast<uint16_t>(port);
   options.io_threads = static_cast<int>(threads);
   options.worker_threads = static_cast<int>(workers);
+  options.max_queued = static_cast<int>(max_queued);
+  options.verbose = flags.Bool("verbose");
+  for (size_t pos = 0; pos < flags.Get("allowed_hosts").size();) {
+    const std::string& list = flags.Get("allowed_hosts");
+    size_t comma = std::min(list.find(',', pos), list.size());
+    if (comma > pos) options.allowed_hosts.push_back(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
 
   ProfileServiceOptions service_options;
   service_options.logdir = flags.Get("logdir");
   service_options.web_dir = flags.Has("web_dir") ? flags.Get("web_dir") : DefaultWebDir();
   service_options.cache_bytes = static_cast<size_t>(cache_mb) << 20;
+  service_options.max_response_bytes = static_cast<uint64_t>(max_response_mb) << 20;
+  service_options.max_inflated_bytes = static_cast<uint64_t>(max_inflate_mb) << 20;
   auto service = ProfileService::Create(service_options);
   if (!service.ok()) {
     std::fprintf(stderr, "tbprof serve: %s\n", service.status().message().c_str());

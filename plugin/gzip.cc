@@ -13,47 +13,33 @@ StatusOr<std::string> GzipCompress(std::string_view data, int level) {
   if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return Internal("gzip: deflateInit2 failed");
   }
+  // zlib counts in 32-bit uInt: the input is fed, and the output given room,
+  // at most kStep bytes per call, so bodies past 4 GiB are compressed whole.
+  constexpr size_t kStep = size_t{1} << 30;
   std::string out;
-  out.resize(deflateBound(&zs, static_cast<uLong>(data.size())) + 32);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&zs, Z_FINISH);
-  size_t written = zs.total_out;
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Internal("gzip: deflate failed (" + std::to_string(rc) + ")");
-  out.resize(written);
-  return out;
-}
-
-StatusOr<std::string> GzipDecompress(std::string_view data, size_t max_bytes) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) return Internal("gzip: inflateInit2 failed");
-  std::string out;
-  char buf[1 << 16];
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
+  out.resize(std::min<size_t>(deflateBound(&zs, static_cast<uLong>(std::min(data.size(), kStep))) + 32, kStep));
+  size_t fed = 0, produced = 0;
   int rc = Z_OK;
   while (rc != Z_STREAM_END) {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof buf;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&zs);
-      return DataLoss("gzip: corrupt data (zlib error " + std::to_string(rc) + ")");
+    if (zs.avail_in == 0 && fed < data.size()) {
+      const size_t n = std::min(data.size() - fed, kStep);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + fed));
+      zs.avail_in = static_cast<uInt>(n);
+      fed += n;
     }
-    out.append(buf, sizeof buf - zs.avail_out);
-    if (out.size() > max_bytes) {
-      inflateEnd(&zs);
-      return DataLoss("gzip: more than " + std::to_string(max_bytes) + " bytes when inflated");
-    }
-    if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
-      inflateEnd(&zs);
-      return DataLoss("gzip: truncated data");
+    if (produced == out.size()) out.resize(out.size() + std::max(out.size() / 2, size_t{1} << 16));
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+    zs.avail_out = static_cast<uInt>(std::min(out.size() - produced, kStep));
+    const size_t room = zs.avail_out;
+    rc = deflate(&zs, fed == data.size() ? Z_FINISH : Z_NO_FLUSH);
+    produced += room - zs.avail_out;
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+      deflateEnd(&zs);
+      return Internal("gzip: deflate failed (" + std::to_string(rc) + ")");
     }
   }
-  inflateEnd(&zs);
+  deflateEnd(&zs);
+  out.resize(produced);
   return out;
 }
 

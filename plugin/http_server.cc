@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <optional>
 #include <thread>
+#include <variant>
 #include <vector>
+
+#include <sys/socket.h>
 
 #include "plugin/gzip.h"
 
@@ -45,7 +48,58 @@ bool Compressible(std::string_view content_type) {
 // Body type that sends a shared, immutable string without copying it.
 using SharedBodyResponse = http::response<http::span_body<const char>>;
 
+// The body as it goes on the wire, and its Content-Encoding.
+struct EncodedBody {
+  std::shared_ptr<const std::string> body;
+  std::string encoding;
+  bool vary = false;  // the encoding depended on Accept-Encoding
+};
+
+// Picks (or makes) the gzip'ed body when the client takes it. Compressing an
+// uncached body is CPU work: workers do it for the answers they computed.
+EncodedBody Encode(HttpResponse& res, bool accepts_gzip, size_t gzip_min_bytes) {
+  EncodedBody e;
+  e.encoding = res.content_encoding;
+  if (e.encoding.empty() && Compressible(res.content_type)) {
+    e.vary = true;
+    if (accepts_gzip && res.Body().size() >= gzip_min_bytes) {
+      if (res.gzip_body) {
+        e.body = res.gzip_body;
+        e.encoding = "gzip";
+      } else if (auto gz = GzipCompress(res.Body(), 6); gz.ok()) {
+        e.body = std::make_shared<const std::string>(std::move(*gz));
+        e.encoding = "gzip";
+      }
+    }
+  }
+  if (!e.body) e.body = res.shared_body ? res.shared_body : std::make_shared<const std::string>(std::move(res.body));
+  return e;
+}
+
 }  // namespace
+
+bool IsAllowedLocalHost(std::string_view host, const std::vector<std::string>& allowed) {
+  std::string name;
+  if (host.starts_with('[')) {
+    size_t close = host.find(']');
+    if (close == std::string_view::npos) return false;
+    name = std::string(host.substr(0, close + 1));
+    host.remove_prefix(close + 1);
+    if (!host.empty() && host.front() != ':') return false;
+  } else {
+    size_t colon = host.find(':');
+    name = std::string(host.substr(0, colon));
+    if (colon != std::string_view::npos && host.find(':', colon + 1) != std::string_view::npos) return false;
+  }
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name.size() > 1 && name.back() == '.') name.pop_back();  // "localhost." is the same name
+  if (name == "localhost" || name == "127.0.0.1" || name == "[::1]") return true;
+  for (std::string a : allowed) {
+    for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!a.empty() && a == name) return true;
+  }
+  return false;
+}
 
 struct HttpServer::Impl {
   Impl(HttpServerOptions o, ProfileService* s)
@@ -59,11 +113,13 @@ struct HttpServer::Impl {
   }
 
   void Log(LogLevel level, const std::string& line) const {
-    if (level < options.log_level || options.log_level == LogLevel::kOff) return;
+    if (options.log_level == LogLevel::kOff) return;
+    if (level < options.log_level && level < LogLevel::kError) return;
     static const char kTag[] = {'D', 'I', 'W', 'E'};
     std::fprintf(stderr, "[%c] %s\n", kTag[static_cast<int>(level)], line.c_str());
   }
   void Accept();
+  void OnAcceptError(const beast::error_code& ec);
 
   HttpServerOptions options;
   ProfileService* service;
@@ -75,6 +131,13 @@ struct HttpServer::Impl {
   net::thread_pool workers;
   uint16_t port = 0;
   std::atomic<bool> stopped{false};
+  bool check_host = false;    // listening on loopback only
+  std::atomic<int> jobs{0};   // requests queued for or running on a worker
+  // accept() failures (out of descriptors): retried after a pause, logged at most once a second.
+  std::optional<net::steady_timer> accept_retry;
+  std::chrono::milliseconds accept_pause{0};
+  std::chrono::steady_clock::time_point accept_logged{};
+  uint64_t accept_failures_unlogged = 0;
 };
 
 namespace {
@@ -150,54 +213,82 @@ class Session : public std::enable_shared_from_this<Session> {
     head_ = req.method() == http::verb::head;
     accepts_gzip_ = AcceptsGzip(req[http::field::accept_encoding]);
 
+    if (server_->check_host) {
+      std::string_view host(req[http::field::host].data(), req[http::field::host].size());
+      if (!host.empty() && !IsAllowedLocalHost(host, options().allowed_hosts)) {
+        HttpResponse denied;
+        denied.status = 403;
+        denied.body = "Host '" + std::string(host.substr(0, 200)) +
+                      "' is not this server: tbprof listens on localhost only and answers requests for localhost, "
+                      "127.0.0.1 or [::1] (add names with --allowed_hosts)";
+        return Send(std::move(denied));
+      }
+    }
+
     // Answers that are ready (listings, cached results) are sent from this
-    // I/O thread; conversions go to the worker pool so they never stall I/O.
-    std::optional<HttpResponse> res = SafeHandle(request, false);
-    if (res.has_value()) return Send(std::move(*res));
+    // I/O thread; the rest, already parsed, goes to the worker pool so it
+    // never stalls I/O.
+    std::variant<HttpResponse, ProfileService::Deferred> outcome;
+    try {
+      outcome = server_->service->Begin(request);
+    } catch (const std::exception& e) {
+      outcome = InternalError(e);
+    }
+    if (auto* ready = std::get_if<HttpResponse>(&outcome)) return Send(std::move(*ready));
+    const int limit = std::max(1, options().worker_threads) + std::max(0, options().max_queued);
+    if (server_->jobs.fetch_add(1) >= limit) {
+      server_->jobs.fetch_sub(1);
+      HttpResponse busy;
+      busy.status = 503;
+      busy.body = "busy: " + std::to_string(limit) + " requests are being converted or wait for it; try again";
+      busy.headers.emplace_back("Retry-After", "1");
+      return Send(std::move(busy));
+    }
     stream_.expires_never();
-    net::post(server_->workers, [self = shared_from_this(), request = std::move(request)]() mutable {
-      HttpResponse computed = *self->SafeHandle(request, true);
-      net::post(self->stream_.get_executor(), [self, computed = std::move(computed)]() mutable {
-        self->Send(std::move(computed));
+    net::post(server_->workers, [self = shared_from_this(), work = std::move(std::get<ProfileService::Deferred>(outcome))] {
+      // A client that has gone does not get its work started.
+      if (self->ClientGone()) {
+        self->server_->jobs.fetch_sub(1);
+        return net::post(self->stream_.get_executor(), [self] { self->Close(); });
+      }
+      HttpResponse computed;
+      try {
+        computed = work();
+      } catch (const std::exception& e) {
+        computed = InternalError(e);
+      }
+      self->server_->jobs.fetch_sub(1);
+      auto encoded = std::make_shared<EncodedBody>(
+          Encode(computed, self->accepts_gzip_, self->options().gzip_min_bytes));
+      net::post(self->stream_.get_executor(), [self, computed = std::move(computed), encoded]() mutable {
+        self->Send(std::move(computed), std::move(*encoded));
       });
     });
   }
 
-  std::optional<HttpResponse> SafeHandle(const HttpRequest& request, bool may_block) {
-    try {
-      return server_->service->Handle(request, may_block);
-    } catch (const std::exception& e) {
-      HttpResponse r;
-      r.status = 500;
-      r.body = std::string("internal error: ") + e.what();
-      return r;
-    }
+  static HttpResponse InternalError(const std::exception& e) {
+    HttpResponse r;
+    r.status = 500;
+    r.body = std::string("internal error: ") + e.what();
+    return r;
+  }
+
+  // True when the peer has closed its side (read would return end of file).
+  bool ClientGone() {
+    char c;
+    ssize_t n = ::recv(stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0;
   }
 
   void Send(HttpResponse res) {
-    std::string encoding = res.content_encoding;
-    std::shared_ptr<const std::string> body;
-    bool vary = false;
-    if (encoding.empty() && Compressible(res.content_type)) {
-      vary = true;
-      if (accepts_gzip_ && res.Body().size() >= options().gzip_min_bytes) {
-        if (res.gzip_body) {
-          body = res.gzip_body;
-          encoding = "gzip";
-        } else if (auto gz = GzipCompress(res.Body(), 6); gz.ok()) {
-          body = std::make_shared<const std::string>(std::move(*gz));
-          encoding = "gzip";
-        }
-      }
-    }
-    if (encoding == "gzip" && !accepts_gzip_) {
-      // A pre-compressed file (trace.json.gz) for a client that cannot take gzip.
-      if (auto plain = GzipDecompress(res.Body()); plain.ok()) {
-        body = std::make_shared<const std::string>(std::move(*plain));
-        encoding.clear();
-      }
-    }
-    if (!body) body = res.shared_body ? res.shared_body : std::make_shared<const std::string>(std::move(res.body));
+    EncodedBody encoded = Encode(res, accepts_gzip_, options().gzip_min_bytes);
+    Send(std::move(res), std::move(encoded));
+  }
+
+  void Send(HttpResponse res, EncodedBody encoded) {
+    const std::string& encoding = encoded.encoding;
+    const bool vary = encoded.vary;
+    std::shared_ptr<const std::string> body = std::move(encoded.body);
     payload_ = body;
     status_ = res.status;
     bytes_ = body->size();
@@ -264,9 +355,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void LogRequest(beast::error_code ec) {
-    LogLevel level = status_ >= 500 ? LogLevel::kError : status_ >= 400 ? LogLevel::kWarn : LogLevel::kInfo;
-    if (ec) level = LogLevel::kWarn;
-    if (level < server_->options.log_level) return;
+    // Server errors always; a client that leaves before the answer is written
+    // is its own business, logged with the rest at --verbose.
+    const bool failed = status_ >= 500;
+    if (!failed && !server_->options.verbose) return;
+    LogLevel level = failed ? LogLevel::kError : LogLevel::kInfo;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
     beast::error_code pec;
     auto peer = stream_.socket().remote_endpoint(pec);
@@ -304,11 +397,33 @@ void HttpServer::Impl::Accept() {
   net::io_context& target = *contexts[next_context++ % contexts.size()];
   acceptor->async_accept(target, [this](beast::error_code ec, tcp::socket socket) {
     if (!ec) {
+      accept_pause = std::chrono::milliseconds(0);
       std::make_shared<Session>(std::move(socket), this)->Start();
     } else if (ec != net::error::operation_aborted) {
-      Log(LogLevel::kWarn, "accept failed: " + ec.message());
+      return OnAcceptError(ec);
     }
     if (acceptor->is_open()) Accept();
+  });
+}
+
+// Out of descriptors (EMFILE), accept fails at once for as long as the
+// connection waits in the backlog: retrying at once would spin. Pause (10 ms,
+// doubling to 1 s) until connections close, and log once a second at most.
+void HttpServer::Impl::OnAcceptError(const beast::error_code& ec) {
+  ++accept_failures_unlogged;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - accept_logged >= std::chrono::seconds(1)) {
+    Log(LogLevel::kError, "accept failed: " + ec.message() + " (" + std::to_string(accept_failures_unlogged) +
+                              " time(s) in the last second; retrying after a pause)");
+    accept_logged = now;
+    accept_failures_unlogged = 0;
+  }
+  accept_pause = std::min<std::chrono::milliseconds>(std::max(accept_pause * 2, std::chrono::milliseconds(10)),
+                                                     std::chrono::milliseconds(1000));
+  if (!accept_retry) accept_retry.emplace(*contexts.front());
+  accept_retry->expires_after(accept_pause);
+  accept_retry->async_wait([this](beast::error_code wait_ec) {
+    if (!wait_ec && acceptor->is_open()) Accept();
   });
 }
 
@@ -335,6 +450,7 @@ Status HttpServer::Start() {
   if (address.is_v6()) acceptor.set_option(net::ip::v6_only(false), ec);  // "::" serves IPv4 too
   if (acceptor.bind(endpoint, ec); ec) return fail("bind to");
   if (acceptor.listen(net::socket_base::max_listen_connections, ec); ec) return fail("listen on");
+  impl_->check_host = address.is_loopback();
   impl_->port = acceptor.local_endpoint(ec).port();
   impl_->Accept();
   return Status::Ok();
@@ -366,6 +482,7 @@ void HttpServer::Stop() {
   net::post(*impl_->contexts.front(), [impl = impl_.get()] {
     beast::error_code ec;
     if (impl->acceptor) impl->acceptor->close(ec);
+    if (impl->accept_retry) impl->accept_retry->cancel();
     for (auto& guard : impl->guards) guard.reset();
     for (auto& ctx : impl->contexts) ctx->stop();
   });

@@ -1,15 +1,18 @@
 // The HTTP/1.1 front of `tbprof serve` (Boost.Beast, asynchronous). Kept
 // free of Beast types so only http_server.cc pays Beast's compile time.
 //
-// Stages per request: read (size/time limited) → ProfileService::Handle on
-// the I/O thread when the answer is ready (cached results, listings) or on a
-// worker thread when it needs a conversion → gzip when the client accepts it
-// → write, keep-alive.
+// Stages per request: read (size/time limited) → Host header check →
+// ProfileService::Begin on the I/O thread, which answers what is ready (cached
+// results, listings) and hands the rest, already parsed, to a worker thread
+// (a bounded queue: 503 when full; not started when the client has gone) →
+// gzip when the client accepts it → write, keep-alive.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "convert/base/status.h"
 #include "plugin/routes.h"
@@ -26,6 +29,16 @@ struct HttpServerOptions {
   int io_threads = 2;          // network threads
   int worker_threads = 2;      // conversion threads
   LogLevel log_level = LogLevel::kInfo;
+  // One line per request; without it only failed requests (5xx, failed
+  // writes) and server errors are logged.
+  bool verbose = false;
+  // Requests waiting for a worker beyond those being worked on; more get 503.
+  int max_queued = 64;
+  // When listening on a loopback address, requests must name the server as
+  // localhost, 127.0.0.1 or [::1] (any port) or one of these names in their
+  // Host header: a web page elsewhere cannot then reach it through DNS
+  // rebinding. Not checked when listening on other addresses (--bind_all).
+  std::vector<std::string> allowed_hosts;
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 64 * 1024;  // no route takes a body; this only bounds what is read
   // A request must arrive completely within this many seconds of the previous
@@ -33,6 +46,10 @@ struct HttpServerOptions {
   int read_timeout_s = 30;
   size_t gzip_min_bytes = 860;        // smaller bodies are not worth compressing
 };
+
+// Whether `host_header` (a Host header value: name or address, optional port)
+// names a loopback server: localhost, 127.0.0.1, [::1], or one of `allowed`.
+bool IsAllowedLocalHost(std::string_view host_header, const std::vector<std::string>& allowed);
 
 class HttpServer {
  public:

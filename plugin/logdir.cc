@@ -1,10 +1,15 @@
 #include "plugin/logdir.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <system_error>
 
+#include "convert/base/json.h"
 #include "convert/tools/tool_registry.h"
 
 namespace tbprof {
@@ -88,7 +93,9 @@ StatusOr<Logdir> Logdir::Open(const std::string& path) {
   if (path.find('\0') != std::string::npos) return InvalidArgument("logdir contains a NUL byte");
   std::string root = Canonical(path);
   if (root.empty() || !IsDirectory(root)) return NotFound("logdir '" + path + "' is not an existing directory");
-  return Logdir(root);
+  auto confined = ConfinedRoot::Open(root);
+  if (!confined.ok()) return confined.status();
+  return Logdir(root, std::move(*confined));
 }
 
 bool Logdir::IsInside(const std::string& canonical) const {
@@ -136,7 +143,8 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
     it.disable_recursion_pending();  // run directories hold files, not more runs
     fs::path tb_dir = p.parent_path().parent_path();
     if (tb_dir == fs::path(root_)) continue;  // already added as "."
-    tb_runs.push_back(tb_dir.lexically_relative(root_).generic_string());
+    std::string tb_run = tb_dir.lexically_relative(root_).generic_string();
+    if (IsValidUtf8(tb_run)) tb_runs.push_back(std::move(tb_run));
   }
 
   std::set<std::string> seen;
@@ -150,6 +158,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
       std::string run_dir = Canonical(d->path());
       if (!IsInside(run_dir)) continue;
       std::string profile_run = d->path().filename().string();
+      if (!IsValidUtf8(profile_run)) continue;
       std::string name = tb_run == "." ? profile_run : tb_run + "/" + profile_run;
       if (seen.insert(name).second) runs.push_back(RunRef{name, run_dir});
     }
@@ -172,7 +181,8 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
   std::vector<RunRef> runs;
   if (!scope.session_path.empty()) {
     ASSIGN_OR_RETURN(auto dir, ResolveInside("session_path", scope.session_path));
-    if (HoldsProfileFiles(ScanRun(dir))) runs.push_back(RunRef{fs::path(dir).filename().string(), dir});
+    std::string name = fs::path(dir).filename().string();
+    if (IsValidUtf8(name) && HoldsProfileFiles(ScanRun(dir))) runs.push_back(RunRef{name, dir});
   } else if (!scope.run_path.empty()) {
     ASSIGN_OR_RETURN(auto dir, ResolveInside("run_path", scope.run_path));
     std::error_code ec;
@@ -180,6 +190,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
       std::error_code sec;
       if (!d->is_directory(sec)) continue;
       std::string sub = Canonical(d->path());
+      if (!IsValidUtf8(d->path().filename().string())) continue;
       if (!IsInside(sub) || !HoldsProfileFiles(ScanRun(sub))) continue;
       runs.push_back(RunRef{d->path().filename().string(), sub});
     }
@@ -215,17 +226,26 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix)};
   for (const LegacyToolSpec& s : LegacyConverters()) suffixes.push_back(s.suffix);
   RunContents out;
-  std::error_code ec;
-  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
-    std::error_code sec;
-    if (!d->is_regular_file(sec)) continue;
+  FileAccessScope confined(confined_root_, 0);
+  auto dir_fd = OpenForRead(dir, /*directory=*/true);
+  if (!dir_fd.ok()) return out;
+  DIR* listing = fdopendir(dir_fd->get());
+  if (listing == nullptr) return out;
+  dir_fd->release();  // owned by `listing` now
+  while (const dirent* entry = readdir(listing)) {
+    const std::string name = entry->d_name;
     std::string host, suffix;
-    if (!ParseRunFileName(d->path().filename().string(), suffixes, &host, &suffix)) continue;
-    std::string path = d->path().string();
-    if (d->is_symlink(sec)) {
-      path = Canonical(d->path());
-      if (!IsInside(path)) continue;  // never read through a link that leaves the logdir
+    if (!IsValidUtf8(name) || !ParseRunFileName(name, suffixes, &host, &suffix)) continue;
+    struct stat st;
+    if (fstatat(dirfd(listing), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    std::string path = dir + "/" + name;
+    if (S_ISLNK(st.st_mode)) {
+      // A link is followed only to a regular file inside the logdir, which is
+      // then read by its own (link-free) path.
+      path = Canonical(path);
+      if (!IsInside(path) || fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     }
+    if (!S_ISREG(st.st_mode)) continue;
     if (suffix == kXPlaneSuffix) {
       out.xplanes.push_back(RunFile{host, suffix, path});
     } else if (suffix == kHloProtoSuffix) {
@@ -234,6 +254,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
       out.legacy.push_back(RunFile{host, suffix, path});
     }
   }
+  closedir(listing);
   auto by_host = [](const RunFile& a, const RunFile& b) {
     return a.host != b.host ? a.host < b.host : a.suffix < b.suffix;
   };

@@ -2,14 +2,18 @@
 // expects:
 //   <logdir>[/<tb_run>...]/plugins/profile/<profile_run>/<host>.<suffix>
 // Every name that reaches the file system from a request (run, host, tool,
-// session_path, run_path) is checked here first: nothing outside the logdir is
-// ever opened, and nothing inside it is ever written.
+// session_path, run_path) is checked here first, and every open is confined
+// to the logdir when it happens: nothing outside the logdir is ever opened,
+// and nothing inside it is ever written. Names that are not valid UTF-8 (run
+// directories, profile files) are skipped: JSON cannot carry them, and a
+// replacement character would list a run that no request can name.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "convert/base/file_bytes.h"
 #include "convert/base/status.h"
 
 namespace tbprof {
@@ -70,19 +74,26 @@ class Logdir {
   StatusOr<RunRef> FindRun(std::string_view run, const RunScope& scope) const;
 
   // Lists the files of a run directory returned by ListRuns/FindRun; files
-  // that are symlinks leading out of the logdir are left out.
+  // that are symlinks leading out of the logdir are left out. The directory is
+  // opened confined to the logdir (see OpenForRead): one swapped for a symlink
+  // since it was found lists nothing.
   RunContents ScanRun(const std::string& dir) const;
+
+  // The logdir's descriptor, which every open of a profile is confined to.
+  const std::shared_ptr<const ConfinedRoot>& confined_root() const { return confined_root_; }
 
   // Resolves `path` (absolute, or relative to the logdir) to a canonical
   // directory inside the logdir; InvalidArgument otherwise.
   StatusOr<std::string> ResolveInside(std::string_view what, std::string_view path) const;
 
  private:
-  explicit Logdir(std::string root) : root_(std::move(root)) {}
+  Logdir(std::string root, std::shared_ptr<const ConfinedRoot> confined)
+      : root_(std::move(root)), confined_root_(std::move(confined)) {}
   bool IsInside(const std::string& canonical) const;
   std::vector<RunRef> DiscoverRuns() const;
 
   std::string root_;
+  std::shared_ptr<const ConfinedRoot> confined_root_;
 };
 
 }  // namespace tbprof

@@ -1,6 +1,7 @@
 // The profile server's request handler: a pure function from (method,
 // target, headers) to a response, with no networking in it, so every route is
-// unit-testable. plugin/http_server.cc puts it on the wire.
+// unit-testable. plugin/http_server.cc puts it on the wire: Begin on a
+// network thread, the deferred rest (if any) on a worker.
 //
 // Routes: the xprof plugin routes, answered both at
 // /data/plugin/profile/<route> and at /<route>, TensorBoard's /data/* core
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +18,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "convert/tools/artifact_cache.h"
@@ -40,6 +43,8 @@ struct HttpResponse {
   // The body gzip-compressed ahead of time (cached tool results); empty if none.
   std::shared_ptr<const std::string> gzip_body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  // The body is shared with the cache (its memory is accounted there).
+  bool from_cache = false;
 
   const std::string& Body() const { return shared_body ? *shared_body : body; }
 };
@@ -50,6 +55,11 @@ struct ProfileServiceOptions {
   size_t cache_bytes = 512u << 20;   // tool results and loaded models
   // How long a scanned run list is reused before the logdir is walked again.
   std::chrono::milliseconds runs_ttl{1000};
+  // Largest response body (a tool result, a legacy file as sent); larger ones
+  // are refused with 413 rather than built or read whole.
+  uint64_t max_response_bytes = uint64_t{1} << 30;
+  // Most bytes a gzip'ed profile may inflate to (a bomb stops there).
+  uint64_t max_inflated_bytes = uint64_t{2} << 30;
 };
 
 // Content-Security-Policy of every response: only our own origin.
@@ -61,11 +71,17 @@ class ProfileService {
  public:
   static StatusOr<std::unique_ptr<ProfileService>> Create(const ProfileServiceOptions& options);
 
-  // Answers any request. When `may_block` is false and the answer needs work
-  // that may take long (converting a profile), returns nullopt instead, so the
-  // caller can retry on a worker thread.
-  std::optional<HttpResponse> Handle(const HttpRequest& request, bool may_block);
-  HttpResponse Handle(const HttpRequest& request) { return *Handle(request, true); }
+  // The work left of a request that cannot be answered at once: the request
+  // as already parsed and resolved, finished by calling it (on a worker).
+  using Deferred = std::function<HttpResponse()>;
+
+  // Parses and routes a request once. Answers at once when that is cheap
+  // (cached results and failures, listings already scanned, small routes,
+  // errors); otherwise returns the rest of the work, which may read and
+  // convert profiles or walk the logdir, for a worker thread.
+  std::variant<HttpResponse, Deferred> Begin(const HttpRequest& request);
+  // Begin and, when deferred, the rest, on the calling thread.
+  HttpResponse Handle(const HttpRequest& request);
 
   // Converts the default tools of the `max_runs` newest runs into the cache.
   // Returns how many results were computed.
@@ -78,13 +94,19 @@ class ProfileService {
   ProfileService(Logdir logdir, const ProfileServiceOptions& options);
 
   struct Query;
-  std::optional<HttpResponse> Route(std::string_view path, const Query& q, const HttpRequest& request,
-                                    bool may_block);
+  struct DataPlan;
+  using Outcome = std::variant<HttpResponse, Deferred>;
+  Outcome Route(std::string_view path, const Query& q, const HttpRequest& request);
   HttpResponse Runs(const Query& q);
   HttpResponse RunTools(const Query& q);
   HttpResponse Hosts(const Query& q);
   HttpResponse ModuleList(const Query& q);
-  std::optional<HttpResponse> Data(const Query& q, bool csv, bool may_block);
+  // /data and /data_csv: a plan (inputs resolved, files identified, cache
+  // key made) or the answer when planning already gives one.
+  std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip);
+  // The cached answer of a plan, or nullopt when it still has to be computed.
+  std::optional<HttpResponse> CachedData(const DataPlan& plan);
+  HttpResponse ComputeData(const DataPlan& plan);
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
@@ -96,7 +118,11 @@ class ProfileService {
     std::string json;  // the /runs answer
   };
   StatusOr<std::shared_ptr<const RunIndex>> RunIndexOf(const RunScope& scope);
-  // FindRun, answered from the run index when possible (no path resolution).
+  // The logdir's run index when it is younger than runs_ttl; null otherwise
+  // (never walks the logdir).
+  std::shared_ptr<const RunIndex> FreshRunIndex();
+  // FindRun, answered from a fresh run index when possible (no path
+  // resolution); never walks the logdir.
   StatusOr<RunRef> ResolveRun(std::string_view run, const RunScope& scope);
   // ScanRun, reused for runs_ttl (file identities are still checked per request).
   std::shared_ptr<const RunContents> Contents(const std::string& dir);
@@ -105,6 +131,8 @@ class ProfileService {
   std::string web_dir_;
   ArtifactCache cache_;
   std::chrono::milliseconds runs_ttl_;
+  uint64_t max_response_bytes_;
+  uint64_t max_inflated_bytes_;
   std::mutex runs_mu_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};
@@ -112,9 +140,6 @@ class ProfileService {
   std::unordered_map<std::string, std::pair<std::chrono::steady_clock::time_point, std::shared_ptr<const RunContents>>>
       contents_;
 };
-
-// Decodes %XX and '+' of a query component; nullopt on malformed escapes.
-std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
 
 // The web UI directory to serve when none is given: the build's
 // plugin/web/dist (compile definition TBPROF_WEB_DIR) when it holds a built

@@ -1,14 +1,17 @@
 #include "convert/base/file_bytes.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 namespace tbprof {
 
@@ -17,10 +20,13 @@ bool HasGzipMagic(std::string_view head) {
 }
 
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes) {
+  if (const FileAccessScope* scope = FileAccessScope::Current()) {
+    max_bytes = std::min(max_bytes, scope->max_inflated_bytes());
+  }
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Internal(path + ": zlib init failed");
   std::string out;
-  out.resize(std::max<size_t>(in.size() * 4, 1 << 16));
+  out.resize(std::min<uint64_t>(std::max<uint64_t>(uint64_t{in.size()} * 4, 1 << 16), std::max<uint64_t>(max_bytes, 1)));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size(), 1u << 30));
   size_t fed = zs.avail_in;
@@ -30,7 +36,7 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
     if (produced == out.size()) {
       if (out.size() >= max_bytes) {
         inflateEnd(&zs);
-        return InvalidArgument(path + ": decompressed size exceeds " + std::to_string(max_bytes) + " bytes");
+        return ResourceExhausted(path + ": more than " + std::to_string(max_bytes) + " bytes when decompressed");
       }
       out.resize(std::min<uint64_t>(out.size() * 2, max_bytes));
     }
@@ -60,32 +66,285 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
   return out;
 }
 
+// --- identity ----------------------------------------------------------------
+
+namespace {
+
+FileIdentity IdentityOfStat(const struct stat& st) {
+  FileIdentity id;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  id.inode = st.st_ino;
+  id.device = st.st_dev;
+  return id;
+}
+
+thread_local FileAccessScope* t_scope = nullptr;
+
+}  // namespace
+
+std::string FileIdentityKey(const std::string& path, const FileIdentity& id) {
+  return path + "|" + std::to_string(id.size) + "|" + std::to_string(id.mtime_ns) + "|" + std::to_string(id.inode);
+}
+
+StatusOr<FileIdentity> FileIdentityOf(const std::string& path) {
+  if (const FileAccessScope* scope = FileAccessScope::Current()) {
+    if (const FileIdentity* known = scope->Known(path)) return *known;
+  }
+  struct stat st;
+  if (fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return NotFound(path + ": " + std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode)) return PermissionDenied(path + ": is a symbolic link now");
+  return IdentityOfStat(st);
+}
+
+StatusOr<std::string> FileIdentityKey(const std::string& path) {
+  auto id = FileIdentityOf(path);
+  if (!id.ok()) return id.status();
+  return FileIdentityKey(path, *id);
+}
+
+// --- descriptors and confinement ----------------------------------------------
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.release();
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) close(fd_);
+}
+
+StatusOr<std::shared_ptr<const ConfinedRoot>> ConfinedRoot::Open(const std::string& canonical_path) {
+  int fd = open(canonical_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return NotFound(canonical_path + ": " + std::strerror(errno));
+  std::string path = canonical_path;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return std::shared_ptr<const ConfinedRoot>(new ConfinedRoot(std::move(path), UniqueFd(fd)));
+}
+
+FileAccessScope::FileAccessScope(std::shared_ptr<const ConfinedRoot> root, uint64_t max_inflated_bytes)
+    : root_(std::move(root)), max_inflated_bytes_(max_inflated_bytes), outer_(t_scope) {
+  t_scope = this;
+}
+
+FileAccessScope::~FileAccessScope() { t_scope = outer_; }
+
+FileAccessScope* FileAccessScope::Current() { return t_scope; }
+
+const FileIdentity* FileAccessScope::Known(const std::string& path) const {
+  auto it = identities_.find(path);
+  return it == identities_.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+Status OpenError(const std::string& path, int err) {
+  // ELOOP: the last component is a symlink; ENOTDIR: an intermediate one is
+  // (O_NOFOLLOW|O_DIRECTORY on a link fails that way).
+  if (err == ELOOP || err == ENOTDIR || err == EMLINK) {
+    return PermissionDenied(path + ": a symbolic link on the way (files are only read inside the logdir)");
+  }
+  if (err == EMFILE || err == ENFILE || err == ENOMEM) return Unavailable(path + ": " + std::strerror(err));
+  return NotFound(path + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+StatusOr<UniqueFd> OpenForRead(const std::string& path, bool directory) {
+  // O_NONBLOCK: a FIFO swapped in for a profile must not block the reader
+  // forever (callers check that what they opened is a regular file).
+  const int final_flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (directory ? O_DIRECTORY : 0);
+  const FileAccessScope* scope = FileAccessScope::Current();
+  if (scope == nullptr || scope->root() == nullptr) {
+    int fd = open(path.c_str(), final_flags);
+    if (fd < 0) return OpenError(path, errno);
+    return UniqueFd(fd);
+  }
+  const std::string& root = scope->root()->path();
+  std::string_view rel;
+  if (path == root) {
+    rel = ".";
+  } else if (root == "/" && path.size() > 1 && path[0] == '/') {
+    rel = std::string_view(path).substr(1);
+  } else if (path.size() > root.size() + 1 && path.starts_with(root) && path[root.size()] == '/') {
+    rel = std::string_view(path).substr(root.size() + 1);
+  } else {
+    return PermissionDenied(path + ": outside the logdir");
+  }
+  if (rel == ".") {
+    int fd = openat(scope->root()->fd(), ".", final_flags);
+    if (fd < 0) return OpenError(path, errno);
+    return UniqueFd(fd);
+  }
+  UniqueFd dir;  // empty while at the root (whose descriptor the scope owns)
+  size_t start = 0;
+  while (true) {
+    size_t slash = rel.find('/', start);
+    std::string name(rel.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (name.empty() || name == "." || name == "..") return PermissionDenied(path + ": not a plain path");
+    const int at = dir.get() >= 0 ? dir.get() : scope->root()->fd();
+    const bool last = slash == std::string_view::npos;
+    int fd = openat(at, name.c_str(), last ? final_flags | O_NOFOLLOW : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return OpenError(path, errno);
+    dir = UniqueFd(fd);
+    if (last) return dir;
+    start = slash + 1;
+  }
+}
+
+// --- SIGBUS guard ---------------------------------------------------------------
+//
+// A mapped file truncated by another program turns reads past its new end
+// into SIGBUS. Each live mapping owns a slot; the handler finds the slot of
+// the faulting address, maps zero pages over the rest of that mapping (so the
+// read, and every later one, completes) and marks the slot. Faults outside
+// every slot are real bugs and get the default action.
+
+namespace {
+
+struct GuardSlot {
+  std::atomic<bool> used{false};
+  std::atomic<uintptr_t> begin{0}, end{0};
+  std::atomic<bool> faulted{false};
+};
+constexpr int kGuardSlots = 256;
+GuardSlot g_slots[kGuardSlots];
+struct sigaction g_previous_sigbus;
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (GuardSlot& slot : g_slots) {
+    const uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+    const uintptr_t end = slot.end.load(std::memory_order_acquire);
+    if (begin == 0 || addr < begin || addr >= end) continue;
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = addr & ~(page - 1);
+    void* zeros = mmap(reinterpret_cast<void*>(from), end - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                       -1, 0);
+    if (zeros == MAP_FAILED) break;
+    slot.faulted.store(true, std::memory_order_release);
+    return;
+  }
+  // Not a guarded mapping: whatever was installed before us, else the default
+  // action (returning re-executes the faulting access, which then kills).
+  if ((g_previous_sigbus.sa_flags & SA_SIGINFO) != 0 && g_previous_sigbus.sa_sigaction != nullptr) {
+    g_previous_sigbus.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != SIG_IGN &&
+      g_previous_sigbus.sa_handler != nullptr) {
+    g_previous_sigbus.sa_handler(sig);
+    return;
+  }
+  signal(SIGBUS, SIG_DFL);
+}
+
+void InstallSigbusGuard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = OnSigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &g_previous_sigbus);
+  });
+}
+
+int ClaimGuardSlot() {
+  for (int i = 0; i < kGuardSlots; ++i) {
+    bool expected = false;
+    if (g_slots[i].used.compare_exchange_strong(expected, true)) {
+      g_slots[i].faulted.store(false);
+      return i;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
 MappedFile::~MappedFile() {
-  if (data_ && data_ != MAP_FAILED) munmap(data_, size_);
+  if (guard_slot_ >= 0) {
+    GuardSlot& slot = g_slots[guard_slot_];
+    slot.begin.store(0, std::memory_order_release);
+    slot.end.store(0, std::memory_order_release);
+  }
+  if (data_ != nullptr && data_ != MAP_FAILED) munmap(data_, mapped_);
+  if (guard_slot_ >= 0) g_slots[guard_slot_].used.store(false, std::memory_order_release);
   if (fd_ >= 0) close(fd_);
 }
 
 Status MappedFile::Open(const std::string& path, uint64_t max_bytes) {
-  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) return NotFound(path + ": " + std::strerror(errno));
+  path_ = path;
+  auto fd = OpenForRead(path);
+  if (!fd.ok()) return fd.status();
+  fd_ = fd->release();
   struct stat st;
   if (fstat(fd_, &st) != 0) return NotFound(path + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file");
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-    return InvalidArgument(path + ": file is " + std::to_string(st.st_size) +
-                           " bytes; files over " + std::to_string(max_bytes) +
-                           " bytes are not supported");
+  identity_ = IdentityOfStat(st);
+  if (const FileAccessScope* scope = FileAccessScope::Current()) {
+    const FileIdentity* listed = scope->Known(path);
+    if (listed != nullptr && !(*listed == identity_)) {
+      return Unavailable(path + ": the file changed after it was listed (being rewritten?); try again");
+    }
   }
-  size_ = static_cast<size_t>(st.st_size);
+  if (identity_.size > max_bytes) {
+    return ResourceExhausted(path + ": file is " + std::to_string(identity_.size) + " bytes; files over " +
+                             std::to_string(max_bytes) + " bytes are not supported");
+  }
+  size_ = static_cast<size_t>(identity_.size);
   if (size_ == 0) return Status::Ok();
-  data_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-  if (data_ == MAP_FAILED) return Internal(path + ": mmap failed: " + std::strerror(errno));
+  InstallSigbusGuard();
+  guard_slot_ = ClaimGuardSlot();
+  if (guard_slot_ < 0) {
+    // Every slot busy (hundreds of loads at once): read instead of mapping.
+    copy_.resize(size_);
+    size_t got = 0;
+    while (got < size_) {
+      ssize_t n = pread(fd_, copy_.data() + got, size_ - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return DataLoss(path + ": read failed: " + std::strerror(errno));
+      if (n == 0) return Unavailable(path + ": the file shrank while it was read; try again");
+      got += static_cast<size_t>(n);
+    }
+    return Status::Ok();
+  }
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  mapped_ = (size_ + page - 1) & ~(page - 1);
+  data_ = mmap(nullptr, mapped_, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (data_ == MAP_FAILED) {
+    data_ = nullptr;
+    return Internal(path + ": mmap failed: " + std::strerror(errno));
+  }
+  GuardSlot& slot = g_slots[guard_slot_];
+  slot.end.store(reinterpret_cast<uintptr_t>(data_) + mapped_, std::memory_order_release);
+  slot.begin.store(reinterpret_cast<uintptr_t>(data_), std::memory_order_release);
   madvise(data_, size_, MADV_SEQUENTIAL);
   return Status::Ok();
 }
 
 std::string_view MappedFile::view() const {
-  return size_ == 0 ? std::string_view() : std::string_view(static_cast<const char*>(data_), size_);
+  if (size_ == 0) return {};
+  if (data_ == nullptr) return copy_;
+  return std::string_view(static_cast<const char*>(data_), size_);
+}
+
+Status MappedFile::CheckUnchanged() const {
+  if (guard_slot_ >= 0 && g_slots[guard_slot_].faulted.load(std::memory_order_acquire)) {
+    return Unavailable(path_ + ": the file shrank while it was read (being rewritten?); try again");
+  }
+  if (fd_ < 0) return Status::Ok();
+  struct stat st;
+  if (fstat(fd_, &st) != 0 || !(IdentityOfStat(st) == identity_)) {
+    return Unavailable(path_ + ": the file changed while it was read (being rewritten?); try again");
+  }
+  return Status::Ok();
 }
 
 }  // namespace tbprof

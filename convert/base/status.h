@@ -8,7 +8,17 @@
 
 namespace tbprof {
 
-enum class ErrorCode { kOk = 0, kInvalidArgument, kNotFound, kDataLoss, kUnimplemented, kInternal };
+enum class ErrorCode {
+  kOk = 0,
+  kInvalidArgument,
+  kNotFound,
+  kDataLoss,
+  kUnimplemented,
+  kInternal,
+  kResourceExhausted,  // over a configured size limit
+  kUnavailable,        // transient: busy, or a file changed while it was read; worth retrying
+  kPermissionDenied,   // would leave the directory it is confined to
+};
 
 class Status {
  public:
@@ -29,6 +39,9 @@ inline Status NotFound(std::string m) { return {ErrorCode::kNotFound, std::move(
 inline Status DataLoss(std::string m) { return {ErrorCode::kDataLoss, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {ErrorCode::kUnimplemented, std::move(m)}; }
 inline Status Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
+inline Status ResourceExhausted(std::string m) { return {ErrorCode::kResourceExhausted, std::move(m)}; }
+inline Status Unavailable(std::string m) { return {ErrorCode::kUnavailable, std::move(m)}; }
+inline Status PermissionDenied(std::string m) { return {ErrorCode::kPermissionDenied, std::move(m)}; }
 
 template <typename T>
 class StatusOr {

@@ -1,15 +1,24 @@
 #include "convert/tools/artifact_cache.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <exception>
 
 namespace tbprof {
 
-StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::string& key,
-                                                                  const Compute& compute) {
+namespace {
+
+// Failures that say something lasting about the input (same file, same
+// answer) are cached; these may go away on their own and are not.
+bool IsTransient(const Status& s) {
+  return s.code() == ErrorCode::kUnavailable || s.code() == ErrorCode::kInternal;
+}
+
+// What a cached failure costs besides its message: the slot, the key, the list node.
+constexpr size_t kFailureOverheadBytes = 256;
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const void>> ArtifactCache::GetErased(const Key& key,
+                                                               const std::function<StatusOr<Erased>()>& compute) {
   std::shared_ptr<Pending> mine;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -17,7 +26,8 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
     if (it != map_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second.lru);
       ++hits_;
-      return it->second.entry.value;
+      if (!it->second.value) return it->second.failure;
+      return it->second.value;
     }
     auto p = pending_.find(key);
     if (p != pending_.end()) {
@@ -32,7 +42,7 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
   }
   // A throwing computation must still release its waiters (they would block
   // forever on the pending slot), so exceptions become an error result.
-  StatusOr<Entry> computed = Internal("computation failed");
+  StatusOr<Erased> computed = Internal("computation failed");
   try {
     computed = compute();
   } catch (const std::exception& e) {
@@ -43,35 +53,72 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetOrCompute(const std::str
   mine->done = true;
   if (!computed.ok()) {
     mine->result = computed.status();
+    if (!IsTransient(computed.status())) {
+      Slot slot;
+      slot.failure = computed.status();
+      slot.bytes = computed.status().message().size() + key.name.size() + kFailureOverheadBytes;
+      InsertLocked(key, std::move(slot), {});
+    }
   } else {
     mine->result = computed->value;
-    if (computed->bytes <= budget_) {
-      lru_.push_front(key);
-      map_[key] = Slot{*computed, lru_.begin()};
-      used_ += computed->bytes;
-      EvictLocked();
+    size_t total = computed->bytes;
+    for (const SharedCharge& c : computed->shares) total += c.bytes;
+    if (computed->value && total <= budget_) {
+      Slot slot;
+      slot.value = computed->value;
+      std::vector<SharedCharge> shares = std::move(computed->shares);
+      shares.push_back(SharedCharge{computed->value, computed->bytes});
+      InsertLocked(key, std::move(slot), std::move(shares));
     }
   }
   cv_.notify_all();
   return mine->result;
 }
 
-std::shared_ptr<const void> ArtifactCache::Peek(const std::string& key) {
+void ArtifactCache::InsertLocked(const Key& key, Slot slot, std::vector<SharedCharge> shares) {
+  for (SharedCharge& c : shares) {
+    if (!c.object) continue;
+    Shared& s = shared_[c.object.get()];
+    if (s.holders++ == 0) {
+      s.object = std::move(c.object);
+      s.bytes = c.bytes;
+      used_ += c.bytes;
+    }
+    slot.shares.push_back(s.object.get());
+  }
+  used_ += slot.bytes;
+  lru_.push_front(key);
+  slot.lru = lru_.begin();
+  map_.emplace(key, std::move(slot));
+  EvictLocked();
+}
+
+void ArtifactCache::EraseLocked(std::unordered_map<Key, Slot, KeyHash>::iterator it) {
+  used_ -= it->second.bytes;
+  for (const void* object : it->second.shares) {
+    auto s = shared_.find(object);
+    if (--s->second.holders == 0) {
+      used_ -= s->second.bytes;
+      shared_.erase(s);
+    }
+  }
+  lru_.erase(it->second.lru);
+  map_.erase(it);
+}
+
+bool ArtifactCache::PeekErased(const Key& key, std::shared_ptr<const void>* value, Status* failure) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(key);
-  if (it == map_.end()) return nullptr;
+  if (it == map_.end()) return false;
   lru_.splice(lru_.begin(), lru_, it->second.lru);
   ++hits_;
-  return it->second.entry.value;
+  *value = it->second.value;
+  *failure = it->second.failure;
+  return true;
 }
 
 void ArtifactCache::EvictLocked() {
-  while (used_ > budget_ && !lru_.empty()) {
-    auto it = map_.find(lru_.back());
-    used_ -= it->second.entry.bytes;
-    map_.erase(it);
-    lru_.pop_back();
-  }
+  while (used_ > budget_ && !lru_.empty()) EraseLocked(map_.find(lru_.back()));
 }
 
 size_t ArtifactCache::bytes_used() const {
@@ -88,15 +135,8 @@ void ArtifactCache::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   map_.clear();
   lru_.clear();
+  shared_.clear();
   used_ = 0;
-}
-
-StatusOr<std::string> FileIdentityKey(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return NotFound(path + ": " + std::strerror(errno));
-  return path + "|" + std::to_string(st.st_size) + "|" +
-         std::to_string(int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec) + "|" +
-         std::to_string(st.st_ino);
 }
 
 }  // namespace tbprof

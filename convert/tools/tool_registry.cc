@@ -86,6 +86,49 @@ size_t ToolListingRank(std::string_view tool) {
   return static_cast<size_t>(std::find(std::begin(kOrder), std::end(kOrder), tool) - std::begin(kOrder));
 }
 
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space) {
+  auto hex = [](char h) -> int {
+    if (h >= '0' && h <= '9') return h - '0';
+    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '%') {
+      if (i + 2 >= s.size()) return std::nullopt;
+      int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+StatusOr<ToolParams> ParseQuery(std::string_view query) {
+  ToolParams params;
+  size_t pos = 0;
+  while (pos <= query.size()) {
+    size_t amp = std::min(query.find('&', pos), query.size());
+    std::string_view item = query.substr(pos, amp - pos);
+    pos = amp + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    auto key = PercentDecode(item.substr(0, eq), true);
+    auto value = PercentDecode(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1), true);
+    if (!key || !value) return InvalidArgument("malformed percent-encoding in the query string");
+    params.emplace(std::move(*key), std::move(*value));  // first one wins
+  }
+  return params;
+}
+
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {
   auto it = p.find(key);
   if (it == p.end()) return fallback;

@@ -5,9 +5,11 @@
 // the tests all read these tables; nothing else names tools.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,9 @@ struct ToolInput {
   ToolParams params;                      // query parameters (resolution, start_time_ms, …)
   bool csv = false;                       // data_csv: the tool's main table as CSV
   ArtifactCache* cache = nullptr;         // shared across requests; may be null
+  // Output larger than this is an error (ResourceExhausted); tools that can
+  // tell early stop before building it.
+  uint64_t max_output_bytes = UINT64_MAX;
 };
 
 struct ToolOutput {
@@ -85,6 +90,15 @@ const LegacyToolSpec* FindLegacySuffix(std::string_view suffix);
 // Position of a tool in xprof's run_tools order (tools it does not list
 // come after, by name).
 size_t ToolListingRank(std::string_view tool);
+
+// Decodes %XX and '+' (when `plus_is_space`) of a URL component; nullopt on
+// a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);
+
+// Parses "k=v&k2=v2" (a URL query, or `tbprof convert --param`) with
+// percent-decoding; the first value of a repeated key wins, as Flask's
+// request.args.get does. InvalidArgument on a malformed escape.
+StatusOr<ToolParams> ParseQuery(std::string_view query);
 
 // Integer/double query parameter with a default; garbage yields the default.
 int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback);

@@ -2,6 +2,7 @@
 #include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -57,22 +58,27 @@ void AppendHits(const StreamingTraceHost& host, size_t host_index, const std::ve
 }  // namespace
 
 StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::string& path, ArtifactCache* cache) {
-  auto build = [&]() -> StatusOr<std::pair<std::shared_ptr<const TraceIndex>, size_t>> {
-    ASSIGN_OR_RETURN(auto model, LoadModelCached(path, cache));
-    std::shared_ptr<const TraceIndex> index = TraceIndex::Build(model);
+  auto build = [&]() -> StatusOr<CacheValue<TraceIndex>> {
+    auto model = LoadModelCached(path, cache);
+    if (!model.ok()) return model.status();
+    std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model);
     size_t bytes = index->MemoryBytes();
-    return std::make_pair(std::move(index), bytes);
+    // The index keeps the model alive: charged with it, once, even after the
+    // model's own entry is evicted.
+    return CacheValue<TraceIndex>{std::move(index), bytes, {SharedCharge{*model, (*model)->MemoryBytes()}}};
   };
   if (cache == nullptr) {
-    ASSIGN_OR_RETURN(auto r, build());
-    return r.first;
+    auto r = build();
+    if (!r.ok()) return r.status();
+    return r->value;
   }
-  ASSIGN_OR_RETURN(auto key, FileIdentityKey(path));
-  return cache->Get<TraceIndex>("trace_index|" + key, build);
+  auto key = FileIdentityKey(path);
+  if (!key.ok()) return key.status();
+  return cache->Get<TraceIndex>("trace_index|" + *key, ArtifactCache::Compute<TraceIndex>(build));
 }
 
 StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& hosts, const ToolParams& params,
-                                         int64_t min_events_to_filter) {
+                                         int64_t min_events_to_filter, uint64_t max_bytes) {
   if (ParamStr(params, "format") == "pb") {
     return Unimplemented("trace viewer: format=pb (delta-series protobuf) is not supported; omit format for JSON");
   }
@@ -145,8 +151,12 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
   }
   if (min_ps > max_ps) min_ps = max_ps = 0;
 
+  if (uint64_t{returned} * kMinTraceEventJsonBytes > max_bytes) {
+    return ResourceExhausted("trace viewer: " + std::to_string(returned) + " events in this window make more than " +
+                             std::to_string(max_bytes) + " bytes of JSON; ask for a shorter window or a resolution");
+  }
   std::string out;
-  out.reserve(returned * 200 + 4096);
+  out.reserve(std::min<uint64_t>(uint64_t{returned} * 200 + 4096, max_bytes));
   out.append(
       "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"codeLink\":\"\",\"useNewBackend\":false,"
       "\"returnedEventsSize\":");
@@ -176,7 +186,8 @@ StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
     ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.xplane_paths[i], input.cache));
     hosts.push_back(StreamingTraceHost{index, i < input.hosts.size() ? input.hosts[i] : std::string()});
   }
-  ASSIGN_OR_RETURN(auto json, StreamingTraceJson(hosts, input.params));
+  ASSIGN_OR_RETURN(auto json,
+                   StreamingTraceJson(hosts, input.params, kTraceStreamingThreshold, input.max_output_bytes));
   ToolOutput out;
   out.body = std::move(json);
   return out;

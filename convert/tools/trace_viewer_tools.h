@@ -40,7 +40,11 @@ struct StreamingTraceHost {
 
 // The streaming response for already-built indexes; `params` as the tool's.
 // `min_events_to_filter` is xprof's 500,000-event streaming threshold.
+// A window whose JSON would exceed `max_bytes` is ResourceExhausted, found
+// before most of it is built (every event takes at least kMinTraceEventJsonBytes).
+inline constexpr uint64_t kMinTraceEventJsonBytes = 64;
 StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& hosts, const ToolParams& params,
-                                         int64_t min_events_to_filter = kTraceStreamingThreshold);
+                                         int64_t min_events_to_filter = kTraceStreamingThreshold,
+                                         uint64_t max_bytes = UINT64_MAX);
 
 }  // namespace tbprof

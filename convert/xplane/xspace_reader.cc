@@ -229,8 +229,11 @@ StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::
 StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_bytes) {
   MappedFile f;
   RETURN_IF_ERROR(f.Open(path, max_bytes));
-  if (HasGzipMagic(f.view())) return Inflate(f.view(), path, max_bytes);
-  return std::string(f.view());
+  StatusOr<std::string> bytes =
+      HasGzipMagic(f.view()) ? Inflate(f.view(), path, max_bytes) : StatusOr<std::string>(std::string(f.view()));
+  // A change during the read outranks whatever the read made of it.
+  RETURN_IF_ERROR(f.CheckUnchanged());
+  return bytes;
 }
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
@@ -238,10 +241,15 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, c
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
   if (f.view().empty()) return DataLoss(path + ": empty file (0 bytes), not an XSpace");
   if (HasGzipMagic(f.view())) {
-    ASSIGN_OR_RETURN(auto inflated, Inflate(f.view(), path, options.max_bytes));
-    return Decode(inflated, path, /*release_pages=*/false, options);
+    auto inflated = Inflate(f.view(), path, options.max_bytes);
+    RETURN_IF_ERROR(f.CheckUnchanged());
+    if (!inflated.ok()) return inflated.status();
+    return Decode(*inflated, path, /*release_pages=*/false, options);
   }
-  return Decode(f.view(), path, options.release_decoded_pages, options);
+  auto model = Decode(f.view(), path, options.release_decoded_pages, options);
+  // Decoded bytes are only trusted when the file stayed the same throughout.
+  RETURN_IF_ERROR(f.CheckUnchanged());
+  return model;
 }
 
 }  // namespace tbprof

@@ -26,7 +26,6 @@ using testing_plugin::TempLogdir;
 class PluginHttp : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing_plugin::HaveTestdata()) GTEST_SKIP() << "testdata not found at " TBPROF_TESTDATA;
     logdir_ = std::make_unique<TempLogdir>();
     ProfileServiceOptions so;
     so.logdir = logdir_->logdir();
@@ -132,8 +131,7 @@ TEST_F(PluginHttp, EveryRouteAnswersWithItsContentType) {
 
 TEST_F(PluginHttp, GzipOnlyWhenAccepted) {
   const std::string target = "/data?run=tf22/Cloud-TPU&tag=overview_page";
-  const std::string file = ReadFile(std::string(TBPROF_TESTDATA) +
-                                    "/legacy_logdir_tf22/plugins/profile/Cloud-TPU/10.240.1.50.overview_page.json");
+  const std::string file = ReadFile(logdir_->logdir() / "tf22/plugins/profile/Cloud-TPU/10.240.1.50.overview_page.json");
   RawResponse plain = Get(target);
   EXPECT_EQ(plain.Header("content-encoding"), "");
   EXPECT_EQ(plain.body, file);
@@ -149,7 +147,7 @@ TEST_F(PluginHttp, GzipOnlyWhenAccepted) {
   RawResponse page = Get("/data/plugin/profile/data?run=demo/jsononly&tag=memory_viewer", "Accept-Encoding: gzip\r\n");
   EXPECT_EQ(page.Header("content-encoding"), "gzip");
   EXPECT_EQ(testing_plugin::Gunzip(page.body),
-            ReadFile(std::string(TBPROF_TESTDATA) + "/xprof_demo_json/profile_demo.memory_viewer.json"));
+            ReadFile(logdir_->logdir() / "demo/plugins/profile/jsononly/profile_demo.memory_viewer.json"));
 }
 
 TEST_F(PluginHttp, TraceJsonGzIsSentPrecompressed) {
@@ -157,9 +155,7 @@ TEST_F(PluginHttp, TraceJsonGzIsSentPrecompressed) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("content-encoding"), "gzip");
   EXPECT_EQ(r.Header("content-type"), "application/json");
-  const std::string file = ReadFile(std::string(TBPROF_TESTDATA) +
-                                    "/legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/"
-                                    "8c859046be41.ant.amazon.com.trace.json.gz");
+  const std::string file = ReadFile(logdir_->logdir() / "plugins/profile/2020_08_05_13_37_44/8c859046be41.ant.amazon.com.trace.json.gz");
   EXPECT_EQ(r.body, file);
   // A client that does not accept gzip gets it inflated.
   RawResponse plain = Get("/data/plugin/profile/data?run=2020_08_05_13_37_44&tag=trace_viewer");
@@ -211,7 +207,7 @@ TEST_F(PluginHttp, KeepAliveServesManyRequestsOnOneConnection) {
     EXPECT_NE(r->Header("connection"), "close");
   }
   // Two pipelined requests in one write are answered in order.
-  ASSERT_TRUE(c.SendRaw("GET /version HTTP/1.1\r\nHost: x\r\n\r\nGET /config HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(c.SendRaw("GET /version HTTP/1.1\r\nHost: localhost\r\n\r\nGET /config HTTP/1.1\r\nHost: localhost\r\n\r\n"));
   auto first = c.Read();
   auto second = c.Read();
   ASSERT_TRUE(first.has_value() && second.has_value());
@@ -261,14 +257,14 @@ TEST_F(PluginHttp, MalformedAndOversizedRequests) {
   {
     RawClient c(server_->port());
     std::string big(64 * 1024, 'a');
-    ASSERT_TRUE(c.SendRaw("GET /runs HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n"));
+    ASSERT_TRUE(c.SendRaw("GET /runs HTTP/1.1\r\nHost: localhost\r\nX-Big: " + big + "\r\n\r\n"));
     auto r = c.Read();
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(r->status, 431);
   }
   {
     RawClient c(server_->port());
-    ASSERT_TRUE(c.SendRaw("POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n"));
+    ASSERT_TRUE(c.SendRaw("POST /runs HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000000\r\n\r\n"));
     auto r = c.Read();
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(r->status, 413);
@@ -276,7 +272,7 @@ TEST_F(PluginHttp, MalformedAndOversizedRequests) {
   {
     // A client that stops mid-request is dropped after the read timeout, without an answer.
     RawClient c(server_->port());
-    ASSERT_TRUE(c.SendRaw("GET /runs HTTP/1.1\r\nHost: x\r\n"));
+    ASSERT_TRUE(c.SendRaw("GET /runs HTTP/1.1\r\nHost: localhost\r\n"));
     c.PeerClosed();
   }
   ExpectAlive();

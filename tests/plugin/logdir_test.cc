@@ -16,7 +16,6 @@ std::vector<std::string> Names(const std::vector<RunRef>& runs) {
 }
 
 TEST(PluginLogdir, DiscoversNestedRunsReverseSorted) {
-  TBPROF_REQUIRE_TESTDATA();
   TempLogdir t;
   auto logdir = Logdir::Open(t.logdir());
   ASSERT_TRUE(logdir.ok()) << logdir.status().message();
@@ -45,7 +44,6 @@ TEST(PluginLogdir, ParsesHostsWithDots) {
 }
 
 TEST(PluginLogdir, ScanRunSplitsFilesAndSkipsOutsideLinks) {
-  TBPROF_REQUIRE_TESTDATA();
   TempLogdir t;
   auto logdir = Logdir::Open(t.logdir());
   ASSERT_TRUE(logdir.ok());
@@ -66,7 +64,6 @@ TEST(PluginLogdir, ScanRunSplitsFilesAndSkipsOutsideLinks) {
 }
 
 TEST(PluginLogdir, RejectsRunNamesThatEscape) {
-  TBPROF_REQUIRE_TESTDATA();
   TempLogdir t;
   auto logdir = Logdir::Open(t.logdir());
   ASSERT_TRUE(logdir.ok());
@@ -83,7 +80,6 @@ TEST(PluginLogdir, RejectsRunNamesThatEscape) {
 }
 
 TEST(PluginLogdir, SessionAndRunPathStayInside) {
-  TBPROF_REQUIRE_TESTDATA();
   TempLogdir t;
   auto logdir = Logdir::Open(t.logdir());
   ASSERT_TRUE(logdir.ok());

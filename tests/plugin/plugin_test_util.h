@@ -1,13 +1,20 @@
-// Shared by the Plugin* suites: a temporary logdir assembled from copies of
-// ../shared/testdata, and a raw-socket HTTP/1.1 client (independent of the
-// server's Beast code, so the wire format is checked by a second parser).
+// Shared by the Plugin* suites: a temporary logdir built by the tests
+// themselves (synthetic xplane files from synthetic/profile_generator.h,
+// legacy tool protos serialized with the generated classes, legacy JSON and
+// trace.json.gz written by hand), and a raw-socket HTTP/1.1 client
+// (independent of the server's Beast code, so the wire format is checked by a
+// second parser). Nothing here needs ../shared/testdata.
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -19,14 +26,19 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "proto/input_pipeline.pb.h"
+#include "proto/kernel_stats.pb.h"
+#include "proto/overview_page.pb.h"
+#include "proto/tf_stats.pb.h"
+#include "synthetic/profile_generator.h"
 
 namespace tbprof::testing_plugin {
 
 namespace fs = std::filesystem;
-
-inline std::string TestdataDir() { return TBPROF_TESTDATA; }
 
 inline std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -41,13 +53,41 @@ inline void WriteFile(const fs::path& p, const std::string& bytes) {
   f << bytes;
 }
 
-inline void CopyInto(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+// A gzip member made with zlib directly (not with the server's compressor).
+inline std::string Gzip(const std::string& in) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// A small synthetic host profile (one GPU, a few steps) written to `path`.
+inline void WriteSyntheticXPlane(const fs::path& path, uint64_t seed, int64_t events = 3000) {
+  SynthOptions o;
+  o.gpus = 1;
+  o.steps = 4;
+  o.events = events;
+  o.seed = seed;
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  Status s = WriteSyntheticXSpace(o, 0, out);
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
+template <typename Proto>
+void WriteProto(const fs::path& path, const Proto& proto) {
+  WriteFile(path, proto.SerializeAsString());
 }
 
 // <tmp>/logdir, laid out as (names chosen to exercise discovery):
-//   plugins/profile/2020_08_05_13_37_44/   TF 2.3 CPU legacy run (host with dots, trace.json.gz)
+//   plugins/profile/2020_08_05_13_37_44/   TF 2.3 CPU legacy run (host with dots, trace.json.gz, tool .pb files)
 //   plugins/profile/empty_run/             no files
 //   plugins/profile/noise                  a stray file, not a run
 //   plugins/profile/evil_link -> <tmp>/outside   symlink leaving the logdir
@@ -61,26 +101,48 @@ class TempLogdir {
     char tmpl[] = "/tmp/tbprof_plugin_XXXXXX";
     base_ = mkdtemp(tmpl);
     logdir_ = base_ / "logdir";
-    const fs::path td = TestdataDir();
-    const fs::path tf23 = td / "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44";
-    for (const auto& e : fs::directory_iterator(tf23)) {
-      CopyInto(e.path(), logdir_ / "plugins/profile/2020_08_05_13_37_44" / e.path().filename());
+    using namespace tensorflow::profiler;
+    OverviewPage overview;
+    overview.mutable_run_environment()->set_host_count(1);
+    overview.mutable_run_environment()->set_device_type("CPU");
+    InputPipelineAnalysisResult input;
+    TfStatsDatabase tf_stats;
+    KernelStatsDb kernels;
+
+    const fs::path tf23 = logdir_ / "plugins/profile/2020_08_05_13_37_44";
+    const std::string tf23_host = "8c859046be41.ant.amazon.com";
+    WriteProto(tf23 / (tf23_host + ".overview_page.pb"), overview);
+    WriteProto(tf23 / (tf23_host + ".input_pipeline.pb"), input);
+    WriteProto(tf23 / (tf23_host + ".tensorflow_stats.pb"), tf_stats);
+    WriteFile(tf23 / (tf23_host + ".kernel_stats.pb"), "");
+    WriteFile(tf23 / (tf23_host + ".trace.json.gz"), Gzip(TraceJson()));
+
+    const fs::path tf22 = logdir_ / "tf22/plugins/profile";
+    WriteFile(tf22 / "Cloud-TPU/10.240.1.50.overview_page.json", OverviewJson("Cloud-TPU"));
+    WriteFile(tf22 / "Cloud-TPU/10.240.1.50.input_pipeline.json", InputPipelineJson());
+    WriteFile(tf22 / "Cloud-TPU/10.240.1.50.pod_viewer.json", PodViewerJson());
+    WriteProto(tf22 / "Cloud-TPU/10.240.1.50.tensorflow_stats.pb", tf_stats);
+    for (const char* run : {"GPU-compute-bound", "GPU-input-bound"}) {
+      WriteProto(tf22 / run / "localhost.overview_page.pb", overview);
+      WriteProto(tf22 / run / "localhost.input_pipeline.pb", input);
     }
-    for (const char* run : {"Cloud-TPU", "GPU-compute-bound", "GPU-input-bound"}) {
-      for (const auto& e : fs::directory_iterator(td / "legacy_logdir_tf22/plugins/profile" / run)) {
-        CopyInto(e.path(), logdir_ / "tf22/plugins/profile" / run / e.path().filename());
-      }
-    }
+    WriteProto(tf22 / "GPU-input-bound/localhost.tensorflow_stats.pb", tf_stats);
+
     const fs::path multi = logdir_ / "nested/deeper/train/plugins/profile/run_multi";
-    CopyInto(td / "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb", multi / "host1.xplane.pb");
-    CopyInto(td / "xplane/jax_rocm_mi355_fused_attn/934987a2fc2f.xplane.pb", multi / "host2.example.com.xplane.pb");
-    for (const auto& e : fs::directory_iterator(td / "xprof_demo_json")) {
-      CopyInto(e.path(), logdir_ / "demo/plugins/profile/jsononly" / e.path().filename());
-    }
+    WriteSyntheticXPlane(multi / "host1.xplane.pb", 1);
+    WriteSyntheticXPlane(multi / "host2.example.com.xplane.pb", 2);
+
+    const fs::path demo = logdir_ / "demo/plugins/profile/jsononly";
+    WriteFile(demo / "profile_demo.overview_page.json", OverviewJson("demo"));
+    WriteFile(demo / "profile_demo.input_pipeline.json", InputPipelineJson());
+    WriteFile(demo / "profile_demo.pod_viewer.json", PodViewerJson());
+    WriteFile(demo / "profile_demo.op_profile.json", R"({"byCategory":{"name":"root","children":[]},"deviceType":"TPU"})");
+    WriteFile(demo / "profile_demo.memory_viewer.json", MemoryViewerJson());
+
     fs::create_directories(logdir_ / "plugins/profile/empty_run");
     WriteFile(logdir_ / "plugins/profile/noise", "not a run");
     WriteFile(base_ / "outside/secret.overview_page.json", "[\"SECRET\"]");
-    CopyInto(td / "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb", base_ / "outside/leak.xplane.pb");
+    WriteSyntheticXPlane(base_ / "outside/leak.xplane.pb", 3);
     fs::create_directory_symlink(base_ / "outside", logdir_ / "plugins/profile/evil_link");
     // A file link inside a real run that points outside.
     fs::create_symlink(base_ / "outside/secret.overview_page.json",
@@ -93,16 +155,39 @@ class TempLogdir {
   const fs::path& logdir() const { return logdir_; }
   const fs::path& base() const { return base_; }
 
+  // Hand-written legacy tool JSON, as the old profiler left it beside the
+  // profile (shapes kept small; the server sends these bytes as they are).
+  static std::string OverviewJson(const std::string& tag) {
+    std::string rows;
+    for (int i = 0; i < 60; ++i) rows += std::string(i ? "," : "") + R"({"c":[{"v":")" + std::to_string(i) + R"("}]})";
+    return R"([{"cols":[{"id":"stepnum","label":"stepnum","type":"string"}],"rows":[)" + rows + R"(],"p":{"tag":")" +
+           tag + R"("}}])";
+  }
+  static std::string InputPipelineJson() {
+    return R"([{"cols":[{"id":"op","label":"Input Op","type":"string"}],"rows":[],"p":{"summary_conclusion":"x"}}])";
+  }
+  static std::string PodViewerJson() {
+    std::string rows;
+    for (int i = 0; i < 200; ++i) rows += std::string(i ? "," : "") + R"({"stepNum":)" + std::to_string(i) + "}";
+    return R"({"podStats":{"stepBreakdownEvents":[)" + rows + R"(]},"diagnostics":{"errors":[]}})";
+  }
+  static std::string MemoryViewerJson() {
+    std::string chunks;
+    for (int i = 0; i < 100; ++i) chunks += std::string(i ? "," : "") + R"({"size":)" + std::to_string(i * 64) + "}";
+    return R"({"moduleName":"jit_step","chunks":[)" + chunks + "]}";
+  }
+  static std::string TraceJson() {
+    std::string events;
+    for (int i = 0; i < 300; ++i) {
+      events += std::string(i ? "," : "") + R"({"ph":"X","pid":1,"tid":1,"name":"op)" + std::to_string(i) +
+                R"(","ts":)" + std::to_string(i * 10) + R"(,"dur":5})";
+    }
+    return R"({"displayTimeUnit":"ns","traceEvents":[)" + events + "]}";
+  }
+
  private:
   fs::path base_, logdir_;
 };
-
-inline bool HaveTestdata() { return fs::is_directory(fs::path(TestdataDir()) / "legacy_logdir_tf22"); }
-
-#define TBPROF_REQUIRE_TESTDATA()                                                               \
-  do {                                                                                          \
-    if (!::tbprof::testing_plugin::HaveTestdata()) GTEST_SKIP() << "testdata not found at " TBPROF_TESTDATA; \
-  } while (0)
 
 // Inflates a gzip member with zlib (independent of the server's compressor).
 inline std::optional<std::string> Gunzip(const std::string& in) {
@@ -234,6 +319,90 @@ class RawClient {
   }
   int fd_ = -1;
   std::string buf_;
+};
+
+// `tbprof serve --port 0 ARGS...` in a child process (optionally with a lower
+// open-file limit), its stderr kept in a file; the port is read from the line
+// it prints.
+class ServeProcess {
+ public:
+  ServeProcess(const std::vector<std::string>& args, const std::string& stderr_path, rlim_t max_open_files = 0) {
+    int out_pipe[2];
+    if (pipe(out_pipe) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out_pipe[1], 1);
+      close(out_pipe[0]);
+      int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err >= 0) dup2(err, 2);
+      if (max_open_files > 0) {
+        rlimit lim{max_open_files, max_open_files};
+        setrlimit(RLIMIT_NOFILE, &lim);
+      }
+      std::vector<std::string> argv_s = {TBPROF_BINARY, "serve", "--port", "0"};
+      argv_s.insert(argv_s.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (std::string& a : argv_s) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out_pipe[1]);
+    out_ = fdopen(out_pipe[0], "r");
+    char line[1024] = {0};
+    if (out_ == nullptr || fgets(line, sizeof line, out_) == nullptr) return;
+    std::string first(line);
+    size_t at = first.find("http://127.0.0.1:");
+    if (at != std::string::npos) port_ = std::atoi(first.c_str() + at + 17);
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_ != nullptr) fclose(out_);
+  }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Peak resident memory (VmHWM) of the server so far, in bytes.
+  uint64_t PeakRssBytes() const { return StatusField("VmHWM:") * 1024; }
+  uint64_t RssBytes() const { return StatusField("VmRSS:") * 1024; }
+  // User + system CPU time used so far, in seconds.
+  double CpuSeconds() const {
+    std::string stat = ReadFile("/proc/" + std::to_string(pid_) + "/stat");
+    size_t close_paren = stat.rfind(')');
+    if (close_paren == std::string::npos) return -1;
+    std::istringstream ss(stat.substr(close_paren + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; ss >> field; ++i) {  // fields counted from 1; state is field 3
+      if (i == 14) utime = std::atof(field.c_str());
+      if (i == 15) {
+        stime = std::atof(field.c_str());
+        break;
+      }
+    }
+    return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  // Sends SIGTERM and returns the exit status (or -1).
+  int Stop() {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  uint64_t StatusField(const std::string& name) const {
+    std::string status = ReadFile("/proc/" + std::to_string(pid_) + "/status");
+    size_t at = status.find(name);
+    return at == std::string::npos ? 0 : std::strtoull(status.c_str() + at + name.size(), nullptr, 10);
+  }
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  int port_ = 0;
 };
 
 }  // namespace tbprof::testing_plugin

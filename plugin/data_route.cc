@@ -1,0 +1,333 @@
+// /data and /data_csv: planned on the network thread (inputs resolved, each
+// file identified once, cache key made), answered there when the cache has
+// the result or the failure, computed on a worker otherwise. Warm-up computes
+// plans directly.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+#include "convert/base/file_bytes.h"
+#include "plugin/gzip.h"
+#include "plugin/route_util.h"
+#include "plugin/run_tools.h"
+
+namespace tbprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kGzipAheadMinBytes = 1024;  // smaller cached bodies are sent as they are
+
+// Query parameters that select inputs; they are part of a cache key through the files.
+const std::set<std::string, std::less<>> kInputParams = {"run", "tag", "host", "hosts", "session_path", "run_path"};
+
+HttpResponse NoData() { return Text(404, "No Data"); }
+
+std::string MiB(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+std::string CsvFileName(const std::string& tool, const std::string& run, const std::string& host) {
+  // xprof: "<tool>_<run>_<host suffix>.csv", host suffix after the last '-'.
+  std::string host_suffix = host.substr(host.rfind('-') == std::string::npos ? 0 : host.rfind('-') + 1);
+  std::string name = tool + "_" + run + "_" + host_suffix;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  }
+  return name + ".csv";
+}
+
+}  // namespace
+
+HttpResponse Text(int status, std::string body, std::string content_type) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse FromStatus(const Status& s) {
+  switch (s.code()) {
+    case ErrorCode::kInvalidArgument:
+      return Text(400, s.message());
+    case ErrorCode::kPermissionDenied:
+      return Text(403, s.message());
+    case ErrorCode::kNotFound:
+    case ErrorCode::kUnimplemented:
+      return Text(404, s.message());
+    case ErrorCode::kResourceExhausted:
+      return Text(413, s.message());
+    case ErrorCode::kUnavailable: {
+      HttpResponse r = Text(503, s.message());
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
+    }
+    default:
+      return Text(500, s.message());
+  }
+}
+
+std::string HeaderOf(const HttpRequest& request, const std::string& lower_case_name) {
+  auto it = request.headers.find(lower_case_name);
+  return it == request.headers.end() ? std::string() : it->second;
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes) {
+  MappedFile f;
+  if (Status s = f.Open(path, max_bytes); !s.ok()) return s;
+  std::string bytes(f.view());
+  if (Status changed = f.CheckUnchanged(); !changed.ok()) return changed;
+  return bytes;
+}
+
+StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out) {
+  if (!out.ok()) return out.status();
+  auto cached = std::make_shared<CachedOutput>();
+  cached->out = std::move(*out);
+  // What the entry really holds: the strings' capacity (not their size) and
+  // the allocation of the entry itself.
+  size_t bytes = sizeof(CachedOutput) + 64 + cached->out.body.capacity() + cached->out.content_type.capacity() +
+                 cached->out.content_encoding.capacity();
+  const std::string& type = cached->out.content_type;
+  bool compresses = !(type.starts_with("image/") && type != "image/svg+xml") && !type.starts_with("font/") &&
+                    type != "application/wasm";
+  if (compresses && cached->out.content_encoding.empty() && cached->out.body.size() >= kGzipAheadMinBytes) {
+    // Big results compress fast rather than small: they are written once per cache fill.
+    auto gz = GzipCompress(cached->out.body, cached->out.body.size() > (8u << 20) ? 1 : 6);
+    if (gz.ok()) {
+      gz->shrink_to_fit();
+      bytes += gz->capacity() + sizeof(std::string) + 64;
+      cached->gzipped = std::make_shared<const std::string>(std::move(*gz));
+    }
+  }
+  return CacheValue<CachedOutput>{std::shared_ptr<const CachedOutput>(std::move(cached)), bytes, {}};
+}
+
+HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c) {
+  HttpResponse r;
+  r.content_type = c->out.content_type;
+  r.content_encoding = c->out.content_encoding;
+  r.shared_body = std::shared_ptr<const std::string>(c, &c->out.body);  // shares ownership of the entry
+  r.gzip_body = c->gzipped;
+  r.from_cache = true;
+  return r;
+}
+
+std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(const Query& q, bool csv,
+                                                                            bool accepts_gzip) {
+  DataPlan plan;
+  plan.csv = csv;
+  std::string tag = q.Get("tag"), run = q.Get("run"), host = q.Get("host"), hosts_param = q.Get("hosts");
+  if (tag.empty()) return Text(400, "missing query parameter 'tag' (the tool name)");
+  if (auto s = CheckPlainName("tag", tag); !s.ok()) return FromStatus(s);
+  if (tag.size() > 1 && tag.back() == '^') tag.pop_back();  // TBP 2.13–2.18 tool names
+  if (run.empty()) return Text(400, "missing query parameter 'run'");
+  if (!host.empty()) {
+    if (auto s = CheckPlainName("host", host); !s.ok()) return FromStatus(s);
+  }
+  // A host named twice is read and sent once (a URL repeating one host
+  // hundreds of times must not multiply the response).
+  std::vector<std::string> wanted_hosts;
+  if (!hosts_param.empty() && hosts_param != "none") {
+    size_t pos = 0;
+    while (pos <= hosts_param.size()) {
+      size_t comma = std::min(hosts_param.find(',', pos), hosts_param.size());
+      std::string h = hosts_param.substr(pos, comma - pos);
+      pos = comma + 1;
+      if (h.empty()) continue;
+      if (auto s = CheckPlainName("host", h); !s.ok()) return FromStatus(s);
+      if (std::find(wanted_hosts.begin(), wanted_hosts.end(), h) == wanted_hosts.end()) wanted_hosts.push_back(h);
+    }
+  }
+  auto ref = ResolveRun(run, q.Scope());
+  if (!ref.ok()) return FromStatus(ref.status());
+  std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
+  const RunContents& contents = *scanned;
+
+  ToolParams params = q.params;
+  plan.input.csv = csv;
+  std::string param_key = csv ? "csv|" : "";
+  for (const auto& [k, v] : params) {
+    if (!kInputParams.count(k)) param_key += k + "=" + v + "&";
+  }
+  auto identify = [&](const RunFile& f) -> StatusOr<std::string> {
+    auto id = FileIdentityOf(f.path);
+    if (!id.ok()) return id.status();
+    plan.files.emplace_back(f.path, *id);
+    return FileIdentityKey(f.path, *id);
+  };
+
+  const ToolSpec* spec = FindXPlaneTool(tag);
+  if (csv && spec != nullptr && !spec->csv) return Text(400, "CSV format not supported for this tool type");
+  std::vector<const RunFile*> legacy;
+  for (const RunFile& f : contents.legacy) {
+    if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
+  }
+  if (spec != nullptr && !contents.xplanes.empty()) {
+    // Host selection of XP-HEAD _get_valid_hosts.
+    std::vector<const RunFile*> files;
+    auto find_host = [&](const std::string& h) -> const RunFile* {
+      for (const RunFile& f : contents.xplanes) {
+        if (f.host == h) return &f;
+      }
+      return nullptr;
+    };
+    if (!wanted_hosts.empty() && SelectsHostsByList(tag)) {
+      for (const std::string& h : wanted_hosts) {
+        const RunFile* f = find_host(h);
+        if (f == nullptr) return Text(404, "No xplane file found for host: " + h + " in run: " + run);
+        files.push_back(f);
+      }
+    } else if (host.empty() || host == kAllHosts || IsAllHostsOnly(tag)) {
+      // A converter that cannot combine hosts gets the first one (ToolSpec::all_hosts).
+      for (const RunFile& f : contents.xplanes) {
+        if (files.empty() || spec->all_hosts) files.push_back(&f);
+      }
+    } else {
+      const RunFile* f = find_host(host);
+      if (f == nullptr) return Text(404, "No xplane file found for host: " + host + " in run: " + run);
+      files.push_back(f);
+    }
+    plan.key = "data|" + tag + "|";
+    for (const RunFile* f : files) {
+      auto id = identify(*f);
+      if (!id.ok()) return FromStatus(id.status());
+      plan.key += *id + "|";
+      plan.input.hosts.push_back(f->host);
+      plan.input.xplane_paths.push_back(f->path);
+    }
+    plan.key += param_key;
+    plan.spec = spec;
+    plan.input.params = std::move(params);
+    plan.input.cache = &cache_;
+    plan.input.max_output_bytes = max_response_bytes_;
+  } else if (!legacy.empty()) {
+    const RunFile* file = nullptr;
+    for (const RunFile* f : legacy) {
+      if (host.empty() || host == kAllHosts || f->host == host) {
+        file = f;
+        break;
+      }
+    }
+    if (file == nullptr) return Text(404, "No " + tag + " file found for host: " + host + " in run: " + run);
+    auto id = identify(*file);
+    if (!id.ok()) return FromStatus(id.status());
+    // Legacy files are read (or parsed) whole: one larger than a response may
+    // be is refused before any of it is read.
+    if (plan.files.back().second.size > max_response_bytes_) {
+      return FromStatus(ResourceExhausted(file->path.substr(file->path.rfind('/') + 1) + " is " +
+                                          MiB(plan.files.back().second.size) + ", over the response limit of " +
+                                          MiB(max_response_bytes_) + " (--max_response_mb)"));
+    }
+    if (const LegacyToolSpec* legacy_spec = FindLegacySuffix(file->suffix); legacy_spec && legacy_spec->run) {
+      plan.legacy_converter = legacy_spec;
+    }
+    if (plan.legacy_converter == nullptr && csv) return Text(400, "CSV format not supported for this tool type");
+    plan.legacy_path = file->path;
+    plan.legacy_gzip = plan.legacy_converter == nullptr && file->suffix.ends_with(".gz");
+    // A client that cannot take gzip gets the file inflated, by a worker, bounded.
+    plan.inflate_for_client = plan.legacy_gzip && !accepts_gzip;
+    plan.key = "legacy|" + tag + "|" + *id + "|" + param_key + (plan.inflate_for_client ? "|inflated" : "");
+    plan.input.params = std::move(params);
+  } else {
+    return Text(404, csv ? "No Data Found" : "No Data");
+  }
+  plan.tag = tag;
+  plan.run = run;
+  plan.host = host;
+  return plan;
+}
+
+namespace {
+
+HttpResponse AnswerOf(const std::string& tag, const std::string& run, const std::string& host, bool csv,
+                      const std::vector<std::string>& hosts, const StatusOr<std::shared_ptr<const CachedOutput>>& r) {
+  if (!r.ok()) {
+    const Status& s = r.status();
+    if (csv && s.code() == ErrorCode::kUnimplemented) return Text(404, "No Data Found: " + s.message());
+    return FromStatus(s);
+  }
+  const CachedOutput& result = **r;
+  if (result.out.body.empty() && result.out.content_encoding.empty()) return NoData();
+  HttpResponse answer = FromCached(*r);
+  if (csv) {
+    if (!answer.content_type.starts_with("text/csv")) return Text(400, "CSV format not supported for this tool type");
+    answer.headers.emplace_back(
+        "Content-Disposition",
+        "attachment; filename=\"" + CsvFileName(tag, run, hosts.empty() ? host : hosts.front()) + "\"");
+  }
+  return answer;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> ProfileService::CachedData(const DataPlan& plan) {
+  std::shared_ptr<const CachedOutput> value;
+  Status failure;
+  if (!cache_.Peek<CachedOutput>(plan.key, &value, &failure)) return std::nullopt;
+  StatusOr<std::shared_ptr<const CachedOutput>> r = value ? StatusOr<std::shared_ptr<const CachedOutput>>(value)
+                                                          : StatusOr<std::shared_ptr<const CachedOutput>>(failure);
+  return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, r);
+}
+
+HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
+  // Opens confined to the logdir; the files' identities taken when planning
+  // are the ones read (a file changed since is refused, not mixed in).
+  FileAccessScope scope(logdir_.confined_root(), max_inflated_bytes_);
+  for (const auto& [path, id] : plan.files) scope.Remember(path, id);
+  auto compute = [&]() -> StatusOr<ToolOutput> {
+    if (plan.spec != nullptr) return plan.spec->run(plan.input);
+    if (plan.legacy_converter != nullptr) return plan.legacy_converter->run(plan.legacy_path, plan.input);
+    // Ready JSON from the old profiler, served as it is; .json.gz stays compressed.
+    auto bytes = ReadWholeFile(plan.legacy_path, max_response_bytes_);
+    if (!bytes.ok()) return bytes.status();
+    ToolOutput out;
+    out.content_type = "application/json";
+    if (plan.inflate_for_client) {
+      auto plain = Inflate(*bytes, plan.legacy_path, max_response_bytes_);
+      if (!plain.ok()) return plain.status();
+      out.body = std::move(*plain);
+    } else {
+      out.body = std::move(*bytes);
+      if (plan.legacy_gzip) out.content_encoding = "gzip";
+    }
+    return out;
+  };
+  auto result = cache_.Get<CachedOutput>(plan.key, ArtifactCache::Compute<CachedOutput>([&] {
+    StatusOr<ToolOutput> out = compute();
+    if (out.ok() && out->body.size() > max_response_bytes_) {
+      return StatusOr<CacheValue<CachedOutput>>(
+          ResourceExhausted(plan.tag + ": the answer is " + MiB(out->body.size()) + ", over the response limit of " +
+                            MiB(max_response_bytes_) + " (--max_response_mb); ask for less (a host, a time window)"));
+    }
+    return MakeCachedOutput(std::move(out));
+  }));
+  return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result);
+}
+
+int ProfileService::Warm(int max_runs) {
+  auto index = RunIndexOf(RunScope{});
+  if (!index.ok()) return 0;
+  // Newest first by the run directory's modification time (the profiler
+  // writes each run's files once, so that is when it was captured).
+  std::vector<std::pair<fs::file_time_type, RunRef>> by_time;
+  for (const RunRef& r : (*index)->runs) {
+    std::error_code ec;
+    by_time.emplace_back(fs::last_write_time(r.dir, ec), r);
+  }
+  std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  int computed = 0;
+  for (int i = 0; i < max_runs && i < static_cast<int>(by_time.size()); ++i) {
+    for (const char* tool : {"overview_page", "trace_viewer@"}) {
+      Query q;
+      q.params = {{"run", by_time[i].second.name}, {"tag", tool}};
+      auto plan = PlanData(q, /*csv=*/false, /*accepts_gzip=*/true);
+      auto* p = std::get_if<DataPlan>(&plan);
+      if (p == nullptr || CachedData(*p).has_value()) continue;  // nothing to compute, or done already
+      if (ComputeData(*p).status == 200) ++computed;
+    }
+  }
+  return computed;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,59 @@
+// Pieces shared by the request handler's two files (routes.cc: parsing,
+// listings, static files; data_route.cc: /data): response helpers, the parsed
+// query, the plan of a /data request and the cached form of a tool result.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/tools/artifact_cache.h"
+#include "convert/base/file_bytes.h"
+#include "convert/tools/tool_registry.h"
+#include "plugin/logdir.h"
+#include "plugin/routes.h"
+
+namespace tbprof {
+
+HttpResponse Text(int status, std::string body, std::string content_type = "text/plain");
+// The HTTP answer to an error: 400, 403, 404, 413, 503 (with Retry-After) or 500.
+HttpResponse FromStatus(const Status& s);
+std::string HeaderOf(const HttpRequest& request, const std::string& lower_case_name);
+
+// Reads a whole regular file (confined by the active FileAccessScope); over
+// `max_bytes` is ResourceExhausted, a change while reading Unavailable.
+StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes);
+
+// A tool result as kept in the cache, compressed ahead of time once.
+struct CachedOutput {
+  ToolOutput out;
+  std::shared_ptr<const std::string> gzipped;
+};
+StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out);
+HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c);
+
+struct ProfileService::Query {
+  ToolParams params;  // first value of each parameter wins, as request.args.get
+  std::string Get(const std::string& key) const { return ParamStr(params, key); }
+  RunScope Scope() const { return RunScope{Get("session_path"), Get("run_path")}; }
+};
+
+// Everything a /data request needs once parsed: made on the network thread,
+// carried to a worker when the result is not cached.
+struct ProfileService::DataPlan {
+  std::string key;  // the result's cache key (files by identity, parameters)
+  std::string tag, run, host;
+  bool csv = false;
+  // The files read, each identified once for the whole request.
+  std::vector<std::pair<std::string, FileIdentity>> files;
+  // An xplane tool, or else a legacy file (through a converter, or as it is).
+  const ToolSpec* spec = nullptr;
+  ToolInput input;
+  const LegacyToolSpec* legacy_converter = nullptr;
+  std::string legacy_path;
+  bool legacy_gzip = false;        // a .json.gz sent compressed
+  bool inflate_for_client = false;  // ... to a client that cannot take gzip: inflated here
+};
+
+}  // namespace tbprof
