@@ -28,6 +28,16 @@ async function checkDrawnRows(page, name, total, assert) {
   else assert(!/drawn/.test(status), `all rows drawn but the status says "${status}"`);
 }
 
+// A column the server fills with 0 for every row (nothing measured) reads "—" with a reason; otherwise numbers.
+async function checkAllZeroColumn(page, grid, t, id, assert) {
+  const i = col(t, id);
+  if (i < 0) return;
+  const cells = await page.$$eval(`.grid-wrap[data-grid="${grid}"] td[data-col="${id}"]`, (c) => c.map((x) => ({ text: x.textContent, why: x.querySelector('.unknown')?.title ?? '' })));
+  const allZero = t.rows.every((r) => Number(r.c[i]?.v ?? 0) === 0);
+  if (allZero) assert(cells.length > 0 && cells.every((c) => c.text === '—' && /unknown/i.test(c.why)), `${grid}.${id}: all served values are 0 but cells show ${cells[0]?.text}`);
+  else assert(cells.every((c) => c.text !== '—'), `${grid}.${id}: measured values shown as —`);
+}
+
 function findTable(data, test) { return (Array.isArray(data) ? data : [data]).find((t) => isTable(t) && test(t)) ?? null; }
 
 // Trace events the viewer counts: slices, instants, B/E pairs and counter samples.
@@ -212,7 +222,10 @@ export const checks = {
     const env = (Array.isArray(data) ? data[2] : null)?.p ?? {};
     if (env.device_type) assert((await statCard(page, 'device_type'))?.value === env.device_type, `device type ${env.device_type} not shown`);
     const ops = table(data, 0);
-    if (isTable(ops) && ops.rows.length) assert(await gridRows(page, 'top-ops') === ops.rows.length, 'top-ops row count differs');
+    if (isTable(ops) && ops.rows.length) {
+      assert(await gridRows(page, 'top-ops') === ops.rows.length, 'top-ops row count differs');
+      await checkAllZeroColumn(page, 'top-ops', ops, 'flopRate', assert);
+    }
     if (isTable(steps) && steps.rows.length) {
       // Every stacked segment is the server's per-step number for that column.
       // The stacked columns are those the server lists in step_time_graph_column_ids, else every per-step ms column.
@@ -293,6 +306,7 @@ export const checks = {
       if (slice || Number(idle.c[dev].v) >= 0.05) assert(slice && slice.endsWith(`(${want})`), `device IDLE slice "${slice}", table says ${want}`);
       else assert(titles.some((x) => x.startsWith('Other:')), `device IDLE (${want}) is neither a slice nor in "Other"`);
     }
+    for (const id of ['measured_flop_rate', 'model_flop_rate', 'measured_memory_bw', 'operational_intensity']) await checkAllZeroColumn(page, 'op-stats', withIdle, id, assert);
     const perSide = (side) => withIdle.rows.filter((r) => new RegExp(side, 'i').test(String(r.c[hd]?.v))).length;
     const capShown = await page.$('#op-cap') !== null;
     assert(capShown === (perSide('device') >= 500 || perSide('host') >= 500), `op cap note shown=${capShown} with ${perSide('device')} device / ${perSide('host')} host rows`);

@@ -1,7 +1,7 @@
 import { el, section, safeHtml, message } from '../dom';
 import { tableAt, propsAt, DataTable, strings } from '../datatable';
 import { PageContext, toolLink, baseToolName } from '../page';
-import { card, cards, stepChart } from './common';
+import { card, cards, stepChart, NO_FLOPS } from './common';
 import { pie } from '../charts';
 import { gridFromDataTable } from '../table';
 
@@ -99,7 +99,8 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
 
   if (analysis) {
     root.appendChild(section('Top operations on the device', analysis.rows.length
-      ? gridFromDataTable(analysis, { percentCols: ['selfTimePercent', 'cumulativeTimePercent'], name: 'top-ops' }).root
+      ? gridFromDataTable(analysis, { percentCols: ['selfTimePercent', 'cumulativeTimePercent'], name: 'top-ops',
+        zeroMeansUnknown: { flopRate: NO_FLOPS } }).root
       : message('empty', 'No device operations were recorded.')));
   }
 
