@@ -179,7 +179,7 @@ export const checks = {
     const sp = table(data, 1)?.p ?? {}, ap = table(data, 0)?.p ?? {};
     const steps = table(data, 1);
     const noSteps = isTable(steps) && steps.rows.length === 0;
-    const isTpu = sp.hardware_type === 'TPU';
+    const isTpu = sp.hardware_type === 'TPU', cpuOnly = sp.hardware_type === 'CPU_ONLY';
     // Average step time and, off TPU, xprof's nine generic breakdown figures (keys *_ms_avg with σ in *_ms_sdv).
     const stepFigures = [['steptime_ms_average', 'steptime_ms_standard_deviation']];
     const generic = ['other_time', 'compile_time', 'outfeed_time', 'infeed_time', 'kernel_launch_time', 'host_compute_time',
@@ -188,6 +188,7 @@ export const checks = {
       if (sp[key] === undefined) continue;
       const c = await statCard(page, key);
       if (isTpu && key !== 'steptime_ms_average') { assert(c === null, `${key} shown on a TPU run`); continue; }
+      if (cpuOnly && /^(device_|kernel_launch_)/.test(key)) { assert(c === null, `${key} shown on a CPU-only run`); continue; }
       assert(c !== null, `no card for ${key}=${sp[key]}`);
       if (noSteps) {
         assert(c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but the card shows "${c.value}" (tooltip ${c.why})`);
@@ -212,6 +213,7 @@ export const checks = {
       'host_op_time_eager_percent', 'device_op_time_eager_percent']) {
       if (ap[key] === undefined) continue;
       const c = await statCard(page, key);
+      if (cpuOnly && key.startsWith('device_')) { assert(c === null, `${key} shown on a CPU-only run`); continue; }
       assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
     }
     const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
