@@ -51,6 +51,7 @@ export function expectedTraceCount(json) {
 }
 
 export const streamingSeen = { count: 0 };
+export const flowFetchSeen = { count: 0 };
 
 // "1.234567890 s", "12.345678 ms", "19.600 µs" back to µs. Shown to the ns, so a value may be off by half a ns (6e-4 µs allows it).
 function toUs(text) {
@@ -118,7 +119,7 @@ async function checkTraceKeys(page, json, assert, firstUrl) {
 }
 
 // "Go to the linked event" selects the event with the same flow id, fetching it when it is not loaded.
-async function checkFollowFlow(page, json, assert, firstUrl) {
+async function checkFollowFlow(page, json, assert, firstUrl, dataRequests) {
   const events = (json.traceEvents ?? []).filter((e) => e.ph === 'X' && e.name);
   const flowName = events.find((e) => e.bind_id !== undefined && events.every((x) => x.name !== e.name || x.bind_id !== undefined))?.name;
   if (!flowName) return;
@@ -128,6 +129,11 @@ async function checkFollowFlow(page, json, assert, firstUrl) {
   await page.fill('#trace-search', '');
   const id = await detailValue(page, 'Flow id'), start = toUs(await detailValue(page, 'Start'));
   assert(id, `${flowName}: the details show no flow id`);
+  // The whole view holds only the coarse layer, where a flow's partner is usually missing: it must be fetched.
+  await page.press('#trace-search', 'Escape');  // the keys go to the timeline again
+  await page.keyboard.press('z');
+  await page.waitForTimeout(400);
+  const before = dataRequests.length;
   const startText = await detailValue(page, 'Start');
   await page.click('#trace-follow-flow');
   await page.waitForFunction((s) => { const rows = Array.from(document.querySelectorAll('#trace-details table.kv tr'));
@@ -135,6 +141,7 @@ async function checkFollowFlow(page, json, assert, firstUrl) {
     return v('Flow id') !== undefined && v('Start') !== s; }, startText, { timeout: 60000 })
     .catch(async () => { throw new Error(`following flow ${id} selected nothing (${await page.textContent('#trace-flow-note').catch(() => '')})`); });
   assert(await detailValue(page, 'Flow id') === id, `followed flow ${id} to flow ${await detailValue(page, 'Flow id')}`);
+  if (dataRequests.slice(before).some((u) => /[?&]resolution=0(&|$)/.test(u) && /[?&]start_time_ms=/.test(u))) flowFetchSeen.count++;
   const pStart = toUs(await detailValue(page, 'Start')), pName = await detailValue(page, 'Name');
   // The partner is a served event with that flow id, at that time.
   assert((await servedAround(firstUrl, pStart)).some((e) => String(e.bind_id) === id && e.name === pName && Math.abs(e.ts - pStart) < 6e-4),
@@ -535,7 +542,7 @@ export const checks = {
     await page.keyboard.up('Control');
     await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
     await checkBoxSelect(page, json, assert);
-    await checkFollowFlow(page, json, assert, first);
+    await checkFollowFlow(page, json, assert, first, dataRequests);
     if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
     streamingSeen.count++;
     // Whole-trace search through the server: the match count is the server's.
