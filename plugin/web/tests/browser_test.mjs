@@ -5,7 +5,8 @@
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checks, streamingSeen, flowFetchSeen } from './tool_checks.mjs';
+import { checks } from './tool_checks.mjs';
+import { streamingSeen, flowFetchSeen } from './trace_checks.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
