@@ -163,9 +163,16 @@ export class DataGrid<R> {
 }
 
 // Columns straight from a DataTable, optionally restricted/relabelled.
-export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: string[]; percentCols?: string[] } = {}): DataGrid<number> {
+// zeroMeansUnknown: numeric columns (id -> why) whose values are all 0 because the profile lacks what they
+// measure (e.g. FLOP counts); such a column shows "—" with the reason instead of a column of zeros.
+export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: string[]; percentCols?: string[]; zeroMeansUnknown?: Record<string, string> } = {}): DataGrid<number> {
   const hide = new Set(opts.hide ?? []);
   const pct = new Set(opts.percentCols ?? []);
+  const unknown = new Map<number, string>();
+  for (const [id, why] of Object.entries(opts.zeroMeansUnknown ?? {})) {
+    const i = t.cols.findIndex((c) => c.id === id);
+    if (i >= 0 && t.rows.length && t.rows.every((_, r) => Number(cellValue(t, r, i) ?? 0) === 0)) unknown.set(i, why);
+  }
   const columns: GridColumn<number>[] = [];
   t.cols.forEach((c, i) => {
     if (hide.has(c.id) || c.p?.role === 'tooltip') return;
@@ -174,6 +181,8 @@ export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: str
       id: c.id, label: c.label || c.id, numeric, longText: c.type === 'string',
       value: (r) => cellValue(t, r, i),
       render: (r) => {
+        const why = unknown.get(i);
+        if (why !== undefined) return el('span', { class: 'unknown', title: why }, '—');
         const v = cellValue(t, r, i);
         if (pct.has(c.id) && typeof v === 'number') return `${(v * 100).toFixed(2)}%`;
         const cell = t.rows[r]?.c?.[i];

@@ -5,7 +5,8 @@
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { checks, streamingSeen } from './tool_checks.mjs';
+import { checks } from './tool_checks.mjs';
+import { streamingSeen, flowFetchSeen } from './trace_checks.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -204,6 +205,10 @@ await test('navigation: one menu entry per tool; pod_viewer listed where servabl
 
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');
+});
+
+await test('a flow partner outside the loaded events was fetched and followed', async () => {
+  assert(flowFetchSeen.count > 0, 'no trace page had to fetch a flow partner (every partner was already loaded)');
 });
 
 await test('every request went to the server itself', async () => {

@@ -3,6 +3,9 @@ import { el } from '../dom';
 import { DataTable, colIndex, cellText, num, cellValue } from '../datatable';
 import { stackedColumns, INPUT_RED, PALETTE, Series } from '../charts';
 
+// Why a column of FLOP figures that are all 0 is unknown rather than zero.
+export const NO_FLOPS = 'Unknown: the profile records no FLOP counts for these ops, so the server reports 0 for all of them.';
+
 export interface CardOptions {
   key?: string;       // the server property the value comes from (data-key, for tests and tooling)
   tooltip?: string;   // what the figure means

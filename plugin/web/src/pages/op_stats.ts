@@ -3,6 +3,7 @@ import { tableAt, DataTable, strings, numbers } from '../datatable';
 import { PageContext, csvButton } from '../page';
 import { pie } from '../charts';
 import { gridFromDataTable } from '../table';
+import { NO_FLOPS } from './common';
 
 const PERCENT_COLS = ['device_total_self_time_percent', 'device_cumulative_total_self_time_percent', 'host_total_self_time_percent',
   'host_cumulative_total_self_time_percent', 'Host_cumulative_total_self_time_percent', 'gpu_tensorcore_utilization'];
@@ -68,7 +69,9 @@ export async function renderOpStats(ctx: PageContext): Promise<void> {
         pie('Host: self-time per op type', shares(types, hostShare, isHost), { name: 'host-type' }),
         pie('Host: self-time per op', shares(names, hostShare, isHost), { name: 'host-op' }))));
     body.appendChild(section('Operations', t.rows.length
-      ? gridFromDataTable(t, { percentCols: PERCENT_COLS, initialSort: { id: 'rank', desc: false }, name: 'op-stats', filterPlaceholder: 'Filter by op name, type or host/device…' }).root
+      ? gridFromDataTable(t, { percentCols: PERCENT_COLS, initialSort: { id: 'rank', desc: false }, name: 'op-stats', filterPlaceholder: 'Filter by op name, type or host/device…',
+        zeroMeansUnknown: { measured_flop_rate: NO_FLOPS, model_flop_rate: NO_FLOPS, operational_intensity: NO_FLOPS,
+          measured_memory_bw: 'Unknown: the profile records no bytes accessed for these ops, so the server reports 0 for all of them.' } }).root
       : message('empty', 'No operations were recorded.')));
   };
   includeIdle.addEventListener('change', () => draw(includeIdle.checked ? withIdle : (withoutIdle ?? withIdle)));

@@ -1,7 +1,7 @@
 import { el, section, safeHtml, message } from '../dom';
 import { tableAt, propsAt, DataTable, strings } from '../datatable';
 import { PageContext, toolLink, baseToolName } from '../page';
-import { card, cards, stepChart } from './common';
+import { card, cards, stepChart, NO_FLOPS } from './common';
 import { pie } from '../charts';
 import { gridFromDataTable } from '../table';
 
@@ -84,12 +84,16 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   const unmeasured = (key: string) => (Number.parseFloat(ap[key] ?? '') === 0 && busy > 0
     ? `Not measured: the server reports ${ap[key]} although the device was busy ${busy.toFixed(1)}% of the time; the profile has no counters for this figure.`
     : undefined);
+  // A run without an accelerator has no device: its device figures describe nothing and are left out.
+  const cpuOnly = sp.hardware_type === 'CPU_ONLY';
+  const describesRun = (f: Figure) => !cpuOnly || !/^(device_|kernel_launch_)/.test(f.key);
   const deviceFigures = isTpu ? TPU_FIGURES.filter((f) => ap[f.key] !== undefined).map((f) => figureCard(f, ap, unmeasured(f.key)))
-    : GENERIC_BREAKDOWN.filter((f) => sp[f.key] !== undefined).map((f) => figureCard(f, sp, noSteps));
-  for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined) deviceFigures.push(figureCard(f, ap));
+    : GENERIC_BREAKDOWN.filter((f) => sp[f.key] !== undefined && describesRun(f)).map((f) => figureCard(f, sp, noSteps));
+  for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined && describesRun(f)) deviceFigures.push(figureCard(f, ap));
   root.appendChild(section('Performance summary', summary.length ? cards(...summary) : null,
     deviceFigures.length ? cards(...deviceFigures) : null,
     !summary.length && !deviceFigures.length ? message('empty', 'The profile reports no summary figures.') : null,
+    cpuOnly ? el('p', { class: 'hint', id: 'cpu-only-note' }, 'This run has no accelerator (CPU only): device figures are left out.') : null,
     ap.remark_text ? el('p', { class: 'remark' }, safeHtml(ap.remark_text)) : null));
 
   root.appendChild(section('Step-time graph', steps ? stepChart(steps, 'overview-steps') : message('empty', 'No step-time data.'),
@@ -99,7 +103,8 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
 
   if (analysis) {
     root.appendChild(section('Top operations on the device', analysis.rows.length
-      ? gridFromDataTable(analysis, { percentCols: ['selfTimePercent', 'cumulativeTimePercent'], name: 'top-ops' }).root
+      ? gridFromDataTable(analysis, { percentCols: ['selfTimePercent', 'cumulativeTimePercent'], name: 'top-ops',
+        zeroMeansUnknown: { flopRate: NO_FLOPS } }).root
       : message('empty', 'No device operations were recorded.')));
   }
 
