@@ -16,6 +16,7 @@
 #include "harness/pipeline_report.h"
 #include "harness/pipeline_runner.h"
 #include "harness/pipeline_validation.h"
+#include "harness/profiler_server.h"
 
 namespace tbprof::cli {
 namespace {
@@ -161,6 +162,10 @@ int PipelineSubcommand(int argc, char** argv) {
             true);
   flags.Add("check-attempts", "3", "with --check, runs per variant before a mismatch counts (timing noise)");
   flags.Add("plot", "", "write an SVG bar chart of throughput per variant to this file");
+  flags.Add("serve_profiler", "",
+            "PORT or HOST:PORT: serve ProfilerService (gRPC) while running, so `tbprof capture` or TensorBoard's\n"
+            "Capture Profile can trace the run (PORT alone listens on 127.0.0.1; port 0 picks a free one). The run\n"
+            "then writes no profile of its own; use many --steps to keep it running.");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
     flags.PrintHelp();
@@ -212,6 +217,26 @@ int PipelineSubcommand(int argc, char** argv) {
     return 2;
   }
   args.check_attempts = static_cast<int>(attempts);
+  std::unique_ptr<ProfilerServer> profiler_server;
+  if (std::string serve = flags.Get("serve_profiler"); !serve.empty()) {
+    if (args.check) {
+      std::fprintf(stderr, "tbprof harness pipeline: --check needs the run's own profile; drop --serve_profiler\n");
+      return 2;
+    }
+    if (serve.find(':') == std::string::npos) serve = "127.0.0.1:" + serve;
+    auto started = ProfilerServer::Start(serve);
+    if (!started.ok()) {
+      std::fprintf(stderr, "tbprof harness pipeline: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    profiler_server = std::move(*started);
+    std::string host = serve.substr(0, serve.rfind(':'));
+    std::printf("tbprof harness: ProfilerService at %s:%d (capture with: tbprof capture --service_addr %s:%d "
+                "--logdir DIR)\n",
+                host.c_str(), profiler_server->port(), host.c_str(), profiler_server->port());
+    std::fflush(stdout);
+    args.options.self_trace = false;
+  }
   std::string temp_logdir;
   args.options.logdir = flags.Get("logdir");
   if (args.options.logdir.empty()) {
@@ -221,11 +246,17 @@ int PipelineSubcommand(int argc, char** argv) {
   }
   std::vector<VariantReport> reports;
   int rc = RunVariants(args, reports);
+  if (profiler_server) {
+    std::fprintf(stderr, "tbprof harness: ProfilerService answered %lld capture(s)\n",
+                 static_cast<long long>(profiler_server->profiles_served()));
+    profiler_server.reset();
+  }
   if (flags.Bool("json")) {
     std::fputs(ReportsToJson(reports, args.costs).c_str(), stdout);
   } else {
     std::fputs(ComparisonTable(reports).c_str(), stdout);
-    if (temp_logdir.empty()) std::printf("\nprofiles written under %s\n", args.options.logdir.c_str());
+    if (temp_logdir.empty() && args.options.self_trace)
+      std::printf("\nprofiles written under %s\n", args.options.logdir.c_str());
   }
   if (!flags.Get("plot").empty()) {
     std::ofstream out(flags.Get("plot"), std::ios::trunc);

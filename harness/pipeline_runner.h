@@ -55,6 +55,10 @@ struct RunOptions {
   int steps = 48;
   int warmup_steps = 20;  // untraced; fills caches and buffers first
   std::string logdir;     // empty: do not write a profile
+  // False while a ProfilerService owns the tracer (--serve_profiler): the run
+  // then starts no session of its own, its TraceMes reach whichever capture
+  // is active, and it writes no profile.
+  bool self_trace = true;
   std::function<void(int steps_done)> progress;
 };
 
@@ -65,6 +69,7 @@ struct VariantRun {
   double wall_s = 0, elements_per_s = 0;
   double step_mean_ms = 0, step_p50_ms = 0, step_p99_ms = 0;
   double input_bound_pct = 0;  // time the train loop waited for input / step time
+  bool traced = true;  // false with self_trace off: the call and event counts are unknown
   int64_t root_calls = 0, slow_calls = 0;  // Iterator::Root GetNext calls, > 50 µs
   double max_root_call_us = 0;
   int64_t traced_events = 0;
