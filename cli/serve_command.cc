@@ -21,6 +21,7 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("cache_mb", "1024", "memory for loaded profiles and converted results (LRU)");
   flags.Add("warm", "1", "convert the default tools of this many newest runs in the background at start");
   flags.Add("log_level", "info", "debug | info (one line per request) | warn (errors only) | error | off");
+  flags.Add("no_capture", "", "refuse capture_profile (the UI hides Capture Profile); nothing is ever written", true);
   flags.Add("web_dir", "", "directory of the built web UI (default: the build's plugin/web/dist, then <exe dir>/web)");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
@@ -53,6 +54,7 @@ int ServeCommand(int argc, char** argv) {
   service_options.logdir = flags.Get("logdir");
   service_options.web_dir = flags.Has("web_dir") ? flags.Get("web_dir") : DefaultWebDir();
   service_options.cache_bytes = static_cast<size_t>(cache_mb) << 20;
+  service_options.allow_capture = !flags.Bool("no_capture");
   auto service = ProfileService::Create(service_options);
   if (!service.ok()) {
     std::fprintf(stderr, "tbprof serve: %s\n", service.status().message().c_str());

@@ -50,6 +50,8 @@ struct ProfileServiceOptions {
   size_t cache_bytes = 512u << 20;   // tool results and loaded models
   // How long a scanned run list is reused before the logdir is walked again.
   std::chrono::milliseconds runs_ttl{1000};
+  // capture_profile may add a run to the logdir (the only write under it).
+  bool allow_capture = true;
 };
 
 // Content-Security-Policy of every response: only our own origin.
@@ -84,6 +86,7 @@ class ProfileService {
   HttpResponse RunTools(const Query& q);
   HttpResponse Hosts(const Query& q);
   HttpResponse ModuleList(const Query& q);
+  HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
   std::optional<HttpResponse> Data(const Query& q, bool csv, bool may_block);
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
@@ -105,6 +108,7 @@ class ProfileService {
   std::string web_dir_;
   ArtifactCache cache_;
   std::chrono::milliseconds runs_ttl_;
+  bool allow_capture_;
   std::mutex runs_mu_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};
