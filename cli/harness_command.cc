@@ -3,6 +3,8 @@
 // harness is built in.
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +22,11 @@
 
 namespace tbprof::cli {
 namespace {
+
+// Set by SIGINT/SIGTERM while the run serves ProfilerService: the run ends
+// after its current step and removes its data, instead of dying mid-run.
+std::atomic<bool> g_stop_requested{false};
+void RequestStop(int) { g_stop_requested.store(true); }
 
 using namespace tbprof::harness;
 
@@ -95,6 +102,7 @@ int RunVariants(const PipelineArgs& args, std::vector<VariantReport>& reports) {
   }
   int rc = 0;
   for (const PipelineVariant* v : args.variants) {
+    if (args.options.stop && args.options.stop->load()) break;
     // With --check, a mismatching run is repeated (up to check_attempts runs
     // in all): the analysis judges the single slowest call, which one
     // descheduling on a busy machine can decide. The attempt is reported.
@@ -236,6 +244,9 @@ int PipelineSubcommand(int argc, char** argv) {
                 host.c_str(), profiler_server->port(), host.c_str(), profiler_server->port());
     std::fflush(stdout);
     args.options.self_trace = false;
+    args.options.stop = &g_stop_requested;
+    std::signal(SIGINT, RequestStop);
+    std::signal(SIGTERM, RequestStop);
   }
   std::string temp_logdir;
   args.options.logdir = flags.Get("logdir");

@@ -279,6 +279,7 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
     for (int i = 0; i < options.steps; ++i) {
       if (!step(warmup_steps + i, true)) break;
       if (options.progress) options.progress(i + 1);
+      if (options.stop && options.stop->load()) break;
     }
     run.wall_s = (NowUs() - start) / 1e6;
     if (options.self_trace) session = StopTracing();

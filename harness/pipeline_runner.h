@@ -5,6 +5,7 @@
 // steps are written as one profile run.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,9 @@ struct RunOptions {
   // then starts no session of its own, its TraceMes reach whichever capture
   // is active, and it writes no profile.
   bool self_trace = true;
+  // When set and true, the run ends after the current step (a served job's
+  // SIGTERM/SIGINT, so it still cleans up).
+  const std::atomic<bool>* stop = nullptr;
   std::function<void(int steps_done)> progress;
 };
 
