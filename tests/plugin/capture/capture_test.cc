@@ -520,7 +520,7 @@ int Finish(Child& c) {
 
 TEST(CaptureCli, TwoHarnessWorkersInOneRun) {
   TempDir logdir("cli");
-  const std::vector<std::string> job = {"harness", "pipeline", "--variant", "prefetch", "--steps", "400",
+  const std::vector<std::string> job = {"harness", "pipeline", "--variant", "prefetch", "--steps", "1000000",
                                         "--warmup", "0", "--serve_profiler", "0"};
   Child a = Spawn(job), b = Spawn(job);
   int port_a = ServedPort(a), port_b = ServedPort(b);
@@ -540,6 +540,9 @@ TEST(CaptureCli, TwoHarnessWorkersInOneRun) {
   std::fclose(capture.out);
   capture.out = nullptr;
   EXPECT_EQ(Finish(capture), 0) << out;
+  // A served job ends cleanly on SIGTERM (after its current step).
+  ::kill(a.pid, SIGTERM);
+  ::kill(b.pid, SIGTERM);
   EXPECT_EQ(Finish(a), 0);
   EXPECT_EQ(Finish(b), 0);
 
