@@ -9,7 +9,8 @@ web="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$web/../.." && pwd)"
 testdata="${TBPROF_TESTDATA:-$repo/../shared/testdata}"
 artifacts="$repo/build/web-artifacts"
-tbprof="$repo/build/tbprof"
+# The executable is built in build/cli/ (older trees: build/).
+tbprof="$repo/build/cli/tbprof"; [ -x "$tbprof" ] || tbprof="$repo/build/tbprof"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 
 if [ ! -x "$chromium" ]; then echo "web tests: $chromium not found (scripts/setup.sh installs chromium)"; echo "0 passed, 1 failed"; exit 1; fi
