@@ -54,7 +54,9 @@ class ProfilerServiceImpl final : public tensorflow::ProfilerService::Service {
         std::this_thread::sleep_for(kPollInterval);
       }
     }
-    // Host tracer level 0 turns host tracing off; our tracer is the only source.
+    // Host tracer level 0 turns host tracing off (our tracer is the only
+    // source, so the answer is an empty trace). Options of version 0 predate
+    // the levels: their zero means "default", which traces.
     const bool trace = opts.host_tracer_level() != 0 || opts.version() == 0;
     if (trace && !StartTracing()) {
       return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, "Another profiling session is active.");

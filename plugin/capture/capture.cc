@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -204,7 +205,8 @@ StatusOr<std::vector<std::string>> ParseServiceAddresses(std::string_view list) 
     if (colon == 0 || !port_ok || part.find("://") != std::string_view::npos) {
       return InvalidArgument("Could not interpret \"" + std::string(part) + "\" as a host-port pair.");
     }
-    out.emplace_back(part);
+    // A worker named twice is traced once (its file name would clash).
+    if (std::find(out.begin(), out.end(), part) == out.end()) out.emplace_back(part);
   }
   if (out.empty()) return InvalidArgument("No service address provided.");
   return out;

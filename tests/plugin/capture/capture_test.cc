@@ -383,7 +383,7 @@ TEST(Capture, OneUnreachableWorkerOfTwoLeavesTheOtherCaptured) {
 }
 
 TEST(Capture, ServiceAddressLists) {
-  auto two = capture::ParseServiceAddresses("grpc://10.0.0.1:8466, worker-2:6009,");
+  auto two = capture::ParseServiceAddresses("grpc://10.0.0.1:8466, worker-2:6009,10.0.0.1:8466");
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(*two, (std::vector<std::string>{"10.0.0.1:8466", "worker-2:6009"}));
   EXPECT_EQ(capture::ParseServiceAddresses("bad").status().message(), "Could not interpret \"bad\" as a host-port pair.");
