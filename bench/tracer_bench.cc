@@ -31,12 +31,13 @@ void BM_TraceMeOffEncoded(benchmark::State& state) {
 BENCHMARK(BM_TraceMeOffEncoded);
 
 // On: the session is restarted every 1M events so the buffers stay bounded;
-// the restart is excluded from the timing.
-void BM_TraceMeOn(benchmark::State& state) {
+// the restart is excluded from the timing. `site(n)` is one TraceMe.
+template <typename Site>
+void TraceWhileOn(benchmark::State& state, Site&& site) {
   StartTracing();
   int64_t n = 0;
   for (auto _ : state) {
-    TraceMe t("op");
+    site(n);
     benchmark::ClobberMemory();
     if (++n % (1 << 20) == 0) {
       state.PauseTiming();
@@ -48,24 +49,17 @@ void BM_TraceMeOn(benchmark::State& state) {
   auto session = StopTracing();  // after the loop: not timed
   benchmark::DoNotOptimize(session);
 }
+
+void BM_TraceMeOn(benchmark::State& state) {
+  TraceWhileOn(state, [](int64_t) { TraceMe t("op"); });
+}
 BENCHMARK(BM_TraceMeOn);
 
 // On with tf.data-style stats encoded at the site (allocates the name).
 void BM_TraceMeOnEncoded(benchmark::State& state) {
-  StartTracing();
-  int64_t n = 0;
-  for (auto _ : state) {
+  TraceWhileOn(state, [](int64_t n) {
     TraceMe t([&] { return TraceMeEncode("Iterator::Map", {{"id", n}, {"parent_id", 3}}); });
-    benchmark::ClobberMemory();
-    if (++n % (1 << 20) == 0) {
-      state.PauseTiming();
-      StopTracing();
-      StartTracing();
-      state.ResumeTiming();
-    }
-  }
-  auto session = StopTracing();  // after the loop: not timed
-  benchmark::DoNotOptimize(session);
+  });
 }
 BENCHMARK(BM_TraceMeOnEncoded);
 

@@ -16,5 +16,6 @@ int ConvertCommand(int argc, char** argv);
 int ServeCommand(int argc, char** argv);
 int SynthCommand(int argc, char** argv);
 int HarnessCommand(int argc, char** argv);
+int CaptureCommand(int argc, char** argv);
 
 }  // namespace tbprof::cli

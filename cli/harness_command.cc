@@ -3,6 +3,8 @@
 // harness is built in.
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -16,9 +18,15 @@
 #include "harness/pipeline_report.h"
 #include "harness/pipeline_runner.h"
 #include "harness/pipeline_validation.h"
+#include "harness/profiler_server.h"
 
 namespace tbprof::cli {
 namespace {
+
+// Set by SIGINT/SIGTERM while the run serves ProfilerService: the run ends
+// after its current step and removes its data, instead of dying mid-run.
+std::atomic<bool> g_stop_requested{false};
+void RequestStop(int) { g_stop_requested.store(true); }
 
 using namespace tbprof::harness;
 
@@ -94,6 +102,7 @@ int RunVariants(const PipelineArgs& args, std::vector<VariantReport>& reports) {
   }
   int rc = 0;
   for (const PipelineVariant* v : args.variants) {
+    if (args.options.stop && args.options.stop->load()) break;
     // With --check, a mismatching run is repeated (up to check_attempts runs
     // in all): the analysis judges the single slowest call, which one
     // descheduling on a busy machine can decide. The attempt is reported.
@@ -162,6 +171,10 @@ int PipelineSubcommand(int argc, char** argv) {
             true);
   flags.Add("check-attempts", "3", "with --check, runs per variant before a mismatch counts (timing noise)");
   flags.Add("plot", "", "write an SVG bar chart of throughput per variant to this file");
+  flags.Add("serve_profiler", "",
+            "PORT or HOST:PORT: serve ProfilerService (gRPC) while running, so `tbprof capture` or TensorBoard's\n"
+            "Capture Profile can trace the run (PORT alone listens on 127.0.0.1; port 0 picks a free one). The run\n"
+            "then writes no profile of its own; use many --steps to keep it running.");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
     flags.PrintHelp();
@@ -213,6 +226,29 @@ int PipelineSubcommand(int argc, char** argv) {
     return 2;
   }
   args.check_attempts = static_cast<int>(attempts);
+  std::unique_ptr<ProfilerServer> profiler_server;
+  if (std::string serve = flags.Get("serve_profiler"); !serve.empty()) {
+    if (args.check) {
+      std::fprintf(stderr, "tbprof harness pipeline: --check needs the run's own profile; drop --serve_profiler\n");
+      return 2;
+    }
+    if (serve.find(':') == std::string::npos) serve = "127.0.0.1:" + serve;
+    auto started = ProfilerServer::Start(serve);
+    if (!started.ok()) {
+      std::fprintf(stderr, "tbprof harness pipeline: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    profiler_server = std::move(*started);
+    std::string host = serve.substr(0, serve.rfind(':'));
+    std::printf("tbprof harness: ProfilerService at %s:%d (capture with: tbprof capture --service_addr %s:%d "
+                "--logdir DIR)\n",
+                host.c_str(), profiler_server->port(), host.c_str(), profiler_server->port());
+    std::fflush(stdout);
+    args.options.self_trace = false;
+    args.options.stop = &g_stop_requested;
+    std::signal(SIGINT, RequestStop);
+    std::signal(SIGTERM, RequestStop);
+  }
   std::string temp_logdir;
   args.options.logdir = flags.Get("logdir");
   if (args.options.logdir.empty()) {
@@ -222,11 +258,17 @@ int PipelineSubcommand(int argc, char** argv) {
   }
   std::vector<VariantReport> reports;
   int rc = RunVariants(args, reports);
+  if (profiler_server) {
+    std::fprintf(stderr, "tbprof harness: ProfilerService answered %lld capture(s)\n",
+                 static_cast<long long>(profiler_server->profiles_served()));
+    profiler_server.reset();
+  }
   if (flags.Bool("json")) {
     std::fputs(ReportsToJson(reports, args.costs).c_str(), stdout);
   } else {
     std::fputs(ComparisonTable(reports).c_str(), stdout);
-    if (temp_logdir.empty()) std::printf("\nprofiles written under %s\n", args.options.logdir.c_str());
+    if (temp_logdir.empty() && args.options.self_trace)
+      std::printf("\nprofiles written under %s\n", args.options.logdir.c_str());
   }
   if (!flags.Get("plot").empty()) {
     std::ofstream out(flags.Get("plot"), std::ios::trunc);

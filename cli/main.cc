@@ -12,6 +12,7 @@ const Command kCommands[] = {
     {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
     {"serve", "serve a logdir to TensorBoard's profile frontend (xprof-compatible HTTP API)", ServeCommand},
     {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
+    {"capture", "capture a profile from running jobs' profiler servers into a new run of a logdir", CaptureCommand},
     {"harness", "run profiling workloads (tf.data-like pipelines) and write their profiles", HarnessCommand},
 };
 

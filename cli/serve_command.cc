@@ -34,6 +34,7 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("warm", "1", "convert the default tools of this many newest runs in the background at start");
   flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
   flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
+  flags.Add("no_capture", "", "refuse capture_profile (the UI hides Capture Profile); nothing is ever written", true);
   flags.Add("web_dir", "", "directory of the built web UI (default: the build's plugin/web/dist, then <exe dir>/web)");
   if (!flags.Parse(argc, argv)) return 2;
   if (flags.wants_help()) {
@@ -81,6 +82,7 @@ int ServeCommand(int argc, char** argv) {
   service_options.cache_bytes = static_cast<size_t>(cache_mb) << 20;
   service_options.max_response_bytes = static_cast<uint64_t>(max_response_mb) << 20;
   service_options.max_inflated_bytes = static_cast<uint64_t>(max_inflate_mb) << 20;
+  service_options.allow_capture = !flags.Bool("no_capture");
   auto service = ProfileService::Create(service_options);
   if (!service.ok()) {
     std::fprintf(stderr, "tbprof serve: %s\n", service.status().message().c_str());

@@ -43,7 +43,7 @@ std::string ComparisonTable(const std::vector<VariantReport>& reports) {
   out += line;
   for (const VariantReport& r : reports) {
     const VariantRun& v = r.run;
-    std::string slow = std::to_string(v.slow_calls) + "/" + std::to_string(v.root_calls);
+    std::string slow = v.traced ? std::to_string(v.slow_calls) + "/" + std::to_string(v.root_calls) : "—";
     std::snprintf(line, sizeof line, "%-20s %11.0f %9.2f %9.2f %9.2f %6.1f%% %11s  %s", v.variant.c_str(),
                   v.elements_per_s, v.step_mean_ms, v.step_p50_ms, v.step_p99_ms, v.input_bound_pct, slow.c_str(),
                   BottleneckCell(r).c_str());
@@ -81,10 +81,14 @@ std::string ReportsToJson(const std::vector<VariantReport>& reports, const Pipel
     o["elements_per_s"] = v.elements_per_s;
     o["step_time_ms"] = {{"mean", v.step_mean_ms}, {"p50", v.step_p50_ms}, {"p99", v.step_p99_ms}};
     o["input_bound_pct"] = v.input_bound_pct;
-    o["root_calls"] = v.root_calls;
-    o["slow_calls"] = v.slow_calls;
-    o["max_root_call_us"] = v.max_root_call_us;
-    o["traced_events"] = v.traced_events;
+    if (v.traced) {
+      o["root_calls"] = v.root_calls;
+      o["slow_calls"] = v.slow_calls;
+      o["max_root_call_us"] = v.max_root_call_us;
+      o["traced_events"] = v.traced_events;
+    } else {  // traced by whoever captured, not by the run: unknown here
+      o["root_calls"] = o["slow_calls"] = o["max_root_call_us"] = o["traced_events"] = nullptr;
+    }
     o["xplane"] = v.xplane_path;
     if (r.analysis) {
       o["analysis"] = {{"is_input_bound", r.analysis->is_input_bound},

@@ -247,10 +247,11 @@ StatusOr<std::vector<std::string>> WritePipelineData(const std::string& dir, con
 StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const PipelineCosts& costs,
                                         const std::vector<std::string>& files, const RunOptions& options) {
   if (options.steps < 1) return InvalidArgument("--steps must be >= 1");
-  if (TracingActive()) return Internal("a tracing session is already active");
+  if (options.self_trace && TracingActive()) return Internal("a tracing session is already active");
   SetCurrentThreadName("tf_train_loop");
   VariantRun run;
   run.variant = variant.name;
+  run.traced = options.self_trace;
   std::unique_ptr<pipeline::Iterator> root = variant.build(costs, files).MakeIterator();
   std::vector<double> step_us;
   double wait_us = 0, total_us = 0;
@@ -288,14 +289,15 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
     for (int i = 0; i < warmup_steps; ++i) {
       if (!step(i, false)) return Internal("pipeline '" + variant.name + "' ended during warm-up");
     }
-    if (!StartTracing()) return Internal("a tracing session is already active");
+    if (options.self_trace && !StartTracing()) return Internal("a tracing session is already active");
     double start = NowUs();
     for (int i = 0; i < options.steps; ++i) {
       if (!step(warmup_steps + i, true)) break;
       if (options.progress) options.progress(i + 1);
+      if (options.stop && options.stop->load()) break;
     }
     run.wall_s = (NowUs() - start) / 1e6;
-    session = StopTracing();
+    if (options.self_trace) session = StopTracing();
     (void)sink;
   }
   root.reset();  // joins the pipeline's threads
@@ -320,7 +322,7 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
       run.max_root_call_us = std::max(run.max_root_call_us, double(dur_ns) / 1000);
     }
   }
-  if (!options.logdir.empty()) {
+  if (options.self_trace && !options.logdir.empty()) {
     std::string host = LocalHostname();
     ASSIGN_OR_RETURN(run.xplane_path,
                      WriteXSpace(SessionToXSpace(session, host),

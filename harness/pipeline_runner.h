@@ -5,6 +5,7 @@
 // steps are written as one profile run.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,13 @@ struct RunOptions {
   int warmup_steps = 20;  // untraced; fills caches and buffers first
   std::string logdir;     // empty: do not write a profile
   std::string run_name;   // the run's folder under <logdir>/plugins/profile; empty: the start time
+  // False while a ProfilerService owns the tracer (--serve_profiler): the run
+  // then starts no session of its own, its TraceMes reach whichever capture
+  // is active, and it writes no profile.
+  bool self_trace = true;
+  // When set and true, the run ends after the current step (a served job's
+  // SIGTERM/SIGINT, so it still cleans up).
+  const std::atomic<bool>* stop = nullptr;
   std::function<void(int steps_done)> progress;
 };
 
@@ -66,6 +74,7 @@ struct VariantRun {
   double wall_s = 0, elements_per_s = 0;
   double step_mean_ms = 0, step_p50_ms = 0, step_p99_ms = 0;
   double input_bound_pct = 0;  // time the train loop waited for input / step time
+  bool traced = true;  // false with self_trace off: the call and event counts are unknown
   int64_t root_calls = 0, slow_calls = 0;  // Iterator::Root GetNext calls, > 50 µs
   double max_root_call_us = 0;
   int64_t traced_events = 0;

@@ -8,6 +8,7 @@
 
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_model.h"
+#include "plugin/capture/capture.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "plugin/run_tools.h"
@@ -99,7 +100,8 @@ ProfileService::ProfileService(Logdir logdir, const ProfileServiceOptions& optio
       cache_(options.cache_bytes),
       runs_ttl_(options.runs_ttl),
       max_response_bytes_(options.max_response_bytes),
-      max_inflated_bytes_(options.max_inflated_bytes) {}
+      max_inflated_bytes_(options.max_inflated_bytes),
+      allow_capture_(options.allow_capture) {}
 
 std::variant<HttpResponse, ProfileService::Deferred> ProfileService::Begin(const HttpRequest& request) {
   const std::string& method = request.method;
@@ -199,17 +201,68 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
     return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); });
   }
   if (path == "/config") {
-    // Live capture is done by `tbprof harness`, so the UI's capture button is hidden.
-    return Json(json::object{{"enableTabNameLabel", false}, {"hideCaptureProfileButton", true}, {"srcPathPrefix", ""}});
+    return Json(json::object{
+        {"enableTabNameLabel", false}, {"hideCaptureProfileButton", !allow_capture_}, {"srcPathPrefix", ""}});
   }
   if (path == "/version") return Text(200, kTbprofVersion);
-  if (path == "/capture_profile") {
-    return Json(json::object{{"error",
-                              "tbprof serve does not capture profiles from a live server: capture one with "
-                              "`tbprof harness`, write it under the logdir, then refresh."}},
-                500);
-  }
+  // Traces for the requested duration: a worker's job.
+  if (path == "/capture_profile") return later([this, query] { return CaptureProfile(query); });
   return Static(path);
+}
+
+// xprof's capture_profile: the same parameters and defaults, success as
+// {"result": "Capture profile successfully. Please refresh."}, any failure as
+// HTTP 500 {"error": message}.
+HttpResponse ProfileService::CaptureProfile(const Query& q) {
+  auto error = [](const std::string& message) { return Json(json::object{{"error", message}}, 500); };
+  if (!allow_capture_) return error("capture is turned off on this server (tbprof serve --no_capture)");
+  // A TPU name is resolved to addresses by TensorFlow's cluster resolver, which tbprof does not have.
+  if (q.Get("is_tpu_name") == "true") return error("TensorFlow is not installed, but is required to use TPU names.");
+  auto int_param = [&](const char* key, int64_t fallback, int64_t& out) -> std::optional<HttpResponse> {
+    std::string v = q.Get(key);
+    if (v.empty()) {
+      out = fallback;
+      return std::nullopt;
+    }
+    size_t used = 0;
+    try {
+      out = std::stoll(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size()) return error(std::string(key) + ": '" + v + "' is not an integer");
+    return std::nullopt;
+  };
+  int64_t duration = 0, num_retry = 0, host = 0, device = 0, python = 0, delay = 0;
+  for (auto bad : {int_param("duration", 1000, duration), int_param("num_retry", 0, num_retry),
+                   int_param("host_tracer_level", 2, host), int_param("device_tracer_level", 1, device),
+                   int_param("python_tracer_level", 0, python), int_param("delay", 0, delay)}) {
+    if (bad) return *bad;
+  }
+  if (num_retry < 0 || num_retry > 100 || host < 0 || device < 0 || python < 0) {
+    return error("num_retry must be 0..100 and the tracer levels must not be negative");
+  }
+  // A worker list names the hosts to trace, as it does for TensorBoard's TPU capture.
+  std::string addresses = q.Get("worker_list").empty() ? q.Get("service_addr") : q.Get("worker_list");
+  if (addresses.empty()) return error("service_addr is required");
+  auto parsed = capture::ParseServiceAddresses(addresses);
+  if (!parsed.ok()) return error(parsed.status().message());
+  capture::CaptureOptions options;
+  options.service_addresses = std::move(*parsed);
+  options.logdir = logdir_.root();
+  options.duration_ms = duration;
+  options.num_tracing_attempts = static_cast<int>(num_retry) + 1;
+  options.host_tracer_level = static_cast<uint32_t>(host);
+  options.device_tracer_level = static_cast<uint32_t>(device);
+  options.python_tracer_level = static_cast<uint32_t>(python);
+  options.delay_ms = delay;
+  auto captured = capture::CaptureProfile(options);
+  if (!captured.ok()) return error(captured.status().message());
+  {
+    std::lock_guard<std::mutex> lock(runs_mu_);
+    run_index_.reset();  // the next /runs lists the new run at once
+  }
+  return Json(json::object{{"result", "Capture profile successfully. Please refresh."}});
 }
 
 StatusOr<std::shared_ptr<const ProfileService::RunIndex>> ProfileService::RunIndexOf(const RunScope& scope) {

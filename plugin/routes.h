@@ -60,6 +60,8 @@ struct ProfileServiceOptions {
   uint64_t max_response_bytes = uint64_t{1} << 30;
   // Most bytes a gzip'ed profile may inflate to (a bomb stops there).
   uint64_t max_inflated_bytes = uint64_t{2} << 30;
+  // capture_profile may add a run to the logdir (the only write under it).
+  bool allow_capture = true;
 };
 
 // Content-Security-Policy of every response: only our own origin.
@@ -107,6 +109,7 @@ class ProfileService {
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
+  HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
@@ -133,6 +136,7 @@ class ProfileService {
   std::chrono::milliseconds runs_ttl_;
   uint64_t max_response_bytes_;
   uint64_t max_inflated_bytes_;
+  bool allow_capture_;
   std::mutex runs_mu_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};

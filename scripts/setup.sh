@@ -4,9 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# gRPC (capture client and the harness's profiler server) comes from Debian; it ships pkg-config
+# files but no CMake config, so CMakeLists.txt finds it through pkg-config.
 # Versioned Boost only: unversioned libboost-*-dev is 1.74, conflicts with 1.81 and lacks Boost.JSON.
 PKGS=(cmake ninja-build g++ pkg-config libboost1.81-dev libboost-json1.81-dev libprotobuf-dev
-      protobuf-compiler zlib1g-dev libgtest-dev libbenchmark-dev ccache)
+      protobuf-compiler zlib1g-dev libgtest-dev libbenchmark-dev ccache
+      libgrpc++-dev protobuf-compiler-grpc)
 [ -f plugin/web/packages.txt ] && mapfile -t -O "${#PKGS[@]}" PKGS < <(grep -v '^#' plugin/web/packages.txt)
 
 missing=()

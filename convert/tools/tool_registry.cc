@@ -129,22 +129,27 @@ StatusOr<ToolParams> ParseQuery(std::string_view query) {
   return params;
 }
 
-int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {
+namespace {
+
+// The whole value parsed as a number (no trailing bytes, no NaN), else `fallback`.
+template <typename T>
+T ParamNumber(const ToolParams& p, const std::string& key, T fallback) {
   auto it = p.find(key);
   if (it == p.end()) return fallback;
-  int64_t v = 0;
   const std::string& s = it->second;
+  T v{};
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && ptr == s.data() + s.size() ? v : fallback;
+  return ec == std::errc() && ptr == s.data() + s.size() && v == v ? v : fallback;
+}
+
+}  // namespace
+
+int64_t ParamInt(const ToolParams& p, const std::string& key, int64_t fallback) {
+  return ParamNumber<int64_t>(p, key, fallback);
 }
 
 double ParamDouble(const ToolParams& p, const std::string& key, double fallback) {
-  auto it = p.find(key);
-  if (it == p.end()) return fallback;
-  const std::string& s = it->second;
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && ptr == s.data() + s.size() && v == v ? v : fallback;
+  return ParamNumber<double>(p, key, fallback);
 }
 
 std::string ParamStr(const ToolParams& p, const std::string& key, const std::string& fallback) {

@@ -141,6 +141,17 @@ std::string Demangle(const char* name) {
   return s;
 }
 
+// The fields every timed CUPTI activity record carries, copied the same way
+// for kernels, copies, memsets and synchronisations.
+template <typename Activity, typename Record>
+void CopyPlacement(const Activity& a, Record& r) {
+  r.start_ns = a.start;
+  r.end_ns = a.end;
+  r.context_id = a.contextId;
+  r.stream_id = a.streamId;
+  r.correlation_id = a.correlationId;
+}
+
 MemoryKind ToMemoryKind(unsigned k) { return k <= 7 ? static_cast<MemoryKind>(k) : MemoryKind::kUnknown; }
 
 CopyDirection ToDirection(unsigned copy_kind) {
@@ -277,12 +288,8 @@ struct CuptiCollector::Impl {
           auto* a = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
           KernelRecord k;
           k.name = Demangle(a->name);
-          k.start_ns = a->start;
-          k.end_ns = a->end;
+          CopyPlacement(*a, k);
           k.device_id = a->deviceId;
-          k.context_id = a->contextId;
-          k.stream_id = a->streamId;
-          k.correlation_id = a->correlationId;
           k.grid[0] = a->gridX, k.grid[1] = a->gridY, k.grid[2] = a->gridZ;
           k.block[0] = a->blockX, k.block[1] = a->blockY, k.block[2] = a->blockZ;
           k.registers_per_thread = a->registersPerThread;
@@ -298,12 +305,8 @@ struct CuptiCollector::Impl {
           m.src_kind = ToMemoryKind(a->srcKind);
           m.dst_kind = ToMemoryKind(a->dstKind);
           m.bytes = a->bytes;
-          m.start_ns = a->start;
-          m.end_ns = a->end;
+          CopyPlacement(*a, m);
           m.device_id = a->deviceId;
-          m.context_id = a->contextId;
-          m.stream_id = a->streamId;
-          m.correlation_id = a->correlationId;
           m.destination_device = a->deviceId;
           m.async = (a->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
           trace.memcpys.push_back(m);
@@ -314,12 +317,8 @@ struct CuptiCollector::Impl {
           MemsetRecord m;
           m.kind = ToMemoryKind(a->memoryKind);
           m.bytes = a->bytes;
-          m.start_ns = a->start;
-          m.end_ns = a->end;
+          CopyPlacement(*a, m);
           m.device_id = a->deviceId;
-          m.context_id = a->contextId;
-          m.stream_id = a->streamId;
-          m.correlation_id = a->correlationId;
           m.async = (a->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0;
           trace.memsets.push_back(m);
           break;
@@ -328,11 +327,7 @@ struct CuptiCollector::Impl {
           auto* a = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
           SyncRecord s;
           s.type = SyncTypeName(a->type);
-          s.start_ns = a->start;
-          s.end_ns = a->end;
-          s.context_id = a->contextId;
-          s.stream_id = a->streamId;
-          s.correlation_id = a->correlationId;
+          CopyPlacement(*a, s);
           trace.syncs.push_back(std::move(s));
           break;
         }

@@ -9,6 +9,7 @@ web="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$web/../.." && pwd)"
 testdata="${TBPROF_TESTDATA:-$repo/../shared/testdata}"
 artifacts="$repo/build/web-artifacts"
+# The executable is built in build/cli/ (older trees: build/).
 tbprof="$repo/build/tbprof"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 
@@ -20,12 +21,21 @@ rm -rf "$artifacts"; mkdir -p "$artifacts"
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})'; }
 answers() { node -e 'fetch(process.argv[1]).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))' "$1"; }
 server_pid=""
-cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; }
+job_pid=""
+cleanup() {
+  for pid in $server_pid $job_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+}
 trap cleanup EXIT
 
 target="${TBPROF_WEB_TARGET:-auto}"
 if [ "$target" = auto ]; then
   if [ -x "$tbprof" ] && "$tbprof" serve --help >/dev/null 2>&1; then target=real; else target=mock; fi
+fi
+# CI tests the real server: a missing binary must fail there, not fall back to the mock.
+if [ "$target" = mock ] && [ -n "${CI:-}" ] && [ -z "${TBPROF_WEB_TARGET:-}" ]; then
+  echo "web tests: $tbprof is missing or has no 'serve'; CI runs the browser tests against the real server"
+  echo "0 passed, 1 failed"
+  exit 1
 fi
 
 port="$(free_port)"
@@ -54,6 +64,10 @@ if [ "$target" = real ]; then
   fi
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
+  # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).
+  "$tbprof" harness pipeline --variant prefetch --steps 1000000 --warmup 0 --serve_profiler 0 \
+    >"$artifacts/job.log" 2>&1 &
+  job_pid=$!
 else
   if [ ! -d "$testdata" ]; then echo "web tests: no tbprof serve and no testdata ($testdata): skipped"; echo "0 passed, 0 failed"; exit 0; fi
   echo "web tests: running against the dev mock server (tbprof serve not available)"
@@ -68,4 +82,10 @@ for _ in $(seq 1 300); do
 done
 
 cd "$web"
-node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium"
+capture_args=()
+if [ -n "$job_pid" ]; then
+  for _ in $(seq 1 100); do grep -q 'ProfilerService at' "$artifacts/job.log" 2>/dev/null && break; sleep 0.1; done
+  job_addr="$(sed -n 's/.*ProfilerService at \([0-9.]*:[0-9]*\).*/\1/p' "$artifacts/job.log" | head -1)"
+  [ -n "$job_addr" ] && capture_args=(--capture-addr "$job_addr")
+fi
+node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}"

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "harness/tracer/host_tracer.h"
@@ -24,23 +25,20 @@ struct Produced {
   Element element;
 };
 
+// Tells an iterator's threads to stop (under its lock, so none misses the
+// wake-up) and waits for them.
+void StopWorkers(std::mutex& mu, bool& cancelled, std::condition_variable& cv, std::span<std::thread> threads) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    cancelled = true;
+  }
+  cv.notify_all();
+  for (std::thread& t : threads) t.join();
+}
+
 void TraceConsume(const char* kind, int64_t element_id) {
   TraceMe consume([&] { return TraceMeEncode(kind, {{"element_id", element_id}}); });
 }
-
-template <typename It, typename Params>
-class AsyncDataset : public DatasetBase {
- public:
-  AsyncDataset(std::string type, Params params) : type_(std::move(type)), params_(std::move(params)) {}
-  std::string TypeName() const override { return type_; }
-  std::unique_ptr<Iterator> MakeIterator(const std::string& parent_prefix, int64_t parent_id) const override {
-    return std::make_unique<It>(parent_prefix + "::" + type_, parent_id, params_);
-  }
-
- private:
-  std::string type_;
-  Params params_;
-};
 
 // ---- Prefetch -------------------------------------------------------------
 struct PrefetchParams {
@@ -56,12 +54,7 @@ class PrefetchIterator : public Iterator {
     worker_ = std::thread([this] { Run(); });
   }
   ~PrefetchIterator() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cancelled_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
+    StopWorkers(mu_, cancelled_, cv_, std::span<std::thread>(&worker_, 1));
   }
 
  protected:
@@ -134,12 +127,7 @@ class ParallelMapIterator : public Iterator {
     for (int i = 0; i < parallelism_; ++i) workers_.emplace_back([this] { Run(); });
   }
   ~ParallelMapIterator() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cancelled_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    StopWorkers(mu_, cancelled_, cv_, workers_);
   }
 
  protected:
@@ -235,12 +223,7 @@ class ParallelInterleaveIterator : public Iterator {
     for (size_t i = 0; i < slots_.size(); ++i) workers_.emplace_back([this, i] { Run(i); });
   }
   ~ParallelInterleaveIterator() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cancelled_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
+    StopWorkers(mu_, cancelled_, cv_, workers_);
   }
 
  protected:
@@ -334,15 +317,15 @@ class ParallelInterleaveIterator : public Iterator {
 }  // namespace
 
 DatasetPtr MakePrefetch(DatasetPtr input, int buffer_size) {
-  return std::make_shared<AsyncDataset<PrefetchIterator, PrefetchParams>>("Prefetch",
+  return std::make_shared<TypedDataset<PrefetchIterator, PrefetchParams>>("Prefetch",
                                                                           PrefetchParams{std::move(input), buffer_size});
 }
 DatasetPtr MakeParallelMap(DatasetPtr input, MapFn fn, int num_parallel_calls) {
-  return std::make_shared<AsyncDataset<ParallelMapIterator, ParallelMapParams>>(
+  return std::make_shared<TypedDataset<ParallelMapIterator, ParallelMapParams>>(
       "ParallelMapV2", ParallelMapParams{std::move(input), std::move(fn), num_parallel_calls});
 }
 DatasetPtr MakeParallelInterleave(DatasetPtr input, InterleaveFn fn, int cycle_length, int buffer_per_slot) {
-  return std::make_shared<AsyncDataset<ParallelInterleaveIterator, ParallelInterleaveParams>>(
+  return std::make_shared<TypedDataset<ParallelInterleaveIterator, ParallelInterleaveParams>>(
       "ParallelInterleaveV4", ParallelInterleaveParams{std::move(input), std::move(fn), cycle_length, buffer_per_slot});
 }
 

@@ -18,6 +18,7 @@ namespace tbprof::pipeline {
 using harness::TraceMe;
 using internal::DatasetPtr;
 using internal::MakeChild;
+using internal::TypedDataset;
 
 namespace {
 std::atomic<int64_t> g_next_iterator_id{1};
@@ -57,21 +58,6 @@ std::vector<Element> Collect(Iterator& it, int64_t max_elements) {
 }
 
 namespace {
-
-// A dataset whose iterator is a lambda-free subclass; keeps each stage short.
-template <typename It, typename Params>
-class SimpleDataset : public DatasetBase {
- public:
-  SimpleDataset(std::string type, Params params) : type_(std::move(type)), params_(std::move(params)) {}
-  std::string TypeName() const override { return type_; }
-  std::unique_ptr<Iterator> MakeIterator(const std::string& parent_prefix, int64_t parent_id) const override {
-    return std::make_unique<It>(parent_prefix + "::" + type_, parent_id, params_);
-  }
-
- private:
-  std::string type_;
-  Params params_;
-};
 
 // ---- Root -----------------------------------------------------------------
 struct RootParams {
@@ -450,7 +436,7 @@ class RepeatIterator : public Iterator {
 
 template <typename It, typename Params>
 DatasetPtr Make(std::string type, Params params) {
-  return std::make_shared<SimpleDataset<It, Params>>(std::move(type), std::move(params));
+  return std::make_shared<TypedDataset<It, Params>>(std::move(type), std::move(params));
 }
 
 }  // namespace

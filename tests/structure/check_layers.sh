@@ -19,7 +19,8 @@ declare -A ALLOWED=(
   [synthetic]="synthetic proto convert/base"
   [harness/cupti]="harness/cupti proto convert/base"
   [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis convert/xplane convert/base proto"
-  [plugin]="plugin convert/tools convert/analysis convert/xplane convert/base proto"
+  [plugin/capture]="plugin/capture proto convert/base"
+  [plugin]="plugin plugin/capture convert/tools convert/analysis convert/xplane convert/base proto"
 )
 libs_by_length=$(for k in "${!ALLOWED[@]}"; do echo "${#k} $k"; done | sort -rn | cut -d' ' -f2)
 

@@ -12,6 +12,7 @@ import { renderTfData } from './pages/tf_data';
 import { renderPodViewer } from './pages/pod_viewer';
 import { renderGeneric } from './pages/generic';
 import { renderTraceViewer } from './trace/page';
+import { installCaptureButton } from './capture';
 
 const DISPLAY_NAMES: Record<string, string> = {
   overview_page: 'Overview Page', input_pipeline_analyzer: 'Input Pipeline Analysis', framework_op_stats: 'Framework Op Stats',
@@ -67,10 +68,10 @@ class App {
 
   constructor(mount: HTMLElement) {
     const label = (text: string, control: HTMLElement) => el('label', { class: 'selector' }, el('span', {}, text), control);
-    mount.append(
-      el('header', { class: 'topbar' }, el('a', { class: 'brand', href: '?' }, 'tbprof'),
-        label('Run', this.runSelect), label('Tool', this.toolSelect), label('Host', this.hostSelect)),
-      this.content);
+    const topbar = el('header', { class: 'topbar' }, el('a', { class: 'brand', href: '?' }, 'tbprof'),
+      label('Run', this.runSelect), label('Tool', this.toolSelect), label('Host', this.hostSelect));
+    mount.append(topbar, this.content);
+    void installCaptureButton(topbar, () => void this.start(false));
     this.runSelect.addEventListener('change', () => this.choose({ run: this.runSelect.value, tool: '', host: '' }));
     this.toolSelect.addEventListener('change', () => this.choose({ ...this.sel, tool: this.toolSelect.value }));
     this.hostSelect.addEventListener('change', () => this.choose({ ...this.sel, host: this.hostSelect.value }));

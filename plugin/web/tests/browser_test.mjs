@@ -14,6 +14,7 @@ const base = arg('--base');
 const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
 const maxRuns = Number(arg('--max-runs', '20'));
+const captureAddr = arg('--capture-addr');  // a running job's ProfilerService, when test.sh started one
 if (!base) { console.error('usage: browser_test.mjs --base URL'); process.exit(2); }
 fs.mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
@@ -210,6 +211,47 @@ await test('a streamed trace fetched a narrower window on zoom', async () => {
 await test('a flow partner outside the loaded events was fetched and followed', async () => {
   assert(flowFetchSeen.count > 0, 'no trace page had to fetch a flow partner (every partner was already loaded)');
 });
+if (captureAddr) {
+  await test('capture dialog: an unreachable job fails clearly, a live job becomes a new run', async () => {
+    const config = await api('config', {});
+    assert(config.json?.hideCaptureProfileButton === false, `config: ${config.text}`);
+    const before = (await api('runs', {})).json ?? [];
+    const { page, errors } = await openPage(`${base}/`);
+    await page.click('#capture-button');
+    await page.waitForSelector('#capture-dialog[open]');
+    await page.fill('#capture-dialog input[name=service_addr]', '127.0.0.1:1');
+    await page.fill('#capture-dialog input[name=duration]', '200');
+    await page.fill('#capture-dialog input[name=num_retry]', '0');
+    await page.click('#capture-dialog .capture-submit');
+    await page.waitForSelector('.capture-status.capture-error', { timeout: 30000 });
+    const failure = await page.textContent('.capture-status');
+    assert(/^Failed to capture profile: .*unreachable/.test(failure), `unexpected failure text: ${failure}`);
+
+    await page.fill('#capture-dialog input[name=service_addr]', captureAddr);
+    await page.fill('#capture-dialog input[name=duration]', '1500');
+    await page.click('#capture-dialog .capture-submit');
+    // The progress indicator shows while the server traces.
+    await page.waitForSelector('#capture-dialog .capture-progress:not([hidden])', { timeout: 5000 });
+    assert(/Capturing…/.test(await page.textContent('.capture-status')), 'no progress text while capturing');
+    await page.waitForSelector('.capture-status.capture-ok', { timeout: 60000 });
+    assert((await page.textContent('.capture-status')) === 'Capture profile successfully. Please refresh.', 'success text');
+    assert(await page.isHidden('#capture-dialog .capture-progress'), 'progress still shown after the answer');
+    await shot(page, 'capture_dialog');
+    const after = (await api('runs', {})).json ?? [];
+    const added = after.filter((r) => !before.includes(r));
+    assert(added.length === 1, `expected one new run, got ${JSON.stringify(added)}`);
+    // The run list refreshed by itself.
+    await page.waitForSelector(`#run-select option[value="${added[0]}"]`, { state: 'attached', timeout: 30000 });
+    const host = `${captureAddr.replace(':', '_')}`;
+    const hosts = (await api('hosts', { run: added[0], tag: 'trace_viewer' })).json ?? [];
+    assert(hosts.some((h) => (typeof h === 'string' ? h : h.hostname) === host), `hosts: ${JSON.stringify(hosts)}`);
+    const overview = await api('data', { run: added[0], tag: 'overview_page', host });
+    assert(overview.status === 200, `overview_page of the capture: HTTP ${overview.status}`);
+    const real = errors.filter((e) => !/Failed to load resource/.test(e));
+    assert(real.length === 0, `console errors: ${real.join(' | ')}`);
+    await page.close();
+  });
+}
 
 await test('every request went to the server itself', async () => {
   assert(foreignRequests.length === 0, `requests to other origins: ${foreignRequests.slice(0, 5).join(', ')}`);
