@@ -107,6 +107,8 @@ class ProfileService {
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
+  // Hands memory freed by evictions back to the system now and then.
+  void ReturnFreedMemory();
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
@@ -133,6 +135,8 @@ class ProfileService {
   std::chrono::milliseconds runs_ttl_;
   uint64_t max_response_bytes_;
   uint64_t max_inflated_bytes_;
+  std::mutex trim_mu_;
+  uint64_t evicted_at_last_trim_ = 0;
   std::mutex runs_mu_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};
