@@ -169,7 +169,8 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(co
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
   }
   if (spec != nullptr && !contents.xplanes.empty()) {
-    // Host selection of XP-HEAD _get_valid_hosts (reference/api.md §3.4).
+    // Host selection as xprof's _get_valid_hosts: a listed host set for the trace viewers, else
+    // ALL_HOSTS (or no host) for all files, else the one host named.
     std::vector<const RunFile*> files;
     auto find_host = [&](const std::string& h) -> const RunFile* {
       for (const RunFile& f : contents.xplanes) {
