@@ -2,6 +2,8 @@
 // file identified once, cache key made), answered there when the cache has
 // the result or the failure, computed on a worker otherwise. Warm-up computes
 // plans directly.
+#include <malloc.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -84,6 +86,10 @@ StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out) {
   if (!out.ok()) return out.status();
   auto cached = std::make_shared<CachedOutput>();
   cached->out = std::move(*out);
+  // Converters reserve generously; the cache keeps only what the answer uses.
+  if (cached->out.body.capacity() > cached->out.body.size() + cached->out.body.size() / 16 + 4096) {
+    cached->out.body.shrink_to_fit();
+  }
   // What the entry really holds: the strings' capacity (not their size) and
   // the allocation of the entry itself.
   size_t bytes = sizeof(CachedOutput) + 64 + cached->out.body.capacity() + cached->out.content_type.capacity() +
@@ -164,7 +170,8 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(co
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
   }
   if (spec != nullptr && !contents.xplanes.empty()) {
-    // Host selection of XP-HEAD _get_valid_hosts.
+    // Host selection as xprof's _get_valid_hosts: a listed host set for the trace viewers, else
+    // ALL_HOSTS (or no host) for all files, else the one host named.
     std::vector<const RunFile*> files;
     auto find_host = [&](const std::string& h) -> const RunFile* {
       for (const RunFile& f : contents.xplanes) {
@@ -302,7 +309,21 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
     }
     return MakeCachedOutput(std::move(out));
   }));
+  ReturnFreedMemory();
   return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result);
+}
+
+void ProfileService::ReturnFreedMemory() {
+  // malloc keeps what evicted entries (and a conversion's temporaries) freed
+  // in its per-thread arenas; without this the process stays at its peak and
+  // RSS is a multiple of --cache_mb. Trimming walks the arenas, so it is done
+  // once per 64 MB evicted, by one worker at a time.
+  constexpr uint64_t kTrimEveryBytes = uint64_t{64} << 20;
+  const uint64_t evicted = cache_.evicted_bytes();
+  std::unique_lock<std::mutex> lock(trim_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || evicted - evicted_at_last_trim_ < kTrimEveryBytes) return;
+  evicted_at_last_trim_ = evicted;
+  malloc_trim(0);
 }
 
 int ProfileService::Warm(int max_runs) {

@@ -110,6 +110,8 @@ class ProfileService {
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
   HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
+  // Hands memory freed by evictions back to the system now and then.
+  void ReturnFreedMemory();
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
@@ -137,6 +139,8 @@ class ProfileService {
   uint64_t max_response_bytes_;
   uint64_t max_inflated_bytes_;
   bool allow_capture_;
+  std::mutex trim_mu_;
+  uint64_t evicted_at_last_trim_ = 0;
   std::mutex runs_mu_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};

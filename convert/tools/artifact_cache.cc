@@ -118,7 +118,16 @@ bool ArtifactCache::PeekErased(const Key& key, std::shared_ptr<const void>* valu
 }
 
 void ArtifactCache::EvictLocked() {
-  while (used_ > budget_ && !lru_.empty()) EraseLocked(map_.find(lru_.back()));
+  while (used_ > budget_ && !lru_.empty()) {
+    const size_t before = used_;
+    EraseLocked(map_.find(lru_.back()));
+    evicted_ += before - used_;
+  }
+}
+
+uint64_t ArtifactCache::evicted_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return evicted_;
 }
 
 size_t ArtifactCache::bytes_used() const {

@@ -99,6 +99,8 @@ class ArtifactCache {
   size_t budget_bytes() const { return budget_; }
   size_t bytes_used() const;
   size_t entries() const;
+  // Bytes evicted since the cache was made (for returning freed memory to the system).
+  uint64_t evicted_bytes() const;
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   void Clear();
@@ -148,6 +150,7 @@ class ArtifactCache {
   std::unordered_map<Key, std::shared_ptr<Pending>, KeyHash> pending_;
   std::unordered_map<const void*, Shared> shared_;
   size_t used_ = 0;
+  uint64_t evicted_ = 0;
   uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -408,6 +408,16 @@ TEST(PluginGzip, RoundTripAndCorruptInput) {
   EXPECT_EQ(Inflate(*gz, "body", 100).status().code(), ErrorCode::kResourceExhausted);
 }
 
+// One parser for URL queries and `tbprof convert --param`.
+TEST(PluginQuery, ParseQueryDecodesAndKeepsTheFirstValue) {
+  auto q = ParseQuery("run=a%2Fb&tag=trace_viewer%40&x=1+2&run=second&&flag&k%3D=v%26w");
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(*q, (ToolParams{{"run", "a/b"}, {"tag", "trace_viewer@"}, {"x", "1 2"}, {"flag", ""}, {"k=", "v&w"}}));
+  EXPECT_EQ(ParseQuery("a=%zz").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ParseQuery("a=%4").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(ParseQuery("")->empty());
+}
+
 TEST(PluginGzip, AcceptEncodingParsing) {
   EXPECT_TRUE(AcceptsGzip("gzip"));
   EXPECT_TRUE(AcceptsGzip("deflate, gzip;q=1.0, *;q=0.5"));
