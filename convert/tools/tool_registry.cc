@@ -1,6 +1,8 @@
 #include "convert/tools/tool_registry.h"
 
 #include <charconv>
+#include <exception>
+#include <new>
 
 #include "convert/analysis/xspace_to_memory_profile.h"
 #include "convert/tools/cached_loads.h"
@@ -10,6 +12,25 @@
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
+namespace {
+
+// The tool boundary: a converter that throws (a library's std::out_of_range, a
+// failed allocation) answers with an error naming the tool, never a crash.
+ToolFn Guarded(std::string tool, ToolFn fn) {
+  return [tool = std::move(tool), fn = std::move(fn)](const ToolInput& in) -> StatusOr<ToolOutput> {
+    try {
+      return fn(in);
+    } catch (const std::bad_alloc&) {
+      return Internal(tool + ": out of memory while converting the profile");
+    } catch (const std::exception& e) {
+      return Internal(tool + ": conversion failed: " + e.what());
+    } catch (...) {
+      return Internal(tool + ": conversion failed with an unknown error");
+    }
+  };
+}
+
+}  // namespace
 
 const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).
@@ -25,6 +46,7 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
     t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
+    for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
     return t;
   }();
   return tools;
@@ -38,6 +60,18 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
     c.push_back({"input_pipeline_analyzer", "input_pipeline.pb", LegacyInputPipeline});
     c.push_back({"framework_op_stats", "tensorflow_stats.pb", LegacyTfStats});
     c.push_back({"kernel_stats", "kernel_stats.pb", LegacyKernelStats});
+    for (LegacyToolSpec& spec : c) {
+      ToolFn one_file = [run = std::move(spec.run)](const ToolInput& in) {
+        return run(in.xplane_paths.front(), in.params);
+      };
+      ToolFn guarded = Guarded(spec.tool, std::move(one_file));
+      spec.run = [guarded](const std::string& path, const ToolParams& params) {
+        ToolInput in;
+        in.xplane_paths = {path};
+        in.params = params;
+        return guarded(in);
+      };
+    }
     return c;
   }();
   return converters;
