@@ -12,10 +12,7 @@
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
-namespace {
 
-// The tool boundary: a converter that throws (a library's std::out_of_range, a
-// failed allocation) answers with an error naming the tool, never a crash.
 ToolFn Guarded(std::string tool, ToolFn fn) {
   return [tool = std::move(tool), fn = std::move(fn)](const ToolInput& in) -> StatusOr<ToolOutput> {
     try {
@@ -29,8 +26,6 @@ ToolFn Guarded(std::string tool, ToolFn fn) {
     }
   };
 }
-
-}  // namespace
 
 const std::vector<ToolSpec>& XPlaneTools() {
   // Converters register here as they land (see each tool's header).

@@ -40,6 +40,11 @@ struct ToolSpec {
   bool all_hosts = false;
 };
 
+// The tool boundary: `fn` with every exception it throws (a library's
+// std::out_of_range, a failed allocation) turned into an Internal error that
+// names the tool. Every converter in the tables below is wrapped in it.
+ToolFn Guarded(std::string tool, ToolFn fn);
+
 // Tools computable from xplane.pb files, in the order run_tools lists them.
 const std::vector<ToolSpec>& XPlaneTools();
 const ToolSpec* FindXPlaneTool(std::string_view name);
