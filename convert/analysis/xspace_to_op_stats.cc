@@ -1,6 +1,7 @@
 #include "convert/analysis/xspace_to_op_stats.h"
 
 #include <algorithm>
+#include <set>
 
 #include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/step_events_to_steps_db.h"
@@ -55,8 +56,17 @@ class OpStatsBuilder {
  private:
   // Everything but the host op metrics and kernel stats.
   void BuildGrouped(OpStats& s) {
-    s.errors = space_.errors;
-    s.warnings = space_.warnings;
+    // A profiler that hits one problem per event repeats it: keep each once (xprof dedups too).
+    auto unique = [](const std::vector<std::string>& v) {
+      std::vector<std::string> out;
+      std::set<std::string_view> seen;
+      for (const std::string& m : v) {
+        if (seen.insert(m).second) out.push_back(m);
+      }
+      return out;
+    };
+    s.errors = unique(space_.errors);
+    s.warnings = unique(space_.warnings);
     bool has_gpu = false, has_tpu = false;
     for (const XPlaneModel& p : space_.planes) {
       has_gpu |= schema::IsGpuPlane(space_.Str(p.name));
