@@ -147,6 +147,11 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
           // Without the HLO module, the annotation's op name stands in for the
           // HLO instruction's op_name metadata.
           provenance = std::string(StrStat(p, e, ids_.name));
+          // Else the kernel's framework op (JAX writes the op's name scope
+          // there), unless that names the whole module ("XlaModule:…").
+          if (provenance.empty() && tf_op != kNoStr && !space_.Str(tf_op).starts_with("XlaModule:")) {
+            provenance = std::string(space_.Str(tf_op));
+          }
         } else {
           const TfOp& op = ParsedTfOp(tf_op);
           name = op.name + "/" + std::string(space_.Str(p.EventName(e)));
