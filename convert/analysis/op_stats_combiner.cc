@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "convert/analysis/op_stats_to_tf_stats.h"
+#include "convert/analysis/step_intersection.h"
 #include "convert/analysis/xspace_to_kernel_stats.h"
 
 namespace tbprof {
@@ -49,8 +51,6 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
            KernelReport>
       kernels;
-  std::set<int64_t> common;
-  bool first = true;
   for (const auto& h : hosts) {
     CombineOpMetricsDb(h->host_op_metrics_db, out.host_op_metrics_db);
     CombineOpMetricsDb(h->device_op_metrics_db, out.device_op_metrics_db);
@@ -81,31 +81,37 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
       d.set_max_duration_ns(std::max(d.max_duration_ns(), r.max_duration_ns()));
       d.set_occurrences(d.occurrences() + r.occurrences());
     }
-    for (const HostSteps& hs : h->steps) {
-      std::set<int64_t> nums;
-      for (const StepInfo& s : hs.steps) nums.insert(s.step_num);
-      if (first) {
-        common = nums;
-      } else {
-        std::set<int64_t> keep;
-        std::set_intersection(common.begin(), common.end(), nums.begin(), nums.end(),
-                              std::inserter(keep, keep.begin()));
-        common = std::move(keep);
-      }
-      first = false;
-    }
   }
   out.run_environment.host_count = static_cast<int>(out.run_environment.hostnames.size());
   out.device_tf_op_metrics_db = DeviceTfOpMetricsDb(out.device_op_metrics_db, /*with_idle=*/true);
+  // Steps: the ones every host took part in, matched by time (xprof
+  // StepIntersection). Each host's common steps keep their own spans and
+  // breakdowns and take the chief host's step numbers, so that one step has
+  // one number (and one index) on every host. (xprof renumbers them 0..n-1;
+  // the chief's numbers are the ones the user's program printed.)
+  std::vector<const HostSteps*> per_host;
   for (const auto& h : hosts) {
-    for (const HostSteps& hs : h->steps) {
-      HostSteps kept;
-      kept.hostname = hs.hostname;
-      for (const StepInfo& s : hs.steps) {
-        if (common.count(s.step_num)) kept.steps.push_back(s);
-      }
-      out.steps.push_back(std::move(kept));
+    for (const HostSteps& hs : h->steps) per_host.push_back(&hs);
+  }
+  std::vector<std::vector<StepSpan>> spans(per_host.size());
+  for (size_t i = 0; i < per_host.size(); ++i) {
+    for (const StepInfo& st : per_host[i]->steps) {
+      uint64_t begin = static_cast<uint64_t>(std::max<int64_t>(0, st.begin_ps));
+      spans[i].push_back({begin, begin + st.duration_ps});
     }
+  }
+  StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  for (size_t i = 0; i < per_host.size(); ++i) {
+    HostSteps kept;
+    kept.hostname = per_host[i]->hostname;
+    uint32_t first = intersection.FirstStepIndex(i);
+    for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
+      StepInfo st = per_host[i]->steps[first + k];
+      const StepInfo& chief = per_host[intersection.ChiefHost()]->steps[intersection.FirstChiefIndex() + k];
+      st.step_num = chief.step_num;
+      kept.steps.push_back(std::move(st));
+    }
+    out.steps.push_back(std::move(kept));
   }
   std::vector<KernelReport*> all;
   for (auto& [k, r] : kernels) all.push_back(&r);
