@@ -1,4 +1,5 @@
 #include "convert/analysis/xspace_to_trace_events.h"
+#include "convert/xplane/schema.h"
 #include "convert/base/json.h"
 
 #include <algorithm>
@@ -9,11 +10,11 @@
 namespace tbprof {
 namespace {
 
-constexpr std::string_view kHostPlaneName = "/host:CPU";
-constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
-constexpr std::string_view kTpuPlanePrefix = "/device:TPU:";
-constexpr std::string_view kCustomPlanePrefix = "/device:CUSTOM:";
-constexpr std::string_view kAsyncXlaOpsLine = "Async XLA Ops";
+constexpr std::string_view kHostPlaneName = schema::kHostPlane;
+constexpr std::string_view kGpuPlanePrefix = schema::kGpuPlanePrefix;
+constexpr std::string_view kTpuPlanePrefix = schema::kTpuPlanePrefix;
+constexpr std::string_view kCustomPlanePrefix = schema::kCustomPlanePrefix;
+constexpr std::string_view kAsyncXlaOpsLine = schema::kXlaAsyncOpLine;
 
 // IsInternalEvent (xla/tsl/profiler/utils/xplane_schema.cc).
 constexpr std::string_view kInternalEventNames[] = {

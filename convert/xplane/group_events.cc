@@ -1,4 +1,5 @@
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/schema.h"
 
 #include <algorithm>
 #include <climits>
@@ -18,7 +19,7 @@ constexpr uint32_t kNoParent = UINT32_MAX;
 constexpr size_t kMaxContextFanout = 64;
 
 bool IsGroupedPlaneName(std::string_view name) {
-  return name == "/host:CPU" || name.starts_with("/device:GPU:");
+  return name == schema::kHostPlane || schema::IsGpuPlane(name);
 }
 
 // Roots that carry no step_name (GetGroupName's implicit roots).
@@ -118,7 +119,7 @@ class Grouper {
       if (!IsGroupedPlaneName(space_.Str(p.name))) continue;
       WorkPlane w;
       w.space_index = i;
-      w.is_host = space_.Str(p.name) == "/host:CPU";
+      w.is_host = space_.Str(p.name) == schema::kHostPlane;
       planes_.push_back(std::move(w));
     }
     ForEachPlaneOnTwoThreads([](const WorkPlane&) { return true; },
@@ -253,7 +254,7 @@ class Grouper {
   void BuildNesting(const XPlaneModel& p, WorkPlane& w) {
     w.nest_parent.assign(p.events.size(), kNoParent);
     w.root_level.assign(p.events.size(), 0);
-    bool is_host = space_.Str(p.name) == "/host:CPU";
+    bool is_host = space_.Str(p.name) == schema::kHostPlane;
     for (const LineModel& line : p.lines) {
       if (IsDerivedLineId(line.id)) continue;
       std::vector<uint32_t> order = SortedLineEvents(p, line);
