@@ -52,6 +52,15 @@ inline constexpr std::string_view kDeviceDurationPs = "device_duration_ps";
 inline constexpr std::string_view kGroupId = "group_id";
 inline constexpr std::string_view kStepNum = "step_num";
 inline constexpr std::string_view kStepName = "step_name";
+inline constexpr std::string_view kIterNum = "iter_num";
+// TraceMe context stats: a step root (its level), an async event, and the
+// producer/consumer pairs that link events across threads.
+inline constexpr std::string_view kIsRoot = "_r";
+inline constexpr std::string_view kIsAsync = "_a";
+inline constexpr std::string_view kProducerType = "_pt";
+inline constexpr std::string_view kProducerId = "_p";
+inline constexpr std::string_view kConsumerType = "_ct";
+inline constexpr std::string_view kConsumerId = "_c";
 // Plane stats (device capabilities).
 inline constexpr std::string_view kDeviceVendor = "device_vendor";
 inline constexpr std::string_view kComputeCapMajor = "compute_cap_major";
