@@ -20,8 +20,9 @@
 //   ConstructDutyCycleTrackerFromXlaOps      ported             pass (active 20, idle 30)
 //   ConstructDutyCycleTrackerFromSparseCore  ported             pass (active 40, idle 10)
 //   GpuPerfEnv, TpuPerfEnv                   left out: OpStats has no PerfEnv (peak FLOPs/bandwidth) yet
-//   MultiCoreChipBusyAndIdleTimeTest         left out: chips are grouped by plane name, not by the CoreDetails
-//                                            bytes stat (local_chip_id) this test sets
+//   MultiCoreChipBusyAndIdleTimeTest         ported in part     pass (busy 40, idle 10); chips are grouped by plane
+//                                            name, so the SparseCore plane is named as its chip's ("/device:TPU:0
+//                                            SparseCore 0") instead of carrying the CoreDetails bytes stat
 //   DISABLED_*CustomCall*, ConstructHCDutyCycleTracker*  left out: disabled in xprof, or the high-confidence
 //                                            tracker, which tbprof does not compute
 //   ConvertXSpaceToFlatOpMetricsDbTest, SparseCore offload, HandleInputPipelineSlownessCausingDeviceIdleness
@@ -270,6 +271,25 @@ TEST(XprofScenarioOpStats, ConstructDutyCycleTrackerFromSparseCore) {
   DutyCycleTracker t = TrackerOf(space, "/device:TPU:0");
   EXPECT_EQ(t.ActivePs(), 40u);
   EXPECT_EQ(t.IdlePs(), 10u);
+}
+
+TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeTest) {
+  XSpace space;
+  XPlaneBuilder tc = TpuPlane(space, 0);
+  tc.Str("device_type_string", "TPU v4");
+  XLineBuilder ops = tc.AddLine(0, "XLA Ops");
+  ops.AddEvent("op.1", 10, 10).Str("hlo_category", "infeed");
+  ops.AddEvent("op.2", 20, 10).Str("hlo_category", "call");
+  ops.AddEvent("op.3", 30, 10);
+  ops.AddEvent("op.4", 40, 10).Str("hlo_category", "outfeed");
+  tc.AddLine(1, "XLA Modules").AddEvent("module.1", 5, 50);
+  XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 1);
+  XLineBuilder sc_ops = sc.AddLine(0, "Sparse Core Ops");
+  for (int i = 1; i <= 4; ++i) sc_ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
+  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
+  OpStats s = OpStatsOf(space);
+  EXPECT_EQ(s.device_op_metrics_db.idle_time_ps, 10u);
+  EXPECT_EQ(s.device_op_metrics_db.busy_time_ps, 40u);
 }
 
 // --- xplane_to_kernel_stats_db_test.cc ---------------------------------------
