@@ -15,6 +15,10 @@ namespace tbprof {
 class DutyCycleTracker {
  public:
   void AddInterval(int64_t begin_ps, int64_t end_ps, bool active);
+  // Busy time already merged elsewhere (a GPU's kernels, merged in order as
+  // they are read, so that millions of them are never stored): `active_ps`
+  // within [first_ps, last_ps], overlapping no other interval of this tracker.
+  void AddMergedActive(uint64_t active_ps, int64_t first_ps, int64_t last_ps);
   // Merges another device's intervals into this one (cores of one chip).
   void Union(const DutyCycleTracker& other);
 
@@ -25,6 +29,7 @@ class DutyCycleTracker {
 
  private:
   std::vector<std::pair<int64_t, int64_t>> active_;
+  uint64_t merged_active_ps_ = 0;
   int64_t first_ps_ = INT64_MAX, last_ps_ = INT64_MIN;
 };
 

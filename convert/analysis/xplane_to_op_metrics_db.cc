@@ -1,6 +1,8 @@
 #include "convert/analysis/xplane_to_op_metrics_db.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "convert/analysis/xplane_to_step_events.h"
@@ -12,6 +14,41 @@ namespace {
 bool IsOffDutyCategory(std::string_view c) {
   return c == "infeed" || c == "outfeed" || c == "host send" || c == "host send-done" || c == "host recv" ||
          c == "host recv-done" || c == "megacore fusion";
+}
+
+// A GPU's busy time: the union of its streams' kernels and copies, merged
+// stream by stream in begin order (each stream is read in order, the streams
+// merged through a small heap), so no interval is stored.
+DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
+  std::vector<std::vector<uint32_t>> streams;
+  for (const LineModel& line : p.lines) {
+    if (!IsDerivedLineId(line.id) && line.num_events > 0) streams.push_back(SortedLineEvents(p, line));
+  }
+  using Head = std::pair<int64_t, size_t>;  // (begin, stream), smallest begin on top
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  std::vector<size_t> next(streams.size(), 0);
+  for (size_t s = 0; s < streams.size(); ++s) heads.push({p.events[streams[s][0]].begin_ps, s});
+  uint64_t active = 0;
+  int64_t first = INT64_MAX, last = INT64_MIN, open_begin = 0, open_end = INT64_MIN;
+  while (!heads.empty()) {
+    size_t s = heads.top().second;
+    heads.pop();
+    const Event& ev = p.events[streams[s][next[s]]];
+    if (++next[s] < streams[s].size()) heads.push({p.events[streams[s][next[s]]].begin_ps, s});
+    first = std::min(first, ev.begin_ps);
+    last = std::max(last, ev.end_ps());
+    if (ev.begin_ps > open_end) {
+      if (open_end != INT64_MIN) active += static_cast<uint64_t>(open_end - open_begin);
+      open_begin = ev.begin_ps;
+      open_end = ev.end_ps();
+    } else {
+      open_end = std::max(open_end, ev.end_ps());
+    }
+  }
+  if (open_end != INT64_MIN) active += static_cast<uint64_t>(open_end - open_begin);
+  DutyCycleTracker tracker;
+  tracker.AddMergedActive(active, first, last);
+  return tracker;
 }
 
 }  // namespace
@@ -297,16 +334,12 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
 DutyCycleTracker ConstructDutyCycleTracker(const XSpaceModel& space, const schema::StatIds& ids,
                                            const XPlaneModel& p) {
   DutyCycleTracker tracker;
-  bool gpu = schema::IsGpuPlane(space.Str(p.name));
+  if (schema::IsGpuPlane(space.Str(p.name))) {
+    tracker = GpuDutyCycle(p);
+    return tracker;
+  }
   for (const LineModel& line : p.lines) {
     std::string_view name = space.Str(line.name);
-    if (gpu) {
-      if (IsDerivedLineId(line.id)) continue;
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        tracker.AddInterval(p.events[e].begin_ps, p.events[e].end_ps(), /*active=*/true);
-      }
-      continue;
-    }
     bool xla_ops = name == schema::kXlaOpLine, sc_ops = name == schema::kSparseCoreOpLine;
     bool modules = name == schema::kXlaModuleLine || name == schema::kSparseCoreModuleLine;
     if (!xla_ops && !sc_ops && !modules) continue;
