@@ -78,13 +78,10 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
   std::vector<std::unique_ptr<TfOp>> op_of(p.event_metadata.size());
   std::vector<OpMetrics*> row_of(p.event_metadata.size(), nullptr);
   std::vector<uint8_t> checked(p.event_metadata.size(), 0);
-  std::unordered_map<StrId, std::pair<TfOp, OpMetrics*>> stat_ops;  // by tf_op stat value
   for (const LineModel& line : p.lines) {
     if (IsDerivedLineId(line.id)) continue;
     struct Open {
       uint32_t e;
-      const TfOp* op;
-      OpMetrics* row;
       int64_t children = 0;
     };
     std::vector<Open> stack;
@@ -92,8 +89,8 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
     uint64_t line_op_time = 0;
     auto close = [&](const Open& o) {
       const Event& ev = p.events[o.e];
-      const TfOp& op = *o.op;
-      OpMetrics& m = *o.row;
+      const TfOp& op = *op_of[ev.metadata];
+      OpMetrics& m = *row_of[ev.metadata];
       if (m.occurrences == 0 && m.time_ps == 0) {
         m.name = op.name;
         m.category = op.type;
@@ -118,28 +115,7 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
           op_of[md] = std::make_unique<TfOp>(std::move(op));
         }
       }
-      const TfOp* op = op_of[md].get();
-      OpMetrics* row = row_of[md];
-      if (!op) {
-        // An event that is no TF op by name but carries a `tf_op` stat (an
-        // XLA:CPU op) counts as that op, as xprof's host op metrics do.
-        // Instants carrying a tf_op (markers, not executions) are left out.
-        StrId tf_op = p.events[e].duration_ps > 0 ? schema::StatIds::StrOf(p, e, ids_.tf_op) : kNoStr;
-        if (tf_op == kNoStr) continue;
-        auto [it, fresh] = stat_ops.try_emplace(tf_op);
-        if (fresh) {
-          TfOp& parsed = it->second.first = ParseTfOpFullname(space_.Str(tf_op));
-          // A JAX op name has no ":type": its type is its last scope
-          // component, as on the device side (xprof leaves it empty).
-          if (parsed.type.empty()) {
-            std::string derived = DeriveOpType(parsed.name);
-            parsed.type = derived.substr(0, derived.find('['));
-          }
-          it->second.second = &db.ops[parsed.name];
-        }
-        op = &it->second.first;
-        row = it->second.second;
-      }
+      if (!op_of[md]) continue;
       const Event& ev = p.events[e];
       first = std::min(first, ev.begin_ps);
       last = std::max(last, ev.end_ps());
@@ -154,7 +130,7 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
         stack.pop_back();
         close(o);
       }
-      stack.push_back({e, op, row, 0});
+      stack.push_back({e, 0});
     }
     while (!stack.empty()) {
       Open o = stack.back();

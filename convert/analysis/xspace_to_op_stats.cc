@@ -131,7 +131,7 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
   // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots) and
   // AddHostOps: all that is read on /host:CPU...
   static constexpr std::string_view kHost[] = {"_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id",
-                                               "step_name", "iter_num", "step_num", "id", "is_eager", "tf_op"};
+                                               "step_name", "iter_num", "step_num", "id", "is_eager"};
   // ...and on device planes also by KernelStatsCollector and the device op
   // and step code. A name missing here reads as an absent stat; OpsProjection
   // tests compare the tools against whole-model results.

@@ -175,31 +175,3 @@ TEST(OpAttributionXla, JaxGpuStepsAndOps) {
 
 }  // namespace
 }  // namespace tbprof
-
-namespace tbprof {
-namespace {
-
-// XLA:CPU: the host thread runs HLO ops named "fusion.3" that carry their JAX
-// op in `tf_op`; xprof's host op metrics count them as that op.
-TEST(OpAttributionXla, XlaCpuOpsNamedByTheirTfOpStat) {
-  XSpace space;
-  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
-  XLineBuilder t = host.AddLine(1, "XLACpuThread");
-  t.AddEvent("fusion.3", 0, 30 * kUs).Str("tf_op", "jit(f)/add");
-  t.AddEvent("dot.1", 40 * kUs, 50 * kUs).Str("tf_op", "jit(f)/dot_general");
-  t.AddEvent("fusion.3", 100 * kUs, 10 * kUs).Str("tf_op", "jit(f)/add");
-  OpStats s = ops_test::OpStatsOf(space);
-  const auto& ops = s.host_op_metrics_db.ops;
-  ASSERT_TRUE(ops.count("jit(f)/add"));
-  EXPECT_EQ(ops.at("jit(f)/add").category, "add");
-  EXPECT_EQ(ops.at("jit(f)/add").occurrences, 2u);
-  EXPECT_EQ(ops.at("jit(f)/add").self_time_ps, 40 * static_cast<uint64_t>(kUs));
-  ASSERT_TRUE(ops.count("jit(f)/dot_general"));
-  EXPECT_EQ(ops.at("jit(f)/dot_general").self_time_ps, 50 * static_cast<uint64_t>(kUs));
-  // The thread's span is 110 µs, 90 of them in ops.
-  ASSERT_TRUE(ops.count("IDLE"));
-  EXPECT_EQ(ops.at("IDLE").self_time_ps, 20 * static_cast<uint64_t>(kUs));
-}
-
-}  // namespace
-}  // namespace tbprof
