@@ -20,21 +20,36 @@ bool IsOffDutyCategory(std::string_view c) {
 // stream by stream in begin order (each stream is read in order, the streams
 // merged through a small heap), so no interval is stored.
 DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
-  std::vector<std::vector<uint32_t>> streams;
+  // A stream's events in begin order: the file's order when it already is
+  // (the usual case, read in place), else a sorted copy.
+  struct Stream {
+    uint32_t first = 0, count = 0;
+    std::vector<uint32_t> sorted;  // empty: events first..first+count in file order
+    uint32_t At(uint32_t i) const { return sorted.empty() ? first + i : sorted[i]; }
+  };
+  std::vector<Stream> streams;
   for (const LineModel& line : p.lines) {
-    if (!IsDerivedLineId(line.id) && line.num_events > 0) streams.push_back(SortedLineEvents(p, line));
+    if (IsDerivedLineId(line.id) || line.num_events == 0) continue;
+    Stream s{line.first_event, line.num_events, {}};
+    for (uint32_t e = line.first_event + 1; e < line.first_event + line.num_events; ++e) {
+      if (p.events[e].begin_ps < p.events[e - 1].begin_ps) {
+        s.sorted = SortedLineEvents(p, line);
+        break;
+      }
+    }
+    streams.push_back(std::move(s));
   }
   using Head = std::pair<int64_t, size_t>;  // (begin, stream), smallest begin on top
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  std::vector<size_t> next(streams.size(), 0);
-  for (size_t s = 0; s < streams.size(); ++s) heads.push({p.events[streams[s][0]].begin_ps, s});
+  std::vector<uint32_t> next(streams.size(), 0);
+  for (size_t s = 0; s < streams.size(); ++s) heads.push({p.events[streams[s].At(0)].begin_ps, s});
   uint64_t active = 0;
   int64_t first = INT64_MAX, last = INT64_MIN, open_begin = 0, open_end = INT64_MIN;
   while (!heads.empty()) {
     size_t s = heads.top().second;
     heads.pop();
-    const Event& ev = p.events[streams[s][next[s]]];
-    if (++next[s] < streams[s].size()) heads.push({p.events[streams[s][next[s]]].begin_ps, s});
+    const Event& ev = p.events[streams[s].At(next[s])];
+    if (++next[s] < streams[s].count) heads.push({p.events[streams[s].At(next[s])].begin_ps, s});
     first = std::min(first, ev.begin_ps);
     last = std::max(last, ev.end_ps());
     if (ev.begin_ps > open_end) {
