@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <string>
 
@@ -64,7 +65,14 @@ int ConvertCommand(int argc, char** argv) {
     return 2;
   }
   in.params = std::move(*params);
-  auto out = spec->run(in);
+  // The registry's converters turn their own exceptions into errors; this
+  // catches what escapes around them (argument copies, output) the same way.
+  StatusOr<ToolOutput> out = Internal("not run");
+  try {
+    out = spec->run(in);
+  } catch (const std::exception& e) {
+    out = Internal(tool + ": conversion failed: " + e.what());
+  }
   if (!out.ok()) {
     std::fprintf(stderr, "tbprof convert: %s\n", out.status().message().c_str());
     return 1;

@@ -53,6 +53,11 @@ struct OpMetricsDb {
   std::map<std::string, OpMetrics> ops;  // by op name; includes "IDLE" when computed
   uint64_t total_time_ps = 0;             // incl. idle
   uint64_t total_op_time_ps = 0;          // sum of self times of non-idle ops
+  // Device duty cycle (DutyCycleTracker, summed over chips): time some op or
+  // kernel ran, and the rest of the devices' traced time. Both 0 when no
+  // device was traced: the duty cycle is then unknown, not 0.
+  uint64_t busy_time_ps = 0;
+  uint64_t idle_time_ps = 0;
 };
 
 struct StepInfo {
@@ -76,6 +81,7 @@ struct RunEnvironment {
   std::string device_type = "CPU";
   std::string hardware_type = "CPU_ONLY";  // CPU_ONLY, GPU, TPU
   int device_core_count = 0;
+  bool is_training = false;
 };
 
 struct OpStats {

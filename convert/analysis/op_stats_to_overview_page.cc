@@ -74,7 +74,23 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
     double idle = it == db.ops.end() ? 0.0 : static_cast<double>(it->second.self_time_ps);
     return 100.0 * SafeDivide(idle, static_cast<double>(db.total_time_ps));
   };
-  a.set_device_idle_time_percent(idle_percent(s.device_op_metrics_db));
+  // Duty cycle from the devices' busy and idle time (xprof computes it for
+  // TPU only; GPU kernels give the same figure). The idle share is its
+  // complement, so the two always add up to 100 %. Without a traced device
+  // both are unknown (negative: written as xprof's "unknown"), not 0.
+  const OpMetricsDb& device_db = s.device_op_metrics_db;
+  double traced = static_cast<double>(device_db.busy_time_ps + device_db.idle_time_ps);
+  if (traced > 0) {
+    double duty = 100.0 * static_cast<double>(device_db.busy_time_ps) / traced;
+    a.set_device_duty_cycle_percent(duty);
+    a.set_device_idle_time_percent(100.0 - duty);
+  } else if (s.run_environment.hardware_type == "CPU_ONLY") {
+    a.set_device_duty_cycle_percent(-1);
+    a.set_device_idle_time_percent(-1);
+  } else {
+    a.set_device_duty_cycle_percent(-1);
+    a.set_device_idle_time_percent(idle_percent(device_db));
+  }
   a.set_host_idle_time_percent(idle_percent(s.host_op_metrics_db));
   double c16 = static_cast<double>(s.compute_16bit_ps), c32 = static_cast<double>(s.compute_32bit_ps);
   a.set_device_compute_16bit_percent(100.0 * SafeDivide(c16, c16 + c32));
@@ -157,6 +173,7 @@ OverviewPageRunEnvironment ComputeRunEnvironment(const OpStats& s) {
   for (const std::string& h : re.hostnames) (*env.mutable_hostnames())[h] = true;
   env.set_device_type(re.device_type);
   env.set_device_core_count(re.device_core_count);
+  env.set_is_training(re.is_training);
   return env;
 }
 
@@ -180,7 +197,8 @@ DataTable AnalysisTable(const OverviewPageAnalysis& a, const std::string& hardwa
     if (gpu) row.emplace_back(op.is_op_tensorcore_eligible());
     t.AddRow(std::move(row));
   }
-  auto pct = [](double v) { return OneDigit(v) + "%"; };
+  // xprof's StrFormatToPercentage: a negative figure is one that is not known.
+  auto pct = [](double v) { return v < 0 ? std::string("unknown") : OneDigit(v) + "%"; };
   t.SetProperty("device_duty_cycle_percent", pct(a.device_duty_cycle_percent()));
   t.SetProperty("device_idle_time_percent", pct(a.device_idle_time_percent()));
   t.SetProperty("device_op_time_eager_percent", pct(a.device_op_time_eager_percent()));

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tbprof {
 
@@ -21,8 +22,11 @@ TfOp ParseTfOpFullname(std::string_view fullname);
 std::string DeriveOpType(std::string_view full_op_name);
 
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
-// Kernel name patterns of TensorCore kernels (IsKernelUsingTensorCore).
+// Whether a kernel runs on TensorCores (AMD: Matrix Cores), by the name rules
+// of one table in tf_op_utils.cc: xprof's, and the Hopper/Blackwell/AMD ones.
 bool IsKernelUsingTensorCore(std::string_view kernel_name);
+// The kernel name each rule of that table was seen on (for tests).
+std::vector<std::string_view> TensorCoreKernelRuleExamples();
 // Op-name rule (IsOpTensorCoreEligible) and two-operand einsum rule.
 bool IsOpTensorCoreEligible(std::string_view tf_op_name);
 bool IsEinsumTensorCoreEligible(std::string_view equation);

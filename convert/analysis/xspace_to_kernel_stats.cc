@@ -8,6 +8,7 @@
 
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
 
@@ -21,21 +22,9 @@ constexpr size_t kMaxNumOfKernels = 1000;
 }  // namespace
 
 struct KernelStatsCollector::Impl {
-  explicit Impl(const XSpaceModel& space)
-      : space_(space),
-        id_kernel_details_(space.Find("kernel_details")),
-        id_tf_op_(space.Find("tf_op")),
-        id_equation_(space.Find("equation")),
-        id_hlo_op_(space.Find("hlo_op")),
-        id_name_(space.Find("name")) {}
+  explicit Impl(const XSpaceModel& space) : space_(space), ids_(space) {}
 
-  const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
-    return id == kNoStr ? nullptr : p.FindStat(e, id);
-  }
-  StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const {
-    const Stat* s = Find(p, e, id);
-    return s && s->kind == StatKind::kStr ? s->str : kNoStr;
-  }
+  StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const { return schema::StatIds::StrOf(p, e, id); }
   const TfOp& ParsedTfOp(StrId s) {
     auto [it, fresh] = tf_ops_.try_emplace(s);
     if (fresh) it->second = ParseTfOpFullname(space_.Str(s));
@@ -99,13 +88,13 @@ struct KernelStatsCollector::Impl {
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
         if (ev.duration_ps == 0) continue;
-        const Stat* details = Find(p, e, id_kernel_details_);
-        if (!details || details->kind != StatKind::kStr || space_.Str(details->str).empty()) continue;
-        StrId tf_op = StrIdStat(p, e, id_tf_op_), equation = StrIdStat(p, e, id_equation_);
-        StrId xla_name = StrIdStat(p, e, id_hlo_op_) != kNoStr ? StrIdStat(p, e, id_name_) : kNoStr;
-        std::array<uint32_t, 5> event_key = {details->str, p.events[e].metadata, tf_op, equation, xla_name};
+        StrId details = StrIdStat(p, e, ids_.kernel_details);
+        if (details == kNoStr || space_.Str(details).empty()) continue;
+        StrId tf_op = ids_.FrameworkOp(p, e), equation = StrIdStat(p, e, ids_.equation);
+        StrId xla_name = StrIdStat(p, e, ids_.hlo_op) != kNoStr ? StrIdStat(p, e, ids_.name) : kNoStr;
+        std::array<uint32_t, 5> event_key = {details, p.events[e].metadata, tf_op, equation, xla_name};
         auto [cached, fresh] = kernel_by_event_key_[&p].try_emplace(event_key, nullptr);
-        if (fresh) cached->second = &KernelReportFor(p, e, details->str, tf_op, equation, xla_name, dur_ns);
+        if (fresh) cached->second = &KernelReportFor(p, e, details, tf_op, equation, xla_name, dur_ns);
         KernelReport& r = *cached->second;
         r.set_total_duration_ns(r.total_duration_ns() + dur_ns);
         r.set_min_duration_ns(std::min<uint64_t>(r.min_duration_ns(), dur_ns));
@@ -125,12 +114,13 @@ struct KernelStatsCollector::Impl {
     if (tf_op != kNoStr) {
       op_name = ParsedTfOp(tf_op).name;
       eligible = IsEinsumTensorCoreEligible(space_.Str(equation)) || IsOpTensorCoreEligible(op_name);
-      if (uses_tc) eligible = true;
     }
     if (xla_name != kNoStr) {
       op_name = std::string(space_.Str(xla_name));
       eligible |= IsOpTensorCoreEligible(op_name);
     }
+    // A kernel that uses TensorCores proves its op eligible, whatever its name.
+    if (uses_tc && !op_name.empty()) eligible = true;
     KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
                   lp.regs, lp.static_shmem, lp.dynamic_shmem, name, op_name};
     auto [it, inserted] = kernels_.try_emplace(key);
@@ -160,7 +150,7 @@ struct KernelStatsCollector::Impl {
   }
 
   const XSpaceModel& space_;
-  StrId id_kernel_details_, id_tf_op_, id_equation_, id_hlo_op_, id_name_;
+  schema::StatIds ids_;
   std::map<KernelKey, KernelReport> kernels_;
   struct ArrayHash {
     size_t operator()(const std::array<uint32_t, 5>& a) const {

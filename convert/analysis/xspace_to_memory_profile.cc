@@ -1,4 +1,5 @@
 #include "convert/analysis/xspace_to_memory_profile.h"
+#include "convert/xplane/schema.h"
 #include "convert/base/json.h"
 
 #include <algorithm>
@@ -291,11 +292,11 @@ namespace {
 // GenerateHloModules: every event of every TPU plane's "XLA Modules" line.
 std::vector<HloModuleRun> TpuModuleRuns(const XSpaceModel& model) {
   std::vector<HloModuleRun> runs;
-  for (const XPlaneModel* plane : model.FindPlanesWithPrefix("/device:TPU:")) {
+  for (const XPlaneModel* plane : model.FindPlanesWithPrefix(schema::kTpuPlanePrefix)) {
     std::string_view plane_name = model.Str(plane->name);
     plane_name.remove_prefix(std::string_view("/device:").size());
     for (const LineModel& line : plane->lines) {
-      if (model.Str(line.name) != "XLA Modules") continue;
+      if (model.Str(line.name) != schema::kXlaModuleLine) continue;
       for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
         HloModuleRun run;
         run.name = std::string(model.Str(plane->EventName(e)));
@@ -314,7 +315,7 @@ std::vector<HloModuleRun> TpuModuleRuns(const XSpaceModel& model) {
 
 StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options) {
   MemoryProfile profile;
-  const XPlaneModel* plane = model.FindPlane("/host:CPU");
+  const XPlaneModel* plane = model.FindPlane(schema::kHostPlane);
   if (plane == nullptr) return profile;
   profile.hlo_modules = TpuModuleRuns(model);
   StrId alloc_name = model.Find("MemoryAllocation");

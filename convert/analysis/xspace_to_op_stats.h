@@ -1,5 +1,7 @@
-// XSpace -> OpStats (xprof xplane_to_op_stats.cc): grouping, step events and
-// step breakdown, host and device op metrics, kernel stats, run environment.
+// XSpace -> OpStats (xprof xplane_to_op_stats.cc): groups the events, then
+// runs the steps, one file each: xplane_to_op_metrics_db (host and device op
+// metrics, duty cycle), xplane_to_step_events, step_events_to_steps_db,
+// xspace_to_kernel_stats, xplane_to_run_environment; op_stats_combiner merges hosts.
 #pragma once
 
 #include <memory>
@@ -8,16 +10,13 @@
 #include <vector>
 
 #include "convert/analysis/op_stats.h"
+#include "convert/analysis/op_stats_combiner.h"  // CombineOpStats, for the callers of this step
 #include "convert/base/status.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 
 OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
-
-// Merges per-host OpStats (xprof OpStatsCombiner): op dbs summed, steps kept
-// per host for the step numbers all hosts have, kernel reports merged.
-OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts);
 
 // Whether ConvertXSpaceToOpStats reads this event stat on this plane (in
 // grouping, op metrics, steps or kernel stats): OpStats needs only a model

@@ -1,4 +1,5 @@
 #include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/xplane/schema.h"
 
 #include <algorithm>
 #include <climits>
@@ -341,7 +342,7 @@ StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string
     if (model == nullptr) return InvalidArgument("tf.data analysis: no model for host '" + host + "'");
     TfDataHostStats host_stats;
     host_stats.host = host;
-    const XPlaneModel* plane = model->FindPlane("/host:CPU");
+    const XPlaneModel* plane = model->FindPlane(schema::kHostPlane);
     if (plane == nullptr) return InvalidArgument("Could not find host XPlane for tf data stats: " + host);
     host_stats.pipelines = HostAnalyzer(*model, *plane).Run();
     out.hosts.push_back(std::move(host_stats));

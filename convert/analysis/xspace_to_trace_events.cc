@@ -1,4 +1,5 @@
 #include "convert/analysis/xspace_to_trace_events.h"
+#include "convert/xplane/schema.h"
 #include "convert/base/json.h"
 
 #include <algorithm>
@@ -9,11 +10,11 @@
 namespace tbprof {
 namespace {
 
-constexpr std::string_view kHostPlaneName = "/host:CPU";
-constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
-constexpr std::string_view kTpuPlanePrefix = "/device:TPU:";
-constexpr std::string_view kCustomPlanePrefix = "/device:CUSTOM:";
-constexpr std::string_view kAsyncXlaOpsLine = "Async XLA Ops";
+constexpr std::string_view kHostPlaneName = schema::kHostPlane;
+constexpr std::string_view kGpuPlanePrefix = schema::kGpuPlanePrefix;
+constexpr std::string_view kTpuPlanePrefix = schema::kTpuPlanePrefix;
+constexpr std::string_view kCustomPlanePrefix = schema::kCustomPlanePrefix;
+constexpr std::string_view kCountersLine = "_counters_";
 
 // IsInternalEvent (xla/tsl/profiler/utils/xplane_schema.cc).
 constexpr std::string_view kInternalEventNames[] = {
@@ -77,7 +78,11 @@ TraceLayout BuildTraceLayout(const XSpaceModel& space) {
     for (uint32_t l = 0; l < p.lines.size(); ++l) {
       const LineModel& line = p.lines[l];
       std::string_view line_name = space.Str(line.display_name != kNoStr ? line.display_name : line.name);
-      if (line.num_events == 0 || line_name == kAsyncXlaOpsLine) continue;
+      if (line.num_events == 0 || line_name.starts_with("counters_")) continue;
+      if (space.Str(line.name) == kCountersLine) {
+        layout.rows.push_back(TraceRow{plane_index, l, pid, 0, /*counters=*/true});
+        continue;
+      }
       const uint32_t tid = static_cast<uint32_t>(line.display_id != 0 ? line.display_id : line.id);
       layout.rows.push_back(TraceRow{plane_index, l, pid, tid});
       threads.emplace(tid, std::string(line_name));  // the first line of a tid names it
@@ -199,6 +204,10 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   const EventMetadata& md = p.event_metadata[e.metadata];
   out.append("{\"pid\":");
   AppendUint(row.pid + style.pid_offset, out);
+  if (row.counters) {
+    AppendCounter(row, event, style, out);
+    return;
+  }
   out.append(",\"tid\":");
   AppendUint(row.tid, out);
   out.append(",\"name\":");
@@ -259,6 +268,44 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   if (any) out.push_back('}');
   if (style.uid >= 0) {
     // The streaming viewer de-duplicates events across loads by pid + ts + z.
+    out.append(",\"z\":");
+    AppendInt(style.uid, out);
+  }
+  out.push_back('}');
+}
+
+void TraceEventRenderer::AppendCounter(const TraceRow& row, uint32_t event, const TraceEventStyle& style,
+                                       std::string& out) const {
+  // A sample of the counters named by the event: its numeric stats (metadata
+  // first, the event's own overriding) are the series values at ts.
+  const XPlaneModel& p = space_.planes[row.plane];
+  const Event& e = p.events[event];
+  out.append(",\"name\":");
+  AppendJsonString(out, Name(row.plane, event));
+  out.append(",\"ph\":\"C\",\"ts\":");
+  AppendPicosAsMicros(e.begin_ps, out);
+  out.append(",\"args\":{");
+  bool any = false;
+  auto [eb, ee] = p.StatsOf(event);
+  auto [mb, me] = p.MetadataStatsOf(e.metadata);
+  auto numeric = [](const Stat& s) {
+    return s.kind == StatKind::kInt64 || s.kind == StatKind::kUint64 || s.kind == StatKind::kDouble;
+  };
+  auto add = [&](const Stat& s) {
+    if (any) out.push_back(',');
+    any = true;
+    AppendJsonString(out, space_.Str(s.name));
+    out.push_back(':');
+    AppendJsonDouble(out, s.DoubleValue());
+  };
+  for (const Stat* s = mb; s != me; ++s) {
+    if (numeric(*s) && std::none_of(eb, ee, [&](const Stat& o) { return o.name == s->name; })) add(*s);
+  }
+  for (const Stat* s = eb; s != ee; ++s) {
+    if (numeric(*s)) add(*s);
+  }
+  out.push_back('}');
+  if (style.uid >= 0) {
     out.append(",\"z\":");
     AppendInt(style.uid, out);
   }

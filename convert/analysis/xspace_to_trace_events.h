@@ -13,7 +13,8 @@
 //   - With several hosts, or in the streaming form, host i adds 1000·(i+1) to
 //     every pid and prefixes process names with the host name (xprof's
 //     TraceEventsContainer::Merge).
-//   - Lines named "Async XLA Ops" and empty lines are skipped; tf.data
+//   - Empty lines, and lines named "counters_…", are skipped; a line named
+//     `_counters_` gives counter (`C`) events; tf.data
 //     producer/consumer markers and allocator events (IsInternalEvent) are
 //     hidden; internal stats (kernel_details, _p/_c/_pt/_ct/_r, flops,
 //     bytes_accessed, program_id, symbol_id) and bytes stats are left out of args.
@@ -22,9 +23,11 @@
 //   - Args keep their types (numbers stay numbers, integers beyond 2^53
 //     become strings), as in xprof's streaming JSON; xprof's non-streaming
 //     form stringifies every value.
+//   - The "Async XLA Ops" line is shown, as xprof's trace container shows it
+//     (its older converters skipped it).
 //   - xprof's streaming converter also splits big host thread pools into
-//     extra processes (ThreadPoolGrouper) and turns `_counters_` lines into
-//     counter (`C`) events; here every line stays one thread of its plane.
+//     extra processes (ThreadPoolGrouper); here every line stays one thread
+//     of its plane.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +54,9 @@ struct TraceRow {
   uint32_t line = 0;   // index into XPlaneModel::lines
   uint32_t pid = 0;
   uint32_t tid = 0;
+  // The plane's `_counters_` line: its events are counter samples (`ph:"C"`,
+  // their numeric stats as the series), on the process, not on a thread.
+  bool counters = false;
 };
 
 struct TraceThread {
@@ -104,6 +110,7 @@ class TraceEventRenderer {
 
  private:
   bool InternalStat(StrId name) const;
+  void AppendCounter(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
   void AppendStatValue(const Stat& s, std::string& out) const;
 
   const XSpaceModel& space_;

@@ -46,7 +46,7 @@ std::string CsvField(const DataTable::Cell& cell) {
     auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), std::isfinite(*d) ? *d : 0.0);
     text.assign(buf, end);
   } else if (const std::string* s = std::get_if<std::string>(&cell)) {
-    text = *s;
+    text = ValidUtf8(*s);
   } else if (const bool* b = std::get_if<bool>(&cell)) {
     text = *b ? "true" : "false";
   }

@@ -76,6 +76,22 @@ void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+std::string ValidUtf8(std::string_view s) {
+  if (IsValidUtf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    if (size_t n = Utf8SequenceLength(s, i); n != 0) {
+      out.append(s.data() + i, n);
+      i += n;
+    } else {
+      out.append("\xef\xbf\xbd");
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::string JsonString(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);

@@ -31,4 +31,9 @@ size_t Utf8SequenceLength(std::string_view s, size_t i);
 // Whether every byte of `s` belongs to a valid UTF-8 sequence.
 bool IsValidUtf8(std::string_view s);
 
+// `s` with every byte that belongs to no valid UTF-8 sequence replaced by
+// U+FFFD, the rule AppendJsonString applies; for text outputs (CSV) that are
+// not JSON but must still be UTF-8.
+std::string ValidUtf8(std::string_view s);
+
 }  // namespace tbprof

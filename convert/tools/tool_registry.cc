@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <exception>
+#include <new>
 
 #include "convert/analysis/xspace_to_memory_profile.h"
 #include "convert/tools/cached_loads.h"
@@ -17,6 +19,20 @@ namespace {
 bool HasGpuPlane(const XSpaceModel& m) { return !m.FindPlanesWithPrefix("/device:GPU:").empty(); }
 
 }  // namespace
+
+ToolFn Guarded(std::string tool, ToolFn fn) {
+  return [tool = std::move(tool), fn = std::move(fn)](const ToolInput& in) -> StatusOr<ToolOutput> {
+    try {
+      return fn(in);
+    } catch (const std::bad_alloc&) {
+      return Internal(tool + ": out of memory while converting the profile");
+    } catch (const std::exception& e) {
+      return Internal(tool + ": conversion failed: " + e.what());
+    } catch (...) {
+      return Internal(tool + ": conversion failed with an unknown error");
+    }
+  };
+}
 
 const std::vector<ToolSpec>& XPlaneTools() {
   static const std::vector<ToolSpec> tools = [] {
@@ -37,6 +53,7 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
     // The non-streaming viewer: listed only where the streaming one is not.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});
+    for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
     return t;
   }();
   return tools;
@@ -45,7 +62,7 @@ const std::vector<ToolSpec>& XPlaneTools() {
 const std::vector<LegacyToolSpec>& LegacyConverters() {
   // The old profile plugin's per-tool files. The '@' and '#' aliases are the
   // names its frontend asked for (proto-backed and gzip'ed variants).
-  static const std::vector<LegacyToolSpec> legacy = {
+  static std::vector<LegacyToolSpec> legacy = {
       {"trace_viewer", "trace.json.gz", "trace_viewer#", nullptr},
       {"overview_page", "overview_page.pb", "overview_page@", LegacyOverviewPage},
       {"overview_page", "overview_page.json", "overview_page", nullptr},
@@ -59,6 +76,20 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
       {"memory_viewer", "memory_viewer.json", "memory_viewer", nullptr},
       {"tf_data_bottleneck_analysis", "tf_data_bottleneck_analysis.json", "tf_data_bottleneck_analysis", nullptr},
   };
+  static const bool guarded = [] {
+    for (LegacyToolSpec& spec : legacy) {
+      if (!spec.run) continue;
+      ToolFn one_file = [run = spec.run](const ToolInput& in) { return run(in.xplane_paths.front(), in); };
+      ToolFn safe = Guarded(spec.tool, std::move(one_file));
+      spec.run = [safe](const std::string& path, const ToolInput& in) {
+        ToolInput with_path = in;
+        with_path.xplane_paths = {path};
+        return safe(with_path);
+      };
+    }
+    return true;
+  }();
+  (void)guarded;
   return legacy;
 }
 

@@ -71,6 +71,11 @@ struct ToolSpec {
   bool csv = false;
 };
 
+// The tool boundary: `fn` with every exception it throws (a library's
+// std::out_of_range, a failed allocation) turned into an Internal error that
+// names the tool. Every converter in the tables below is wrapped in it.
+ToolFn Guarded(std::string tool, ToolFn fn);
+
 // Tools computable from xplane.pb files.
 const std::vector<ToolSpec>& XPlaneTools();
 const ToolSpec* FindXPlaneTool(std::string_view name);

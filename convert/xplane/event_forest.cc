@@ -1,5 +1,8 @@
 #include "convert/xplane/event_forest.h"
 
+#include "convert/xplane/event_nesting.h"
+#include "convert/xplane/schema.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -50,14 +53,9 @@ EventForest::EventForest(const XSpaceModel& model, const XPlaneModel& plane) : m
   }
   order_.reserve(plane.events.size());
   for (const LineModel& line : plane.lines) {
-    size_t first = order_.size();
-    for (uint32_t i = 0; i < line.num_events; ++i) order_.push_back(line.first_event + i);
     // xla sorts each line by Timespan order before grouping (begin asc, longer first).
-    std::stable_sort(order_.begin() + first, order_.end(), [&](uint32_t a, uint32_t b) {
-      const Event& ea = plane.events[a];
-      const Event& eb = plane.events[b];
-      return std::make_tuple(ea.begin_ps, -ea.duration_ps) < std::make_tuple(eb.begin_ps, -eb.duration_ps);
-    });
+    std::vector<uint32_t> sorted = SortedLineEvents(plane, line);
+    order_.insert(order_.end(), sorted.begin(), sorted.end());
   }
   ConnectIntraThread();
   ConnectContextGroups();
@@ -65,32 +63,18 @@ EventForest::EventForest(const XSpaceModel& model, const XPlaneModel& plane) : m
 }
 
 void EventForest::ConnectIntraThread() {
-  StrId async_id = model_.Find("_a");
-  std::vector<uint32_t> open;  // stack of candidate parents on the current line
+  StrId async_id = model_.Find(schema::kIsAsync);
   size_t pos = 0;
   for (const LineModel& line : plane_.lines) {
-    open.clear();
-    for (uint32_t k = 0; k < line.num_events; ++k, ++pos) {
-      uint32_t e = order_[pos];
-      const Stat* async = GetStat(e, async_id);
-      if (async != nullptr && async->IntValue() != 0) continue;
-      const Event& cur = plane_.events[e];
-      while (!open.empty()) {
-        const Event& top = plane_.events[open.back()];
-        if (top.begin_ps <= cur.begin_ps && cur.end_ps() <= top.end_ps()) {
-          edges_.emplace_back(open.back(), e);
-          break;
-        }
-        open.pop_back();
-      }
-      open.push_back(e);
-    }
+    std::vector<uint32_t> sorted(order_.begin() + pos, order_.begin() + pos + line.num_events);
+    pos += line.num_events;
+    NestLineEvents(plane_, sorted, async_id, [&](uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); });
   }
 }
 
 void EventForest::ConnectContextGroups() {
-  StrId producer_type_id = model_.Find("_pt"), producer_id_id = model_.Find("_p");
-  StrId consumer_type_id = model_.Find("_ct"), consumer_id_id = model_.Find("_c");
+  StrId producer_type_id = model_.Find(schema::kProducerType), producer_id_id = model_.Find(schema::kProducerId);
+  StrId consumer_type_id = model_.Find(schema::kConsumerType), consumer_id_id = model_.Find(schema::kConsumerId);
   if ((producer_type_id == kNoStr || producer_id_id == kNoStr) &&
       (consumer_type_id == kNoStr || consumer_id_id == kNoStr)) {
     return;

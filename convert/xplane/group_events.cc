@@ -1,4 +1,6 @@
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/event_nesting.h"
+#include "convert/xplane/schema.h"
 
 #include <algorithm>
 #include <climits>
@@ -18,7 +20,7 @@ constexpr uint32_t kNoParent = UINT32_MAX;
 constexpr size_t kMaxContextFanout = 64;
 
 bool IsGroupedPlaneName(std::string_view name) {
-  return name == "/host:CPU" || name.starts_with("/device:GPU:");
+  return name == schema::kHostPlane || schema::IsGpuPlane(name);
 }
 
 // Roots that carry no step_name (GetGroupName's implicit roots).
@@ -30,17 +32,17 @@ struct StatIds {
   StrId root, async, producer_type, producer_id, consumer_type, consumer_id, correlation_id, group_id, step_name,
       iter_num, step_num;
   explicit StatIds(const XSpaceModel& s)
-      : root(s.Find("_r")),
-        async(s.Find("_a")),
-        producer_type(s.Find("_pt")),
-        producer_id(s.Find("_p")),
-        consumer_type(s.Find("_ct")),
-        consumer_id(s.Find("_c")),
-        correlation_id(s.Find("correlation_id")),
-        group_id(s.Find("group_id")),
-        step_name(s.Find("step_name")),
-        iter_num(s.Find("iter_num")),
-        step_num(s.Find("step_num")) {}
+      : root(s.Find(schema::kIsRoot)),
+        async(s.Find(schema::kIsAsync)),
+        producer_type(s.Find(schema::kProducerType)),
+        producer_id(s.Find(schema::kProducerId)),
+        consumer_type(s.Find(schema::kConsumerType)),
+        consumer_id(s.Find(schema::kConsumerId)),
+        correlation_id(s.Find(schema::kCorrelationId)),
+        group_id(s.Find(schema::kGroupId)),
+        step_name(s.Find(schema::kStepName)),
+        iter_num(s.Find(schema::kIterNum)),
+        step_num(s.Find(schema::kStepNum)) {}
 };
 
 const Stat* FindIf(const XPlaneModel& p, uint32_t e, StrId name) {
@@ -118,7 +120,7 @@ class Grouper {
       if (!IsGroupedPlaneName(space_.Str(p.name))) continue;
       WorkPlane w;
       w.space_index = i;
-      w.is_host = space_.Str(p.name) == "/host:CPU";
+      w.is_host = space_.Str(p.name) == schema::kHostPlane;
       planes_.push_back(std::move(w));
     }
     ForEachPlaneOnTwoThreads([](const WorkPlane&) { return true; },
@@ -253,19 +255,14 @@ class Grouper {
   void BuildNesting(const XPlaneModel& p, WorkPlane& w) {
     w.nest_parent.assign(p.events.size(), kNoParent);
     w.root_level.assign(p.events.size(), 0);
-    bool is_host = space_.Str(p.name) == "/host:CPU";
+    bool is_host = space_.Str(p.name) == schema::kHostPlane;
     for (const LineModel& line : p.lines) {
       if (IsDerivedLineId(line.id)) continue;
       std::vector<uint32_t> order = SortedLineEvents(p, line);
-      std::vector<uint32_t> stack;
-      for (uint32_t e : order) {
-        if (is_host) w.root_level[e] = static_cast<int8_t>(RootLevel(p, e));
-        if (const Stat* a = FindIf(p, e, ids_.async); a && a->IntValue() != 0) continue;
-        const Event& ev = p.events[e];
-        while (!stack.empty() && p.events[stack.back()].end_ps() < ev.end_ps()) stack.pop_back();
-        if (!stack.empty()) w.nest_parent[e] = stack.back();
-        stack.push_back(e);
+      if (is_host) {
+        for (uint32_t e : order) w.root_level[e] = static_cast<int8_t>(RootLevel(p, e));
       }
+      NestLineEvents(p, order, ids_.async, [&](uint32_t parent, uint32_t child) { w.nest_parent[child] = parent; });
       w.line_orders.push_back(std::move(order));
     }
   }

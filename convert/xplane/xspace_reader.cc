@@ -222,7 +222,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
 
 StatusOr<std::unique_ptr<XSpaceModel>> ParseXSpace(std::string_view bytes, std::string_view source,
                                                    const LoadOptions& options) {
-  if (bytes.empty()) return DataLoss(std::string(source) + ": empty file (0 bytes), not an XSpace");
+  // An XSpace with no field set serialises to zero bytes: an empty profile, as xprof reads it.
+  if (bytes.empty()) return std::make_unique<XSpaceModel>();
   return Decode(bytes, source, /*release_pages=*/false, options);
 }
 
@@ -239,7 +240,7 @@ StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_by
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
-  if (f.view().empty()) return DataLoss(path + ": empty file (0 bytes), not an XSpace");
+  if (f.view().empty()) return std::make_unique<XSpaceModel>();  // the empty XSpace (see ParseXSpace)
   if (HasGzipMagic(f.view())) {
     auto inflated = Inflate(f.view(), path, options.max_bytes);
     RETURN_IF_ERROR(f.CheckUnchanged());

@@ -39,7 +39,7 @@ tensorflow::profiler::XSpace TinySpace() {
     XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
     XLineBuilder stream = gpu.AddLine(5, "Stream #5(Compute)", 0);
     stream.AddEvent("gemm", 2500000, 1000000).Uint("correlation_id", 7).Ref("kernel_details", "regs:32");
-    gpu.AddLine(0xdeadbeef + 20, "Async XLA Ops", 0).AddEvent("async", 0, 10);  // skipped line
+    gpu.AddLine(0xdeadbeef + 21, "counters_hidden", 0).AddEvent("hidden", 0, 10);  // skipped line
     gpu.AddLine(6, "empty stream", 0);                                            // no events: no thread
   }
   AddPlane(space, "/host:metadata", 0).AddLine(1, "hlo", 0).AddEvent("module", 0, 10);  // not shown
@@ -331,6 +331,46 @@ TEST_F(TraceToolTest, IndexIsCachedPerFile) {
   size_t files = 0;
   for (auto& entry : std::filesystem::directory_iterator(dir_)) files += entry.is_regular_file();
   EXPECT_EQ(files, 1u);
+}
+
+}  // namespace
+}  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+// A TPU plane with an "Async XLA Ops" line (shown, as xprof's trace container
+// shows it) and a `_counters_` line whose events are counter samples.
+TEST(TraceJson, AsyncXlaOpsShownAndCountersAreCounterEvents) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder tpu = AddPlane(space, "/device:TPU:0", 0);
+  tpu.AddLine(1, "XLA Ops", 0).AddEvent("fusion.1", 1000000, 2000000);
+  tpu.AddLine(2, "Async XLA Ops", 0).AddEvent("all-reduce-start.1", 1500000, 4000000);
+  XLineBuilder counters = tpu.AddLine(3, "_counters_", 0);
+  counters.AddEvent("HBM used", 2000000, 0).Int("bytes", 1024).Str("unit", "bytes");
+  counters.AddEvent("HBM used", 3000000, 0).Int("bytes", 4096);
+  auto model = Load(space);
+  TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  auto events = Events(ParseTraceDocument(r.json));
+  ASSERT_EQ(events.size(), 4u);
+  const auto* async = FindByName(events, "all-reduce-start.1");
+  ASSERT_NE(async, nullptr);
+  EXPECT_EQ(async->at("tid"), 2);
+  EXPECT_EQ(async->at("ph"), "X");
+  std::vector<const boost::json::object*> samples;
+  for (const auto& e : events) {
+    if (e.at("name") == "HBM used") samples.push_back(&e);
+  }
+  ASSERT_EQ(samples.size(), 2u);
+  for (const auto* c : samples) {
+    EXPECT_EQ(c->at("ph"), "C");
+    EXPECT_EQ(c->at("pid"), 1);
+    EXPECT_FALSE(c->contains("tid"));
+    EXPECT_FALSE(c->at("args").as_object().contains("unit"));  // a series is a number
+  }
+  EXPECT_DOUBLE_EQ(Num(*samples[0], "ts"), 2.0);
+  EXPECT_DOUBLE_EQ(samples[0]->at("args").at("bytes").to_number<double>(), 1024);
+  EXPECT_DOUBLE_EQ(samples[1]->at("args").at("bytes").to_number<double>(), 4096);
 }
 
 }  // namespace

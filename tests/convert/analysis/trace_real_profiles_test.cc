@@ -36,7 +36,7 @@ bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 
 
 // Begin times (ps) of the events the trace viewer shows, read with libprotobuf:
 // planes /host:CPU, /device:GPU:* (or /device:TPU:* without GPUs) and
-// /device:CUSTOM:*; lines not named "Async XLA Ops"; events other than the
+// /device:CUSTOM:*; lines not named "counters_…"; events other than the
 // tf.data producer/consumer and allocator markers.
 std::vector<int64_t> ShownEventBegins(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -59,7 +59,7 @@ std::vector<int64_t> ShownEventBegins(const std::string& path) {
     if (!shown) continue;
     for (const auto& line : plane.lines()) {
       const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
-      if (line_name == "Async XLA Ops") continue;
+      if (StartsWith(line_name, "counters_")) continue;
       for (const auto& ev : line.events()) {
         auto md = plane.event_metadata().find(ev.metadata_id());
         std::string name = md == plane.event_metadata().end() ? "" : md->second.name();

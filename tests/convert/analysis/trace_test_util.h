@@ -57,6 +57,14 @@ inline boost::json::object ParseTraceDocument(const std::string& json) {
     } else if (ph == "i") {
       EXPECT_TRUE(e.contains("tid") && e.contains("ts")) << boost::json::serialize(e);
       EXPECT_EQ(e.at("s"), "t");
+    } else if (ph == "C") {
+      // A counter sample: on the process (no thread), every arg a number.
+      EXPECT_FALSE(e.contains("tid")) << boost::json::serialize(e);
+      EXPECT_TRUE(e.contains("ts") && e.at("ts").is_number()) << boost::json::serialize(e);
+      EXPECT_TRUE(e.contains("args") && e.at("args").is_object()) << boost::json::serialize(e);
+      if (e.contains("args") && e.at("args").is_object()) {
+        for (const auto& [k, v] : e.at("args").as_object()) EXPECT_TRUE(v.is_number()) << k;
+      }
     } else {
       ADD_FAILURE() << "unexpected phase " << ph;
     }

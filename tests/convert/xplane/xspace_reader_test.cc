@@ -112,14 +112,19 @@ TEST(ReaderBadInput, CorruptFileIsRejectedWithFileAndOffset) {
 }
 
 TEST(ReaderBadInput, EmptyInputAndEmptyFile) {
+  // An XSpace with nothing set serialises to zero bytes: it is an empty
+  // profile (as xprof reads it), not a broken file.
+  XSpace empty;
+  ASSERT_TRUE(empty.SerializeAsString().empty());
   auto parsed = ParseXSpace("", "mem.xplane.pb");
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_NE(parsed.status().message().find("mem.xplane.pb"), std::string::npos);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_TRUE((*parsed)->planes.empty());
   fs::path p = TempPath("empty.xplane.pb");
   { std::ofstream(p, std::ios::binary); }
   auto loaded = LoadXSpaceFile(p.string());
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.status().message().find(p.string()), std::string::npos);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE((*loaded)->planes.empty());
+  EXPECT_EQ((*loaded)->NumEvents(), 0u);
   fs::remove(p);
   auto missing = LoadXSpaceFile("/nonexistent/dir/x.xplane.pb");
   ASSERT_FALSE(missing.ok());

@@ -1,0 +1,123 @@
+#include "convert/analysis/op_stats_combiner.h"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "convert/analysis/op_stats_to_tf_stats.h"
+#include "convert/analysis/step_intersection.h"
+#include "convert/analysis/xspace_to_kernel_stats.h"
+
+namespace tbprof {
+namespace {
+
+using tensorflow::profiler::KernelReport;
+
+// Kernel reports kept after combining hosts (kMaxNumOfKernels).
+constexpr size_t kMaxCombinedKernels = 1000;
+
+}  // namespace
+
+void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
+  for (const auto& [name, m] : src.ops) {
+    OpMetrics& d = dst.ops[name];
+    if (d.name.empty()) {
+      d = m;
+      continue;
+    }
+    d.occurrences += m.occurrences;
+    d.time_ps += m.time_ps;
+    d.self_time_ps += m.self_time_ps;
+    d.min_time_ps = std::min(d.min_time_ps, m.min_time_ps);
+    d.flops += m.flops;
+    d.bytes_accessed += m.bytes_accessed;
+    d.is_eager |= m.is_eager;
+    if (d.category.empty()) d.category = m.category;
+    if (d.provenance.empty()) d.provenance = m.provenance;
+  }
+  dst.total_time_ps += src.total_time_ps;
+  dst.busy_time_ps += src.busy_time_ps;
+  dst.idle_time_ps += src.idle_time_ps;
+  dst.total_op_time_ps += src.total_op_time_ps;
+}
+
+
+OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts) {
+  OpStats out;
+  if (hosts.empty()) return out;
+  std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
+           KernelReport>
+      kernels;
+  for (const auto& h : hosts) {
+    CombineOpMetricsDb(h->host_op_metrics_db, out.host_op_metrics_db);
+    CombineOpMetricsDb(h->device_op_metrics_db, out.device_op_metrics_db);
+    out.compute_16bit_ps += h->compute_16bit_ps;
+    out.compute_32bit_ps += h->compute_32bit_ps;
+    out.errors.insert(out.errors.end(), h->errors.begin(), h->errors.end());
+    out.warnings.insert(out.warnings.end(), h->warnings.begin(), h->warnings.end());
+    const RunEnvironment& env = h->run_environment;
+    out.run_environment.hostnames.insert(env.hostnames.begin(), env.hostnames.end());
+    out.run_environment.task_count += env.task_count;
+    out.run_environment.device_core_count += env.device_core_count;
+    out.run_environment.is_training |= env.is_training;
+    if (env.hardware_type != "CPU_ONLY") {
+      out.run_environment.hardware_type = env.hardware_type;
+      out.run_environment.device_type = env.device_type;
+    }
+    for (const KernelReport& r : h->kernel_stats_db.reports()) {
+      std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
+      dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());
+      auto key = std::make_tuple(r.is_kernel_using_tensor_core(), r.is_op_tensor_core_eligible(), dims,
+                                 r.registers_per_thread(), r.static_shmem_bytes(), r.dynamic_shmem_bytes(), r.name(),
+                                 r.op_name());
+      auto [it, inserted] = kernels.try_emplace(key, r);
+      if (inserted) continue;
+      KernelReport& d = it->second;
+      d.set_total_duration_ns(d.total_duration_ns() + r.total_duration_ns());
+      d.set_min_duration_ns(std::min(d.min_duration_ns(), r.min_duration_ns()));
+      d.set_max_duration_ns(std::max(d.max_duration_ns(), r.max_duration_ns()));
+      d.set_occurrences(d.occurrences() + r.occurrences());
+    }
+  }
+  out.run_environment.host_count = static_cast<int>(out.run_environment.hostnames.size());
+  out.device_tf_op_metrics_db = DeviceTfOpMetricsDb(out.device_op_metrics_db, /*with_idle=*/true);
+  // Steps: the ones every host took part in, matched by time (xprof
+  // StepIntersection). Each host's common steps keep their own spans and
+  // breakdowns and take the chief host's step numbers, so that one step has
+  // one number (and one index) on every host. (xprof renumbers them 0..n-1;
+  // the chief's numbers are the ones the user's program printed.)
+  std::vector<const HostSteps*> per_host;
+  for (const auto& h : hosts) {
+    for (const HostSteps& hs : h->steps) per_host.push_back(&hs);
+  }
+  std::vector<std::vector<StepSpan>> spans(per_host.size());
+  for (size_t i = 0; i < per_host.size(); ++i) {
+    for (const StepInfo& st : per_host[i]->steps) {
+      uint64_t begin = static_cast<uint64_t>(std::max<int64_t>(0, st.begin_ps));
+      spans[i].push_back({begin, begin + st.duration_ps});
+    }
+  }
+  StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  for (size_t i = 0; i < per_host.size(); ++i) {
+    HostSteps kept;
+    kept.hostname = per_host[i]->hostname;
+    uint32_t first = intersection.FirstStepIndex(i);
+    for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
+      StepInfo st = per_host[i]->steps[first + k];
+      const StepInfo& chief = per_host[intersection.ChiefHost()]->steps[intersection.FirstChiefIndex() + k];
+      st.step_num = chief.step_num;
+      kept.steps.push_back(std::move(st));
+    }
+    out.steps.push_back(std::move(kept));
+  }
+  std::vector<KernelReport*> all;
+  for (auto& [k, r] : kernels) all.push_back(&r);
+  SortKernelReports(all);
+  for (size_t i = 0; i < all.size() && i < kMaxCombinedKernels; ++i) *out.kernel_stats_db.add_reports() = *all[i];
+  return out;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,59 @@
+// XSpace -> op metrics databases (xprof xplane_to_op_metrics_db.cc): host
+// TF ops by self time on each thread, GPU kernels by framework or HLO op, TPU
+// XLA ops by nesting, and each device's duty cycle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include "convert/analysis/duty_cycle_tracker.h"
+#include "convert/analysis/op_stats.h"
+#include "convert/analysis/tf_op_utils.h"
+#include "convert/xplane/group_events.h"
+#include "convert/xplane/schema.h"
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+class OpMetricsDbBuilder {
+ public:
+  // `groups` may be empty (no step grouping): then every kernel is its own occurrence.
+  OpMetricsDbBuilder(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups);
+
+  // ConvertHostThreadsXPlaneToOpMetricsDb: TF ops ("name:type" event names)
+  // by self time on each thread, IDLE for the rest of each thread's span.
+  void AddHostPlane(const XPlaneModel& host, OpMetricsDb& db) const;
+  // ConvertDeviceTraceXPlaneToOpMetricsDb: kernels keyed by their HLO op, or
+  // by framework op and kernel name.
+  void AddGpuPlane(size_t plane_index, OpMetricsDb& db);
+  // A TPU TensorCore plane's XLA ops.
+  void AddTpuPlane(const XPlaneModel& tpu, OpMetricsDb& db) const;
+
+ private:
+  const TfOp& ParsedTfOp(StrId s);
+  std::string_view StrStat(const XPlaneModel& p, uint32_t e, StrId id) const {
+    return space_.Str(schema::StatIds::StrOf(p, e, id));
+  }
+  const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
+    return id == kNoStr ? nullptr : p.FindStat(e, id);
+  }
+
+  const XSpaceModel& space_;
+  const schema::StatIds& ids_;
+  const EventGroups& groups_;
+  std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
+  std::unordered_map<StrId, TfOp> tf_ops_;
+};
+
+// Adds `idle_ps` to the db's IDLE row.
+void AddIdle(OpMetricsDb& db, uint64_t idle_ps);
+
+// How busy one device plane was (xprof ConstructDutyCycleTracker): on TPU,
+// XLA ops are active unless off-duty (infeed, outfeed, host send/recv),
+// SparseCore ops active, XLA and SparseCore modules only present; on GPU,
+// every kernel and copy is active over the plane's traced span.
+DutyCycleTracker ConstructDutyCycleTracker(const XSpaceModel& space, const schema::StatIds& ids,
+                                           const XPlaneModel& device);
+
+}  // namespace tbprof

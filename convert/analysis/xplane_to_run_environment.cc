@@ -1,0 +1,97 @@
+#include "convert/analysis/xplane_to_run_environment.h"
+
+#include "convert/xplane/schema.h"
+
+namespace tbprof {
+namespace {
+
+std::string_view PlaneStrStat(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
+  StrId id = space.Find(name);
+  const Stat* s = id == kNoStr ? nullptr : p.FindPlaneStat(id);
+  return s && s->kind == StatKind::kStr ? space.Str(s->str) : std::string_view();
+}
+
+int PlaneIntStat(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
+  StrId id = space.Find(name);
+  const Stat* s = id == kNoStr ? nullptr : p.FindPlaneStat(id);
+  return s ? static_cast<int>(s->IntValue()) : 0;
+}
+
+}  // namespace
+
+std::string GpuModelName(std::string_view vendor, int major, int minor, std::string_view device_name) {
+  if (vendor == schema::kVendorNvidia) {
+    switch (major) {
+      case 2: return "Nvidia GPU (Fermi)";
+      case 3: return "Nvidia GPU (Kepler)";
+      case 5: return "Nvidia GPU (Maxwell)";
+      case 6: return "Nvidia GPU (Pascal)";
+      case 7: return minor < 5 ? "Nvidia GPU (Volta)" : "Nvidia GPU (Turing)";
+      case 8: return minor < 9 ? "Nvidia GPU (Ampere)" : "Nvidia GPU (Ada Lovelace)";
+      case 9: return "Nvidia GPU (Hopper)";
+      case 10: return "Nvidia GPU (Blackwell)";
+      default: return "Nvidia GPU";
+    }
+  }
+  if (vendor == schema::kVendorAmd) {
+    // ROCm reports the processor ("gfx942"); HIP's target id adds features
+    // after ':' ("gfx942:sramecc+:xnack-"), which are not part of the model.
+    std::string_view gfx = device_name.substr(0, device_name.find(':'));
+    if (!gfx.empty()) return "AMD GPU - " + std::string(gfx);
+    // Without a name, the compute capabilities that name one architecture
+    // (ROCm drops the stepping digit, so 9.0 is gfx908 or gfx90a).
+    if (major == 9 && minor == 4) return "AMD GPU - gfx942";
+    if (major == 9 && minor == 5) return "AMD GPU - gfx950";
+    switch (major) {
+      case 9: return "AMD GPU - gfx-9XX series";
+      case 10: return "AMD GPU - gfx-10XX series";
+      case 11: return "AMD GPU - gfx-11XX series";
+      default: return "AMD GPU";
+    }
+  }
+  return "";
+}
+
+RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space) {
+  RunEnvironment env;
+  env.hostnames.insert(space.hostnames.empty() ? "localhost" : space.hostnames[0]);
+  env.host_count = 1;
+  env.task_count = 1;
+  int gpus = 0, tpus = 0;
+  const XPlaneModel* first_gpu = nullptr;
+  const XPlaneModel* first_tpu = nullptr;
+  for (const XPlaneModel& p : space.planes) {
+    std::string_view n = space.Str(p.name);
+    if (schema::IsGpuPlane(n)) {
+      ++gpus;
+      if (!first_gpu) first_gpu = &p;
+    }
+    if (schema::IsTpuCorePlane(n)) {
+      ++tpus;
+      if (!first_tpu) first_tpu = &p;
+    }
+  }
+  if (first_tpu) {
+    // xprof takes TPU planes first: a TPU host may also carry GPU-like planes.
+    env.hardware_type = "TPU";
+    std::string_view type = PlaneStrStat(space, *first_tpu, schema::kDeviceTypeString);
+    env.device_type = type.empty() ? "TPU" : std::string(type);
+    env.device_core_count = tpus;
+  } else if (first_gpu) {
+    env.hardware_type = "GPU";
+    env.device_core_count = gpus;
+    // Collectors before the device_vendor stat (TensorFlow up to 2.5) were
+    // CUDA's only, and a compute capability is CUDA's notion: Nvidia.
+    std::string_view vendor = PlaneStrStat(space, *first_gpu, schema::kDeviceVendor);
+    int major = PlaneIntStat(space, *first_gpu, schema::kComputeCapMajor);
+    if (vendor.empty() && major > 0) vendor = schema::kVendorNvidia;
+    std::string model = GpuModelName(vendor, major,
+                                     PlaneIntStat(space, *first_gpu, schema::kComputeCapMinor),
+                                     PlaneStrStat(space, *first_gpu, schema::kGpuDeviceName));
+    // A plane without a known vendor (older collectors) is still a GPU.
+    env.device_type = model.empty() ? "GPU" : model;
+  }
+  return env;
+}
+
+}  // namespace tbprof

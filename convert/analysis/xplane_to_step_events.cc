@@ -1,0 +1,196 @@
+#include "convert/analysis/xplane_to_step_events.h"
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "convert/analysis/op_stats.h"
+#include "convert/analysis/tf_op_utils.h"
+
+namespace tbprof {
+namespace {
+
+int ClassifyGpuEvent(std::string_view name, std::string_view shapes) {
+  TfOp op = ParseTfOpFullname(name);
+  if (op.category == TfOpCategory::kMemcpyHToD) return HOST_TO_DEVICE;
+  if (op.category == TfOpCategory::kMemcpyDToH) return DEVICE_TO_HOST;
+  if (op.category == TfOpCategory::kMemcpyDToD) return DEVICE_TO_DEVICE;
+  if (StartsWithIgnoreCase(name, "nccl")) return DEVICE_COLLECTIVES;
+  if (shapes.empty()) {
+    return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos
+               ? DEVICE_COMPUTE_16
+               : DEVICE_COMPUTE_32;
+  }
+  return shapes.find("half") != std::string_view::npos ? DEVICE_COMPUTE_16 : DEVICE_COMPUTE_32;
+}
+
+bool IsExplicitHostStepMarker(std::string_view name) {
+  return (name.starts_with("train") || name.starts_with("test") || name.starts_with("TraceContext")) &&
+         name.find('/') == std::string_view::npos;
+}
+
+bool IsRealCpuCompute(std::string_view name) {
+  bool not_real = name.starts_with("EagerExecute") || name.starts_with("EagerLocalExecute") ||
+                  name.starts_with("EagerKernelExecute") || name.starts_with("FunctionRun") ||
+                  IsExplicitHostStepMarker(name);
+  return !not_real;
+}
+
+int ClassifyCpuEvent(std::string_view name, bool has_device, bool has_correlation_id) {
+  TfOp op = ParseTfOpFullname(name);
+  if (op.category == TfOpCategory::kMemcpyHToD || op.type.starts_with("InfeedEnqueue")) return HOST_TO_DEVICE;
+  if (op.category == TfOpCategory::kMemcpyHToH) return HOST_TO_HOST;
+  if (has_device && (has_correlation_id || StartsWithIgnoreCase(name, "ExecutorState::Process"))) return HOST_PREPARE;
+  if (StartsWithIgnoreCase(name, "IteratorGetNext")) return HOST_WAIT_INPUT;
+  return HOST_COMPUTE;
+}
+
+}  // namespace
+
+Span DeviceEventSpan(const XPlaneModel& p, uint32_t e, const schema::StatIds& ids) {
+  const Stat* off = ids.device_offset_ps == kNoStr ? nullptr : p.FindStat(e, ids.device_offset_ps);
+  const Stat* dur = ids.device_duration_ps == kNoStr ? nullptr : p.FindStat(e, ids.device_duration_ps);
+  if (off && dur) return Span{off->IntValue(), off->IntValue() + dur->IntValue()};
+  return Span{p.events[e].begin_ps, p.events[e].end_ps()};
+}
+
+void AddGpuStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
+                      size_t pi, StepEvents& out) {
+  const XPlaneModel& p = space.planes[pi];
+  struct Item {
+    int64_t begin, end;
+    int32_t group;
+    uint32_t e;
+  };
+  std::vector<Item> items;
+  for (const LineModel& line : p.lines) {
+    if (IsDerivedLineId(line.id)) continue;
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      int32_t g = groups.Group(pi, e);
+      if (g == kNoGroup) continue;
+      items.push_back({p.events[e].begin_ps, p.events[e].end_ps(), g, e});
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+  });
+  // DeriveStepEventsFromGroups: consecutive events of one group form a marker.
+  std::map<int64_t, std::vector<Span>> markers;
+  for (size_t i = 0; i < items.size();) {
+    Span span{items[i].begin, items[i].end};
+    int32_t g = items[i].group;
+    size_t j = i + 1;
+    for (; j < items.size() && items[j].group == g; ++j) span.end = std::max(span.end, items[j].end);
+    markers[g].push_back(span);
+    i = j;
+  }
+  for (auto& [g, spans] : markers) {
+    GroupStepEvents& ge = out[g];
+    ge.device_markers.insert(ge.device_markers.end(), spans.begin(), spans.end());
+  }
+  // Event types by (kernel name, shape): classified once, not per event.
+  std::unordered_map<uint64_t, int> event_types;
+  for (const Item& it : items) {
+    if (ids.correlation_id == kNoStr || !p.FindStat(it.e, ids.correlation_id)) continue;
+    StrId shape_id = schema::StatIds::StrOf(p, it.e, ids.shape);
+    uint64_t key = (uint64_t{p.events[it.e].metadata} << 32) | shape_id;
+    auto [cached, fresh] = event_types.try_emplace(key, 0);
+    if (fresh) cached->second = ClassifyGpuEvent(space.Str(p.EventName(it.e)), space.Str(shape_id));
+    out[it.group].events.push_back({cached->second, {it.begin, it.end}});
+  }
+}
+
+void AddHostStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
+                       size_t pi, StepEvents& out) {
+  const XPlaneModel& p = space.planes[pi];
+  const auto& named = groups.has_step_name[pi];
+  for (const LineModel& line : p.lines) {
+    if (IsDerivedLineId(line.id)) continue;
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      int32_t g = groups.Group(pi, e);
+      if (g == kNoGroup) continue;
+      std::string_view name = space.Str(p.EventName(e));
+      Span span{p.events[e].begin_ps, p.events[e].end_ps()};
+      if (IsExplicitHostStepMarker(name) || (!named.empty() && named[e])) {
+        out[g].host_markers.push_back(span);
+      } else if (IsRealCpuCompute(name)) {
+        bool has_correlation = ids.correlation_id != kNoStr && p.FindStat(e, ids.correlation_id) != nullptr;
+        out[g].events.push_back({ClassifyCpuEvent(name, false, has_correlation), span});
+      }
+    }
+  }
+}
+
+StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p) {
+  bool sparse_core = schema::IsSparseCorePlane(space.Str(p.name));
+  std::string_view step_line_name = sparse_core ? schema::kSparseCoreStepLine : schema::kStepLine;
+  std::string_view op_line_name = sparse_core ? schema::kSparseCoreOpLine : schema::kXlaOpLine;
+  const LineModel* steps_line = nullptr;
+  const LineModel* ops_line = nullptr;
+  for (const LineModel& l : p.lines) {
+    std::string_view n = space.Str(l.name);
+    if (n == step_line_name) steps_line = &l;
+    if (n == op_line_name) ops_line = &l;
+  }
+  StepEvents out;
+  if (!steps_line) return out;
+  StrId group_id = space.Find(schema::kGroupId);
+  std::vector<std::pair<int64_t, Span>> steps;
+  for (uint32_t e : SortedLineEvents(p, *steps_line)) {
+    std::string_view n = space.Str(p.EventName(e));
+    // The step's group_id names it; else a name that is a number; else (a
+    // name such as "Step 1", or a number past int64: TPU step names can be
+    // 20-digit ids) its position.
+    int64_t num = 0;
+    if (const Stat* g = group_id == kNoStr ? nullptr : p.FindStat(e, group_id); g && g->IsInteger()) {
+      num = g->IntValue();
+    } else {
+      auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), num);
+      if (n.empty() || ec != std::errc() || end != n.data() + n.size() || num < 0) {
+        num = static_cast<int64_t>(steps.size());
+      }
+    }
+    Span span{p.events[e].begin_ps, p.events[e].end_ps()};
+    steps.push_back({num, span});
+    out[num].device_markers.push_back(span);
+    out[num].step_name = std::string(n);
+  }
+  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
+  if (!ops_line) return out;
+  int64_t open_end = INT64_MIN;
+  for (uint32_t e : SortedLineEvents(p, *ops_line)) {
+    Span sp = DeviceEventSpan(p, e, ids);
+    if (sp.begin < open_end) continue;  // nested in the op before: not top level
+    open_end = sp.end;
+    // Top-level ops are the device-compute spans of their step.
+    auto it = std::upper_bound(steps.begin(), steps.end(), sp.begin,
+                               [](int64_t t, const auto& s) { return t < s.second.begin; });
+    if (it == steps.begin()) continue;
+    --it;
+    out[it->first].events.push_back({DEVICE_COMPUTE_32, sp});
+  }
+  return out;
+}
+
+void IntersectCombineStepEvents(StepEvents src, StepEvents& dst, bool dst_is_empty_set) {
+  if (dst_is_empty_set) {
+    dst = std::move(src);
+    return;
+  }
+  for (auto it = dst.begin(); it != dst.end();) {
+    auto found = src.find(it->first);
+    if (found == src.end()) {
+      it = dst.erase(it);
+      continue;
+    }
+    GroupStepEvents& d = it->second;
+    GroupStepEvents& s = found->second;
+    d.device_markers.insert(d.device_markers.end(), s.device_markers.begin(), s.device_markers.end());
+    d.host_markers.insert(d.host_markers.end(), s.host_markers.begin(), s.host_markers.end());
+    d.events.insert(d.events.end(), s.events.begin(), s.events.end());
+    if (d.step_name.empty()) d.step_name = s.step_name;
+    ++it;
+  }
+}
+
+}  // namespace tbprof
