@@ -7,6 +7,7 @@
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
 #include "convert/tools/trace_viewer_tools.h"
+#include "convert/tools/xla_tools.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
@@ -23,6 +24,10 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"pod_viewer", PodViewerTool, true});
     t.push_back({"memory_profile", MemoryProfileTool, false});
     t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true});
+    // HLO op tools: combine the selected hosts op by op (xprof's converters take every XSpace).
+    t.push_back({"hlo_stats", HloStatsTool, true});
+    t.push_back({"op_profile", OpProfileTool, true});
+    t.push_back({"roofline_model", RooflineModelTool, true});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
     t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
     return t;
