@@ -336,7 +336,15 @@ class Builder {
   uint64_t AddGpuPlane(const XPlaneModel& p) {
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t op_time = 0;
-    std::unordered_map<uint64_t, size_t> op_of;  // (hlo_op string, metadata) -> op
+    struct Key {
+      uint64_t program;
+      uint64_t op_and_metadata;
+      bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+      size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.program * 0x9E3779B97F4A7C15ULL ^ k.op_and_metadata); }
+    };
+    std::unordered_map<Key, size_t, KeyHash> op_of;  // (program id stat, hlo_op string, kernel) -> op
     for (const LineModel& line : p.lines) {
       if (IsDerivedLineId(line.id)) continue;
       size_t prev = SIZE_MAX;
@@ -350,7 +358,8 @@ class Builder {
           prev = SIZE_MAX;
           continue;
         }
-        uint64_t key = (uint64_t{op_stat->str} << 32) | ev.metadata;
+        const Stat* pid = Any(p, e, program_id_);
+        Key key{pid != nullptr ? pid->UintValue() : ~uint64_t{0}, (uint64_t{op_stat->str} << 32) | ev.metadata};
         auto [it, fresh] = op_of.try_emplace(key, 0);
         if (fresh) it->second = GpuOp(p, e, hlo_op);
         HloOpMetrics& m = db_.ops[it->second];
