@@ -123,6 +123,7 @@ std::vector<std::string> HloModuleNames(const XSpaceModel& space) {
   ForEachHloModule(space, [&](std::string_view name, uint64_t, std::string_view) {
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
   });
+  std::sort(names.begin(), names.end());  // the metadata map's wire order is arbitrary
   return names;
 }
 

@@ -75,7 +75,7 @@ struct HloPrograms {
 // named in parse_errors and left out; the others are still returned.
 HloPrograms LoadHloPrograms(const XSpaceModel& space);
 
-// Whether the space carries any HLO module, and their names in plane order,
+// Whether the space carries any HLO module, and their names sorted,
 // without parsing the protos (for run_tools and /module_list).
 bool HasHloModules(const XSpaceModel& space);
 std::vector<std::string> HloModuleNames(const XSpaceModel& space);

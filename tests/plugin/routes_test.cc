@@ -303,7 +303,7 @@ TEST_F(PluginRoutes, ModuleListReadsXSpaceHloModules) {
   }
   const auto dir = logdir_->logdir() / "tf22/plugins/profile/Cloud-TPU";
   WriteFile(dir / "host0.xplane.pb", space.SerializeAsString());
-  EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").Body(), "jit_train_step,jit_eval");
+  EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").Body(), "jit_eval,jit_train_step");
 }
 
 TEST_F(PluginRoutes, TensorBoardCoreRoutes) {
