@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_model.h"
 #include "plugin/capture/capture.h"
@@ -376,18 +377,9 @@ HttpResponse ProfileService::ModuleList(const Query& q) {
   if (!contents.xplanes.empty()) {
     auto model = LoadModelCached(contents.xplanes.front().path, &cache_);
     if (model.ok()) {
-      const XSpaceModel& m = **model;
-      const XPlaneModel* meta = m.FindPlane("/host:metadata");
-      StrId hlo = m.Find("hlo_proto");
-      if (meta != nullptr && hlo != kNoStr) {
-        for (uint32_t i = 0; i < meta->event_metadata.size(); ++i) {
-          auto [b, e] = meta->MetadataStatsOf(i);
-          bool has_hlo = std::any_of(b, e, [&](const Stat& s) { return s.name == hlo; });
-          std::string name(m.Str(meta->event_metadata[i].name));
-          if (has_hlo && !name.empty() && std::find(modules.begin(), modules.end(), name) == modules.end()) {
-            modules.push_back(name);
-          }
-        }
+      // The metadata plane's modules (their `Hlo Proto` stat), named as compiled.
+      for (const std::string& name : HloModuleNames(**model)) {
+        if (std::find(modules.begin(), modules.end(), name) == modules.end()) modules.push_back(name);
       }
     }
   }

@@ -5,11 +5,13 @@
 #include <exception>
 #include <new>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/analysis/xspace_to_memory_profile.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
 #include "convert/tools/trace_viewer_tools.h"
+#include "convert/tools/xla_tools.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
@@ -50,6 +52,12 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"memory_profile", MemoryProfileTool, false, kNone, false, Listing::kAlways, {}, false});
     t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true, kNone, false, Listing::kAlways,
                  {}, false});
+    // HLO op tools: listed when the run's first XSpace holds HLO modules; they
+    // combine the selected hosts op by op (xprof's converters take every XSpace).
+    t.push_back({"hlo_stats", HloStatsTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules, true});
+    t.push_back({"op_profile", OpProfileTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
+    t.push_back({"roofline_model", RooflineModelTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules,
+                 true});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
     // The non-streaming viewer: listed only where the streaming one is not.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/xplane.pb.h"
+
 #include <boost/json.hpp>
 
 #include "tests/plugin/plugin_test_util.h"
@@ -296,6 +298,26 @@ TEST_F(PluginRoutes, ModuleListReadsHloProtoFileNames) {
   WriteFile(dir / "jit_step.hlo_proto.pb", "");
   WriteFile(dir / "jit_init.hlo_proto.pb", "");
   EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").Body(), "jit_init,jit_step");
+}
+
+TEST_F(PluginRoutes, ModuleListReadsXSpaceHloModules) {
+  // An XSpace's /host:metadata plane: one event metadata per module with an `Hlo Proto` stat.
+  tensorflow::profiler::XSpace space;
+  auto* meta = space.add_planes();
+  meta->set_name("/host:metadata");
+  (*meta->mutable_stat_metadata())[1].set_name("Hlo Proto");
+  (*meta->mutable_stat_metadata())[1].set_id(1);
+  for (int64_t id : {3, 4}) {
+    auto& md = (*meta->mutable_event_metadata())[id];
+    md.set_id(id);
+    md.set_name(id == 3 ? "jit_train_step" : "jit_eval");
+    auto* stat = md.add_stats();
+    stat->set_metadata_id(1);
+    stat->set_bytes_value("");
+  }
+  const auto dir = logdir_->logdir() / "tf22/plugins/profile/Cloud-TPU";
+  WriteFile(dir / "host0.xplane.pb", space.SerializeAsString());
+  EXPECT_EQ(Get("/module_list?run=tf22/Cloud-TPU").Body(), "jit_eval,jit_train_step");
 }
 
 TEST_F(PluginRoutes, TensorBoardCoreRoutes) {

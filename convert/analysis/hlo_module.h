@@ -1,0 +1,99 @@
+// The HLO programs of one XSpace: the `/host:metadata` plane holds one event
+// metadata per compiled module whose `Hlo Proto` stat is a serialized
+// xla.HloProto. A program is keyed by its program id, which is the event
+// metadata's id (or its `program_id` stat when present), and indexed for the
+// lookups the per-op tools do (instruction by name, computation by id).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "convert/base/status.h"
+#include "convert/xplane/xspace_model.h"
+#include "proto/hlo.pb.h"
+
+namespace tbprof {
+
+inline constexpr std::string_view kMetadataPlaneName = "/host:metadata";
+inline constexpr std::string_view kHloProtoStatName = "Hlo Proto";
+
+using HloInstruction = xla::HloInstructionProto;
+using HloComputation = xla::HloComputationProto;
+
+class HloProgram {
+ public:
+  // Parses `bytes` (a serialized xla.HloProto); `name` is the metadata's module name.
+  static StatusOr<std::shared_ptr<const HloProgram>> Parse(uint64_t program_id, std::string name,
+                                                           std::string_view bytes);
+
+  uint64_t program_id() const { return program_id_; }
+  const std::string& name() const { return name_; }
+  const xla::HloProto& proto() const { return proto_; }
+  const xla::HloModuleProto& module() const { return proto_.hlo_module(); }
+
+  const HloInstruction* FindInstruction(std::string_view name) const;
+  const HloComputation* FindComputation(int64_t id) const;
+  const HloComputation* FindComputationByName(std::string_view name) const;
+  // The computation holding `inst`.
+  const HloComputation* ComputationOf(const HloInstruction& inst) const;
+  // Operand `i` of `inst` (operands live in the same computation), or null.
+  const HloInstruction* Operand(const HloInstruction& inst, int i) const;
+  // The root instruction of a computation, or null.
+  const HloInstruction* Root(const HloComputation& comp) const;
+
+ private:
+  HloProgram() = default;
+  void BuildIndex();
+
+  uint64_t program_id_ = 0;
+  std::string name_;
+  xla::HloProto proto_;
+  std::unordered_map<std::string_view, const HloInstruction*> by_name_;
+  std::unordered_map<const HloInstruction*, const HloComputation*> computation_of_;
+  std::unordered_map<int64_t, const HloComputation*> computations_;
+  std::unordered_map<std::string_view, const HloComputation*> computations_by_name_;
+  // (computation id, instruction id) -> instruction; ids are unique per computation.
+  std::map<std::pair<int64_t, int64_t>, const HloInstruction*> by_id_;
+};
+
+struct HloPrograms {
+  std::map<uint64_t, std::shared_ptr<const HloProgram>> by_id;
+  std::vector<std::string> parse_errors;  // one per module that did not parse
+
+  const HloProgram* Find(uint64_t program_id) const;
+  // By module name (GPU kernels name their module); the first match.
+  const HloProgram* FindByName(std::string_view module_name) const;
+  bool empty() const { return by_id.empty(); }
+};
+
+// Parses every module of the metadata plane. Modules that fail to parse are
+// named in parse_errors and left out; the others are still returned.
+HloPrograms LoadHloPrograms(const XSpaceModel& space);
+
+// Whether the space carries any HLO module, and their names sorted,
+// without parsing the protos (for run_tools and /module_list).
+bool HasHloModules(const XSpaceModel& space);
+std::vector<std::string> HloModuleNames(const XSpaceModel& space);
+
+// "<module>(<program id>)", the way xprof names a program.
+std::string ProgramDisplayName(std::string_view module_name, uint64_t program_id);
+
+// Bytes of one element of `type` (sub-byte types rounded up to a byte); 0 for
+// tuples, tokens and opaque values.
+int64_t PrimitiveTypeBytes(xla::PrimitiveType type);
+std::string_view PrimitiveTypeName(xla::PrimitiveType type);
+int64_t ElementCount(const xla::ShapeProto& shape);  // 1 for scalars; tuples: sum over elements
+int64_t ShapeBytes(const xla::ShapeProto& shape);    // arrays: elements × element size; tuples: sum
+// XLA's text form, e.g. "bf16[8,128]{1,0}" or "(f32[2], s32[])".
+std::string ShapeToString(const xla::ShapeProto& shape);
+// One line close to XLA's HloInstruction::ToString: "%name = shape opcode(shape %operand, …), attrs".
+// The attributes printed are the ones the tools show (fusion kind, called computations,
+// custom-call target); metadata and backend configs are left out.
+std::string InstructionExpression(const HloProgram& program, const HloInstruction& inst);
+
+}  // namespace tbprof

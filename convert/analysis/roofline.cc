@@ -1,0 +1,258 @@
+#include "convert/analysis/roofline.h"
+
+#include <algorithm>
+
+#include "convert/base/data_table.h"
+#include "convert/base/math_util.h"
+
+namespace tbprof {
+namespace {
+
+constexpr size_t kMaxRecords = 1000;
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+bool IsInfeedOrOutfeed(std::string_view category) { return category == "infeed" || category == "outfeed"; }
+bool MayHaveInnerOps(std::string_view category) {
+  return category == "while" || category == "call" || category == "conditional";
+}
+
+struct Record {
+  std::string category, name, source_info;
+  uint64_t program_id = 0;
+  uint32_t occurrences = 0;
+  uint64_t time_ps = 0, self_time_ps = 0;
+  double flops = 0, model_flops = 0, bytes = 0, hbm = 0, cmem_rd = 0, cmem_wr = 0, vmem_rd = 0, vmem_wr = 0;
+  bool flops_known = false, bytes_known = false;
+  int rank = 0;
+  double self_fraction = 0, cumulative_fraction = 0;
+};
+
+Record FromOp(const HloOpMetrics& m) {
+  Record r;
+  r.category = m.category, r.name = m.name, r.source_info = m.source_info, r.program_id = m.program_id;
+  r.occurrences = m.occurrences, r.time_ps = m.time_ps, r.self_time_ps = m.self_time_ps;
+  r.flops = m.flops, r.model_flops = m.model_flops, r.bytes = m.bytes_accessed;
+  r.hbm = m.has_breakdown ? m.hbm_bytes : m.bytes_accessed;
+  r.cmem_rd = m.cmem_rd, r.cmem_wr = m.cmem_wr, r.vmem_rd = m.vmem_rd, r.vmem_wr = m.vmem_wr;
+  r.flops_known = m.flops_known, r.bytes_known = m.bytes_known;
+  return r;
+}
+
+class TableWriter {
+ public:
+  explicit TableWriter(const HloOpDb& db) : db_(db), gpu_(db.peaks.kind == DeviceKind::kGpu) {
+    auto col = [&](const char* id, const char* type, const char* label) { t_.AddColumn(id, label, type); };
+    col("step", "string", "Step");
+    col("rank", "number", "Rank");
+    col("category", "string", "Category");
+    col("operation", "string", "Operation");
+    col("occurrences", "number", "# Occurrences");
+    col("total_time", "number", "Total Time (us)");
+    col("avg_time", "number", "Avg. time (us)");
+    col("total_self_time", "number", "Total self time (us)");
+    col("avg_self_time", "number", "Avg. self time (us)");
+    col("total_self_time_percent", "number", "Total self time (%)");
+    col("cumulative_total_self_time_percent", "number", "Cumulative total self time (%)");
+    if (!gpu_) col("dma_stall_percent", "number", "%time stalled by DMA");
+    col("measured_flop_rate", "number", "Normalized FLOP Rate (TFLOP/s)");
+    col("model_flop_rate", "number", "Model FLOP Rate (TFLOP/s)");
+    col("measured_memory_bw", "number", "Memory BW (GiB/s)");
+    col("hbm_bw", "number", "HBM BW (GiB/s)");
+    if (gpu_) {
+      col("vmem_write_bw", "number", "SHM/L1 BW (GiB/s)");
+    } else {
+      col("cmem_read_bw", "number", "CMEM Read BW (GiB/s)");
+      col("cmem_write_bw", "number", "CMEM Write BW (GiB/s)");
+      col("vmem_read_bw", "number", "VMEM Read BW (GiB/s)");
+      col("vmem_write_bw", "number", "VMEM Write BW (GiB/s)");
+    }
+    col("operational_intensity", "number", "Operational Intensity (FLOP/Byte)");
+    col("hbm_operational_intensity", "number", "HBM Operational Intensity (FLOP/Byte)");
+    if (gpu_) {
+      col("vmem_write_operational_intensity", "number", "SHM/L1 Operational Intensity (FLOP/Byte)");
+    } else {
+      col("cmem_read_operational_intensity", "number", "CMEM Read Operational Intensity (FLOP/Byte)");
+      col("cmem_write_operational_intensity", "number", "CMEM Write Operational Intensity (FLOP/Byte)");
+      col("vmem_read_operational_intensity", "number", "VMEM Read Operational Intensity (FLOP/Byte)");
+      col("vmem_write_operational_intensity", "number", "VMEM Write Operational Intensity (FLOP/Byte)");
+    }
+    col("bottleneck_operational_intensity", "number", "Bottleneck Operational Intensity (FLOP/Byte)");
+    col("bound_by", "string", "Bound by");
+    col("total_time_per_core", "number", "Total Time per core (us)");
+    col("total_time_in_percentage", "number", "Total Time (%)");
+    col("optimal_flop_rate", "number", "Optimal FLOP Rate (TFLOP/s)");
+    col("roofline_efficiency", "number", "Roofline efficiency (%)");
+    col("compute_efficiency", "number", "FLOP Rate / Peak (%)");
+    col("max_mem_bw_utilization", "number", "Max memory BW utilization (among supported memories) (%)");
+    col("include_infeed_outfeed", "boolean", "Include Infeed/Outfeed");
+    col("hlo_module_id", "string", "Program ID");
+    col("source_info", "string", "Source Info");
+  }
+
+  void AddRecords(bool include_infeed_outfeed) {
+    uint64_t infeed_outfeed_ps = 0;
+    Record program;
+    program.name = program.category = "Program";
+    program.occurrences = 1;
+    for (const HloOpMetrics& m : db_.ops) {
+      if (m.is_idle || MayHaveInnerOps(m.category)) continue;
+      if (!include_infeed_outfeed && IsInfeedOrOutfeed(m.category)) {
+        infeed_outfeed_ps += m.time_ps;
+        continue;
+      }
+      Record r = FromOp(m);
+      program.flops += r.flops, program.model_flops += r.model_flops, program.bytes += r.bytes;
+      program.hbm += r.hbm, program.cmem_rd += r.cmem_rd, program.cmem_wr += r.cmem_wr;
+      program.vmem_rd += r.vmem_rd, program.vmem_wr += r.vmem_wr;
+      program.flops_known |= r.flops_known, program.bytes_known |= r.bytes_known;
+    }
+    uint64_t total_ps = db_.total_time_ps - std::min(db_.total_time_ps, infeed_outfeed_ps);
+    program.time_ps = total_ps;
+    Row(program, total_ps, include_infeed_outfeed);
+    double cumulative = 0;
+    int rank = 0;
+    size_t n = 0;
+    for (const HloOpMetrics* m : SortedHloOps(db_)) {
+      if (++n > kMaxRecords) break;
+      if (!include_infeed_outfeed && IsInfeedOrOutfeed(m->category)) continue;
+      Record r = FromOp(*m);
+      r.rank = ++rank;
+      r.self_fraction = SafeDivide(static_cast<double>(r.self_time_ps), static_cast<double>(total_ps));
+      cumulative += r.self_fraction;
+      r.cumulative_fraction = cumulative;
+      Row(r, total_ps, include_infeed_outfeed);
+    }
+  }
+
+  std::string Json() {
+    SetProperties();
+    DataTable diagnostics;
+    diagnostics.AddColumn("severity", "Severity", "string");
+    diagnostics.AddColumn("message", "Message", "string");
+    if (db_.peaks.peak_tflops < 0 || db_.peaks.hbm_gbps < 0) {
+      diagnostics.AddRow({std::string("WARNING"),
+                          std::string("The device's peak FLOP rate or memory bandwidth is unknown: utilisations "
+                                      "and bound-by are left empty.")});
+    }
+    if (!db_.peaks.known_device.empty()) {
+      diagnostics.AddRow({std::string("INFO"), "Peak FLOP rate from the table of known GPUs: " +
+                                                   db_.peaks.known_device + " (dense BF16)."});
+    }
+    return DataTablesToJson({&t_, &diagnostics});
+  }
+  std::string Csv() const { return t_.ToCsv(); }
+
+ private:
+  void Row(const Record& r, uint64_t total_ps, bool include_infeed_outfeed) {
+    using Cell = DataTable::Cell;
+    Cell unknown;
+    double time_us = static_cast<double>(r.time_ps) / 1e6, self_us = static_cast<double>(r.self_time_ps) / 1e6;
+    double time_ns = static_cast<double>(r.time_ps) / 1e3;
+    auto gibps = [&](double b) { return SafeDivide(b, time_ns) * 1e9 / kGiB; };
+    double tflops = SafeDivide(r.flops, static_cast<double>(r.time_ps));
+    double model_tflops = SafeDivide(r.model_flops, static_cast<double>(r.time_ps));
+    const DevicePeaks& pk = db_.peaks;
+    auto util = [&](double gib_per_s, double peak_gbps) {
+      return peak_gbps > 0 ? SafeDivide(gib_per_s, peak_gbps * 1e9 / kGiB) : 0.0;
+    };
+    double flops_util = r.flops_known && pk.peak_tflops > 0 ? SafeDivide(tflops, pk.peak_tflops) : 0;
+    double hbm_util = r.bytes_known ? util(gibps(r.hbm), pk.hbm_gbps) : 0;
+    double mem_util = hbm_util;
+    std::string bound = "Unknown";
+    double best = 0, bottleneck_oi = 0;
+    if (flops_util > best) best = flops_util, bound = "Compute", bottleneck_oi = SafeDivide(r.flops, r.bytes);
+    if (hbm_util > best) best = hbm_util, bound = "HBM", bottleneck_oi = SafeDivide(r.flops, r.hbm);
+    if (!gpu_) {
+      std::pair<double, double> mems[] = {{r.cmem_rd, pk.cmem_rd_gbps}, {r.cmem_wr, pk.cmem_wr_gbps},
+                                          {r.vmem_rd, pk.vmem_rd_gbps}, {r.vmem_wr, pk.vmem_wr_gbps}};
+      const char* names[] = {"CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write"};
+      for (int i = 0; i < 4; ++i) {
+        if (mems[i].first <= 0) continue;
+        double u = util(gibps(mems[i].first), mems[i].second);
+        mem_util = std::max(mem_util, u);
+        if (u > best) best = u, bound = names[i], bottleneck_oi = SafeDivide(r.flops, mems[i].first);
+      }
+    }
+    bool peaks_known = pk.peak_tflops > 0 && pk.hbm_gbps > 0;
+    double efficiency = std::max(mem_util, flops_util);
+    auto known = [&](bool k, double v) { return k ? Cell(v) : unknown; };
+    bool fk = r.flops_known, bk = r.bytes_known, fbk = fk && bk;
+    std::vector<Cell> row = {std::string("Total"), static_cast<double>(r.rank), r.category, r.name,
+                             static_cast<double>(r.occurrences), time_us, SafeDivide(time_us, r.occurrences),
+                             self_us, SafeDivide(self_us, r.occurrences), r.self_fraction, r.cumulative_fraction};
+    if (!gpu_) row.push_back(0.0);
+    row.insert(row.end(), {known(fk, tflops), known(fk, model_tflops), known(bk, gibps(r.bytes)),
+                           known(bk, gibps(r.hbm))});
+    if (gpu_) {
+      row.push_back(unknown);
+    } else {
+      for (double b : {r.cmem_rd, r.cmem_wr, r.vmem_rd, r.vmem_wr}) row.push_back(known(bk, gibps(b)));
+    }
+    row.insert(row.end(), {known(fbk, SafeDivide(r.flops, r.bytes)), known(fbk, SafeDivide(r.flops, r.hbm))});
+    if (gpu_) {
+      row.push_back(unknown);
+    } else {
+      for (double b : {r.cmem_rd, r.cmem_wr, r.vmem_rd, r.vmem_wr}) row.push_back(known(fbk, SafeDivide(r.flops, b)));
+    }
+    row.insert(row.end(),
+               {known(fbk && peaks_known, bottleneck_oi), bound,
+                SafeDivide(time_us, std::max(1, pk.device_count)),
+                SafeDivide(static_cast<double>(r.time_ps), static_cast<double>(total_ps)),
+                known(fk && peaks_known, SafeDivide(tflops, efficiency)), known(peaks_known && (fk || bk), efficiency),
+                known(fk && pk.peak_tflops > 0, flops_util), known(bk && pk.hbm_gbps > 0, mem_util),
+                include_infeed_outfeed, std::to_string(r.program_id), r.source_info});
+    t_.AddRow(std::move(row));
+  }
+
+  void SetProperties() {
+    const DevicePeaks& pk = db_.peaks;
+    auto num = [](double v) { return v < 0 ? std::string() : JsonNumber(v); };
+    double peak_hbm_gib = pk.hbm_gbps > 0 ? pk.hbm_gbps * 1e9 / kGiB : -1;
+    auto ridge = [&](double gbps) {
+      return pk.peak_tflops > 0 && gbps > 0 ? JsonNumber(pk.peak_tflops * 1e12 / (gbps * 1e9)) : std::string();
+    };
+    t_.SetProperty("device_type", pk.device_type);
+    t_.SetProperty("peak_flop_rate", num(pk.peak_tflops));
+    t_.SetProperty("peak_hbm_bw", num(peak_hbm_gib));
+    t_.SetProperty("hbm_ridge_point", ridge(pk.hbm_gbps));
+    if (gpu_) {
+      t_.SetProperty("peak_vmem_write_bw", "");
+      t_.SetProperty("vmem_write_ridge_point", "");
+      return;
+    }
+    auto gib = [&](double gbps) { return gbps > 0 ? JsonNumber(gbps * 1e9 / kGiB) : std::string(); };
+    t_.SetProperty("megacore", pk.megacore ? "1" : "0");
+    t_.SetProperty("has_cmem", pk.has_cmem ? "1" : "0");
+    t_.SetProperty("has_merged_vmem", pk.has_merged_vmem ? "1" : "0");
+    t_.SetProperty("peak_cmem_read_bw", gib(pk.cmem_rd_gbps));
+    t_.SetProperty("peak_cmem_write_bw", gib(pk.cmem_wr_gbps));
+    t_.SetProperty("peak_vmem_read_bw", gib(pk.vmem_rd_gbps));
+    t_.SetProperty("peak_vmem_write_bw", gib(pk.vmem_wr_gbps));
+    t_.SetProperty("cmem_read_ridge_point", ridge(pk.cmem_rd_gbps));
+    t_.SetProperty("cmem_write_ridge_point", ridge(pk.cmem_wr_gbps));
+    t_.SetProperty("vmem_read_ridge_point", ridge(pk.vmem_rd_gbps));
+    t_.SetProperty("vmem_write_ridge_point", ridge(pk.vmem_wr_gbps));
+  }
+
+  const HloOpDb& db_;
+  bool gpu_;
+  DataTable t_;
+};
+
+}  // namespace
+
+std::string ConvertHloOpDbToRooflineJson(const HloOpDb& db) {
+  TableWriter w(db);
+  w.AddRecords(true);
+  w.AddRecords(false);
+  return w.Json();
+}
+
+std::string ConvertHloOpDbToRooflineCsv(const HloOpDb& db) {
+  TableWriter w(db);
+  w.AddRecords(true);
+  w.AddRecords(false);
+  return w.Csv();
+}
+
+}  // namespace tbprof

@@ -1,0 +1,556 @@
+#include "convert/analysis/xspace_to_hlo_stats.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include "convert/analysis/hlo_cost_model.h"
+#include "convert/base/data_table.h"
+#include "convert/base/math_util.h"
+#include "convert/xplane/group_events.h"
+
+namespace tbprof {
+
+std::string HloOpDb::ProgramName(uint64_t program_id) const {
+  const HloProgram* p = programs.Find(program_id);
+  return p ? ProgramDisplayName(p->name(), program_id) : "main";
+}
+
+bool HloStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name) {
+  if (!plane_name.starts_with("/device:")) return false;
+  static constexpr std::string_view kRead[] = {"hlo_op",         "hlo_module",        "program_id",
+                                               "hlo_category",   "flops",             "model_flops",
+                                               "bytes_accessed", "device_offset_ps",  "device_duration_ps",
+                                               "tf_op",          "deduplicated_name", "memory_access_breakdown"};
+  return std::find(std::begin(kRead), std::end(kRead), stat_name) != std::end(kRead);
+}
+
+namespace {
+
+std::string_view Basename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Reads a serialized MemoryAccessBreakdown: repeated message (field 1) of
+// {operation_type = 1 (1 read, 2 write), memory_space = 2, bytes_accessed = 3}.
+// Memory spaces as TPUs report them: 1 HBM, 2 CMEM, 3 VMEM, others on chip.
+void AddBreakdown(std::string_view bytes, double times, HloOpMetrics& m) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag != ((1 << 3) | 2)) {
+      if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return;
+      continue;
+    }
+    uint32_t len = 0;
+    if (!in.ReadVarint32(&len)) return;
+    auto limit = in.PushLimit(static_cast<int>(len));
+    uint64_t op = 0, space = 0, n = 0;
+    while (uint32_t t = in.ReadTag()) {
+      uint64_t v = 0;
+      if ((t & 7) != 0) {
+        if (!google::protobuf::internal::WireFormatLite::SkipField(&in, t)) return;
+        continue;
+      }
+      if (!in.ReadVarint64(&v)) return;
+      if ((t >> 3) == 1) op = v;
+      if ((t >> 3) == 2) space = v;
+      if ((t >> 3) == 3) n = v;
+    }
+    in.PopLimit(limit);
+    double b = static_cast<double>(n) * times;
+    m.has_breakdown = true;
+    bool read = op == 1, write = op == 2;
+    if (space == 1) {
+      m.hbm_bytes += b;
+      continue;
+    }
+    if (space == 2 && read) m.cmem_rd += b;
+    if (space == 2 && write) m.cmem_wr += b;
+    if (space == 3 && read) m.vmem_rd += b;
+    if (space == 3 && write) m.vmem_wr += b;
+    if (read) m.onchip_rd += b;
+    if (write) m.onchip_wr += b;
+  }
+}
+
+bool IsElementwise(std::string_view op) {
+  static constexpr std::string_view kOps[] = {
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "exponential", "log",
+      "tanh", "logistic", "sqrt", "rsqrt", "power", "compare", "select", "convert", "and", "or", "xor", "not",
+      "clamp", "floor", "ceil", "sign", "remainder", "cosine", "sine", "atan2", "erf"};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+bool ComputationHas(const HloProgram& p, const HloInstruction& fusion, std::initializer_list<std::string_view> ops) {
+  for (int64_t id : fusion.called_computation_ids()) {
+    const HloComputation* c = p.FindComputation(id);
+    if (c == nullptr) continue;
+    for (const HloInstruction& i : c->instructions()) {
+      if (std::find(ops.begin(), ops.end(), i.opcode()) != ops.end()) return true;
+    }
+  }
+  return false;
+}
+
+std::string SanitizedKernelName(std::string_view name) {
+  std::string s(name);
+  for (char& c : s) {
+    if (c == '.' || c == '-') c = '_';
+  }
+  return s;
+}
+
+class Builder {
+ public:
+  explicit Builder(const XSpaceModel& space) : space_(space) {
+    db_.programs = LoadHloPrograms(space);
+    db_.peaks = DevicePeaksOf(space);
+    auto id = [&](std::string_view n) { return space.Find(n); };
+    hlo_op_ = id("hlo_op"), hlo_module_ = id("hlo_module"), program_id_ = id("program_id");
+    category_ = id("hlo_category"), flops_ = id("flops"), model_flops_ = id("model_flops");
+    bytes_ = id("bytes_accessed"), breakdown_ = id("memory_access_breakdown"), tf_op_ = id("tf_op");
+    dedup_ = id("deduplicated_name"), source_ = id("source"), source_stack_ = id("source_stack");
+    offset_ = id("device_offset_ps"), duration_ = id("device_duration_ps");
+  }
+
+  HloOpDb Build() && {
+    uint64_t idle = 0;
+    for (const XPlaneModel* p : space_.FindPlanesWithPrefix("/device:TPU:")) idle += AddTpuPlane(*p);
+    for (const XPlaneModel* p : space_.FindPlanesWithPrefix("/device:GPU:")) idle += AddGpuPlane(*p);
+    db_.has_device_ops = !db_.ops.empty();
+    if (idle > 0) {
+      HloOpMetrics m;
+      m.name = m.category = "IDLE";
+      m.is_idle = true;
+      m.time_ps = m.self_time_ps = idle;
+      db_.ops.push_back(std::move(m));
+    }
+    return std::move(db_);
+  }
+
+ private:
+  const Stat* Own(const XPlaneModel& p, uint32_t e, StrId n) const { return n == kNoStr ? nullptr : p.FindStat(e, n); }
+  const Stat* Any(const XPlaneModel& p, uint32_t e, StrId n) const {
+    return n == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, n);
+  }
+  std::string_view Str(const Stat* s) const {
+    return s != nullptr && s->kind == StatKind::kStr ? space_.Str(s->str) : std::string_view();
+  }
+
+  HloOpMetrics& OpFor(uint64_t program_id, const std::string& name) {
+    auto [it, fresh] = index_.try_emplace({program_id, name}, db_.ops.size());
+    if (fresh) {
+      db_.ops.emplace_back();
+      db_.ops.back().program_id = program_id;
+      db_.ops.back().name = name;
+    }
+    return db_.ops[it->second];
+  }
+
+  // Fills what the HLO tells about an op that its events did not.
+  void FromHlo(const HloProgram* program, const HloInstruction* inst, HloOpMetrics& m) {
+    if (program == nullptr || inst == nullptr) return;
+    m.instruction = inst;
+    if (m.expression.empty()) m.expression = InstructionExpression(*program, *inst);
+    if (m.category.empty()) m.category = HloCategoryOf(*program, *inst);
+    if (m.provenance.empty()) m.provenance = inst->metadata().op_name();
+    if (m.deduplicated_name.empty()) m.deduplicated_name = inst->metadata().deduplicated_name();
+    if (m.source_info.empty() && !inst->metadata().source_file().empty()) {
+      m.source_info = std::string(Basename(inst->metadata().source_file())) + ":" +
+                      std::to_string(inst->metadata().source_line());
+    }
+  }
+
+  // Returns the idle time of the plane.
+  uint64_t AddTpuPlane(const XPlaneModel& p) {
+    const LineModel* ops_line = nullptr;
+    for (const LineModel& l : p.lines) {
+      if (space_.Str(l.name) == "XLA Ops") ops_line = &l;
+    }
+    if (ops_line == nullptr || ops_line->num_events == 0) return 0;
+    struct Span {
+      int64_t begin, end;
+    };
+    auto span_of = [&](uint32_t e) {
+      const Stat* off = Own(p, e, offset_);
+      const Stat* dur = Own(p, e, duration_);
+      if (off && dur) return Span{off->IntValue(), off->IntValue() + dur->IntValue()};
+      return Span{p.events[e].begin_ps, p.events[e].end_ps()};
+    };
+    std::vector<std::pair<Span, uint32_t>> events;
+    events.reserve(ops_line->num_events);
+    for (uint32_t e = ops_line->first_event; e < ops_line->first_event + ops_line->num_events; ++e) {
+      events.push_back({span_of(e), e});
+    }
+    // Parents first: by begin, then longer first.
+    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+      return a.first.begin != b.first.begin ? a.first.begin < b.first.begin : a.first.end > b.first.end;
+    });
+    std::unordered_map<uint32_t, size_t> op_of_metadata;
+    struct Open {
+      Span span;
+      size_t op;
+      int64_t children;
+    };
+    std::vector<Open> stack;
+    uint64_t op_time = 0;
+    auto close = [&](const Open& o) {
+      HloOpMetrics& m = db_.ops[o.op];
+      int64_t dur = o.span.end - o.span.begin;
+      m.self_time_ps += static_cast<uint64_t>(std::max<int64_t>(0, dur - o.children));
+      if (stack.empty()) op_time += static_cast<uint64_t>(std::max<int64_t>(0, dur));
+    };
+    for (const auto& [span, e] : events) {
+      while (!stack.empty() && stack.back().span.end <= span.begin) {
+        Open o = stack.back();
+        stack.pop_back();
+        close(o);
+      }
+      uint32_t md = p.events[e].metadata;
+      auto [it, fresh] = op_of_metadata.try_emplace(md, 0);
+      if (fresh) it->second = TpuOp(p, e);
+      HloOpMetrics& m = db_.ops[it->second];
+      int64_t dur = std::max<int64_t>(0, span.end - span.begin);
+      m.occurrences += 1;
+      m.time_ps += static_cast<uint64_t>(dur);
+      AddPerOccurrence(p, e, m);
+      if (!stack.empty()) stack.back().children += dur;
+      stack.push_back({span, it->second, 0});
+    }
+    while (!stack.empty()) {
+      Open o = stack.back();
+      stack.pop_back();
+      close(o);
+    }
+    int64_t first = events.front().first.begin, last = first;
+    for (const auto& [span, e] : events) last = std::max(last, span.end);
+    uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
+    db_.total_time_ps += total;
+    return total - op_time;
+  }
+
+  // The op of a TPU event's metadata; names as xprof: the display name when set, the name as the expression.
+  size_t TpuOp(const XPlaneModel& p, uint32_t e) {
+    const EventMetadata& md = p.event_metadata[p.events[e].metadata];
+    std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
+    const Stat* pid = Any(p, e, program_id_);
+    uint64_t program_id = pid ? pid->UintValue() : 0;
+    HloOpMetrics& m = OpFor(program_id, name);
+    size_t index = static_cast<size_t>(&m - db_.ops.data());
+    if (m.occurrences > 0 || !m.category.empty()) return index;
+    if (md.display_name != kNoStr) m.expression = std::string(space_.Str(md.name));
+    m.category = std::string(Str(Any(p, e, category_)));
+    m.provenance = std::string(Str(Any(p, e, tf_op_)));
+    m.deduplicated_name = std::string(Str(Any(p, e, dedup_)));
+    m.source_info = std::string(Str(Any(p, e, source_)));
+    m.source_stack = std::string(Str(Any(p, e, source_stack_)));
+    const HloProgram* program = db_.programs.Find(program_id);
+    FromHlo(program, program ? program->FindInstruction(name) : nullptr, m);
+    return index;
+  }
+
+  // FLOPs and bytes of one occurrence: the event's stats, else the cost model.
+  void AddPerOccurrence(const XPlaneModel& p, uint32_t e, HloOpMetrics& m) {
+    const Stat* f = Any(p, e, flops_);
+    const Stat* mf = Any(p, e, model_flops_);
+    const Stat* b = Any(p, e, bytes_);
+    const Stat* bd = Any(p, e, breakdown_);
+    HloCost cost;
+    bool have_cost = false;
+    if ((f == nullptr || b == nullptr) && m.instruction != nullptr) {
+      if (const HloProgram* prog = db_.programs.Find(m.program_id)) {
+        cost = HloInstructionCost(*prog, *m.instruction);
+        have_cost = true;
+      }
+    }
+    if (f != nullptr) {
+      m.flops += f->DoubleValue();
+      m.model_flops += mf ? mf->DoubleValue() : f->DoubleValue();
+      m.flops_known = true;
+    } else if (have_cost && cost.flops_known) {
+      m.flops += cost.flops;
+      m.model_flops += cost.flops;
+      m.flops_known = true;
+    }
+    if (b != nullptr) {
+      m.bytes_accessed += b->DoubleValue();
+      m.bytes_known = true;
+    } else if (have_cost) {
+      m.bytes_accessed += cost.bytes_accessed;
+      m.bytes_known = true;
+    }
+    if (bd != nullptr && bd->kind == StatKind::kBytes) AddBreakdown(space_.Blob(bd->blob), 1.0, m);
+  }
+
+  // A GPU kernel's op: (program, instruction), command buffers resolved by kernel name.
+  size_t GpuOp(const XPlaneModel& p, uint32_t e, std::string_view hlo_op) {
+    const Stat* pid = Any(p, e, program_id_);
+    const HloProgram* program = nullptr;
+    uint64_t program_id = 0;
+    if (pid != nullptr && pid->IsInteger()) {
+      program_id = pid->UintValue();
+      program = db_.programs.Find(program_id);
+    }
+    if (program == nullptr) {
+      std::string_view module = Str(Any(p, e, hlo_module_));
+      program = module.empty() ? nullptr : db_.programs.FindByName(module);
+      if (program != nullptr) program_id = program->program_id();
+    }
+    size_t sep = hlo_op.rfind("::");
+    std::string name(sep == std::string_view::npos ? hlo_op : hlo_op.substr(sep + 2));
+    const HloInstruction* inst = program ? program->FindInstruction(name) : nullptr;
+    if (program != nullptr) {
+      const HloComputation* body = nullptr;
+      if (inst != nullptr && inst->opcode() == "call" && inst->called_computation_ids_size() == 1) {
+        body = program->FindComputation(inst->called_computation_ids(0));
+      } else if (inst == nullptr) {
+        body = program->FindComputationByName(name);
+      }
+      if (body != nullptr) {
+        std::string kernel = SanitizedKernelName(space_.Str(p.EventName(e)));
+        for (const HloInstruction& i : body->instructions()) {
+          if (!kernel.empty() && SanitizedKernelName(i.name()) == kernel) {
+            inst = &i;
+            name = i.name();
+            break;
+          }
+        }
+      }
+    }
+    HloOpMetrics& m = OpFor(program_id, name);
+    size_t index = static_cast<size_t>(&m - db_.ops.data());
+    if (m.occurrences == 0 && m.expression.empty()) {
+      m.category = std::string(Str(Any(p, e, category_)));
+      FromHlo(program, inst, m);
+      if (m.category.empty()) m.category = "unknown";
+      if (m.provenance.empty()) m.provenance = std::string(Str(Any(p, e, tf_op_)));
+    }
+    return index;
+  }
+
+  uint64_t AddGpuPlane(const XPlaneModel& p) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    uint64_t op_time = 0;
+    struct Key {
+      uint64_t program;
+      uint64_t op_and_metadata;
+      bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+      size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.program * 0x9E3779B97F4A7C15ULL ^ k.op_and_metadata); }
+    };
+    std::unordered_map<Key, size_t, KeyHash> op_of;  // (program id stat, hlo_op string, kernel) -> op
+    for (const LineModel& line : p.lines) {
+      if (IsDerivedLineId(line.id)) continue;
+      size_t prev = SIZE_MAX;
+      for (uint32_t e : SortedLineEvents(p, line)) {
+        const Event& ev = p.events[e];
+        first = std::min(first, ev.begin_ps);
+        last = std::max(last, ev.end_ps());
+        const Stat* op_stat = Any(p, e, hlo_op_);
+        std::string_view hlo_op = Str(op_stat);
+        if (hlo_op.empty()) {
+          prev = SIZE_MAX;
+          continue;
+        }
+        const Stat* pid = Any(p, e, program_id_);
+        Key key{pid != nullptr ? pid->UintValue() : ~uint64_t{0}, (uint64_t{op_stat->str} << 32) | ev.metadata};
+        auto [it, fresh] = op_of.try_emplace(key, 0);
+        if (fresh) it->second = GpuOp(p, e, hlo_op);
+        HloOpMetrics& m = db_.ops[it->second];
+        uint64_t dur = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps));
+        op_time += dur;
+        m.time_ps += dur;
+        m.self_time_ps += dur;
+        if (prev == it->second) continue;  // another kernel of the same occurrence
+        m.occurrences += 1;
+        AddPerOccurrence(p, e, m);
+        prev = it->second;
+      }
+    }
+    if (first == INT64_MAX) return 0;
+    uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
+    db_.total_time_ps += total;
+    return total - op_time;
+  }
+
+  const XSpaceModel& space_;
+  HloOpDb db_;
+  std::map<std::pair<uint64_t, std::string>, size_t> index_;
+  StrId hlo_op_, hlo_module_, program_id_, category_, flops_, model_flops_, bytes_, breakdown_, tf_op_, dedup_,
+      source_, source_stack_, offset_, duration_;
+};
+
+}  // namespace
+
+std::string HloCategoryOf(const HloProgram& program, const HloInstruction& inst) {
+  std::string_view op = inst.opcode();
+  if (op == "fusion") {
+    if (ComputationHas(program, inst, {"convolution", "dot"})) return "convolution fusion";
+    std::string_view kind = inst.fusion_kind();
+    if (kind == "kLoop") return "loop fusion";
+    if (kind == "kInput") return "input fusion";
+    if (kind == "kOutput") return "output fusion";
+    if (kind == "kCustom") return "custom fusion";
+    return "fusion";
+  }
+  if (op == "dot" || op == "convolution") return "convolution";
+  if (op == "copy" || op == "transpose" || op == "reshape" || op == "bitcast" || op == "pad" || op == "slice" ||
+      op == "concatenate" || op == "reverse") {
+    return "data formatting";
+  }
+  if (IsElementwise(op)) return "non-fusion elementwise";
+  return std::string(op);
+}
+
+HloOpDb ConvertXSpaceToHloOpDb(const XSpaceModel& space) { return Builder(space).Build(); }
+
+HloOpDb CombineHloOpDbs(const std::vector<std::shared_ptr<const HloOpDb>>& dbs) {
+  HloOpDb out;
+  std::map<std::pair<uint64_t, std::string>, size_t> index;
+  for (const auto& db : dbs) {
+    if (out.peaks.kind == DeviceKind::kUnknown) out.peaks = db->peaks;
+    if (db != dbs.front()) out.peaks.device_count += db->peaks.device_count;
+    out.total_time_ps += db->total_time_ps;
+    out.has_device_ops |= db->has_device_ops;
+    for (const auto& [id, prog] : db->programs.by_id) out.programs.by_id.emplace(id, prog);
+    for (const HloOpMetrics& m : db->ops) {
+      auto [it, fresh] = index.try_emplace({m.program_id, m.is_idle ? std::string() : m.name}, out.ops.size());
+      if (fresh) {
+        out.ops.push_back(m);
+        continue;
+      }
+      HloOpMetrics& t = out.ops[it->second];
+      t.occurrences += m.occurrences;
+      t.time_ps += m.time_ps;
+      t.self_time_ps += m.self_time_ps;
+      t.flops += m.flops, t.model_flops += m.model_flops, t.bytes_accessed += m.bytes_accessed;
+      t.hbm_bytes += m.hbm_bytes, t.cmem_rd += m.cmem_rd, t.cmem_wr += m.cmem_wr;
+      t.vmem_rd += m.vmem_rd, t.vmem_wr += m.vmem_wr, t.onchip_rd += m.onchip_rd, t.onchip_wr += m.onchip_wr;
+      t.has_breakdown |= m.has_breakdown, t.flops_known |= m.flops_known, t.bytes_known |= m.bytes_known;
+    }
+  }
+  // IDLE last, as one op.
+  std::stable_partition(out.ops.begin(), out.ops.end(), [](const HloOpMetrics& m) { return !m.is_idle; });
+  return out;
+}
+
+std::vector<const HloOpMetrics*> SortedHloOps(const HloOpDb& db) {
+  std::vector<const HloOpMetrics*> ops;
+  for (const HloOpMetrics& m : db.ops) {
+    if (!m.is_idle && m.occurrences > 0) ops.push_back(&m);
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const HloOpMetrics* a, const HloOpMetrics* b) {
+    return a->self_time_ps != b->self_time_ps ? a->self_time_ps > b->self_time_ps : a->name < b->name;
+  });
+  return ops;
+}
+
+namespace {
+
+bool IsRematerialization(std::string_view expression, std::string_view provenance) {
+  return expression.find(".remat") != std::string_view::npos ||
+         provenance.find("rematted_computation") != std::string_view::npos;
+}
+
+bool IsOutsideCompilation(std::string_view provenance, std::string_view expression) {
+  if (provenance.ends_with(":XlaSendToHost") || provenance.ends_with(":XlaRecvFromHost")) return true;
+  return expression.find("send-done") != std::string_view::npos &&
+         expression.find("is_host_transfer=true") != std::string_view::npos;
+}
+
+DataTable BuildHloStatsTable(const HloOpDb& db) {
+  DataTable t;
+  static const char* kColumns[][3] = {
+      {"rank", "number", "Rank"},
+      {"program_id", "string", "Program id"},
+      {"category", "string", "HLO op category"},
+      {"hlo_op_name", "string", "HLO op name"},
+      {"hlo_op_expression", "string", "HLO op text"},
+      {"tf_op_name", "string", "Framework op name"},
+      {"occurrences", "number", "#Occurrences"},
+      {"total_time", "number", "Total time (us)"},
+      {"avg_time", "number", "Avg. time (us)"},
+      {"total_self_time", "number", "Total self time (us)"},
+      {"avg_self_time", "number", "Avg. self time (us)"},
+      {"total_self_time_percent", "number", "Total self time (%)"},
+      {"cumulative_total_self_time_percent", "number", "Cumulative total self time (%)"},
+      {"dma_stall_percent", "number", "%time stalled by DMA"},
+      {"model_flop_rate", "number", "Model GFLOP/s"},
+      {"normalized_flop_rate", "number", "Normalized GFLOP/s"},
+      {"measured_memory_bw", "number", "Measured memory BW (GiB/s)"},
+      {"hbm_bw", "number", "HBM BW (GiB/s)"},
+      {"cmem_read_bw", "number", "CMEM Read BW (GiB/s)"},
+      {"cmem_write_bw", "number", "CMEM Write BW (GiB/s)"},
+      {"operational_intensity", "number", "Operational intensity (FLOPS/Byte)"},
+      {"bound_by", "string", "Bound by"},
+      {"hlo_rematerialization", "string", "Rematerialization"},
+      {"outside_compilation", "string", "Outside Compilation"},
+      {"autotuned", "string", "Autotuned"},
+      {"source_info", "string", "Source Info"},
+      {"source_stack", "string", "Source Stack"},
+  };
+  for (const auto& c : kColumns) t.AddColumn(c[0], c[2], c[1]);
+  double total_us = static_cast<double>(db.total_time_ps) / 1e6;
+  double cumulative = 0;
+  int rank = 0;
+  const bool tpu = db.peaks.kind == DeviceKind::kTpu;
+  const double gib = 1024.0 * 1024 * 1024;
+  for (const HloOpMetrics* m : SortedHloOps(db)) {
+    double time_us = static_cast<double>(m->time_ps) / 1e6, self_us = static_cast<double>(m->self_time_ps) / 1e6;
+    double time_ns = static_cast<double>(m->time_ps) / 1e3;
+    double fraction = SafeDivide(self_us, total_us);
+    cumulative += fraction;
+    DataTable::Cell unknown;
+    auto known = [&](bool k, double v) { return k ? DataTable::Cell(v) : unknown; };
+    double hbm = m->has_breakdown ? m->hbm_bytes : m->bytes_accessed;
+    double secs = static_cast<double>(m->time_ps) / 1e12;
+    // Bound by: the resource closest to its peak (xprof's roofline rule).
+    std::string bound = "Unknown";
+    double best = 0;
+    if (m->flops_known && db.peaks.peak_tflops > 0) {
+      double u = SafeDivide(m->flops / secs, db.peaks.peak_tflops * 1e12);
+      if (u > best) best = u, bound = "Compute";
+    }
+    if (m->bytes_known && db.peaks.hbm_gbps > 0) {
+      double u = SafeDivide(hbm / secs, db.peaks.hbm_gbps * 1e9);
+      if (u > best) best = u, bound = "HBM";
+    }
+    if (tpu && db.peaks.cmem_rd_gbps > 0 && m->cmem_rd > 0) {
+      double u = SafeDivide(m->cmem_rd / secs, db.peaks.cmem_rd_gbps * 1e9);
+      if (u > best) best = u, bound = "CMEM Read";
+    }
+    if (tpu && db.peaks.cmem_wr_gbps > 0 && m->cmem_wr > 0) {
+      double u = SafeDivide(m->cmem_wr / secs, db.peaks.cmem_wr_gbps * 1e9);
+      if (u > best) best = u, bound = "CMEM Write";
+    }
+    std::string hlo_op_name = m->name;
+    t.AddRow({static_cast<double>(++rank), std::to_string(m->program_id), m->category, hlo_op_name,
+              m->expression.empty() ? m->name : m->expression, m->provenance, static_cast<double>(m->occurrences),
+              time_us, SafeDivide(time_us, m->occurrences), self_us, SafeDivide(self_us, m->occurrences),
+              fraction * 100.0, cumulative * 100.0, tpu ? DataTable::Cell(0.0) : unknown,
+              known(m->flops_known, SafeDivide(m->model_flops, time_ns)),
+              known(m->flops_known, SafeDivide(m->flops, time_ns)),
+              known(m->bytes_known, SafeDivide(m->bytes_accessed, time_ns) * 1e9 / gib),
+              known(m->bytes_known, SafeDivide(hbm, time_ns) * 1e9 / gib),
+              tpu ? DataTable::Cell(SafeDivide(m->cmem_rd, time_ns) * 1e9 / gib) : unknown,
+              tpu ? DataTable::Cell(SafeDivide(m->cmem_wr, time_ns) * 1e9 / gib) : unknown,
+              known(m->flops_known && m->bytes_known, SafeDivide(m->flops, m->bytes_accessed)), bound,
+              IsRematerialization(m->expression, m->provenance) ? "Yes" : "No",
+              IsOutsideCompilation(m->provenance, m->expression) ? "Yes" : "No", "No", m->source_info,
+              m->source_stack});
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string HloStatsToJson(const HloOpDb& db) { return BuildHloStatsTable(db).ToJson(); }
+std::string HloStatsToCsv(const HloOpDb& db) { return BuildHloStatsTable(db).ToCsv(); }
+
+}  // namespace tbprof

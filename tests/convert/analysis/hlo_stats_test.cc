@@ -1,0 +1,331 @@
+// The HLO op table and the cost model on a hand-built GPU XSpace whose HLO
+// module's FLOPs are counted by hand, and on the real JAX profiles (op times
+// equal the sums of their device events, counted here with libprotobuf's
+// generated XSpace classes).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <map>
+
+#include "convert/analysis/hlo_cost_model.h"
+#include "convert/analysis/op_profile.h"
+#include "convert/analysis/roofline.h"
+#include "convert/analysis/xspace_to_hlo_stats.h"
+#include "convert/xplane/xspace_reader.h"
+#include "proto/hlo.pb.h"
+#include "proto/xspace_builder.h"
+
+namespace tbprof {
+namespace {
+
+namespace json = boost::json;
+using tensorflow::profiler::XSpace;
+
+xla::ShapeProto Shape(xla::PrimitiveType t, std::vector<int64_t> dims) {
+  xla::ShapeProto s;
+  s.set_element_type(t);
+  for (int64_t d : dims) s.add_dimensions(d);
+  return s;
+}
+
+struct ModuleBuilder {
+  xla::HloModuleProto* module;
+  int64_t next_id = 1;
+  xla::HloComputationProto* Computation(const std::string& name, int64_t id) {
+    auto* c = module->add_computations();
+    c->set_name(name);
+    c->set_id(id);
+    return c;
+  }
+  xla::HloInstructionProto* Add(xla::HloComputationProto* c, const std::string& name, const std::string& opcode,
+                                xla::ShapeProto shape, std::vector<const xla::HloInstructionProto*> operands = {}) {
+    auto* i = c->add_instructions();
+    i->set_name(name);
+    i->set_opcode(opcode);
+    *i->mutable_shape() = std::move(shape);
+    i->set_id(next_id++);
+    for (auto* o : operands) i->add_operand_ids(o->id());
+    c->set_root_id(i->id());
+    return i;
+  }
+};
+
+// Module "jit_step": dot, a loop fusion (add + multiply on f32[1024]), a convolution,
+// a reduce and a command buffer (call of a computation holding fusion.2).
+xla::HloProto StepModule() {
+  xla::HloProto proto;
+  ModuleBuilder b{proto.mutable_hlo_module()};
+  b.module->set_name("jit_step");
+  auto* adder = b.Computation("add_reducer", 10);
+  auto* x = b.Add(adder, "x", "parameter", Shape(xla::F32, {}));
+  auto* y = b.Add(adder, "y", "parameter", Shape(xla::F32, {}));
+  b.Add(adder, "sum", "add", Shape(xla::F32, {}), {x, y});
+  auto* fused = b.Computation("fused_computation", 11);
+  auto* p0 = b.Add(fused, "p0", "parameter", Shape(xla::F32, {1024}));
+  auto* p1 = b.Add(fused, "p1", "parameter", Shape(xla::F32, {1024}));
+  auto* add = b.Add(fused, "add.1", "add", Shape(xla::F32, {1024}), {p0, p1});
+  b.Add(fused, "multiply.1", "multiply", Shape(xla::F32, {1024}), {add, p1});
+  auto* fused2 = b.Computation("fused_computation.2", 12);
+  auto* q0 = b.Add(fused2, "q0", "parameter", Shape(xla::F32, {256}));
+  b.Add(fused2, "negate.2", "negate", Shape(xla::F32, {256}), {q0});
+  auto* cmd = b.Computation("command_buffer", 13);
+  auto* c0 = b.Add(cmd, "c0", "parameter", Shape(xla::F32, {256}));
+  auto* f2 = b.Add(cmd, "fusion.2", "fusion", Shape(xla::F32, {256}), {c0});
+  f2->set_fusion_kind("kLoop");
+  f2->add_called_computation_ids(12);
+  auto* entry = b.Computation("main", 14);
+  auto* a = b.Add(entry, "a", "parameter", Shape(xla::F32, {64, 128}));
+  auto* w = b.Add(entry, "w", "parameter", Shape(xla::F32, {128, 32}));
+  auto* dot = b.Add(entry, "dot.1", "dot", Shape(xla::F32, {64, 32}), {a, w});
+  dot->mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+  dot->mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+  dot->mutable_metadata()->set_op_name("jit(step)/dot_general");
+  dot->mutable_metadata()->set_source_file("/src/model.py");
+  dot->mutable_metadata()->set_source_line(42);
+  auto* v0 = b.Add(entry, "v0", "parameter", Shape(xla::F32, {1024}));
+  auto* v1 = b.Add(entry, "v1", "parameter", Shape(xla::F32, {1024}));
+  auto* fusion = b.Add(entry, "fusion.1", "fusion", Shape(xla::F32, {1024}), {v0, v1});
+  fusion->set_fusion_kind("kLoop");
+  fusion->add_called_computation_ids(11);
+  auto* img = b.Add(entry, "img", "parameter", Shape(xla::F32, {1, 8, 8, 3}));
+  auto* ker = b.Add(entry, "ker", "parameter", Shape(xla::F32, {3, 3, 3, 16}));
+  auto* conv = b.Add(entry, "convolution.1", "convolution", Shape(xla::F32, {1, 6, 6, 16}), {img, ker});
+  auto* dn = conv->mutable_convolution_dimension_numbers();
+  dn->set_input_batch_dimension(0), dn->set_input_feature_dimension(3);
+  dn->add_input_spatial_dimensions(1), dn->add_input_spatial_dimensions(2);
+  dn->set_kernel_input_feature_dimension(2), dn->set_kernel_output_feature_dimension(3);
+  dn->add_kernel_spatial_dimensions(0), dn->add_kernel_spatial_dimensions(1);
+  dn->set_output_batch_dimension(0), dn->set_output_feature_dimension(3);
+  dn->add_output_spatial_dimensions(1), dn->add_output_spatial_dimensions(2);
+  auto* m = b.Add(entry, "m", "parameter", Shape(xla::F32, {100, 10}));
+  auto* zero = b.Add(entry, "zero", "constant", Shape(xla::F32, {}));
+  auto* reduce = b.Add(entry, "reduce.1", "reduce", Shape(xla::F32, {100}), {m, zero});
+  reduce->add_dimensions(1);
+  reduce->add_called_computation_ids(10);
+  auto* cin = b.Add(entry, "cin", "parameter", Shape(xla::F32, {256}));
+  auto* call = b.Add(entry, "call.1", "call", Shape(xla::F32, {256}), {cin});
+  call->add_called_computation_ids(13);
+  b.module->set_entry_computation_id(14);
+  return proto;
+}
+
+constexpr int64_t kUs = 1000000;  // ps
+
+XSpace StepSpace() {
+  XSpace space;
+  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
+  {
+    // The metadata id is the program id.
+    auto& md = (*meta.proto()->mutable_event_metadata())[7];
+    md.set_id(7);
+    md.set_name("jit_step");
+    auto* stat = md.add_stats();
+    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
+    stat->set_bytes_value(StepModule().SerializeAsString());
+  }
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  gpu.Int("compute_cap_major", 9).Int("compute_cap_minor", 0).Int("core_count", 132);
+  gpu.Int("clock_rate", 1980000).Int("memory_bandwidth", 3350000000000LL);
+  gpu.Int("memory_size", int64_t{80} << 30).Str("device_vendor", "Nvidia");
+  XLineBuilder line = gpu.AddLine(1, "Stream #1(Kernel)");
+  auto kernel = [&](const char* name, const char* hlo_op, int64_t begin_us, int64_t dur_us) {
+    line.AddEvent(name, begin_us * kUs, dur_us * kUs).Str("hlo_op", hlo_op).Int("program_id", 7);
+  };
+  kernel("gemm_a", "dot.1", 0, 10);   // one occurrence of dot.1 as two kernels
+  kernel("gemm_b", "dot.1", 10, 5);
+  kernel("loop_fusion", "fusion.1", 20, 4);
+  kernel("gemm_a", "dot.1", 30, 10);  // second occurrence
+  kernel("conv", "convolution.1", 50, 3);
+  kernel("reduce_kernel", "reduce.1", 60, 1);
+  kernel("fusion_2", "call.1", 70, 2);         // command buffer: matches fusion.2 by kernel name
+  kernel("library_gemm", "call.1", 72, 3);     // command buffer: no match, stays on call.1
+  return space;
+}
+
+std::unique_ptr<XSpaceModel> Model(const XSpace& space) {
+  auto m = ParseXSpace(space.SerializeAsString(), "test");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+const HloOpMetrics* Op(const HloOpDb& db, const std::string& name) {
+  for (const HloOpMetrics& m : db.ops) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+TEST(HloCostModel, HandCountedFlops) {
+  auto program = HloProgram::Parse(7, "jit_step", StepModule().SerializeAsString());
+  ASSERT_TRUE(program.ok());
+  const HloProgram& p = **program;
+  // dot [64,128]x[128,32]: 2*64*32*128.
+  HloCost dot = HloInstructionCost(p, *p.FindInstruction("dot.1"));
+  EXPECT_DOUBLE_EQ(dot.flops, 524288);
+  EXPECT_DOUBLE_EQ(dot.bytes_accessed, (64 * 128 + 128 * 32 + 64 * 32) * 4.0);
+  // fusion: add + multiply on 1024 elements; bytes: two operands + output.
+  HloCost fusion = HloInstructionCost(p, *p.FindInstruction("fusion.1"));
+  EXPECT_DOUBLE_EQ(fusion.flops, 2048);
+  EXPECT_DOUBLE_EQ(fusion.bytes_accessed, 3 * 1024 * 4.0);
+  // convolution: 2 * (1*6*6*16 outputs) * (3*3 window) * 3 input features.
+  EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("convolution.1")).flops, 31104);
+  // reduce [100,10] -> [100] with an add: 900 additions.
+  EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("reduce.1")).flops, 900);
+  EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("zero")).bytes_accessed, 0);
+}
+
+TEST(HloOpDb, GpuKernelsCommandBuffersAndPeaks) {
+  XSpace space = StepSpace();
+  HloOpDb db = ConvertXSpaceToHloOpDb(*Model(space));
+  ASSERT_EQ(db.programs.by_id.size(), 1u);
+  EXPECT_EQ(db.ProgramName(7), "jit_step(7)");
+  const HloOpMetrics* dot = Op(db, "dot.1");
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->occurrences, 2u);
+  EXPECT_EQ(dot->time_ps, uint64_t{25} * kUs);
+  EXPECT_DOUBLE_EQ(dot->flops, 2 * 524288.0);
+  EXPECT_EQ(dot->provenance, "jit(step)/dot_general");
+  EXPECT_EQ(dot->source_info, "model.py:42");
+  EXPECT_EQ(dot->category, "convolution");
+  EXPECT_EQ(Op(db, "fusion.1")->category, "loop fusion");
+  const HloOpMetrics* f2 = Op(db, "fusion.2");
+  ASSERT_NE(f2, nullptr);
+  EXPECT_EQ(f2->time_ps, uint64_t{2} * kUs);
+  EXPECT_DOUBLE_EQ(f2->flops, 256);
+  const HloOpMetrics* call = Op(db, "call.1");
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->time_ps, uint64_t{3} * kUs);
+  // Span 0..75 us, kernels 38 us: 37 us idle.
+  EXPECT_EQ(db.total_time_ps, uint64_t{75} * kUs);
+  EXPECT_EQ(Op(db, "IDLE")->self_time_ps, uint64_t{37} * kUs);
+  // H100 SXM from the table (80 GiB), bandwidth from the profile.
+  EXPECT_EQ(db.peaks.known_device, "H100 SXM");
+  EXPECT_DOUBLE_EQ(db.peaks.peak_tflops, 989);
+  EXPECT_DOUBLE_EQ(db.peaks.hbm_gbps, 3350);
+}
+
+TEST(HloOpDb, ToolsShapes) {
+  HloOpDb db = ConvertXSpaceToHloOpDb(*Model(StepSpace()));
+  json::value hs = json::parse(HloStatsToJson(db));
+  ASSERT_EQ(hs.at("cols").as_array().size(), 27u);
+  const auto& first = hs.at("rows").as_array().at(0).at("c").as_array();
+  EXPECT_EQ(first.at(3).at("v").as_string(), "dot.1");  // most self time
+  // GFLOP/s: 1048576 FLOPs in 25 us.
+  EXPECT_NEAR(first.at(15).at("v").to_number<double>(), 1048576 / 25e3, 1e-9);
+  json::value prof = json::parse(ConvertHloOpDbToOpProfileJson(db));
+  const auto& by_program = prof.at("byProgram").at("children").as_array();
+  bool found = false;
+  for (const auto& c : by_program) found |= c.at("name").as_string() == "jit_step(7)";
+  EXPECT_TRUE(found);
+  EXPECT_EQ(prof.at("deviceType").as_string(), "GPU");
+  json::value roof = json::parse(ConvertHloOpDbToRooflineJson(db));
+  ASSERT_EQ(roof.as_array().size(), 2u);
+  EXPECT_EQ(roof.at(0).at("p").at("peak_flop_rate").as_string(), "989.0");
+}
+
+// TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
+TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
+  std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
+  auto bytes = ReadFileMaybeGzip(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(*bytes));
+  std::map<std::string, int64_t> expected;
+  int64_t total = 0;
+  for (const auto& plane : space.planes()) {
+    if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
+    int64_t dur_id = -1;
+    for (const auto& [id, sm] : plane.stat_metadata()) {
+      if (sm.name() == "device_duration_ps") dur_id = id;
+    }
+    for (const auto& line : plane.lines()) {
+      if (line.name() != "XLA Ops") continue;
+      for (const auto& e : line.events()) {
+        const auto& md = plane.event_metadata().at(e.metadata_id());
+        int64_t d = e.duration_ps();
+        for (const auto& s : e.stats()) {
+          if (s.metadata_id() == dur_id) d = s.int64_value() ? s.int64_value() : static_cast<int64_t>(s.uint64_value());
+        }
+        expected[md.display_name().empty() ? md.name() : md.display_name()] += d;
+        total += d;
+      }
+    }
+  }
+  auto model = LoadXSpaceFile(path);
+  ASSERT_TRUE(model.ok());
+  HloOpDb db = ConvertXSpaceToHloOpDb(**model);
+  std::map<std::string, int64_t> got;
+  int64_t got_total = 0;
+  for (const HloOpMetrics& m : db.ops) {
+    if (m.is_idle) continue;
+    got[m.name] += static_cast<int64_t>(m.time_ps);
+    got_total += static_cast<int64_t>(m.time_ps);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got_total, total);
+  EXPECT_EQ(db.programs.by_id.size(), 4u);
+  EXPECT_DOUBLE_EQ(db.peaks.peak_tflops, 918);
+}
+
+// ROCm GEMM profile: per HLO op (last `::` part of hlo_op) the summed kernel durations.
+TEST(HloOpDbReal, RocmOpTimesEqualKernelSums) {
+  std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
+  auto bytes = ReadFileMaybeGzip(path);
+  ASSERT_TRUE(bytes.ok());
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(*bytes));
+  std::map<std::pair<int64_t, std::string>, int64_t> expected;
+  for (const auto& plane : space.planes()) {
+    if (plane.name().rfind("/device:GPU:", 0) != 0) continue;
+    int64_t op_id = -1, pid_id = -1;
+    for (const auto& [id, sm] : plane.stat_metadata()) {
+      if (sm.name() == "hlo_op") op_id = id;
+      if (sm.name() == "program_id") pid_id = id;
+    }
+    for (const auto& line : plane.lines()) {
+      for (const auto& e : line.events()) {
+        std::string op;
+        int64_t pid = 0;
+        for (const auto& s : e.stats()) {
+          if (s.metadata_id() == op_id) op = s.has_ref_value() ? plane.stat_metadata().at(s.ref_value()).name() : s.str_value();
+          if (s.metadata_id() == pid_id) pid = s.int64_value() ? s.int64_value() : static_cast<int64_t>(s.uint64_value());
+        }
+        if (op.empty()) continue;
+        size_t sep = op.rfind("::");
+        expected[{pid, sep == std::string::npos ? op : op.substr(sep + 2)}] += e.duration_ps();
+      }
+    }
+  }
+  ASSERT_FALSE(expected.empty());
+  auto model = LoadXSpaceFile(path);
+  ASSERT_TRUE(model.ok());
+  HloOpDb db = ConvertXSpaceToHloOpDb(**model);
+  std::map<std::pair<int64_t, std::string>, int64_t> got;
+  for (const HloOpMetrics& m : db.ops) {
+    if (!m.is_idle) got[{static_cast<int64_t>(m.program_id), m.name}] += static_cast<int64_t>(m.time_ps);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(db.peaks.known_device, "MI300X");
+  // The 8192x8192x4096 bf16 GEMM: 2*8192*8192*4096 FLOPs per occurrence.
+  bool saw_big_gemm = false;
+  for (const HloOpMetrics& m : db.ops) {
+    if (m.expression.find("bf16[8192,8192]") != std::string::npos) {
+      saw_big_gemm = true;
+      EXPECT_DOUBLE_EQ(m.flops / m.occurrences, 2.0 * 8192 * 8192 * 4096);
+    }
+  }
+  EXPECT_TRUE(saw_big_gemm);
+}
+
+// hlo_stats' columns are xprof's (ids, labels and types of a real xprof response).
+TEST(HloStatsShape, ColumnsMatchXprofResponse) {
+  std::string path = std::string(TBPROF_TESTDATA) + "/xprof_outputs_tpu_training/hlo_stats.json.gz";
+  auto golden = ReadFileMaybeGzip(path);
+  ASSERT_TRUE(golden.ok()) << golden.status().message();
+  json::value want = json::parse(*golden);
+  json::value got = json::parse(HloStatsToJson(ConvertXSpaceToHloOpDb(*Model(StepSpace()))));
+  EXPECT_EQ(got.at("cols"), want.at("cols"));
+}
+
+}  // namespace
+}  // namespace tbprof
