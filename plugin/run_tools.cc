@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_model.h"
@@ -101,7 +102,7 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
       if (!model) return false;
       if (tool == "kernel_stats") return has_plane_prefix("/device:GPU:");
       if (tool == "memory_viewer" || tool == "graph_viewer") {
-        return plane_has_stat_metadata(model->FindPlane("/host:metadata"), "hlo_proto");
+        return HasHloModules(*model);  // modules are the metadata plane's `Hlo Proto` stats
       }
       if (tool == "megascale_stats") return model->FindPlane("/device:CUSTOM:Megascale Trace") != nullptr;
       for (const XPlaneModel* p : model->FindPlanesWithPrefix("/device:TPU:")) {

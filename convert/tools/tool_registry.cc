@@ -28,6 +28,9 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"hlo_stats", HloStatsTool, true});
     t.push_back({"op_profile", OpProfileTool, true});
     t.push_back({"roofline_model", RooflineModelTool, true});
+    // One program from one host's file: programs are not combined across hosts.
+    t.push_back({"memory_viewer", MemoryViewerTool, false});
+    t.push_back({"graph_viewer", GraphViewerTool, false});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, /*all_hosts=*/false});  // several hosts via hosts=
     t.push_back({"trace_viewer", TraceViewerTool, /*all_hosts=*/false});
     return t;
