@@ -55,8 +55,9 @@ function drawResult(root: HTMLElement, d: PreprocessResult): void {
     card('All allocations', mib(d.totalBufferAllocationMib)),
     card('Whole-program allocations', mib(d.indefiniteBufferAllocationMib)),
   )));
-  if (heap.length === 0) { root.appendChild(message('empty', 'No heap-simulator trace for this memory space.')); return; }
-  root.appendChild(section('Memory allocation size vs. program order', usageChart(d)));
+  // Without a heap-simulator trace only the whole-program allocations are known: no curve, but their buffers.
+  root.appendChild(section('Memory allocation size vs. program order',
+    heap.length ? usageChart(d) : message('empty', 'No heap-simulator trace for this memory space.')));
   root.appendChild(section('Buffers live at the peak, by size', peakBuffers(d.maxHeapBySize ?? [])));
 }
 
