@@ -58,6 +58,10 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"op_profile", OpProfileTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
     t.push_back({"roofline_model", RooflineModelTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules,
                  true});
+    // One program from one host's file: programs are not combined across hosts.
+    t.push_back({"memory_viewer", MemoryViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules,
+                 false});
+    t.push_back({"graph_viewer", GraphViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
     // The non-streaming viewer: listed only where the streaming one is not.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});

@@ -1,5 +1,9 @@
 #include "convert/tools/xla_tools.h"
 
+#include <algorithm>
+
+#include "convert/analysis/graph_viewer.h"
+#include "convert/analysis/memory_viewer.h"
 #include "convert/analysis/op_profile.h"
 #include "convert/analysis/roofline.h"
 #include "convert/tools/cached_loads.h"
@@ -26,6 +30,50 @@ StatusOr<std::shared_ptr<const HloOpDb>> HloOpDbForPaths(const ToolInput& in) {
   }
   if (per_host.size() == 1) return per_host.front();
   return std::shared_ptr<const HloOpDb>(std::make_shared<const HloOpDb>(CombineHloOpDbs(per_host)));
+}
+
+bool ParamFlag(const ToolParams& p, const std::string& key) {
+  std::string v = ParamStr(p, key);
+  return v == "1" || v == "true" || v == "True";
+}
+
+bool ProgramNamed(const HloProgram& p, std::string_view name) {
+  return p.name() == name || p.module().name() == name || ProgramDisplayName(p.name(), p.program_id()) == name;
+}
+
+// The program a memory_viewer or graph_viewer request is about. The returned
+// pointer lives as long as `db`.
+StatusOr<const HloProgram*> SelectProgram(const HloOpDb& db, const ToolParams& params, std::string_view node_name) {
+  const HloPrograms& programs = db.programs;
+  if (programs.empty()) return NotFound("the profile holds no HLO module (no 'Hlo Proto' in /host:metadata)");
+  std::string module = ParamStr(params, "module_name");
+  if (!module.empty()) {
+    for (const auto& [id, p] : programs.by_id) {
+      if (ProgramNamed(*p, module)) return p.get();
+    }
+    return NotFound("no HLO module named '" + module + "'");
+  }
+  int64_t program_id = ParamInt(params, "program_id", -1);
+  if (program_id >= 0) {
+    if (const HloProgram* p = programs.Find(static_cast<uint64_t>(program_id))) return p;
+    return NotFound("no HLO module with program id " + std::to_string(program_id));
+  }
+  std::vector<const HloProgram*> sorted;
+  for (const auto& [id, p] : programs.by_id) sorted.push_back(p.get());
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+  if (!node_name.empty()) {
+    // A node named without its module (a trace event's hlo_op): the first module that has it.
+    for (const HloProgram* p : sorted) {
+      if (p->FindInstruction(node_name) || p->FindComputationByName(node_name)) return p;
+    }
+    return NotFound("no HLO module has an instruction or computation named '" + std::string(node_name) + "'");
+  }
+  return sorted.front();
+}
+
+StatusOr<std::shared_ptr<const HloOpDb>> FirstHostDb(const ToolInput& in) {
+  if (in.xplane_paths.empty()) return InvalidArgument("no xplane file selected");
+  return LoadHloOpDbCached(in.xplane_paths.front(), in.cache);
 }
 
 }  // namespace
@@ -65,6 +113,45 @@ StatusOr<ToolOutput> OpProfileTool(const ToolInput& in) {
 StatusOr<ToolOutput> RooflineModelTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, HloOpDbForPaths(in));
   return WantsCsv(in) ? Output(ConvertHloOpDbToRooflineCsv(*db), true) : Output(ConvertHloOpDbToRooflineJson(*db), false);
+}
+
+StatusOr<ToolOutput> MemoryViewerTool(const ToolInput& in) {
+  if (ParamFlag(in.params, "view_memory_allocation_timeline")) {
+    return Unimplemented("the allocation timeline is a Graphviz rendering, which tbprof does not make");
+  }
+  ASSIGN_OR_RETURN(auto db, FirstHostDb(in));
+  ASSIGN_OR_RETURN(const HloProgram* program, SelectProgram(*db, in.params, {}));
+  MemoryViewerOptions options;
+  options.memory_color = ParamInt(in.params, "memory_space", 0);
+  ASSIGN_OR_RETURN(MemoryViewerResult result, ComputeMemoryViewer(program->proto(), options));
+  return Output(MemoryViewerToJson(result), false);
+}
+
+StatusOr<ToolOutput> GraphViewerTool(const ToolInput& in) {
+  std::string type = ParamStr(in.params, "type", "graph");
+  GraphViewerOptions options;
+  options.node_name = ParamStr(in.params, "node_name");
+  ASSIGN_OR_RETURN(auto db, FirstHostDb(in));
+  ASSIGN_OR_RETURN(const HloProgram* program, SelectProgram(*db, in.params, options.node_name));
+  ToolOutput out;
+  out.content_type = "text/plain";
+  if (type == "short_txt" || type == "long_txt") {
+    out.body = HloModuleText(*program, type == "long_txt" || ParamFlag(in.params, "show_metadata"));
+    return out;
+  }
+  if (type != "graph") return InvalidArgument("Unknown graph viewer type option: " + type);
+  options.graph_width = static_cast<int>(std::clamp<int64_t>(ParamInt(in.params, "graph_width", 3), 0, 1000));
+  options.show_metadata = ParamFlag(in.params, "show_metadata");
+  options.merge_fusion = ParamFlag(in.params, "merge_fusion");
+  std::string format = ParamStr(in.params, "format", "dot");
+  if (format != "dot" && format != "json") {
+    return InvalidArgument("graph_viewer format '" + format +
+                           "' needs a Graphviz renderer, which tbprof does not have; use format=dot or format=json");
+  }
+  ASSIGN_OR_RETURN(HloGraph graph, BuildHloGraph(*program, options));
+  if (format == "json") return Output(HloGraphToJson(graph), false);
+  out.body = HloGraphToDot(graph, options.show_metadata);
+  return out;
 }
 
 }  // namespace tbprof

@@ -11,6 +11,8 @@ import { renderMemoryProfile } from './pages/memory_profile';
 import { renderTfData } from './pages/tf_data';
 import { renderPodViewer } from './pages/pod_viewer';
 import { renderGeneric } from './pages/generic';
+import { renderMemoryViewer } from './pages/memory_viewer';
+import { renderGraphViewer } from './pages/graph_viewer';
 import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
 
@@ -51,6 +53,8 @@ function rendererFor(tool: string): PageRenderer {
     case 'memory_profile': return renderMemoryProfile;
     case 'tf_data_bottleneck_analysis': return renderTfData;
     case 'pod_viewer': return renderPodViewer;
+    case 'memory_viewer': return renderMemoryViewer;
+    case 'graph_viewer': return renderGraphViewer;
     default: return renderGeneric;
   }
 }

@@ -146,7 +146,7 @@ TEST(EveryToolEveryProfile, TwentyDigitStepNameAndNonUtf8OpNames) {
   for (const char* tool : {"framework_op_stats", "kernel_stats"}) {
     ToolInput in;
     in.xplane_paths = {(TempDir() / "odd.xplane.pb").string()};
-    in.params["__csv"] = "1";
+    in.csv = true;
     auto out = FindXPlaneTool(tool)->run(in);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_TRUE(IsValidUtf8(out->body)) << tool;
