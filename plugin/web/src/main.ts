@@ -11,6 +11,9 @@ import { renderMemoryProfile } from './pages/memory_profile';
 import { renderTfData } from './pages/tf_data';
 import { renderPodViewer } from './pages/pod_viewer';
 import { renderGeneric } from './pages/generic';
+import { renderHloStats } from './pages/hlo_stats';
+import { renderOpProfile } from './pages/op_profile';
+import { renderRoofline } from './pages/roofline';
 import { renderTraceViewer } from './trace/page';
 
 const DISPLAY_NAMES: Record<string, string> = {
@@ -43,6 +46,9 @@ function rendererFor(tool: string): PageRenderer {
     case 'memory_profile': return renderMemoryProfile;
     case 'tf_data_bottleneck_analysis': return renderTfData;
     case 'pod_viewer': return renderPodViewer;
+    case 'hlo_stats': return renderHloStats;
+    case 'op_profile': return renderOpProfile;
+    case 'roofline_model': return renderRoofline;
     default: return renderGeneric;
   }
 }

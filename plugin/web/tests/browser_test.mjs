@@ -6,6 +6,8 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { checks, streamingSeen } from './tool_checks.mjs';
+import { xlaChecks, runXlaLinkTests } from './xla_checks.mjs';
+Object.assign(checks, xlaChecks);
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -126,7 +128,7 @@ for (const run of runs.slice(0, maxRuns)) {
         assert(state === 'true', `page state ${state} for a 200 response`);
         const check = checks[tool.replace(/[\^@#]+$/, '')];
         try {
-          if (check) await check({ page, data: data.json, api, run, tool, host, base, assert, dataRequests });
+          if (check) await check({ page, data: data.json, api, run, tool, host, base, assert, dataRequests, artifacts });
         } catch (e) {
           await shot(page, `${run}-${tool}-FAILED`);
           throw e;
@@ -157,6 +159,8 @@ for (const run of runs.slice(0, maxRuns)) {
   });
   break;
 }
+
+await runXlaLinkTests({ test, openPage, waitReady, api, base, shot, assert, runs: runs.slice(0, maxRuns) });
 
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');
