@@ -37,6 +37,7 @@ export async function renderHloStats(ctx: PageContext): Promise<void> {
   ctx.root.appendChild(section(`Top ${TOP_OPS} ops by total self time (µs)`, chartBox));
   const grid = new DataGrid<number>(columnsOf(t, {
     render: {
+      hlo_op_expression: (r) => el('div', { class: 'hlo-cell', title: expressions[r] }, expressions[r] || '—'),
       hlo_op_name: (r) => el('a', { class: 'xla-link', href: xlaToolHref(ctx.sel, 'op_profile', names[r], programs[r]),
         title: 'Show this op in HLO Op Profile', 'data-op': names[r] }, names[r] || '—'),
     },
@@ -63,7 +64,10 @@ export async function renderHloStats(ctx: PageContext): Promise<void> {
         exactProgram ? ` (program ${exactProgram})` : '', ' · ', all);
     }
     const top = rows.filter((r) => Number.isFinite(selfTimes[r])).sort((a, b) => selfTimes[b] - selfTimes[a]).slice(0, TOP_OPS)
-      .map((r) => ({ name: names[r], value: selfTimes[r] }));
+      .map((r) => ({ name: names[r], value: selfTimes[r], program: programs[r] }));
+    // One op name can run in several programs: name the program where it repeats.
+    const repeated = new Set(top.map((x) => x.name).filter((n, i, all) => all.indexOf(n) !== i));
+    for (const x of top) if (repeated.has(x.name)) x.name = `${x.name} (program ${x.program})`;
     clear(chartBox);
     chartBox.appendChild(top.length ? horizontalBars(top, { unit: ' µs', name: 'top-hlo-ops' }) : message('empty', 'No op matches the filters.'));
   };
