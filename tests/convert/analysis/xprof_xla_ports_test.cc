@@ -9,7 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
 
 #include "convert/analysis/device_peaks.h"
 #include "convert/analysis/hlo_cost_model.h"
@@ -341,6 +345,153 @@ TEST(XprofDevicePeaksPort, NvidiaModelNameIsTheFamily) {
     ASSERT_TRUE(model.ok()) << model.status().message();
     EXPECT_EQ(DevicePeaksOf(**model).device_type, "Nvidia GPU (Hopper)");
   }
+}
+
+// Adds a metadata stat (int or string) as the TPU runtime writes op attributes.
+void MetadataStat(XPlaneBuilder& plane, tensorflow::profiler::XEventMetadata* md, const std::string& name,
+                  std::variant<int64_t, std::string> value) {
+  auto* stat = md->add_stats();
+  stat->set_metadata_id(plane.StatMetadataId(name));
+  if (auto* i = std::get_if<int64_t>(&value)) stat->set_int64_value(*i);
+  else stat->set_str_value(std::get<std::string>(value));
+}
+
+std::unique_ptr<XSpaceModel> ModelOf(const tensorflow::profiler::XSpace& space) {
+  auto model = ParseXSpace(space.SerializeAsString(), "test");
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  return model.ok() ? std::move(*model) : nullptr;
+}
+
+const HloOpMetrics* OpNamed(const HloOpDb& db, const std::string& name) {
+  for (const HloOpMetrics& m : db.ops) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+// xprof: OpMetricsDbTest.FromXEventHandlesMissingOccurrences: one XLA Ops
+// event of 100 ps whose metadata carries the op's attributes. The source line
+// stat is the one TPU profiles carry, `source`.
+TEST(XprofOpMetricsPort, OpFromOneTpuEvent) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder tpu = AddPlane(space, "/device:TPU:0", 1);
+  auto* md = tpu.EventMetadata("metadata");
+  md->set_display_name("display_name");
+  MetadataStat(tpu, md, "program_id", int64_t{1});
+  MetadataStat(tpu, md, "symbol_id", int64_t{2});
+  MetadataStat(tpu, md, "deduplicated_name", std::string("deduplicated_name"));
+  MetadataStat(tpu, md, "tf_op", std::string("tf_op"));
+  MetadataStat(tpu, md, "hlo_category", std::string("tf_op_category"));
+  MetadataStat(tpu, md, "flops", int64_t{3});
+  MetadataStat(tpu, md, "model_flops", int64_t{4});
+  MetadataStat(tpu, md, "bytes_accessed", int64_t{5});
+  MetadataStat(tpu, md, "source", std::string("my_file.py:123"));
+  MetadataStat(tpu, md, "source_stack", std::string("my_file.py:123\nmy_other_file.py:456"));
+  tpu.AddLine(1, "XLA Ops").AddEvent("metadata", 0, 100);
+  auto model = ModelOf(space);
+  ASSERT_NE(model, nullptr);
+  HloOpDb db = ConvertXSpaceToHloOpDb(*model);
+  const HloOpMetrics* op = OpNamed(db, "display_name");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->occurrences, 1u);
+  EXPECT_EQ(op->time_ps, 100u);
+  EXPECT_EQ(op->self_time_ps, 100u);
+  EXPECT_EQ(op->program_id, 1u);
+  EXPECT_DOUBLE_EQ(op->flops, 3);
+  EXPECT_DOUBLE_EQ(op->model_flops, 4);
+  EXPECT_DOUBLE_EQ(op->bytes_accessed, 5);
+  EXPECT_EQ(op->expression, "metadata");  // xprof's long_name
+  EXPECT_EQ(op->deduplicated_name, "deduplicated_name");
+  EXPECT_EQ(op->category, "tf_op_category");
+  EXPECT_EQ(op->provenance, "tf_op");
+  EXPECT_EQ(op->source_info, "my_file.py:123");
+  EXPECT_EQ(op->source_stack, "my_file.py:123\nmy_other_file.py:456");
+}
+
+// xprof: OpMetricsDbTest.AddOpMetric: two events of one op add up (2
+// occurrences, 200 ps), another op of the same program stays apart (100 ps),
+// and the ops' time is 300 ps. Not ported: the time-scale multiplier
+// (normalized_time_ps) and vdd_energy_j, which tbprof does not read, and the
+// third op that has no program id, which xprof drops and tbprof keeps under
+// program 0.
+TEST(XprofOpMetricsPort, EventsOfOneOpAddUp) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder tpu = AddPlane(space, "/device:TPU:0", 1);
+  for (auto [meta, display, symbol] : {std::tuple<const char*, const char*, int64_t>{"m1", "display_name1", 1},
+                                       {"m2", "display_name2", 2}}) {
+    auto* md = tpu.EventMetadata(meta);
+    md->set_display_name(display);
+    MetadataStat(tpu, md, "program_id", int64_t{1});
+    MetadataStat(tpu, md, "symbol_id", symbol);
+  }
+  XLineBuilder line = tpu.AddLine(1, "XLA Ops");
+  line.AddEvent("m1", 0, 100);
+  line.AddEvent("m1", 100, 100);
+  line.AddEvent("m2", 200, 100);  // xprof's m2 overlaps m1 in time; here it follows, so it is not nested
+  auto model = ModelOf(space);
+  ASSERT_NE(model, nullptr);
+  HloOpDb db = ConvertXSpaceToHloOpDb(*model);
+  const HloOpMetrics* m1 = OpNamed(db, "display_name1");
+  const HloOpMetrics* m2 = OpNamed(db, "display_name2");
+  ASSERT_NE(m1, nullptr);
+  ASSERT_NE(m2, nullptr);
+  EXPECT_EQ(m1->occurrences, 2u);
+  EXPECT_EQ(m1->time_ps, 200u);
+  EXPECT_EQ(m1->self_time_ps, 200u);
+  EXPECT_EQ(m1->expression, "m1");
+  EXPECT_EQ(m2->occurrences, 1u);
+  EXPECT_EQ(m2->time_ps, 100u);
+  EXPECT_EQ(m2->self_time_ps, 100u);
+  uint64_t op_time = 0;
+  for (const HloOpMetrics& m : db.ops) {
+    if (!m.is_idle) op_time += m.self_time_ps;
+  }
+  EXPECT_EQ(op_time, 300u);
+}
+
+// A /host:metadata plane holding one module per program, as XLA writes them.
+tensorflow::profiler::XSpace MetadataSpace(const std::vector<std::pair<int64_t, std::string>>& modules) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
+  for (const auto& [id, name] : modules) {
+    xla::HloProto proto;
+    proto.mutable_hlo_module()->set_name(name);
+    auto& md = (*meta.proto()->mutable_event_metadata())[id];
+    md.set_id(id);
+    md.set_name(name);
+    auto* stat = md.add_stats();
+    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
+    stat->set_bytes_value(proto.SerializeAsString());
+  }
+  return space;
+}
+
+// xprof: HloProtoMapTest.GetOriginalModuleList: the programs of a profile are
+// listed as "<module>(<program id>)", the names op_profile's by-program nodes
+// carry. (The module_list route answers bare module names, as xprof's route
+// does; that is tested with the routes.)
+TEST(XprofHloProtoMapPort, ProgramDisplayNames) {
+  auto empty = ModelOf(MetadataSpace({}));
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(LoadHloPrograms(*empty).empty());
+  auto two = ModelOf(MetadataSpace({{1, "module1"}, {2, "module2"}}));
+  ASSERT_NE(two, nullptr);
+  std::vector<std::string> names;
+  for (const auto& [id, program] : LoadHloPrograms(*two).by_id) names.push_back(ProgramDisplayName(program->name(), id));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"module1(1)", "module2(2)"}));
+}
+
+// xprof: HloProtoMapTest.GetOriginalHloProto, the lookup by program id (the
+// lookup by "<module>(<id>)" name has no counterpart: GPU kernels name their
+// module without the id, and that is what tbprof looks up by name).
+TEST(XprofHloProtoMapPort, ProgramById) {
+  auto model = ModelOf(MetadataSpace({{1, "module"}}));
+  ASSERT_NE(model, nullptr);
+  HloPrograms programs = LoadHloPrograms(*model);
+  ASSERT_NE(programs.Find(1), nullptr);
+  EXPECT_EQ(programs.Find(1)->module().name(), "module");
+  EXPECT_EQ(programs.Find(2), nullptr);
 }
 
 }  // namespace

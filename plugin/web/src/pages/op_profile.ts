@@ -74,6 +74,9 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
   const data = await ctx.load<Profile>();
   if (!data || (!data.byCategory && !data.byProgram)) { ctx.root.appendChild(message('empty', 'No op profile in this response.')); return; }
 
+  // Runs whose device time names no HLO op (no HLO modules recorded, or kernels without hlo_op) have only IDLE.
+  const onlyIdle = (data.byCategory?.children ?? []).every((c) => c.name === 'IDLE');
+  if (onlyIdle) ctx.root.appendChild(message('empty', 'No device time in this profile is attributed to an HLO op: all of it is IDLE.'));
   const grouping = el('select', { id: 'op-profile-grouping', 'aria-label': 'Group by' },
     el('option', { value: 'category' }, 'by category'), el('option', { value: 'program' }, 'by program'));
   const includeIdle = el('input', { type: 'checkbox', id: 'op-profile-idle' });
@@ -92,7 +95,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
 
   const linked = opFromUrl();
   const expanded = new Set<string>();
-  let highlight = '';
+  let highlight: string | null = null;
   let reveal: number[] = [];
 
   const currentRoot = (): ProfileNode | undefined => {
@@ -180,7 +183,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     return true;
   };
 
-  const reset = () => { expanded.clear(); expanded.add(''); highlight = ''; reveal = []; openLinked(); draw(); };
+  const reset = () => { expanded.clear(); expanded.add(''); highlight = null; reveal = []; openLinked(); draw(); };
   grouping.addEventListener('change', reset);
   includeIdle.addEventListener('change', reset);
   topN.addEventListener('change', draw);

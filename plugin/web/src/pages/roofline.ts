@@ -91,7 +91,8 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   const chart = (points: Point[]): Node => {
     const xs = points.map((q) => q.x), ys = points.map((q) => q.y);
     if (ridge !== null) xs.push(ridge / 10, ridge * 10);
-    if (peakTflops !== null) ys.push(peakTflops * 2);
+    // Three decades under the compute roof keep the bandwidth roof in view.
+    if (peakTflops !== null) ys.push(peakTflops * 2, peakTflops / 1000);
     if (xs.length === 0 || ys.length === 0) return message('empty', 'Nothing to plot: no op has a known operational intensity and FLOP rate.');
     const [x0, x1] = decadesAround(Math.min(...xs), Math.max(...xs));
     const [y0, y1] = decadesAround(Math.min(...ys), Math.max(...ys));
