@@ -37,7 +37,8 @@ export function bandwidthUtilisation(node: ProfileNode, index: number): number |
 export function fmtUtil(fraction: number): string {
   const pct = fraction * 100;
   if (pct === 0 || Math.abs(pct) >= 1) return `${pct.toFixed(pct === 0 ? 0 : 1)}%`;
-  return `${Number(pct.toPrecision(2))}%`;
+  const digits = Math.min(12, 1 - Math.floor(Math.log10(Math.abs(pct))));
+  return `${pct.toFixed(digits)}%`;
 }
 
 function utilBar(value: number | null, what: string): HTMLElement {
