@@ -13,6 +13,9 @@ import { renderPodViewer } from './pages/pod_viewer';
 import { renderGeneric } from './pages/generic';
 import { renderMemoryViewer } from './pages/memory_viewer';
 import { renderGraphViewer } from './pages/graph_viewer';
+import { renderHloStats } from './pages/hlo_stats';
+import { renderOpProfile } from './pages/op_profile';
+import { renderRoofline } from './pages/roofline';
 import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
 
@@ -55,6 +58,9 @@ function rendererFor(tool: string): PageRenderer {
     case 'pod_viewer': return renderPodViewer;
     case 'memory_viewer': return renderMemoryViewer;
     case 'graph_viewer': return renderGraphViewer;
+    case 'hlo_stats': return renderHloStats;
+    case 'op_profile': return renderOpProfile;
+    case 'roofline_model': return renderRoofline;
     default: return renderGeneric;
   }
 }

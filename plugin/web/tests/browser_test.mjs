@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { checks } from './tool_checks.mjs';
 import { streamingSeen, flowFetchSeen } from './trace_checks.mjs';
+import { xlaChecks, runXlaLinkTests } from './xla_checks.mjs';
+Object.assign(checks, xlaChecks);
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -147,7 +149,7 @@ for (const run of runs.slice(0, maxRuns)) {
         assert(state === 'true', `page state ${state} for a 200 response`);
         const check = checks[tool.replace(/[\^@#]+$/, '')];
         try {
-          if (check) await check({ page, data: data.json, api, run, tool, host, base, assert, dataRequests });
+          if (check) await check({ page, data: data.json, api, run, tool, host, base, assert, dataRequests, artifacts });
         } catch (e) {
           await shot(page, `${run}-${tool}-FAILED`);
           throw e;
@@ -203,6 +205,8 @@ await test('navigation: one menu entry per tool; pod_viewer listed where servabl
   }
   assert(podSeen, 'no run lists pod_viewer although the logdir has xplane runs');
 });
+
+await runXlaLinkTests({ test, openPage, waitReady, api, base, shot, assert, runs: runs.slice(0, maxRuns) });
 
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');

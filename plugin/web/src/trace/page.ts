@@ -7,6 +7,7 @@ import { dataUrl, fetchJson } from '../api';
 import { buildLayer, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
 import { TraceView, Selected, BoxSelection, WheelMode } from './view';
 import { fmtNum, fmtUs, fmtPreciseUs } from '../format';
+import { hloLinksForEvent } from '../pages/xla_common';
 
 const FETCH_RATIO = 3;      // fetched window = visible window × 3
 const REFETCH_ZOOM = 2;     // refetch once zoomed in 2× past the fetched detail
@@ -236,6 +237,8 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView,
   if (s.raw.cat) table.appendChild(row('Category', String(s.raw.cat)));
   for (const [k, v] of Object.entries(s.raw.args ?? {})) table.appendChild(row(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   box.append(el('h3', {}, 'Event'), table);
+  const hloLinks = hloLinksForEvent(s.name, s.raw.args);
+  if (hloLinks) box.appendChild(hloLinks);
   // Flow links (launch <-> kernel): list the partners that are loaded; a click jumps there.
   if (s.raw.bind_id !== undefined) {
     const partners = flowPartners(view.layers(), s.raw.bind_id, view.names).filter((p) => !(p.lane === s.lane && p.start === s.start));

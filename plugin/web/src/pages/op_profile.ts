@@ -1,0 +1,199 @@
+// op_profile: the op_profile Profile JSON as a tree table (by category or by
+// program, with or without IDLE), time, FLOP and HBM bandwidth utilisation
+// bars, a top-N cut per node, and a details box with links to hlo_stats.
+import { el, section, message, clear } from '../dom';
+import { fmtNum, fmtUs } from '../format';
+import { PageContext } from '../page';
+import { UNKNOWN, xlaToolHref, opFromUrl } from './xla_common';
+
+interface Metrics {
+  flops?: number; bandwidthUtils?: number[]; rawTime?: number; rawFlops?: number; rawBytesAccessedArray?: number[];
+  occurrences?: number; avgTimePs?: number; bf16Flops?: number;
+}
+interface XlaInfo { op?: string; expression?: string; provenance?: string; category?: string; programId?: string }
+export interface ProfileNode { name: string; metrics?: Metrics; children?: ProfileNode[]; category?: object; xla?: XlaInfo; numChildren?: number }
+interface Profile { byCategory?: ProfileNode; byProgram?: ProfileNode; byCategoryExcludeIdle?: ProfileNode; byProgramExcludeIdle?: ProfileNode; deviceType?: string }
+
+const TOP_N_CHOICES = [5, 10, 25, 50, 100];
+const BANDWIDTH_NAMES = ['HBM', 'on-chip read', 'on-chip write'];
+
+// FLOP utilisation of a node: the server's `flops` is the utilisation weighted
+// by the node's share of the root's time, so it is divided back out here.
+// Unknown (—) for a node with no time or no FLOPs counted.
+export function flopUtilisation(node: ProfileNode, rootTimePs: number): number | null {
+  const m = node.metrics ?? {};
+  const time = m.rawTime ?? 0;
+  if (!(time > 0) || !(rootTimePs > 0) || (!((m.bf16Flops ?? 0) > 0) && !((m.rawFlops ?? 0) > 0))) return null;
+  return (m.flops ?? 0) / (time / rootTimePs);
+}
+
+export function bandwidthUtilisation(node: ProfileNode, index: number): number | null {
+  const u = node.metrics?.bandwidthUtils;
+  return Array.isArray(u) && typeof u[index] === 'number' ? u[index] : null;
+}
+
+// Utilisations print with one decimal from 1% up, below that with two
+// significant digits, so a small but measured share never reads as 0.0%.
+export function fmtUtil(fraction: number): string {
+  const pct = fraction * 100;
+  if (pct === 0 || Math.abs(pct) >= 1) return `${pct.toFixed(pct === 0 ? 0 : 1)}%`;
+  const digits = Math.min(12, 1 - Math.floor(Math.log10(Math.abs(pct))));
+  return `${pct.toFixed(digits)}%`;
+}
+
+function utilBar(value: number | null, what: string): HTMLElement {
+  const cell = el('div', { class: 'util' });
+  if (value === null) { cell.append(el('span', { class: 'util-text', title: `${what} is unknown for this node` }, UNKNOWN)); return cell; }
+  const bar = el('div', { class: 'util-bar' });
+  const fill = el('div', { class: 'util-fill' });
+  fill.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;
+  if (value > 0.5) fill.classList.add('high');
+  bar.appendChild(fill);
+  cell.append(bar, el('span', { class: 'util-text' }, fmtUtil(value)));
+  return cell;
+}
+
+function timeUs(node: ProfileNode): number { return (node.metrics?.rawTime ?? 0) / 1e6; }
+
+// Path (child indices from the root) to the node naming `op` (in `program` when given).
+export function findOpPath(root: ProfileNode, op: string, program: string): number[] | null {
+  const matches = (n: ProfileNode) => !!n.xla && (!program || n.xla.programId === program) &&
+    (n.name === op || n.name === `${op} and its duplicate(s)`);
+  const walk = (n: ProfileNode, path: number[]): number[] | null => {
+    if (path.length && matches(n)) return path;
+    const kids = n.children ?? [];
+    for (let i = 0; i < kids.length; i++) {
+      const found = walk(kids[i], [...path, i]);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(root, []);
+}
+
+export async function renderOpProfile(ctx: PageContext): Promise<void> {
+  const data = await ctx.load<Profile>();
+  if (!data || (!data.byCategory && !data.byProgram)) { ctx.root.appendChild(message('empty', 'No op profile in this response.')); return; }
+
+  // Runs whose device time names no HLO op (no HLO modules recorded, or kernels without hlo_op) have only IDLE.
+  const onlyIdle = (data.byCategory?.children ?? []).every((c) => c.name === 'IDLE');
+  if (onlyIdle) ctx.root.appendChild(message('empty', 'No device time in this profile is attributed to an HLO op: all of it is IDLE.'));
+  const grouping = el('select', { id: 'op-profile-grouping', 'aria-label': 'Group by' },
+    el('option', { value: 'category' }, 'by category'), el('option', { value: 'program' }, 'by program'));
+  const includeIdle = el('input', { type: 'checkbox', id: 'op-profile-idle' });
+  includeIdle.checked = true;
+  const topN = el('select', { id: 'op-profile-top', 'aria-label': 'Top N' }, ...TOP_N_CHOICES.map((n) => el('option', { value: String(n) }, String(n))));
+  topN.value = '10';
+  ctx.root.appendChild(el('div', { class: 'toolbar' }, el('label', {}, 'Group ', grouping), el('label', {}, includeIdle, ' Include IDLE'),
+    el('label', {}, 'Show top ', topN, ' children per node'), data.deviceType ? el('span', { class: 'hint' }, `Device: ${data.deviceType}`) : null));
+
+  const head = el('tr', {}, ...['Name', 'Time', 'Time (% of total)', 'FLOP utilisation', 'HBM bandwidth utilisation', '#Occurrences', 'Avg. time']
+    .map((h, i) => el('th', { class: i === 0 || i === 3 || i === 4 ? '' : 'num' }, h)));
+  const body = el('tbody');
+  const details = el('div', { id: 'op-profile-details' }, el('p', { class: 'hint' }, 'Click a name to see its HLO details.'));
+  ctx.root.append(section('Ops', el('div', { class: 'grid-scroll' }, el('table', { class: 'grid op-tree', id: 'op-profile-tree' }, el('thead', {}, head), body))),
+    section('Details', details));
+
+  const linked = opFromUrl();
+  const expanded = new Set<string>();
+  let highlight: string | null = null;
+  let reveal: number[] = [];
+
+  const currentRoot = (): ProfileNode | undefined => {
+    const byProgram = grouping.value === 'program';
+    if (includeIdle.checked) return byProgram ? data.byProgram : data.byCategory;
+    return (byProgram ? data.byProgramExcludeIdle : data.byCategoryExcludeIdle) ?? (byProgram ? data.byProgram : data.byCategory);
+  };
+
+  const showDetails = (n: ProfileNode) => {
+    clear(details);
+    const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
+    const m = n.metrics ?? {};
+    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', fmtNum(m.occurrences ?? 0)));
+    if (n.xla) {
+      table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
+        row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', fmtNum(m.rawFlops ?? 0)));
+    }
+    const bytes = m.rawBytesAccessedArray ?? [];
+    BANDWIDTH_NAMES.forEach((name, i) => table.append(row(`Bytes (${name})`, typeof bytes[i] === 'number' ? fmtNum(bytes[i]) : UNKNOWN)));
+    details.appendChild(table);
+    if (n.xla?.expression) details.appendChild(el('pre', { class: 'raw hlo-text' }, n.xla.expression));
+    if (n.xla) {
+      const op = n.name.replace(/ and its duplicate\(s\)$/, '');
+      details.appendChild(el('a', { class: 'xla-link', id: 'op-profile-to-hlo-stats', href: xlaToolHref(ctx.sel, 'hlo_stats', op, n.xla.programId) }, 'Open in HLO Op Stats'));
+    }
+  };
+
+  const draw = () => {
+    clear(body);
+    const root = currentRoot();
+    if (!root) { body.appendChild(el('tr', {}, el('td', {}, 'This view is not in the response.'))); return; }
+    const rootTime = root.metrics?.rawTime ?? 0;
+    const limit = Number(topN.value);
+    const addRow = (n: ProfileNode, path: number[]) => {
+      const key = path.join('/');
+      const kids = n.children ?? [];
+      const open = expanded.has(key);
+      const toggle = el('button', { class: 'link-button tree-toggle', 'aria-label': open ? 'Collapse' : 'Expand' }, kids.length ? (open ? '▾' : '▸') : '');
+      toggle.addEventListener('click', () => { if (open) expanded.delete(key); else expanded.add(key); draw(); });
+      const nameButton = el('button', { class: 'link-button tree-name', title: n.name }, n.name);
+      nameButton.addEventListener('click', () => { highlight = key; showDetails(n); draw(); });
+      const nameCell = el('td', { class: 'tree-cell' }, toggle, nameButton);
+      nameCell.style.paddingLeft = `${8 + 16 * path.length}px`;
+      const m = n.metrics ?? {};
+      const share = rootTime > 0 ? (m.rawTime ?? 0) / rootTime : null;
+      const avg = (m.occurrences ?? 0) > 0 ? (m.avgTimePs ?? 0) / 1e6 : null;
+      const tr = el('tr', { 'data-path': key, 'data-name': n.name, class: key === highlight ? 'selected' : '' },
+        nameCell, el('td', { class: 'num', 'data-col': 'time' }, fmtUs(timeUs(n))),
+        el('td', { class: 'num', 'data-col': 'share' }, share === null ? UNKNOWN : fmtUtil(share)),
+        el('td', { 'data-col': 'flops' }, utilBar(flopUtilisation(n, rootTime), 'FLOP utilisation')),
+        el('td', { 'data-col': 'hbm' }, utilBar(bandwidthUtilisation(n, 0), 'HBM bandwidth utilisation')),
+        el('td', { class: 'num', 'data-col': 'occurrences' }, fmtNum(m.occurrences ?? 0)),
+        el('td', { class: 'num', 'data-col': 'avg' }, avg === null ? UNKNOWN : fmtUs(avg)));
+      body.appendChild(tr);
+      if (!open) return;
+      // The top N children, plus the one on the way to a linked op.
+      kids.forEach((c, i) => {
+        const onReveal = reveal.length > path.length && reveal.slice(0, path.length).join('/') === key && reveal[path.length] === i;
+        if (i < limit || onReveal) addRow(c, [...path, i]);
+      });
+      const hidden = Math.max(0, kids.length - limit);
+      const cut = Math.max(0, (n.numChildren ?? kids.length) - kids.length);
+      if (hidden > 0 || cut > 0) {
+        const more = el('td', { class: 'hint' }, hidden > 0 ? `${hidden} more not shown (raise "Show top")` : '',
+          cut > 0 ? `${hidden > 0 ? '; ' : ''}${cut} more left out by the server` : '');
+        more.style.paddingLeft = `${8 + 16 * (path.length + 1)}px`;
+        more.colSpan = 7;
+        body.appendChild(el('tr', { class: 'tree-more' }, more));
+      }
+    };
+    addRow(root, []);
+  };
+
+  const openLinked = () => {
+    const root = currentRoot();
+    if (!linked.op || !root) return false;
+    const path = findOpPath(root, linked.op, linked.program);
+    if (!path) return false;
+    for (let i = 0; i <= path.length - 1; i++) expanded.add(path.slice(0, i).join('/'));
+    reveal = path;
+    highlight = path.join('/');
+    let node = root;
+    for (const i of path) node = node.children![i];
+    showDetails(node);
+    return true;
+  };
+
+  const reset = () => { expanded.clear(); expanded.add(''); highlight = null; reveal = []; openLinked(); draw(); };
+  grouping.addEventListener('change', reset);
+  includeIdle.addEventListener('change', reset);
+  topN.addEventListener('change', draw);
+  expanded.add('');
+  const found = openLinked();
+  draw();
+  if (linked.op) {
+    const note = found ? `Showing the linked op ${linked.op}.` : `The linked op ${linked.op} is not in this profile's tree.`;
+    ctx.root.insertBefore(el('p', { class: 'hint', id: 'op-profile-linked' }, note), ctx.root.firstChild);
+    body.querySelector('tr.selected')?.scrollIntoView({ block: 'center' });
+  }
+}

@@ -1,0 +1,89 @@
+// Pieces shared by the XLA op pages (hlo_stats, op_profile, roofline_model)
+// and the links between them and from the trace viewer.
+import { el } from '../dom';
+import { fmtNum } from '../format';
+import { DataTable, cellValue } from '../datatable';
+import { GridColumn } from '../table';
+import { Selection } from '../api';
+
+// What the UI shows for a figure the server left empty (it could not be computed).
+export const UNKNOWN = '—';
+
+export function numOrNull(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+// A number as the tables show it; null (empty cell) is unknown, not zero.
+export function fmtKnown(v: number | null, digits = 2): string {
+  return v === null ? UNKNOWN : fmtNum(v, digits);
+}
+
+// Grid columns straight from a DataTable, with "—" for empty cells and
+// optional per-column renderers (links). `fractionCols` hold fractions that
+// the column labels call percentages (the roofline table's), shown ×100 with %.
+export function columnsOf(t: DataTable, opts: { hide?: string[]; fractionCols?: string[]; render?: Record<string, (row: number) => Node | string> } = {}): GridColumn<number>[] {
+  const hide = new Set(opts.hide ?? []);
+  const fractions = new Set(opts.fractionCols ?? []);
+  const out: GridColumn<number>[] = [];
+  t.cols.forEach((c, i) => {
+    if (hide.has(c.id)) return;
+    const numeric = c.type === 'number';
+    const custom = opts.render?.[c.id];
+    out.push({
+      id: c.id, label: c.label || c.id, numeric,
+      value: (r) => cellValue(t, r, i),
+      render: custom ?? ((r) => {
+        const v = cellValue(t, r, i);
+        if (numeric && fractions.has(c.id)) { const f = numOrNull(v); return f === null ? UNKNOWN : `${fmtNum(f * 100, 2)}%`; }
+        if (numeric) return fmtKnown(numOrNull(v));
+        if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+        return v === null || v === undefined || v === '' ? UNKNOWN : String(v);
+      }),
+    });
+  });
+  return out;
+}
+
+// Distinct non-empty values in first-seen order.
+export function distinct(values: string[]): string[] {
+  return Array.from(new Set(values.filter((v) => v !== '')));
+}
+
+export function selectOf(id: string, label: string, values: string[], allLabel: string): HTMLSelectElement {
+  const s = el('select', { id, 'aria-label': label }, el('option', { value: '' }, allLabel));
+  for (const v of values) s.appendChild(el('option', { value: v }, v));
+  return s;
+}
+
+// A same-page URL that opens another XLA tool of the run on an op. The pages
+// read `op` (the HLO instruction name) and `program` (its program id).
+export function xlaToolHref(sel: { run: string; host: string }, tool: 'hlo_stats' | 'op_profile' | 'roofline_model',
+                            op: string, program?: string): string {
+  const q = new URLSearchParams({ run: sel.run, tool, host: sel.host, op });
+  if (program) q.set('program', program);
+  return `${location.pathname}?${q.toString()}`;
+}
+
+export function opFromUrl(): { op: string; program: string } {
+  const q = new URLSearchParams(location.search);
+  return { op: q.get('op') ?? '', program: q.get('program') ?? '' };
+}
+
+// The links a trace event gets when its args name an HLO op: GPU kernels carry
+// hlo_op (and sometimes program_id); TPU `XLA Ops` events are named after the
+// op and carry hlo_category. Null when the event names no op.
+export function hloLinksForEvent(name: string, args: Record<string, unknown> | undefined): HTMLElement | null {
+  const a = args ?? {};
+  const hloOp = typeof a.hlo_op === 'string' ? a.hlo_op : '';
+  const program = a.program_id !== undefined ? String(a.program_id) : '';
+  const op = hloOp || (typeof a.hlo_category === 'string' ? name : '');
+  if (!op) return null;
+  const q = new URLSearchParams(location.search);
+  const sel: Pick<Selection, 'run' | 'host'> = { run: q.get('run') ?? '', host: q.get('host') ?? '' };
+  const link = (tool: 'hlo_stats' | 'op_profile', text: string) =>
+    el('a', { class: 'xla-link', href: xlaToolHref(sel, tool, op, program), 'data-xla-link': tool }, text);
+  return el('div', { class: 'xla-links' }, el('h3', {}, `HLO op ${op}`),
+    el('div', { class: 'toolbar' }, link('hlo_stats', 'Open in HLO Op Stats'), link('op_profile', 'Open in HLO Op Profile')));
+}
