@@ -90,7 +90,7 @@ TEST(OpsGolden, RealProfiles) {
   for (const Case& c : {Case{"jax_rocm_mi300_gemm", "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb"},
                         Case{"jax_tpu_v6e", "xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb"}}) {
     std::string path = std::string(TBPROF_TESTDATA) + "/" + c.file;
-    if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+    if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
     CheckAllTools(c.name, path);
   }
 }

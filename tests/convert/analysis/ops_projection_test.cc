@@ -44,7 +44,7 @@ void ExpectProjectionChangesNothing(const std::string& path) {
 
 TEST(OpsProjection, RealProfilesGiveTheSameTools) {
   const std::string root = std::string(TBPROF_TESTDATA) + "/xplane";
-  if (!fs::exists(root)) GTEST_SKIP() << "testdata not found: " << root;
+  if (!fs::exists(root)) GTEST_FAIL() << "required: testdata not found: " << root;
   size_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().string().find("/corrupt/") != std::string::npos) continue;
@@ -74,7 +74,7 @@ TEST(OpsProjection, SyntheticGpuTrainingGivesTheSameTools) {
 
 TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
   const std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
-  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   auto whole = LoadXSpaceFile(path);
   ASSERT_TRUE(whole.ok());
   LoadOptions options;

@@ -40,7 +40,7 @@ class OpsRealProfiles : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     path_ = Testdata(GetParam());
-    if (!fs::exists(path_)) GTEST_SKIP() << "testdata not found: " << path_;
+    if (!fs::exists(path_)) GTEST_FAIL() << "required: testdata not found: " << path_;
   }
   std::string path_;
 };
@@ -146,7 +146,7 @@ constexpr char kTf23[] = "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_3
 
 TEST(OpsLegacy, InputPipelinePb) {
   std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.input_pipeline.pb");
-  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   json::value v = RunLegacy("input_pipeline.pb", path);
   ASSERT_EQ(v.as_array().size(), 4u);
   const json::value& steps = v.as_array()[0];
@@ -167,7 +167,7 @@ TEST(OpsLegacy, InputPipelinePb) {
 
 TEST(OpsLegacy, OverviewPagePb) {
   std::string path = Testdata(std::string(kTf22) + "GPU-compute-bound/localhost.overview_page.pb");
-  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   json::value v = RunLegacy("overview_page.pb", path);
   ASSERT_EQ(v.as_array().size(), 7u);
   const json::value& analysis = v.as_array()[0];
@@ -187,7 +187,7 @@ TEST(OpsLegacy, OverviewPagePb) {
 
 TEST(OpsLegacy, TensorflowStatsPb) {
   std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.tensorflow_stats.pb");
-  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   json::value v = RunLegacy("tensorflow_stats.pb", path);
   ASSERT_EQ(v.as_array().size(), 2u);
   const json::value& with_idle = v.as_array()[0];
@@ -217,7 +217,7 @@ TEST(OpsLegacy, TensorflowStatsPb) {
 
 TEST(OpsLegacy, EmptyKernelStatsPbAndBadFiles) {
   std::string path = Testdata(std::string(kTf23) + "kernel_stats.pb");
-  if (!fs::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   json::value v = RunLegacy("kernel_stats.pb", path);
   EXPECT_EQ(v.at("cols").as_array().size(), 15u);
   EXPECT_TRUE(Rows(v).empty());

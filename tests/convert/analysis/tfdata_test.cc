@@ -584,7 +584,7 @@ TEST(TfDataJson, GoldenWholeOutputs) {
 // same-thread tf.data child (TF 2.3 wrote no Produce/Consume events).
 TEST(TfDataStats, RealTensorFlowTrace) {
   std::filesystem::path dir = std::filesystem::path(TBPROF_TESTDATA) / "legacy_logdir_tf23_cpu";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no testdata at " << dir;
+  if (!std::filesystem::exists(dir)) GTEST_FAIL() << "required: no testdata at " << dir;
   std::string trace_path;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     if (entry.path().string().ends_with(".trace.json.gz")) trace_path = entry.path().string();
@@ -644,7 +644,7 @@ TEST(TfDataTool, RegisteredAndRunsOnRealProfiles) {
   ASSERT_NE(tool, nullptr);
   EXPECT_TRUE(tool->all_hosts);
   std::filesystem::path root = std::filesystem::path(TBPROF_TESTDATA) / "xplane";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no testdata at " << root;
+  if (!std::filesystem::exists(root)) GTEST_FAIL() << "required: no testdata at " << root;
   int ran = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     std::string path = entry.path().string();

@@ -117,7 +117,7 @@ StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& path, T
 
 TEST(TraceRealProfiles, EventCountsMatchTheFile) {
   auto profiles = RealProfiles();
-  if (profiles.empty()) GTEST_SKIP() << "no real profiles under " << TBPROF_TESTDATA << "/xplane";
+  if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
   ArtifactCache cache(size_t{1} << 30);
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
@@ -155,7 +155,7 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
 
 TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
   auto profiles = RealProfiles();
-  if (profiles.empty()) GTEST_SKIP() << "no real profiles under " << TBPROF_TESTDATA << "/xplane";
+  if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
     std::vector<int64_t> begins = ShownEventBegins(path);
@@ -181,7 +181,7 @@ TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
 
 TEST(TraceRealProfiles, CorruptProfileIsAnError) {
   fs::path corrupt = fs::path(TBPROF_TESTDATA) / "xplane" / "corrupt" / "utf8_mangled.xplane.pb";
-  if (!fs::exists(corrupt)) GTEST_SKIP() << "missing " << corrupt;
+  if (!fs::exists(corrupt)) GTEST_FAIL() << "required: missing " << corrupt;
   EXPECT_FALSE(RunTool("trace_viewer", corrupt.string(), {}, nullptr).ok());
   EXPECT_FALSE(RunTool("trace_viewer@", corrupt.string(), {}, nullptr).ok());
 }

@@ -97,7 +97,7 @@ void ExpectSameTables(const std::string& tool) {
 class XprofShape : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kXprofDir) || !fs::exists(kOurInput)) GTEST_SKIP() << "testdata not found under " << TBPROF_TESTDATA;
+    if (!fs::exists(kXprofDir) || !fs::exists(kOurInput)) GTEST_FAIL() << "required: testdata not found under " << TBPROF_TESTDATA;
   }
 };
 

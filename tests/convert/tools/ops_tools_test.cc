@@ -274,7 +274,7 @@ TEST_F(OpsToolsTest, OpStatsComputedOncePerFile) {
 TEST_F(OpsToolsTest, CorruptFileIsAnError) {
   const char* dir = TBPROF_TESTDATA;
   std::string path = std::string(dir) + "/xplane/corrupt/utf8_mangled.xplane.pb";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "testdata not found: " << path;
+  if (!std::filesystem::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   ToolInput in;
   in.xplane_paths = {path};
   for (const char* tool : {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",

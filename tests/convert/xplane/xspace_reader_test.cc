@@ -61,7 +61,7 @@ std::string SmallSpaceBytes() {
 
 TEST(ReaderRealFiles, MatchLibprotobufEventByEvent) {
   auto files = RealXPlanes();
-  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   ASSERT_GE(files.size(), 4u);
   for (const fs::path& f : files) {
     SCOPED_TRACE(f.string());
@@ -92,7 +92,7 @@ TEST(ReaderRealFiles, MatchLibprotobufEventByEvent) {
 
 TEST(ReaderRealFiles, TpuFileHasTheDocumentedShape) {
   fs::path f = kTestdata / "xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
-  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (!fs::exists(f)) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   auto loaded = LoadXSpaceFile(f.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   // testdata/README.md: 7 planes, 26,723 events.
@@ -102,7 +102,7 @@ TEST(ReaderRealFiles, TpuFileHasTheDocumentedShape) {
 
 TEST(ReaderBadInput, CorruptFileIsRejectedWithFileAndOffset) {
   fs::path f = kTestdata / "xplane/corrupt/utf8_mangled.xplane.pb";
-  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (!fs::exists(f)) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   XSpace space;
   ASSERT_FALSE(space.ParseFromString(ReadAll(f)));  // libprotobuf agrees it is broken
   auto loaded = LoadXSpaceFile(f.string());
@@ -158,7 +158,7 @@ TEST(ReaderBadInput, EveryPrefixFailsCleanlyOrMatchesLibprotobuf) {
 
 TEST(ReaderBadInput, PrefixesOfARealFile) {
   auto files = RealXPlanes();
-  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   const std::string bytes = ReadAll(files.front());
   for (size_t n = 1; n < bytes.size(); n += 997) {
     std::string prefix = bytes.substr(0, n);
@@ -190,7 +190,7 @@ TEST(ReaderBadInput, WrongMessageTypes) {
       ++checked;
     }
   }
-  if (checked == 0) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (checked == 0) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   EXPECT_GE(checked, 8);
   ASSERT_FALSE(ParseXSpace("this is plain text, not a protobuf", "text").ok());
 }
@@ -272,7 +272,7 @@ TEST(ReaderSmallSpace, ValuesAndLookups) {
 
 TEST(ReaderInspectCommand, PrintsPlanesAndCountsOfARealFile) {
   fs::path f = kTestdata / "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
-  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (!fs::exists(f)) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   XSpace space;
   ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
   const auto counts = testing::CountProto(space);
@@ -300,7 +300,7 @@ LoadOptions TwoThreads() {
 
 TEST(ReaderTwoThreads, RealFilesMatchLibprotobuf) {
   auto files = RealXPlanes();
-  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   for (const fs::path& f : files) {
     SCOPED_TRACE(f.string());
     XSpace space;
@@ -313,7 +313,7 @@ TEST(ReaderTwoThreads, RealFilesMatchLibprotobuf) {
 
 TEST(ReaderTwoThreads, PrefixesFailLikeLibprotobuf) {
   auto files = RealXPlanes();
-  if (files.empty()) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   const std::string bytes = ReadAll(files.front());
   for (size_t n = 1; n < bytes.size(); n += 1499) {
     std::string prefix = bytes.substr(0, n);
@@ -338,7 +338,7 @@ TEST(ReaderTwoThreads, PrefixesFailLikeLibprotobuf) {
 
 TEST(ReaderTwoThreads, CorruptFileIsRejected) {
   fs::path f = kTestdata / "xplane/corrupt/utf8_mangled.xplane.pb";
-  if (!fs::exists(f)) GTEST_SKIP() << "no testdata at " << kTestdata;
+  if (!fs::exists(f)) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
