@@ -88,4 +88,9 @@ if [ -n "$job_pid" ]; then
   job_addr="$(sed -n 's/.*ProfilerService at \([0-9.]*:[0-9]*\).*/\1/p' "$artifacts/job.log" | head -1)"
   [ -n "$job_addr" ] && capture_args=(--capture-addr "$job_addr")
 fi
-node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}"
+status=0
+node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}" || status=$?
+if [ "$target" = real ]; then
+  node tests/xla_viewers_test.mjs --base "http://127.0.0.1:$port" --chromium "$chromium" || status=1
+fi
+exit "$status"

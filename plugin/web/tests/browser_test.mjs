@@ -126,6 +126,8 @@ for (const run of runs.slice(0, maxRuns)) {
     continue;
   }
   for (const tool of tools) {
+    // The graph is drawn around a node the page picks; tests/xla_viewers_test.mjs checks it.
+    if (tool === 'graph_viewer') continue;
     const hosts = ((await api('hosts', { run, tag: tool })).json ?? []).map((h) => (typeof h === 'string' ? h : h.hostname));
     const host = hosts[0] ?? '';
     await test(`${run}/${tool}/${host || 'default'}`, async () => {

@@ -295,13 +295,20 @@ export async function runXlaLinkTests({ test, openPage, waitReady, api, base, sh
       await shot(page, `${run}-trace-hlo-link`);
       const href = await page.getAttribute('[data-xla-link="hlo_stats"]', 'href');
       const u = new URL(href, base);
-      assert(u.searchParams.get('op') === op, `link names op ${u.searchParams.get('op')}, event names ${op}`);
+      // The search selects the first event matching the text, which may be
+      // another op whose name starts the same way: the link must name the op
+      // of a served HLO event, and hlo_stats must then list exactly that op.
+      const linked = u.searchParams.get('op');
+      const hloOps = new Set((trace?.traceEvents ?? []).filter((e) => e.ph === 'X' && (typeof e.args?.hlo_op === 'string' || typeof e.args?.hlo_category === 'string'))
+        .map((e) => e.args.hlo_op ?? e.name));
+      assert(linked && linked.startsWith(op.replace(/\.\d+$/, '')) && hloOps.has(linked), `link names op ${linked}, no served HLO event is named so (searched ${op})`);
+      const opShown = linked;
       await Promise.all([page.waitForNavigation(), page.click('[data-xla-link="hlo_stats"]')]);
       await page.waitForSelector('.page[data-ready="true"][data-tool="hlo_stats"]', { timeout: 60000 });
       const t = (await api('data', { run, tag: 'hlo_stats', host: new URL(page.url()).searchParams.get('host') ?? '' })).json;
-      const expected = t.rows.filter((r) => r.c[col(t, 'hlo_op_name')]?.v === op).length;
+      const expected = t.rows.filter((r) => r.c[col(t, 'hlo_op_name')]?.v === opShown).length;
       const names = await page.$$eval('.grid-wrap[data-grid="hlo-stats"] a.xla-link', (as) => as.map((a) => a.getAttribute('data-op')));
-      assert(expected > 0 && names.length === expected && names.every((x) => x === op), `hlo_stats shows ${JSON.stringify(names)} for op ${op} (${expected} rows on the server)`);
+      assert(expected > 0 && names.length === expected && names.every((x) => x === opShown), `hlo_stats shows ${JSON.stringify(names)} for op ${opShown} (${expected} rows on the server)`);
       await shot(page, `${run}-hlo_stats-linked`);
       assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
       await page.close();
