@@ -65,8 +65,6 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
       }
       if (listed) add(t.name);
     }
-    // Without the streaming viewer, the one-shot viewer is listed instead.
-    if (FindXPlaneTool("trace_viewer@") == nullptr && FindXPlaneTool("trace_viewer") != nullptr) add("trace_viewer");
   }
   for (const RunFile& f : contents.legacy) {
     if (IsServableLegacy(f)) add(LegacyToolOf(f));

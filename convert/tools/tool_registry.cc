@@ -63,7 +63,7 @@ const std::vector<ToolSpec>& XPlaneTools() {
                  false});
     t.push_back({"graph_viewer", GraphViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
-    // The non-streaming viewer: listed only where the streaming one is not.
+    // The non-streaming viewer: served, but the streaming one is listed in its place.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});
     for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
     return t;
