@@ -30,20 +30,18 @@ int ConvertCommand(int argc, char** argv) {
               "does) and writes the tool's output, exactly as `tbprof serve` returns it from /data.");
   flags.Add("tool", "", "tool name (overview_page, input_pipeline_analyzer, framework_op_stats, …)");
   flags.Add("out", "-", "output file, or - for standard output");
-  flags.Add("param", "", "query parameters as in a URL: k=v separated by '&', %XX-decoded (e.g. resolution=8000)");
+  flags.Add("param", "", "query parameters as in a URL: k=v separated by '&', %XX-decoded (e.g. resolution=8000);\n"
+            "      may be repeated");
+  flags.JoinRepeats("param", "&");
   flags.Add("list", "", "list the available tools", true);
-  if (!flags.Parse(argc, argv)) return 2;
-  if (flags.wants_help()) {
-    flags.PrintHelp();
-    return 0;
-  }
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (flags.Bool("list")) {
     for (const ToolSpec& t : XPlaneTools()) std::printf("%s\n", t.name.c_str());
     return 0;
   }
   const std::string tool = flags.Get("tool");
   if (tool.empty() || flags.positional().empty()) {
-    std::fprintf(stderr, "tbprof convert: need FILE and --tool (see --help)\n");
+    flags.Error("need FILE and --tool (see --help)");
     return 2;
   }
   const ToolSpec* spec = FindXPlaneTool(tool);
@@ -74,7 +72,7 @@ int ConvertCommand(int argc, char** argv) {
     out = Internal(tool + ": conversion failed: " + e.what());
   }
   if (!out.ok()) {
-    std::fprintf(stderr, "tbprof convert: %s\n", out.status().message().c_str());
+    flags.Error(out.status().message());
     return 1;
   }
   const std::string& dest = flags.Get("out");

@@ -8,15 +8,32 @@ namespace tbprof::cli {
 void Flags::Add(const std::string& name, const std::string& default_value, const std::string& help,
                 bool boolean) {
   order_.push_back(name);
-  specs_[name] = Spec{default_value, help, boolean};
+  Spec& spec = specs_[name];
+  spec.default_value = default_value;
+  spec.help = help;
+  spec.boolean = boolean;
   values_[name] = default_value;
 }
 
-bool Flags::Parse(int argc, char** argv) {
+void Flags::AddInt(const std::string& name, int64_t default_value, int64_t min, int64_t max,
+                   const std::string& help) {
+  Add(name, std::to_string(default_value), help);
+  Spec& spec = specs_[name];
+  spec.integer = true;
+  spec.min = min;
+  spec.max = max;
+}
+
+void Flags::Error(const std::string& message) const {
+  std::fprintf(stderr, "tbprof %s: %s\n", command_.c_str(), message.c_str());
+}
+
+std::optional<int> Flags::Parse(int argc, char** argv) {
+  bool help = false;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      help_ = true;
+      help = true;
       continue;
     }
     if (a.rfind("--", 0) != 0 || a.size() == 2) {
@@ -32,21 +49,48 @@ bool Flags::Parse(int argc, char** argv) {
     }
     auto it = specs_.find(name);
     if (it == specs_.end()) {
-      std::fprintf(stderr, "tbprof %s: unknown flag --%s (see tbprof %s --help)\n", command_.c_str(),
-                   name.c_str(), command_.c_str());
-      return false;
+      Error("unknown flag --" + name + " (see tbprof " + command_ + " --help)");
+      return 2;
     }
     if (it->second.boolean) {
-      values_[name] = has_value ? value : "true";
-    } else if (has_value) {
-      values_[name] = value;
-    } else if (i + 1 < argc) {
-      values_[name] = argv[++i];
-    } else {
-      std::fprintf(stderr, "tbprof %s: flag --%s needs a value\n", command_.c_str(), name.c_str());
+      value = has_value ? value : "true";
+    } else if (!has_value && i + 1 < argc) {
+      value = argv[++i];
+    } else if (!has_value) {
+      Error("flag --" + name + " needs a value");
+      return 2;
+    }
+    const bool join = given_.count(name) && !it->second.joiner.empty() && !value.empty();
+    values_[name] = join ? values_[name] + it->second.joiner + value : value;
+    given_[name] = true;
+  }
+  if (help) {
+    PrintHelp();
+    return 0;
+  }
+  if (!CheckValues()) return 2;
+  return std::nullopt;
+}
+
+bool Flags::CheckValues() {
+  for (const std::string& name : required_) {
+    if (values_.at(name).empty()) {
+      Error("--" + name + " is required (see tbprof " + command_ + " --help)");
       return false;
     }
-    given_[name] = true;
+  }
+  for (const std::string& name : order_) {
+    const Spec& spec = specs_.at(name);
+    if (!spec.integer) continue;
+    const std::string& v = values_.at(name);
+    int64_t parsed = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), parsed);
+    if (ec != std::errc() || p != v.data() + v.size() || v.empty() || parsed < spec.min || parsed > spec.max) {
+      Error("--" + name + " expects an integer in [" + std::to_string(spec.min) + ", " + std::to_string(spec.max) +
+            "], got '" + v + "'");
+      return false;
+    }
+    ints_[name] = parsed;
   }
   return true;
 }
@@ -60,6 +104,7 @@ void Flags::PrintHelp() const {
     if (!s.boolean && !s.default_value.empty()) std::printf(" (default: %s)", s.default_value.c_str());
     std::printf("\n");
   }
+  if (!footer_.empty()) std::printf("\n%s", footer_.c_str());
 }
 
 const std::string& Flags::Get(const std::string& name) const { return values_.at(name); }
@@ -67,17 +112,6 @@ const std::string& Flags::Get(const std::string& name) const { return values_.at
 bool Flags::Bool(const std::string& name) const {
   const std::string& v = values_.at(name);
   return v == "true" || v == "1" || v == "yes";
-}
-
-bool Flags::Int(const std::string& name, int64_t& out) const {
-  const std::string& v = values_.at(name);
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size()) {
-    std::fprintf(stderr, "tbprof %s: --%s expects an integer, got '%s'\n", command_.c_str(), name.c_str(),
-                 v.c_str());
-    return false;
-  }
-  return true;
 }
 
 }  // namespace tbprof::cli

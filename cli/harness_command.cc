@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "convert/base/strings.h"
 #include "harness/gpu_harness.h"
 #include "harness/pipeline_report.h"
 #include "harness/pipeline_runner.h"
@@ -41,12 +42,8 @@ void PrintHarnessUsage() {
 
 // "key=value,key=value" cost overrides.
 Status ApplyCostList(const std::string& list, PipelineCosts& costs) {
-  size_t pos = 0;
-  while (pos < list.size()) {
-    size_t comma = list.find(',', pos);
-    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    pos = comma == std::string::npos ? list.size() : comma + 1;
-    if (item.empty()) continue;
+  for (std::string_view piece : SplitNonEmpty(list, ',')) {
+    const std::string item(piece);
     size_t eq = item.find('=');
     if (eq == std::string::npos) return InvalidArgument("--costs: expected key=value, got '" + item + "'");
     char* end = nullptr;
@@ -161,29 +158,27 @@ int PipelineSubcommand(int argc, char** argv) {
   std::string names;
   for (const PipelineVariant& v : PipelineVariants()) names += (names.empty() ? "" : ", ") + v.name;
   flags.Add("variant", "all", "variant to run: all, or one of " + names);
-  flags.Add("steps", "48", "traced training steps per variant");
-  flags.Add("warmup", "20", "untraced warm-up steps (when > 0, at least one epoch, so caches are warm)");
+  flags.AddInt("steps", 48, 1, 1000000, "traced training steps per variant");
+  flags.AddInt("warmup", 20, 0, 1000000, "untraced warm-up steps (when > 0, at least one epoch, so caches are warm)");
   flags.Add("logdir", "", "write profiles to <logdir>/plugins/profile/<run>/ (default: a temporary dir)");
   flags.Add("config", "", "JSON file of stage costs, e.g. {\"decode_us\": 400, \"batch_size\": 8}");
   flags.Add("costs", "", "stage costs as key=value,... (applied after --config)");
   flags.Add("json", "", "print the results as JSON", true);
   flags.Add("check", "", "validate the tf.data analysis against the injected bottlenecks (exit 1 on mismatch)",
             true);
-  flags.Add("check-attempts", "3", "with --check, runs per variant before a mismatch counts (timing noise)");
+  flags.AddInt("check-attempts", 3, 1, 10, "with --check, runs per variant before a mismatch counts (timing noise)");
   flags.Add("plot", "", "write an SVG bar chart of throughput per variant to this file");
   flags.Add("serve_profiler", "",
             "PORT or HOST:PORT: serve ProfilerService (gRPC) while running, so `tbprof capture` or TensorBoard's\n"
             "Capture Profile can trace the run (PORT alone listens on 127.0.0.1; port 0 picks a free one). The run\n"
             "then writes no profile of its own; use many --steps to keep it running.");
-  if (!flags.Parse(argc, argv)) return 2;
-  if (flags.wants_help()) {
-    flags.PrintHelp();
-    std::printf("\nvariants:\n");
-    for (const PipelineVariant& v : PipelineVariants())
-      std::printf("  %-20s %s (expected bottleneck: %s)\n", v.name.c_str(), v.description.c_str(),
-                  v.expected_bottleneck.empty() ? "none" : v.expected_bottleneck.c_str());
-    return 0;
+  std::string footer = "variants:\n";
+  for (const PipelineVariant& v : PipelineVariants()) {
+    footer += "  " + v.name + std::string(v.name.size() < 20 ? 20 - v.name.size() : 0, ' ') + " " + v.description +
+              " (expected bottleneck: " + (v.expected_bottleneck.empty() ? "none" : v.expected_bottleneck) + ")\n";
   }
+  flags.SetHelpFooter(footer);
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (!flags.positional().empty()) {
     std::fprintf(stderr, "tbprof harness pipeline: unexpected argument '%s'\n", flags.positional()[0].c_str());
     return 2;
@@ -199,43 +194,31 @@ int PipelineSubcommand(int argc, char** argv) {
                  names.c_str());
     return 2;
   }
-  int64_t steps = 0, warmup = 0;
-  if (!flags.Int("steps", steps) || !flags.Int("warmup", warmup)) return 2;
-  if (steps < 1 || steps > 1000000 || warmup < 0 || warmup > 1000000) {
-    std::fprintf(stderr, "tbprof harness pipeline: --steps must be in [1, 1000000], --warmup in [0, 1000000]\n");
-    return 2;
-  }
-  args.options.steps = static_cast<int>(steps);
-  args.options.warmup_steps = static_cast<int>(warmup);
+  args.options.steps = static_cast<int>(flags.Int("steps"));
+  args.options.warmup_steps = static_cast<int>(flags.Int("warmup"));
   if (!flags.Get("config").empty()) {
     Status s = LoadPipelineCosts(flags.Get("config"), args.costs);
     if (!s.ok()) {
-      std::fprintf(stderr, "tbprof harness pipeline: %s\n", s.message().c_str());
+      flags.Error(s.message());
       return 2;
     }
   }
   if (Status s = ApplyCostList(flags.Get("costs"), args.costs); !s.ok()) {
-    std::fprintf(stderr, "tbprof harness pipeline: %s\n", s.message().c_str());
+    flags.Error(s.message());
     return 2;
   }
   args.check = flags.Bool("check");
-  int64_t attempts = 0;
-  if (!flags.Int("check-attempts", attempts)) return 2;
-  if (attempts < 1 || attempts > 10) {
-    std::fprintf(stderr, "tbprof harness pipeline: --check-attempts must be in [1, 10]\n");
-    return 2;
-  }
-  args.check_attempts = static_cast<int>(attempts);
+  args.check_attempts = static_cast<int>(flags.Int("check-attempts"));
   std::unique_ptr<ProfilerServer> profiler_server;
   if (std::string serve = flags.Get("serve_profiler"); !serve.empty()) {
     if (args.check) {
-      std::fprintf(stderr, "tbprof harness pipeline: --check needs the run's own profile; drop --serve_profiler\n");
+      flags.Error("--check needs the run's own profile; drop --serve_profiler");
       return 2;
     }
     if (serve.find(':') == std::string::npos) serve = "127.0.0.1:" + serve;
     auto started = ProfilerServer::Start(serve);
     if (!started.ok()) {
-      std::fprintf(stderr, "tbprof harness pipeline: %s\n", started.status().message().c_str());
+      flags.Error(started.status().message());
       return 1;
     }
     profiler_server = std::move(*started);
@@ -290,11 +273,7 @@ int DemoSubcommand(int argc, char** argv) {
   Flags flags("harness demo", "--logdir DIR",
               "Writes a small demo logdir: short profiles of the naive, prefetch and cache pipeline variants.");
   flags.Add("logdir", "", "where to write (required)");
-  if (!flags.Parse(argc, argv)) return 2;
-  if (flags.wants_help()) {
-    flags.PrintHelp();
-    return 0;
-  }
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   std::string logdir = flags.Get("logdir");
   if (logdir.empty() && flags.positional().size() == 1) logdir = flags.positional()[0];
   if (logdir.empty()) {

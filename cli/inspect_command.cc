@@ -39,19 +39,15 @@ int InspectCommand(int argc, char** argv) {
               "names in use.");
   flags.Add("json", "", "print JSON instead of text", true);
   flags.Add("lines", "", "list every line of each plane, not only the first 20", true);
-  if (!flags.Parse(argc, argv)) return 2;
-  if (flags.wants_help()) {
-    flags.PrintHelp();
-    return 0;
-  }
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (flags.positional().size() != 1) {
-    std::fprintf(stderr, "tbprof inspect: expected one FILE (see --help)\n");
+    flags.Error("expected one FILE (see --help)");
     return 2;
   }
   const std::string& path = flags.positional()[0];
   auto loaded = LoadXSpaceFile(path);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "tbprof inspect: %s\n", loaded.status().message().c_str());
+    flags.Error(loaded.status().message());
     return 1;
   }
   const XSpaceModel& m = **loaded;

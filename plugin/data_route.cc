@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "convert/base/strings.h"
 #include "convert/base/file_bytes.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
@@ -135,12 +136,8 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(co
   // hundreds of times must not multiply the response).
   std::vector<std::string> wanted_hosts;
   if (!hosts_param.empty() && hosts_param != "none") {
-    size_t pos = 0;
-    while (pos <= hosts_param.size()) {
-      size_t comma = std::min(hosts_param.find(',', pos), hosts_param.size());
-      std::string h = hosts_param.substr(pos, comma - pos);
-      pos = comma + 1;
-      if (h.empty()) continue;
+    for (std::string_view piece : SplitNonEmpty(hosts_param, ',')) {
+      std::string h(piece);
       if (auto s = CheckPlainName("host", h); !s.ok()) return FromStatus(s);
       if (std::find(wanted_hosts.begin(), wanted_hosts.end(), h) == wanted_hosts.end()) wanted_hosts.push_back(h);
     }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "convert/base/strings.h"
+
 namespace tbprof {
 
 StatusOr<std::string> GzipCompress(std::string_view data, int level) {
@@ -44,11 +46,7 @@ StatusOr<std::string> GzipCompress(std::string_view data, int level) {
 }
 
 bool AcceptsGzip(std::string_view header) {
-  size_t pos = 0;
-  while (pos < header.size()) {
-    size_t comma = std::min(header.find(',', pos), header.size());
-    std::string_view item = header.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (std::string_view item : SplitNonEmpty(header, ',')) {
     size_t semi = std::min(item.find(';'), item.size());
     std::string coding;
     for (char c : item.substr(0, semi)) {

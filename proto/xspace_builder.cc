@@ -61,15 +61,25 @@ XLineBuilder XPlaneBuilder::AddLine(int64_t id, std::string_view name, int64_t t
   return XLineBuilder(this, l);
 }
 
-int64_t XPlaneBuilder::EventMetadataId(std::string_view name) {
-  auto [it, inserted] = event_ids_.emplace(std::string(name), next_event_id_);
+namespace {
+
+// Gives `name` the next id of a plane's metadata map the first time it is
+// seen, so event and stat metadata are numbered from 1 in order of first use.
+template <typename MetadataMap>
+int64_t InternMetadata(std::unordered_map<std::string, int64_t>& ids, MetadataMap& metadata, std::string_view name) {
+  auto [it, inserted] = ids.emplace(std::string(name), static_cast<int64_t>(ids.size()) + 1);
   if (inserted) {
-    auto& md = (*plane_->mutable_event_metadata())[next_event_id_];
-    md.set_id(next_event_id_);
+    auto& md = metadata[it->second];
+    md.set_id(it->second);
     md.set_name(std::string(name));
-    ++next_event_id_;
   }
   return it->second;
+}
+
+}  // namespace
+
+int64_t XPlaneBuilder::EventMetadataId(std::string_view name) {
+  return InternMetadata(event_ids_, *plane_->mutable_event_metadata(), name);
 }
 
 tensorflow::profiler::XEventMetadata* XPlaneBuilder::EventMetadata(std::string_view name) {
@@ -77,14 +87,7 @@ tensorflow::profiler::XEventMetadata* XPlaneBuilder::EventMetadata(std::string_v
 }
 
 int64_t XPlaneBuilder::StatMetadataId(std::string_view name) {
-  auto [it, inserted] = stat_ids_.emplace(std::string(name), next_stat_id_);
-  if (inserted) {
-    auto& md = (*plane_->mutable_stat_metadata())[next_stat_id_];
-    md.set_id(next_stat_id_);
-    md.set_name(std::string(name));
-    ++next_stat_id_;
-  }
-  return it->second;
+  return InternMetadata(stat_ids_, *plane_->mutable_stat_metadata(), name);
 }
 
 XPlaneBuilder AddPlane(tensorflow::profiler::XSpace& space, std::string_view name, int64_t id) {

@@ -71,8 +71,7 @@ class XPlaneBuilder : public XStatsBuilder {
 
  private:
   tensorflow::profiler::XPlane* plane_;
-  std::unordered_map<std::string, int64_t> event_ids_, stat_ids_;
-  int64_t next_event_id_ = 1, next_stat_id_ = 1;
+  std::unordered_map<std::string, int64_t> event_ids_, stat_ids_;  // name -> id, ids from 1
 };
 
 // Adds a plane named `name` with `id` to the space.

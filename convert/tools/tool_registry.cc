@@ -7,6 +7,7 @@
 
 #include "convert/analysis/hlo_module.h"
 #include "convert/analysis/xspace_to_memory_profile.h"
+#include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
@@ -157,12 +158,7 @@ std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space)
 
 StatusOr<ToolParams> ParseQuery(std::string_view query) {
   ToolParams params;
-  size_t pos = 0;
-  while (pos <= query.size()) {
-    size_t amp = std::min(query.find('&', pos), query.size());
-    std::string_view item = query.substr(pos, amp - pos);
-    pos = amp + 1;
-    if (item.empty()) continue;
+  for (std::string_view item : SplitNonEmpty(query, '&')) {
     size_t eq = item.find('=');
     auto key = PercentDecode(item.substr(0, eq), true);
     auto value = PercentDecode(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1), true);

@@ -14,6 +14,7 @@
 #include <limits>
 #include <thread>
 
+#include "convert/base/strings.h"
 #include "proto/profiler_service.grpc.pb.h"
 
 namespace tbprof::capture {
@@ -189,11 +190,7 @@ std::string XPlaneFileName(std::string_view service_address) {
 
 StatusOr<std::vector<std::string>> ParseServiceAddresses(std::string_view list) {
   std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    size_t comma = std::min(list.find(',', pos), list.size());
-    std::string_view part = list.substr(pos, comma - pos);
-    pos = comma + 1;
+  for (std::string_view part : SplitNonEmpty(list, ',')) {
     while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
     while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     if (part.starts_with("grpc://")) part.remove_prefix(7);

@@ -110,14 +110,14 @@ constexpr int kBig = 4096;
 template <typename Body>
 Status TimedLoop(const WorkloadInfo& w, int iters, OpAnnotator& ann, cudaStream_t s, WorkloadRun& out, Body body) {
   EventPair ev;
-  if (Status st = ev.Create(); !st.ok()) return st;
-  if (Status st = body(s); !st.ok()) return st;
+  RETURN_IF_ERROR(ev.Create());
+  RETURN_IF_ERROR(body(s));
   TBPROF_CUDA(cudaStreamSynchronize(s));
   TBPROF_CUDA(cudaEventRecord(ev.begin, s));
   {
     Scope op(ann, w.main_op.c_str());
     for (int i = 0; i < iters; ++i)
-      if (Status st = body(s); !st.ok()) return st;
+      RETURN_IF_ERROR(body(s));
   }
   TBPROF_CUDA(cudaEventRecord(ev.end, s));
   TBPROF_CUDA(cudaEventSynchronize(ev.end));
@@ -130,6 +130,25 @@ Status TimedLoop(const WorkloadInfo& w, int iters, OpAnnotator& ann, cudaStream_
 
 struct Shape {
   int m, n, k;
+};
+
+// A stream and the three matrices of row-major C = A*B, with A and B filled
+// with seeded random values, as every GEMM workload starts.
+template <typename TIn, typename TOut>
+struct GemmSetup {
+  StreamHandle st;
+  DeviceBuffer<TIn> a, b;
+  DeviceBuffer<TOut> c;
+  Status Prepare(Shape sh, unsigned seed, WorkloadRun& out) {
+    TBPROF_CUDA(cudaStreamCreate(&st.s));
+    RETURN_IF_ERROR(a.Alloc((size_t)sh.m * sh.k));
+    RETURN_IF_ERROR(b.Alloc((size_t)sh.k * sh.n));
+    RETURN_IF_ERROR(c.Alloc((size_t)sh.m * sh.n));
+    FillRandom(a.p, (long)sh.m * sh.k, seed, st.s);
+    FillRandom(b.p, (long)sh.k * sh.n, seed + 1, st.s);
+    out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
+    return Status::Ok();
+  }
 };
 
 float ToHost(float v) { return v; }
@@ -165,49 +184,30 @@ Status VerifyGemm(const TIn* a, const TIn* b, const TOut* c, Shape sh, cudaStrea
 }
 
 Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
-  StreamHandle st;
-  TBPROF_CUDA(cudaStreamCreate(&st.s));
-  DeviceBuffer<float> a, b, c;
-  if (Status s = a.Alloc((size_t)sh.m * sh.k); !s.ok()) return s;
-  if (Status s = b.Alloc((size_t)sh.k * sh.n); !s.ok()) return s;
-  if (Status s = c.Alloc((size_t)sh.m * sh.n); !s.ok()) return s;
-  FillRandom(a.p, (long)sh.m * sh.k, 1, st.s);
-  FillRandom(b.p, (long)sh.k * sh.n, 2, st.s);
-  out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
-  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
-        LaunchSgemmSimt(a.p, b.p, c.p, sh.m, sh.n, sh.k, s);
-        return Status::Ok();
-      });
-      !s.ok())
-    return s;
-  if (Status s = VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str()); !s.ok()) return s;
+  GemmSetup<float, float> g;
+  RETURN_IF_ERROR(g.Prepare(sh, 1, out));
+  RETURN_IF_ERROR(TimedLoop(w, iters, ann, g.st.s, out, [&](cudaStream_t s) {
+    LaunchSgemmSimt(g.a.p, g.b.p, g.c.p, sh.m, sh.n, sh.k, s);
+    return Status::Ok();
+  }));
+  RETURN_IF_ERROR(VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str()));
   {  // the activation after the layer, as a model would have it
     Scope op(ann, "model/dense_fp32/Relu:Relu");
-    LaunchRelu(c.p, (long)sh.m * sh.n, st.s);
+    LaunchRelu(g.c.p, (long)sh.m * sh.n, g.st.s);
   }
-  TBPROF_CUDA(cudaStreamSynchronize(st.s));
+  TBPROF_CUDA(cudaStreamSynchronize(g.st.s));
   return Status::Ok();
 }
 
 template <typename T>
 Status TensorCoreGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
-  StreamHandle st;
-  TBPROF_CUDA(cudaStreamCreate(&st.s));
-  DeviceBuffer<T> a, b;
-  DeviceBuffer<float> c;
-  if (Status s = a.Alloc((size_t)sh.m * sh.k); !s.ok()) return s;
-  if (Status s = b.Alloc((size_t)sh.k * sh.n); !s.ok()) return s;
-  if (Status s = c.Alloc((size_t)sh.m * sh.n); !s.ok()) return s;
-  FillRandom(a.p, (long)sh.m * sh.k, 3, st.s);
-  FillRandom(b.p, (long)sh.k * sh.n, 4, st.s);
-  out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
-  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
-        LaunchHmmaGemm(a.p, b.p, c.p, sh.m, sh.n, sh.k, s);
-        return Status::Ok();
-      });
-      !s.ok())
-    return s;
-  return VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str());
+  GemmSetup<T, float> g;
+  RETURN_IF_ERROR(g.Prepare(sh, 3, out));
+  RETURN_IF_ERROR(TimedLoop(w, iters, ann, g.st.s, out, [&](cudaStream_t s) {
+    LaunchHmmaGemm(g.a.p, g.b.p, g.c.p, sh.m, sh.n, sh.k, s);
+    return Status::Ok();
+  }));
+  return VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str());
 }
 
 template <typename T>
@@ -217,32 +217,23 @@ Status CublasGemm(const WorkloadInfo& w, Shape sh, cudaDataType type, int iters,
     out.skipped = lib.error;
     return Status::Ok();
   }
-  StreamHandle st;
-  TBPROF_CUDA(cudaStreamCreate(&st.s));
-  DeviceBuffer<T> a, b, c;
-  if (Status s = a.Alloc((size_t)sh.m * sh.k); !s.ok()) return s;
-  if (Status s = b.Alloc((size_t)sh.k * sh.n); !s.ok()) return s;
-  if (Status s = c.Alloc((size_t)sh.m * sh.n); !s.ok()) return s;
-  FillRandom(a.p, (long)sh.m * sh.k, 5, st.s);
-  FillRandom(b.p, (long)sh.k * sh.n, 6, st.s);
+  GemmSetup<T, T> g;
+  RETURN_IF_ERROR(g.Prepare(sh, 5, out));
   cublasHandle_t h = nullptr;
   if (cublasStatus_t r = lib.Create(&h); r != CUBLAS_STATUS_SUCCESS)
     return Internal("cublasCreate failed: status " + std::to_string(static_cast<int>(r)));
   std::unique_ptr<cublasContext, decltype(lib.Destroy)> owner(h, lib.Destroy);
-  lib.SetStream(h, st.s);
+  lib.SetStream(h, g.st.s);
   const float alpha = 1.f, beta = 0.f;
-  out.flops_per_iter = 2.0 * sh.m * sh.n * sh.k;
   // Row-major C = A*B is column-major C^T = B^T * A^T.
-  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t) -> Status {
-        cublasStatus_t r = lib.GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, sh.n, sh.m, sh.k, &alpha, b.p, type, sh.n, a.p,
-                                      type, sh.k, &beta, c.p, type, sh.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        if (r != CUBLAS_STATUS_SUCCESS)
-          return Internal("cublasGemmEx failed: status " + std::to_string(static_cast<int>(r)));
-        return Status::Ok();
-      });
-      !s.ok())
-    return s;
-  return VerifyGemm(a.p, b.p, c.p, sh, st.s, w.name.c_str());
+  RETURN_IF_ERROR(TimedLoop(w, iters, ann, g.st.s, out, [&](cudaStream_t) -> Status {
+    cublasStatus_t r = lib.GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, sh.n, sh.m, sh.k, &alpha, g.b.p, type, sh.n, g.a.p,
+                                  type, sh.k, &beta, g.c.p, type, sh.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (r != CUBLAS_STATUS_SUCCESS)
+      return Internal("cublasGemmEx failed: status " + std::to_string(static_cast<int>(r)));
+    return Status::Ok();
+  }));
+  return VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str());
 }
 
 Status Elementwise(const WorkloadInfo& w, int iters, OpAnnotator& ann, WorkloadRun& out) {
@@ -252,18 +243,16 @@ Status Elementwise(const WorkloadInfo& w, int iters, OpAnnotator& ann, WorkloadR
   StreamHandle st;
   TBPROF_CUDA(cudaStreamCreate(&st.s));
   DeviceBuffer<float> x, y, z;
-  if (Status s = x.Alloc(n); !s.ok()) return s;
-  if (Status s = y.Alloc(n); !s.ok()) return s;
-  if (Status s = z.Alloc(n); !s.ok()) return s;
+  RETURN_IF_ERROR(x.Alloc(n));
+  RETURN_IF_ERROR(y.Alloc(n));
+  RETURN_IF_ERROR(z.Alloc(n));
   FillRandom(x.p, n, 7, st.s);
   FillRandom(y.p, n, 8, st.s);
   out.flops_per_iter = static_cast<double>(n);
-  if (Status s = TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
-        LaunchAdd(x.p, y.p, z.p, n, s);
-        return Status::Ok();
-      });
-      !s.ok())
-    return s;
+  RETURN_IF_ERROR(TimedLoop(w, iters, ann, st.s, out, [&](cudaStream_t s) {
+    LaunchAdd(x.p, y.p, z.p, n, s);
+    return Status::Ok();
+  }));
   for (int i = 0; i < iters; ++i) {
     {
       Scope op(ann, "model/mul:Mul");
@@ -281,7 +270,7 @@ Status Copies(int iters, OpAnnotator& ann, WorkloadRun& out) {
   StreamHandle st;
   TBPROF_CUDA(cudaStreamCreate(&st.s));
   DeviceBuffer<char> dev;
-  if (Status s = dev.Alloc(bytes); !s.ok()) return s;
+  RETURN_IF_ERROR(dev.Alloc(bytes));
   std::unique_ptr<char[]> pageable(new char[bytes]);
   char* pinned = nullptr;
   TBPROF_CUDA(cudaMallocHost(&pinned, bytes));
@@ -313,9 +302,9 @@ Status MultiStream(const WorkloadInfo& w, int iters, OpAnnotator& ann, WorkloadR
   DeviceBuffer<float> c[kStreams];
   for (int i = 0; i < kStreams; ++i) {
     TBPROF_CUDA(cudaStreamCreateWithFlags(&st[i].s, cudaStreamNonBlocking));
-    if (Status s = a[i].Alloc(kDim * kDim); !s.ok()) return s;
-    if (Status s = b[i].Alloc(kDim * kDim); !s.ok()) return s;
-    if (Status s = c[i].Alloc(kDim * kDim); !s.ok()) return s;
+    RETURN_IF_ERROR(a[i].Alloc(kDim * kDim));
+    RETURN_IF_ERROR(b[i].Alloc(kDim * kDim));
+    RETURN_IF_ERROR(c[i].Alloc(kDim * kDim));
     FillRandom(a[i].p, kDim * kDim, 10 + i, st[i].s);
     FillRandom(b[i].p, kDim * kDim, 20 + i, st[i].s);
   }
@@ -369,7 +358,7 @@ Status RunWorkload(const std::string& name, int iters, OpAnnotator& ann, Workloa
   if (w == nullptr) return InvalidArgument("unknown GPU workload '" + name + "'");
   int major = 0, minor = 0;
   std::string device;
-  if (Status s = DeviceComputeCapability(major, minor, device); !s.ok()) return s;
+  RETURN_IF_ERROR(DeviceComputeCapability(major, minor, device));
   if (major < w->min_compute_major) {
     out.skipped = "needs compute capability " + std::to_string(w->min_compute_major) + ".0, device has " +
                   std::to_string(major) + "." + std::to_string(minor);

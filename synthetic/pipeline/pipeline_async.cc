@@ -36,8 +36,16 @@ void StopWorkers(std::mutex& mu, bool& cancelled, std::condition_variable& cv, s
   for (std::thread& t : threads) t.join();
 }
 
-void TraceConsume(const char* kind, int64_t element_id) {
-  TraceMe consume([&] { return TraceMeEncode(kind, {{"element_id", element_id}}); });
+// Gives a produced element, already taken off its buffer under `lock`, to the
+// consumer: the producers are woken first and the consume is traced outside
+// the lock, so tracing never holds them back.
+bool HandOver(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Produced p, const char* kind,
+              Element& out) {
+  lock.unlock();
+  cv.notify_all();
+  TraceMe consume([&] { return TraceMeEncode(kind, {{"element_id", p.element_id}}); });
+  out = std::move(p.element);
+  return true;
 }
 
 // ---- Prefetch -------------------------------------------------------------
@@ -64,11 +72,7 @@ class PrefetchIterator : public Iterator {
     if (buffer_.empty()) return false;
     Produced p = std::move(buffer_.front());
     buffer_.pop_front();
-    lock.unlock();
-    cv_.notify_all();
-    TraceConsume("PrefetchConsume", p.element_id);
-    out = std::move(p.element);
-    return true;
+    return HandOver(lock, cv_, std::move(p), "PrefetchConsume", out);
   }
 
  private:
@@ -139,11 +143,7 @@ class ParallelMapIterator : public Iterator {
     Produced p = std::move(it->second);
     results_.erase(it);
     ++consume_seq_;
-    lock.unlock();
-    cv_.notify_all();
-    TraceConsume("ParallelMapConsume", p.element_id);
-    out = std::move(p.element);
-    return true;
+    return HandOver(lock, cv_, std::move(p), "ParallelMapConsume", out);
   }
 
  private:
@@ -257,11 +257,7 @@ class ParallelInterleaveIterator : public Iterator {
         Produced p = std::move(slot.queue.front());
         slot.queue.pop_front();
         cycle_index_ = (cycle_index_ + 1) % slots_.size();
-        lock.unlock();
-        cv_.notify_all();
-        TraceConsume("ParallelInterleaveConsume", p.element_id);
-        out = std::move(p.element);
-        return true;
+        return HandOver(lock, cv_, std::move(p), "ParallelInterleaveConsume", out);
       }
       // The slot's dataset is exhausted and its reader idle: move on, as the
       // sequential Interleave does; the slot is refilled on its next turn.

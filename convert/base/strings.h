@@ -1,0 +1,24 @@
+// Small string helpers shared by the layers above (query strings, flag lists,
+// header values), so that each list format is split the same way everywhere.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace tbprof {
+
+// Splits `text` at every `separator` and leaves out the empty pieces:
+// "a,,b," gives {"a", "b"}. The pieces point into `text`.
+inline std::vector<std::string_view> SplitNonEmpty(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(separator, pos);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > pos) pieces.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return pieces;
+}
+
+}  // namespace tbprof

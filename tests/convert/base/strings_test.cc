@@ -1,0 +1,33 @@
+#include "convert/base/strings.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+#include <vector>
+
+namespace tbprof {
+namespace {
+
+using Pieces = std::vector<std::string_view>;
+
+TEST(SplitNonEmpty, LeavesOutEmptyPieces) {
+  EXPECT_EQ(SplitNonEmpty("a,,b,", ','), (Pieces{"a", "b"}));
+  EXPECT_EQ(SplitNonEmpty(",x", ','), (Pieces{"x"}));
+  EXPECT_EQ(SplitNonEmpty("", ','), Pieces{});
+  EXPECT_EQ(SplitNonEmpty(",,,", ','), Pieces{});
+}
+
+TEST(SplitNonEmpty, KeepsSpacesAndOtherSeparators) {
+  EXPECT_EQ(SplitNonEmpty(" a ,b=1&c", ','), (Pieces{" a ", "b=1&c"}));
+  EXPECT_EQ(SplitNonEmpty("k=v&k2=v2", '&'), (Pieces{"k=v", "k2=v2"}));
+}
+
+TEST(SplitNonEmpty, PiecesPointIntoTheText) {
+  const std::string_view text = "host1,host2";
+  Pieces p = SplitNonEmpty(text, ',');
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[1].data(), text.data() + 6);
+}
+
+}  // namespace
+}  // namespace tbprof
