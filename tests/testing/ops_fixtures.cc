@@ -110,10 +110,25 @@ std::unique_ptr<XSpaceModel> ToModel(const XSpace& space) {
 
 OpStats OpStatsOf(const XSpace& space) { return ConvertXSpaceToOpStats(*ToModel(space)); }
 
+namespace {
+
+// One folder per test process for the files WriteSpace writes, removed when
+// the process exits, so test runs leave nothing in the temporary directory.
+struct ProcessScratchDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("tbprof_ops_" + std::to_string(::getpid()));
+  ~ProcessScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
 std::string WriteSpace(const XSpace& space, const std::string& name) {
+  static const ProcessScratchDir scratch;
   static std::atomic<int> counter{0};
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("tbprof_ops_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::filesystem::path dir = scratch.path / std::to_string(counter++);
   std::filesystem::create_directories(dir);
   std::string path = (dir / (name + ".xplane.pb")).string();
   std::ofstream(path, std::ios::binary) << space.SerializeAsString();

@@ -34,13 +34,20 @@ std::string Slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+// A scratch folder removed when the test program exits, so runs leave
+// nothing behind in the temporary directory.
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("tbprof-every-tool-" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 fs::path TempDir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tbprof-every-tool-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 ConvertRun Convert(const std::string& file, const std::string& tool) {
