@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "convert/xplane/schema.h"
+
 namespace tbprof {
 
 StatusOr<std::shared_ptr<const HloProgram>> HloProgram::Parse(uint64_t program_id, std::string name,
@@ -83,7 +85,7 @@ void ForEachHloModule(const XSpaceModel& space, Fn fn) {
   const XPlaneModel* meta = space.FindPlane(kMetadataPlaneName);
   StrId hlo = space.Find(kHloProtoStatName);
   if (meta == nullptr || hlo == kNoStr) return;
-  StrId program_id = space.Find("program_id");
+  StrId program_id = space.Find(schema::kProgramId);
   for (uint32_t i = 0; i < meta->event_metadata.size(); ++i) {
     const EventMetadata& md = meta->event_metadata[i];
     auto [b, e] = meta->MetadataStatsOf(i);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "convert/xplane/schema.h"
+
 namespace tbprof {
 namespace {
 
@@ -211,7 +213,7 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
       match[p][m] = StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
     }
   }
-  const StrId step_name = s.Find("step_name");
+  const StrId step_name = s.Find(schema::kStepName);
   std::vector<TraceHit> hits;
   *truncated = false;
   for (size_t r = 0; r < layout_.rows.size(); ++r) {

@@ -56,8 +56,8 @@ class HostAnalyzer {
   HostAnalyzer(const XSpaceModel& model, const XPlaneModel& plane)
       : model_(model), plane_(plane), forest_(model, plane) {
     forest_.ConnectTfDataEvents();
-    id_ = model.Find("id");
-    parent_id_ = model.Find("parent_id");
+    id_ = model.Find(schema::kId);
+    parent_id_ = model.Find(schema::kParentId);
   }
 
   std::vector<TfDataPipeline> Run() {

@@ -100,9 +100,9 @@ void EventForest::ConnectContextGroups() {
 }
 
 void EventForest::ConnectTfDataEvents() {
-  StrId element_id_id = model_.Find("element_id");
-  StrId parent_id_id = model_.Find("parent_id");
-  StrId id_id = model_.Find("id");
+  StrId element_id_id = model_.Find(schema::kElementId);
+  StrId parent_id_id = model_.Find(schema::kParentId);
+  StrId id_id = model_.Find(schema::kId);
   if (element_id_id == kNoStr || id_id == kNoStr) return;
 
   // xla visits the event types one after another, each in plane order.

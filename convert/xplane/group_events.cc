@@ -195,7 +195,7 @@ class Grouper {
   // event; the iteration's other events become the root's children.
   std::vector<Root> TfLoopRoots() {
     std::vector<Root> roots;
-    StrId id_stat = space_.Find("id");
+    StrId id_stat = space_.Find(schema::kId);
     if (id_stat == kNoStr || ids_.iter_num == kNoStr) return roots;
     std::set<int64_t> tf_data_ids;
     std::map<int64_t, std::map<int64_t, std::vector<EdgeRef>>> loops;  // step id -> iter -> events
@@ -415,7 +415,7 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
   out.was_grouped = true;
   out.group_of.resize(space.planes.size());
   out.has_step_name.resize(space.planes.size());
-  StrId group_id = space.Find("group_id"), step_name = space.Find("step_name");
+  StrId group_id = space.Find(schema::kGroupId), step_name = space.Find(schema::kStepName);
   for (size_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
     if (!IsGroupedPlaneName(space.Str(p.name))) continue;
@@ -453,7 +453,7 @@ std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel
 }
 
 bool IsXSpaceGrouped(const XSpaceModel& space) {
-  StrId group_id = space.Find("group_id");
+  StrId group_id = space.Find(schema::kGroupId);
   if (group_id == kNoStr) return false;
   bool any = false;
   for (const XPlaneModel& p : space.planes) {

@@ -53,6 +53,12 @@ inline constexpr std::string_view kGroupId = "group_id";
 inline constexpr std::string_view kStepNum = "step_num";
 inline constexpr std::string_view kStepName = "step_name";
 inline constexpr std::string_view kIterNum = "iter_num";
+// `id` is an iterator's own id on tf.data events and the step id on
+// ExecutorState::Process events; `parent_id` is a tf.data iterator's parent,
+// `element_id` the element a prefetch or map produced or consumed.
+inline constexpr std::string_view kId = "id";
+inline constexpr std::string_view kParentId = "parent_id";
+inline constexpr std::string_view kElementId = "element_id";
 // TraceMe context stats: a step root (its level), an async event, and the
 // producer/consumer pairs that link events across threads.
 inline constexpr std::string_view kIsRoot = "_r";
