@@ -96,6 +96,7 @@ StatusOr<HloGraph> BuildHloGraph(const HloProgram& program, const GraphViewerOpt
   if (options.node_name.empty()) return InvalidArgument("graph_viewer needs node_name (an HLO instruction or computation)");
   HloGraph g;
   g.module_name = program.name();
+  g.program_id = program.program_id();
   g.center = options.node_name;
   std::vector<const HloInstruction*> top;  // included instructions of the drawn computation
   const HloInstruction* center = program.FindInstruction(options.node_name);
@@ -258,6 +259,8 @@ std::string HloGraphToDot(const HloGraph& g, bool show_metadata) {
 std::string HloGraphToJson(const HloGraph& g) {
   std::string out = "{\"moduleName\":";
   AppendJsonString(out, g.module_name);
+  out += ",\"programId\":";
+  AppendJsonString(out, std::to_string(g.program_id));
   out += ",\"computation\":";
   AppendJsonString(out, g.computation);
   out += ",\"center\":";

@@ -48,6 +48,7 @@ struct HloGraphEdge {
 
 struct HloGraph {
   std::string module_name;
+  uint64_t program_id = 0;     // tells apart programs that share a module name
   std::string computation;     // the computation drawn
   std::string center;          // the instruction (or computation) asked for
   std::vector<HloGraphNode> nodes;

@@ -1,11 +1,13 @@
 #include "convert/tools/xla_tools.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "convert/analysis/graph_viewer.h"
 #include "convert/analysis/memory_viewer.h"
 #include "convert/analysis/op_profile.h"
 #include "convert/analysis/roofline.h"
+#include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"
 
@@ -37,8 +39,40 @@ bool ParamFlag(const ToolParams& p, const std::string& key) {
   return v == "1" || v == "true" || v == "True";
 }
 
+// A module is named by its metadata name (what module_list lists), its HLO
+// module name, or xprof's "<module>(<program id>)" of either.
 bool ProgramNamed(const HloProgram& p, std::string_view name) {
-  return p.name() == name || p.module().name() == name || ProgramDisplayName(p.name(), p.program_id()) == name;
+  return p.name() == name || p.module().name() == name || ProgramDisplayName(p.name(), p.program_id()) == name ||
+         ProgramDisplayName(p.module().name(), p.program_id()) == name;
+}
+
+bool ProgramHasNode(const HloProgram& p, std::string_view node) {
+  return p.FindInstruction(node) != nullptr || p.FindComputationByName(node) != nullptr;
+}
+
+// graph_viewer's `type=programs`: the programs a link could mean, as JSON
+// [{"moduleName", "programId"}], sorted by name then id: those named
+// `module_name` (any program when empty) that hold `node_name` (when given).
+// A link from a trace event names its module without the program id, and one
+// module name can belong to several compiled programs.
+std::string MatchingProgramsJson(const HloPrograms& programs, std::string_view module, std::string_view node) {
+  std::vector<const HloProgram*> found;
+  for (const auto& [id, p] : programs.by_id) {
+    if ((module.empty() || ProgramNamed(*p, module)) && (node.empty() || ProgramHasNode(*p, node))) found.push_back(p.get());
+  }
+  std::stable_sort(found.begin(), found.end(), [](auto* a, auto* b) {
+    return a->name() != b->name() ? a->name() < b->name() : a->program_id() < b->program_id();
+  });
+  std::string out = "[";
+  for (const HloProgram* p : found) {
+    if (out.size() > 1) out += ',';
+    out += "{\"moduleName\":";
+    AppendJsonString(out, p->name());
+    out += ",\"programId\":";
+    AppendJsonString(out, std::to_string(p->program_id()));
+    out += '}';
+  }
+  return out + "]";
 }
 
 // The program a memory_viewer or graph_viewer request is about. The returned
@@ -53,10 +87,14 @@ StatusOr<const HloProgram*> SelectProgram(const HloOpDb& db, const ToolParams& p
     }
     return NotFound("no HLO module named '" + module + "'");
   }
-  int64_t program_id = ParamInt(params, "program_id", -1);
-  if (program_id >= 0) {
-    if (const HloProgram* p = programs.Find(static_cast<uint64_t>(program_id))) return p;
-    return NotFound("no HLO module with program id " + std::to_string(program_id));
+  // Program ids use all 64 bits (TPU ids pass 2^63), so the id is read unsigned.
+  std::string id_text = ParamStr(params, "program_id");
+  if (!id_text.empty()) {
+    uint64_t program_id = 0;
+    auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), program_id);
+    if (ec != std::errc() || end != id_text.data() + id_text.size()) return InvalidArgument("program_id '" + id_text + "' is not a program id");
+    if (const HloProgram* p = programs.Find(program_id)) return p;
+    return NotFound("no HLO module with program id " + id_text);
   }
   std::vector<const HloProgram*> sorted;
   for (const auto& [id, p] : programs.by_id) sorted.push_back(p.get());
@@ -64,7 +102,7 @@ StatusOr<const HloProgram*> SelectProgram(const HloOpDb& db, const ToolParams& p
   if (!node_name.empty()) {
     // A node named without its module (a trace event's hlo_op): the first module that has it.
     for (const HloProgram* p : sorted) {
-      if (p->FindInstruction(node_name) || p->FindComputationByName(node_name)) return p;
+      if (ProgramHasNode(*p, node_name)) return p;
     }
     return NotFound("no HLO module has an instruction or computation named '" + std::string(node_name) + "'");
   }
@@ -132,6 +170,10 @@ StatusOr<ToolOutput> GraphViewerTool(const ToolInput& in) {
   GraphViewerOptions options;
   options.node_name = ParamStr(in.params, "node_name");
   ASSIGN_OR_RETURN(auto db, FirstHostDb(in));
+  if (type == "programs") {
+    if (db->programs.empty()) return NotFound("the profile holds no HLO module (no 'Hlo Proto' in /host:metadata)");
+    return Output(MatchingProgramsJson(db->programs, ParamStr(in.params, "module_name"), options.node_name), false);
+  }
   ASSIGN_OR_RETURN(const HloProgram* program, SelectProgram(*db, in.params, options.node_name));
   ToolOutput out;
   out.content_type = "text/plain";

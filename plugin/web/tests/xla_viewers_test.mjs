@@ -1,9 +1,12 @@
 // Browser checks of the Memory Viewer and Graph Viewer pages against a running
 // `tbprof serve` whose logdir has the JAX TPU run (`jax_tpu_v6e`), plus the
 // layout time of a 500-node neighbourhood (the graph_viewer answer is replaced
-// by a generated 500-node graph, so the page's real layout and drawing run on it).
+// by a generated 500-node graph, so the page's real layout and drawing run on it),
+// and the links into the graph page from the op tables and the trace
+// (tests/graph_link_checks.mjs; the logdir also needs jax_rocm_mi300_gemm).
 // Usage: node tests/xla_viewers_test.mjs --base http://127.0.0.1:PORT [--chromium /usr/bin/chromium] [--run jax_tpu_v6e]
 import { chromium } from 'playwright-core';
+import { runGraphLinkChecks } from './graph_link_checks.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -71,12 +74,16 @@ try {
 
   // 500 nodes: the page's own layout (dagre) and drawing, timed by the page.
   await page.route('**/data?*tag=graph_viewer*', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(bigGraph()) }));
-  await page.goto(`${base}/?run=${run}&tool=graph_viewer&module_name=${encodeURIComponent(modules[0])}&node_name=n25_5`);
+  await page.goto(`${base}/?run=${run}&tool=graph_viewer&module_name=${encodeURIComponent(modules[0])}&node_name=n25_5&program_id=1`);  // a program id: the page asks for the graph directly
   await page.waitForFunction(() => document.querySelector('#gv-status')?.dataset.layoutMs, null, { timeout: 60000 });
   const ms = Number(await page.$eval('#gv-status', (e) => e.dataset.layoutMs));
   const count = (await page.$$('#gv-svg .gv-node')).length;
   console.log(`layout of a ${count}-node graph in Chromium: ${ms} ms`);
   check(count === 500, `500 nodes drawn (${count})`);
+  await page.close();
+
+  // Links into the graph from hlo_stats, op_profile and the trace (the TPU and ROCm runs).
+  await runGraphLinkChecks({ browser, base, check });
 } finally {
   await browser.close();
 }

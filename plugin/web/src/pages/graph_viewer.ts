@@ -1,8 +1,12 @@
 // Graph Viewer: the HLO graph around one node, laid out with dagre (bundled,
 // no network) and drawn as SVG. Nodes are coloured by op category; a fusion's
 // "+" expands its fused computation in place; clicking a node re-centres on it.
+// Opened from a link (hlo_stats, op_profile, a trace event) it is centred on
+// that op in its program; a module name that several programs share gets the
+// list of them, and a node the module lacks gets an error, never a guess.
 import dagre from '@dagrejs/dagre';
-import { apiUrl, fetchText } from '../api';
+import { apiUrl, fetchText, ApiError } from '../api';
+import { graphViewerHref } from './xla_common';
 import { el, svg, section, message, clear } from '../dom';
 import { PageContext } from '../page';
 
@@ -11,7 +15,9 @@ export interface GraphNode {
   source: string; hops: number; center: boolean; hiddenOperands: number; hiddenUsers: number; parameterNumber: number; fusedRoot: boolean;
 }
 export interface GraphEdge { from: string; to: string; operand: number }
-export interface HloGraph { moduleName: string; computation: string; center: string; nodes: GraphNode[]; edges: GraphEdge[] }
+export interface HloGraph { moduleName: string; programId: string; computation: string; center: string; nodes: GraphNode[]; edges: GraphEdge[] }
+// A program a link could mean (graph_viewer's type=programs).
+interface ProgramChoice { moduleName: string; programId: string }
 
 const FILL: Record<string, string> = {
   async: '#bbdefb', collective: '#d7ccc8', contraction: '#5c6bc0', control: '#66bb6a', fusion: '#e0e0e0',
@@ -69,8 +75,15 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
   const modules = (await fetchText(apiUrl('module_list', { run: ctx.sel.run }), ctx.signal)).split(',').filter(Boolean);
   if (modules.length === 0) { ctx.root.appendChild(message('empty', 'This run has no XLA modules.')); return; }
   const picker = el('select', { id: 'gv-module', 'aria-label': 'Module' }, ...modules.map((m) => el('option', { value: m }, m)));
-  const wantedModule = q.get('module_name');
+  const wantedModule = q.get('module_name') ?? '';
   if (wantedModule && modules.includes(wantedModule)) picker.value = wantedModule;
+  // The program drawn (or asked for by a link): re-centring stays in it even
+  // where several programs share the module name; choosing a module clears it.
+  let program = q.get('program_id') ?? '';
+  const showModule = (name: string) => {
+    if (!modules.includes(name)) { modules.push(name); picker.appendChild(el('option', { value: name }, name)); }
+    picker.value = name;
+  };
   const node = el('input', { type: 'text', id: 'gv-node', placeholder: 'HLO instruction or computation', 'aria-label': 'Node name', value: q.get('node_name') ?? '' });
   const width = el('input', { type: 'number', id: 'gv-width', min: '0', max: '20', value: q.get('graph_width') ?? '3', 'aria-label': 'Graph width' });
   const go = el('button', { id: 'gv-go' }, 'Draw');
@@ -86,8 +99,12 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
     clear(canvas);
     if (!data) return;
     const { graph, ms } = layoutGraph(data, expanded);
-    status.textContent = `${data.nodes.filter((n) => !n.parent).length} nodes in ${data.computation} (${data.moduleName}); layout ${ms.toFixed(0)} ms`;
+    const programNote = data.programId && !data.moduleName.endsWith(`(${data.programId})`) ? `, program ${data.programId}` : '';
+    status.textContent = `${data.nodes.filter((n) => !n.parent).length} nodes in ${data.computation} (${data.moduleName}${programNote}) around ${data.center}; layout ${ms.toFixed(0)} ms`;
     status.dataset.layoutMs = ms.toFixed(1);
+    status.dataset.center = data.center;
+    status.dataset.module = data.moduleName;
+    status.dataset.program = data.programId;
     const size = graph.graph() as { width?: number; height?: number };
     const root = svg('svg', { id: 'gv-svg', width: Math.ceil(size.width ?? 100), height: Math.ceil(size.height ?? 100), role: 'img', 'aria-label': 'HLO graph' });
     const defs = svg('defs', {}, svg('marker', { id: 'gv-arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto' },
@@ -113,7 +130,7 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
       const n = byName.get(name);
       if (!n) continue;
       const b = graph.node(name) as unknown as Laid;
-      const g = svg('g', { class: 'gv-node', 'data-name': n.name, 'data-category': n.category, transform: `translate(${b.x - b.width / 2},${b.y - b.height / 2})` });
+      const g = svg('g', { class: n.center ? 'gv-node gv-center' : 'gv-node', 'data-name': n.name, 'data-category': n.category, transform: `translate(${b.x - b.width / 2},${b.y - b.height / 2})` });
       g.appendChild(svg('rect', { width: b.width, height: b.height, rx: 5, fill: FILL[n.category] ?? '#fff',
         stroke: n.center ? '#d32f2f' : '#616161', 'stroke-width': n.center ? 3 : 1 }));
       const ink = DARK.has(n.category) ? '#fff' : '#212121';
@@ -131,26 +148,72 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
       root.appendChild(g);
     }
     canvas.appendChild(root);
+    // Bring the centre into the middle of the scrolled canvas.
+    const centre = data.nodes.find((n) => n.center && !n.parent);
+    if (centre && graph.hasNode(centre.name)) {
+      const b = graph.node(centre.name) as unknown as Laid;
+      canvas.scrollLeft = Math.max(0, b.x - canvas.clientWidth / 2);
+      canvas.scrollTop = Math.max(0, b.y - canvas.clientHeight / 2);
+    }
   };
   // A fusion's expansion is its own toggle; the cluster re-lays out the graph.
   const toggleFusion = (name: string) => {
     if (expanded.has(name)) expanded.delete(name); else expanded.add(name);
     drawGraph();
   };
+  const fail = (text: string) => {
+    data = null;
+    clear(canvas);
+    status.textContent = '';
+    canvas.appendChild(el('div', { class: 'msg msg-error', role: 'alert', id: 'gv-error' }, text));
+  };
   const load = async () => {
-    if (!node.value.trim()) { clear(canvas); canvas.appendChild(message('info', 'Enter an HLO instruction or computation name (e.g. from HLO Op Stats or the trace).')); return; }
+    const name = node.value.trim();
+    if (!name) { clear(canvas); canvas.appendChild(message('info', 'Enter an HLO instruction or computation name (e.g. from HLO Op Stats or the trace).')); return; }
     clear(canvas);
     expanded.clear();
     try {
-      data = await ctx.load<HloGraph>({ type: 'graph', format: 'json', module_name: picker.value, node_name: node.value.trim(), graph_width: width.value });
+      const where = program ? { program_id: program } : { module_name: picker.value };
+      data = await ctx.load<HloGraph>({ type: 'graph', format: 'json', ...where, node_name: name, graph_width: width.value });
+      program = data.programId;
+      showModule(data.moduleName);
       drawGraph();
     } catch (e) {
-      data = null;
-      if ((e as Error).name !== 'AbortError') canvas.appendChild(message('error', String((e as Error).message ?? e)));
+      if ((e as Error).name === 'AbortError') return;
+      const where = program ? `program ${program}` : `module ${picker.value}`;
+      // A 404 is a node the module does not have (a stale or wrong link), said as such.
+      fail(e instanceof ApiError && e.status === 404 ? `${name} is not a node of ${where}: ${e.body.trim()}` : String((e as Error).message ?? e));
     }
+  };
+  // A link that names the module but not the program (a trace event's
+  // hlo_module): draw the one program it can mean, or list them all.
+  const resolveLink = async (): Promise<boolean> => {
+    const name = node.value.trim();
+    if (program || !name) return true;
+    const choices = await ctx.load<ProgramChoice[]>({ type: 'programs', module_name: wantedModule, node_name: name });
+    const label = (c: ProgramChoice) => c.moduleName.endsWith(`(${c.programId})`) ? c.moduleName : `${c.moduleName} (program ${c.programId})`;
+    if (choices.length === 1) { program = choices[0].programId; return true; }
+    // No module is drawn: the picker says so rather than showing the first module.
+    picker.insertBefore(el('option', { value: '', disabled: '' }, '(no module chosen)'), picker.firstChild);
+    picker.value = '';
+    if (choices.length === 0) {
+      fail(wantedModule ? `${name} is not a node of module ${wantedModule}.` : `No module of this run has a node named ${name}.`);
+      return false;
+    }
+    clear(canvas);
+    canvas.appendChild(el('div', { class: 'gv-candidates', id: 'gv-candidates' },
+      el('p', {}, `${choices.length} programs${wantedModule ? ` named ${wantedModule}` : ''} have a node ${name}, and the link does not say which one ran it. Pick one:`),
+      el('ul', {}, ...choices.map((c) => el('li', {}, el('a', { href: graphViewerHref(ctx.sel, name, { program: c.programId, module: c.moduleName }),
+        'data-program': c.programId }, label(c)))))));
+    status.textContent = `${name}: ${choices.length} candidate programs`;
+    return false;
   };
   go.addEventListener('click', () => void load());
   node.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') void load(); });
-  picker.addEventListener('change', () => void load());
-  await load();
+  picker.addEventListener('change', () => { program = ''; void load(); });
+  try {
+    if (await resolveLink()) await load();
+  } catch (e) {
+    if ((e as Error).name !== 'AbortError') fail(String((e as Error).message ?? e));
+  }
 }

@@ -1,13 +1,14 @@
 // hlo_stats: every HLO op with its time, FLOP rate, bandwidth and bound-by
 // (one DataTable), filters by op name, category and program, the top ops by
-// self time, CSV export, and links to the op's row in op_profile.
+// self time, CSV export, and links to the op's row in op_profile and to its
+// node in graph_viewer.
 import { el, section, message, clear } from '../dom';
 import { DataTable, isTable, tableAt, strings, numbers } from '../datatable';
 import { PageContext } from '../page';
 import { apiUrl } from '../api';
 import { horizontalBars } from '../charts';
 import { DataGrid } from '../table';
-import { columnsOf, distinct, selectOf, xlaToolHref, opFromUrl } from './xla_common';
+import { columnsOf, distinct, selectOf, xlaToolHref, opFromUrl, graphLink } from './xla_common';
 
 const TOP_OPS = 10;
 
@@ -20,6 +21,7 @@ export async function renderHloStats(ctx: PageContext): Promise<void> {
   }
   const names = strings(t, 'hlo_op_name'), categories = strings(t, 'category'), programs = strings(t, 'program_id');
   const expressions = strings(t, 'hlo_op_expression'), selfTimes = numbers(t, 'total_self_time');
+  const hasGraphs = ctx.tools.includes('graph_viewer');
 
   const opFilter = el('input', { type: 'search', id: 'hlo-op-filter', class: 'grid-filter', placeholder: 'Op name or HLO text…', 'aria-label': 'Filter by op name' });
   const categorySelect = selectOf('hlo-category', 'Category', distinct(categories).sort(), 'All categories');
@@ -38,8 +40,9 @@ export async function renderHloStats(ctx: PageContext): Promise<void> {
   const grid = new DataGrid<number>(columnsOf(t, {
     render: {
       hlo_op_expression: (r) => el('div', { class: 'hlo-cell', title: expressions[r] }, expressions[r] || '—'),
-      hlo_op_name: (r) => el('a', { class: 'xla-link', href: xlaToolHref(ctx.sel, 'op_profile', names[r], programs[r]),
+      hlo_op_name: (r) => el('span', { class: 'op-cell' }, el('a', { class: 'xla-link', href: xlaToolHref(ctx.sel, 'op_profile', names[r], programs[r]),
         title: 'Show this op in HLO Op Profile', 'data-op': names[r] }, names[r] || '—'),
+        hasGraphs && names[r] && programs[r] ? graphLink(ctx.sel, names[r], programs[r]) : null),
     },
   }), [], { initialSort: { id: 'rank', desc: false }, name: 'hlo-stats', filterPlaceholder: 'Filter any text column…' });
   ctx.root.appendChild(section('HLO ops', grid.root));

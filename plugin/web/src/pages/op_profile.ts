@@ -1,10 +1,11 @@
 // op_profile: the op_profile Profile JSON as a tree table (by category or by
 // program, with or without IDLE), time, FLOP and HBM bandwidth utilisation
-// bars, a top-N cut per node, and a details box with links to hlo_stats.
+// bars, a top-N cut per node, and a details box with links to hlo_stats; op
+// nodes link to their node in graph_viewer.
 import { el, section, message, clear } from '../dom';
 import { fmtNum, fmtUs } from '../format';
 import { PageContext } from '../page';
-import { UNKNOWN, xlaToolHref, opFromUrl } from './xla_common';
+import { UNKNOWN, xlaToolHref, opFromUrl, graphViewerHref, graphLink } from './xla_common';
 
 interface Metrics {
   flops?: number; bandwidthUtils?: number[]; rawTime?: number; rawFlops?: number; rawBytesAccessedArray?: number[];
@@ -71,6 +72,9 @@ export function findOpPath(root: ProfileNode, op: string, program: string): numb
   return walk(root, []);
 }
 
+// The HLO instruction a node stands for ("X and its duplicate(s)" stands for X).
+function opOf(n: ProfileNode): string { return n.name.replace(/ and its duplicate\(s\)$/, ''); }
+
 export async function renderOpProfile(ctx: PageContext): Promise<void> {
   const data = await ctx.load<Profile>();
   if (!data || (!data.byCategory && !data.byProgram)) { ctx.root.appendChild(message('empty', 'No op profile in this response.')); return; }
@@ -95,6 +99,9 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     section('Details', details));
 
   const linked = opFromUrl();
+  // Op nodes (and the fused instructions under a fusion) are HLO nodes of their program.
+  const hasGraphs = ctx.tools.includes('graph_viewer');
+  const graphable = (n: ProfileNode) => hasGraphs && !!n.xla?.programId && n.xla.category !== 'IDLE' && n.name !== 'IDLE';
   const expanded = new Set<string>();
   let highlight: string | null = null;
   let reveal: number[] = [];
@@ -119,8 +126,11 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     details.appendChild(table);
     if (n.xla?.expression) details.appendChild(el('pre', { class: 'raw hlo-text' }, n.xla.expression));
     if (n.xla) {
-      const op = n.name.replace(/ and its duplicate\(s\)$/, '');
+      const op = opOf(n);
       details.appendChild(el('a', { class: 'xla-link', id: 'op-profile-to-hlo-stats', href: xlaToolHref(ctx.sel, 'hlo_stats', op, n.xla.programId) }, 'Open in HLO Op Stats'));
+      if (graphable(n)) {
+        details.append(' ', el('a', { class: 'xla-link', id: 'op-profile-to-graph', href: graphViewerHref(ctx.sel, op, { program: n.xla.programId }) }, 'Open in Graph Viewer'));
+      }
     }
   };
 
@@ -138,7 +148,8 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
       toggle.addEventListener('click', () => { if (open) expanded.delete(key); else expanded.add(key); draw(); });
       const nameButton = el('button', { class: 'link-button tree-name', title: n.name }, n.name);
       nameButton.addEventListener('click', () => { highlight = key; showDetails(n); draw(); });
-      const nameCell = el('td', { class: 'tree-cell' }, toggle, nameButton);
+      const nameCell = el('td', { class: 'tree-cell' }, toggle, nameButton,
+        graphable(n) ? graphLink(ctx.sel, opOf(n), n.xla!.programId!) : null);
       nameCell.style.paddingLeft = `${8 + 16 * path.length}px`;
       const m = n.metrics ?? {};
       const share = rootTime > 0 ? (m.rawTime ?? 0) / rootTime : null;

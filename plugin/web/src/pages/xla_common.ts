@@ -66,24 +66,47 @@ export function xlaToolHref(sel: { run: string; host: string }, tool: 'hlo_stats
   return `${location.pathname}?${q.toString()}`;
 }
 
+// A same-page URL that opens the Graph Viewer centred on an HLO node. The
+// program id names the program exactly; a module name alone may belong to
+// several programs, and the graph page then offers them instead of picking one.
+export function graphViewerHref(sel: { run: string; host: string }, node: string, where: { program?: string; module?: string }): string {
+  const q = new URLSearchParams({ run: sel.run, tool: 'graph_viewer', host: sel.host, node_name: node });
+  if (where.module) q.set('module_name', where.module);
+  if (where.program) q.set('program_id', where.program);
+  return `${location.pathname}?${q.toString()}`;
+}
+
+// The small "graph" link the op tables put next to an op name. Its word is
+// drawn by CSS, so a cell's text stays the op name (copying, sorting, tests).
+export function graphLink(sel: { run: string; host: string }, node: string, program: string): HTMLElement {
+  return el('a', { class: 'graph-link', href: graphViewerHref(sel, node, { program }), title: `Show ${node} in the Graph Viewer`,
+    'aria-label': `${node} in the Graph Viewer`, 'data-graph-op': node, 'data-graph-program': program });
+}
+
 export function opFromUrl(): { op: string; program: string } {
   const q = new URLSearchParams(location.search);
   return { op: q.get('op') ?? '', program: q.get('program') ?? '' };
 }
 
 // The links a trace event gets when its args name an HLO op: GPU kernels carry
-// hlo_op (and sometimes program_id); TPU `XLA Ops` events are named after the
-// op and carry hlo_category. Null when the event names no op.
-export function hloLinksForEvent(name: string, args: Record<string, unknown> | undefined): HTMLElement | null {
+// hlo_op and hlo_module (and sometimes program_id); TPU `XLA Ops` events are
+// named after the op and carry hlo_category, their module being the event of
+// the `XLA Modules` line above them (`moduleOnLine`). The Graph Viewer link is
+// offered when the run has that tool. Null when the event names no op.
+export function hloLinksForEvent(name: string, args: Record<string, unknown> | undefined,
+                                 opts: { moduleOnLine?: string; hasGraphs?: boolean } = {}): HTMLElement | null {
   const a = args ?? {};
   const hloOp = typeof a.hlo_op === 'string' ? a.hlo_op : '';
   const program = a.program_id !== undefined ? String(a.program_id) : '';
   const op = hloOp || (typeof a.hlo_category === 'string' ? name : '');
   if (!op) return null;
+  const module = (typeof a.hlo_module === 'string' ? a.hlo_module : '') || (opts.moduleOnLine ?? '');
   const q = new URLSearchParams(location.search);
   const sel: Pick<Selection, 'run' | 'host'> = { run: q.get('run') ?? '', host: q.get('host') ?? '' };
   const link = (tool: 'hlo_stats' | 'op_profile', text: string) =>
     el('a', { class: 'xla-link', href: xlaToolHref(sel, tool, op, program), 'data-xla-link': tool }, text);
-  return el('div', { class: 'xla-links' }, el('h3', {}, `HLO op ${op}`),
-    el('div', { class: 'toolbar' }, link('hlo_stats', 'Open in HLO Op Stats'), link('op_profile', 'Open in HLO Op Profile')));
+  const graph = opts.hasGraphs && el('a', { class: 'xla-link', href: graphViewerHref(sel, op, { module, program }), 'data-xla-link': 'graph_viewer',
+    title: module ? `${op} in module ${module}` : `${op} (its module is not recorded: the graph page lists the modules that have it)` }, 'Open in Graph Viewer');
+  return el('div', { class: 'xla-links' }, el('h3', {}, `HLO op ${op}${module ? ` · module ${module}` : ''}`),
+    el('div', { class: 'toolbar' }, link('hlo_stats', 'Open in HLO Op Stats'), link('op_profile', 'Open in HLO Op Profile'), graph || null));
 }

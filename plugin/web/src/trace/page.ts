@@ -4,7 +4,7 @@
 import { el, clear, message } from '../dom';
 import { PageContext } from '../page';
 import { dataUrl, fetchJson } from '../api';
-import { buildLayer, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
+import { buildLayer, firstVisible, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
 import { TraceView, Selected, BoxSelection, WheelMode } from './view';
 import { fmtNum, fmtUs, fmtPreciseUs } from '../format';
 import { hloLinksForEvent } from '../pages/xla_common';
@@ -145,7 +145,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
       if (t0 <= span[0] && t1 >= span[1]) { note.textContent = 'No event of this host\'s trace has this flow id; its partner may be on another host.'; return; }
     }
   };
-  view.onSelect = (s) => showDetails(details, s, view, followFlow);
+  view.onSelect = (s) => showDetails(details, s, view, ctx.tools.includes('graph_viewer'), followFlow);
   view.onBox = (b) => { if (b) showAggregate(details, b, view); };
   // A link to a window shows that window's detail at once, not only the coarse layer.
   if (deepLink) void maybeFetch();
@@ -226,7 +226,23 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   root.setAttribute('data-streaming', String(canStream));
 }
 
-function showDetails(box: HTMLElement, s: Selected | null, view: TraceView,
+// The program an XLA op ran in, on TPUs: the event of its device's
+// `XLA Modules` line that spans the op's start ("" when none is loaded).
+function enclosingModule(view: TraceView, s: Selected): string {
+  const pid = s.lane.slice(0, s.lane.indexOf(':'));
+  for (const layer of view.layers()) {
+    for (const lane of layer?.lanes.values() ?? []) {
+      if (lane.pid !== pid || lane.key === s.lane || view.meta.threadNames.get(lane.key) !== 'XLA Modules') continue;
+      for (const row of lane.rows) {
+        const i = firstVisible(row, s.start);
+        if (i < row.start.length && row.start[i] <= s.start && s.start <= row.start[i] + row.dur[i]) return view.names.names[row.name[i]];
+      }
+    }
+  }
+  return '';
+}
+
+function showDetails(box: HTMLElement, s: Selected | null, view: TraceView, hasGraphs: boolean,
   followFlow: (s: Selected, note: HTMLElement) => Promise<void>): void {
   clear(box);
   if (!s) { box.appendChild(el('p', { class: 'hint' }, 'No event here.')); return; }
@@ -237,7 +253,7 @@ function showDetails(box: HTMLElement, s: Selected | null, view: TraceView,
   if (s.raw.cat) table.appendChild(row('Category', String(s.raw.cat)));
   for (const [k, v] of Object.entries(s.raw.args ?? {})) table.appendChild(row(k, typeof v === 'object' ? JSON.stringify(v) : String(v)));
   box.append(el('h3', {}, 'Event'), table);
-  const hloLinks = hloLinksForEvent(s.name, s.raw.args);
+  const hloLinks = hloLinksForEvent(s.name, s.raw.args, { moduleOnLine: enclosingModule(view, s), hasGraphs });
   if (hloLinks) box.appendChild(hloLinks);
   // Flow links (launch <-> kernel): list the partners that are loaded; a click jumps there.
   if (s.raw.bind_id !== undefined) {
