@@ -66,15 +66,18 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
     device_self += static_cast<double>(m.self_time_ps);
     if (m.is_eager) device_eager += static_cast<double>(m.self_time_ps);
   }
+  // A share of nothing is unknown, not 0 % (xprof's SafeDivide would print
+  // 0.0%): negative, which the table writes as xprof's "unknown".
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : -1.0; };
   double all = static_cast<double>(host_occurrences + device_occurrences);
-  a.set_host_tf_op_percent(100.0 * SafeDivide(static_cast<double>(host_occurrences), all));
-  a.set_device_tf_op_percent(100.0 * SafeDivide(static_cast<double>(device_occurrences), all));
-  a.set_host_op_time_eager_percent(100.0 * SafeDivide(host_eager, host_self));
-  a.set_device_op_time_eager_percent(100.0 * SafeDivide(device_eager, device_self));
-  auto idle_percent = [](const OpMetricsDb& db) {
+  a.set_host_tf_op_percent(share(static_cast<double>(host_occurrences), all));
+  a.set_device_tf_op_percent(share(static_cast<double>(device_occurrences), all));
+  a.set_host_op_time_eager_percent(share(host_eager, host_self));
+  a.set_device_op_time_eager_percent(share(device_eager, device_self));
+  auto idle_percent = [&share](const OpMetricsDb& db) {
     auto it = db.ops.find("IDLE");
     double idle = it == db.ops.end() ? 0.0 : static_cast<double>(it->second.self_time_ps);
-    return 100.0 * SafeDivide(idle, static_cast<double>(db.total_time_ps));
+    return share(idle, static_cast<double>(db.total_time_ps));
   };
   // Duty cycle from the devices' busy and idle time (xprof computes it for
   // TPU only; GPU kernels give the same figure). The idle share is its

@@ -1,6 +1,7 @@
 // The run environment's training flag (xprof's ModelTracker rules on HLO op
-// metadata) and profiling session (the Task Environment plane), from XSpaces
-// built here; every expected value is worked out by hand in the comments.
+// metadata) and profiling session (the Task Environment plane), and the
+// overview's shares that have nothing to divide, from XSpaces built here;
+// every expected value is worked out by hand in the comments.
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
@@ -172,6 +173,33 @@ TEST(RunEnvironment, TrainingFlagInTheOverview) {
   EXPECT_EQ(RunEnvironmentProperties(CombineOpStats({one(unknown), one(inference)})).at("is_training").as_string(),
             "false");
   EXPECT_EQ(RunEnvironmentProperties(CombineOpStats({one(unknown)})).at("is_training").as_string(), "");
+}
+
+// One GPU kernel of one framework op and no host plane: the host shares have
+// nothing to divide and are xprof's "unknown"; the op placement is 0 of 1 on
+// the host (a measured 0 %) and 1 of 1 on the device.
+TEST(OverviewShares, ShareOfNothingIsUnknown) {
+  XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  gpu.Str("device_vendor", "Nvidia").Int("compute_cap_major", 8).Int("compute_cap_minor", 0);
+  XLineBuilder stream = gpu.AddLine(1, "Stream #1(Kernel)");
+  stream.AddEvent("ampere_sgemm_128x64_nn", 0, 10'000'000).Str("tf_op", "model/dense/MatMul:MatMul");
+  std::string json = OverviewPageToJson(ConvertOpStatsToOverviewPage(
+      CombineOpStats({std::make_shared<const OpStats>(OpStatsOf(space))})));
+  boost::json::object p = boost::json::parse(json).as_array()[0].as_object().at("p").as_object();
+  EXPECT_EQ(p.at("host_idle_time_percent").as_string(), "unknown");
+  EXPECT_EQ(p.at("host_op_time_eager_percent").as_string(), "unknown");
+  EXPECT_EQ(p.at("host_tf_op_percent").as_string(), "0.0%");
+  EXPECT_EQ(p.at("device_tf_op_percent").as_string(), "100.0%");
+  EXPECT_EQ(p.at("device_op_time_eager_percent").as_string(), "0.0%");  // 0 of 10 µs eager
+
+  XSpace empty;
+  AddPlane(empty, "/host:CPU");
+  json = OverviewPageToJson(ConvertOpStatsToOverviewPage(CombineOpStats({std::make_shared<const OpStats>(OpStatsOf(empty))})));
+  p = boost::json::parse(json).as_array()[0].as_object().at("p").as_object();
+  EXPECT_EQ(p.at("host_tf_op_percent").as_string(), "unknown");  // no op anywhere
+  EXPECT_EQ(p.at("device_tf_op_percent").as_string(), "unknown");
+  EXPECT_EQ(p.at("device_op_time_eager_percent").as_string(), "unknown");
 }
 
 }  // namespace
