@@ -201,6 +201,18 @@ export const checks = {
       else assert(titles.some((x) => x.startsWith('Other:')), `device IDLE (${want}) is neither a slice nor in "Other"`);
     }
     for (const id of ['measured_flop_rate', 'model_flop_rate', 'measured_memory_bw', 'operational_intensity']) await checkAllZeroColumn(page, 'op-stats', withIdle, id, assert);
+    // Each side's share column: the served fraction as a percentage, except a 0 on a row of the other side ("—", not applicable).
+    const cellsOf = (id) => page.$$eval(`.grid-wrap[data-grid="op-stats"] tbody td[data-col="${id}"]`, (c) => c.map((x) => x.textContent));
+    for (const [id, other] of [['device_total_self_time_percent', /host/i], ['host_total_self_time_percent', /device/i]]) {
+      const ci = col(withIdle, id);
+      if (ci < 0) continue;
+      const shown = await cellsOf(id);
+      shown.forEach((text, i) => {
+        const r = withIdle.rows[i], v = Number(r.c[ci]?.v ?? 0);
+        const want = other.test(String(r.c[hd]?.v)) && v === 0 ? '—' : `${(v * 100).toFixed(2)}%`;
+        assert(text === want, `${id} row ${i + 1}: shown "${text}", served ${v} (${want})`);
+      });
+    }
     const perSide = (side) => withIdle.rows.filter((r) => new RegExp(side, 'i').test(String(r.c[hd]?.v))).length;
     const capShown = await page.$('#op-cap') !== null;
     assert(capShown === (perSide('device') >= 500 || perSide('host') >= 500), `op cap note shown=${capShown} with ${perSide('device')} device / ${perSide('host')} host rows`);
