@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -81,7 +82,17 @@ struct RunEnvironment {
   std::string device_type = "CPU";
   std::string hardware_type = "CPU_ONLY";  // CPU_ONLY, GPU, TPU
   int device_core_count = 0;
-  bool is_training = false;
+  // Whether an HLO module of the profile computes gradients (xprof's
+  // ModelTracker); empty when the profile has no HLO module to tell by.
+  std::optional<bool> is_training;
+  // The profiler session of each host, from the Task Environment plane's
+  // profile_start_time / profile_stop_time (walltime ns); hosts whose profile
+  // does not record them are absent.
+  struct Session {
+    uint64_t start_ns = 0;
+    uint64_t stop_ns = 0;
+  };
+  std::map<std::string, Session> sessions;
 };
 
 struct OpStats {

@@ -62,7 +62,11 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     out.run_environment.hostnames.insert(env.hostnames.begin(), env.hostnames.end());
     out.run_environment.task_count += env.task_count;
     out.run_environment.device_core_count += env.device_core_count;
-    out.run_environment.is_training |= env.is_training;
+    // Training when one host trains; known false only when some host could tell.
+    if (env.is_training.has_value()) {
+      out.run_environment.is_training = out.run_environment.is_training.value_or(false) || *env.is_training;
+    }
+    out.run_environment.sessions.insert(env.sessions.begin(), env.sessions.end());
     if (env.hardware_type != "CPU_ONLY") {
       out.run_environment.hardware_type = env.hardware_type;
       out.run_environment.device_type = env.device_type;

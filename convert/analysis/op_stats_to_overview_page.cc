@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <limits>
 #include <set>
 
 #include "convert/analysis/op_stats_to_input_pipeline.h"
@@ -64,15 +66,18 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
     device_self += static_cast<double>(m.self_time_ps);
     if (m.is_eager) device_eager += static_cast<double>(m.self_time_ps);
   }
+  // A share of nothing is unknown, not 0 % (xprof's SafeDivide would print
+  // 0.0%): negative, which the table writes as xprof's "unknown".
+  auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : -1.0; };
   double all = static_cast<double>(host_occurrences + device_occurrences);
-  a.set_host_tf_op_percent(100.0 * SafeDivide(static_cast<double>(host_occurrences), all));
-  a.set_device_tf_op_percent(100.0 * SafeDivide(static_cast<double>(device_occurrences), all));
-  a.set_host_op_time_eager_percent(100.0 * SafeDivide(host_eager, host_self));
-  a.set_device_op_time_eager_percent(100.0 * SafeDivide(device_eager, device_self));
-  auto idle_percent = [](const OpMetricsDb& db) {
+  a.set_host_tf_op_percent(share(static_cast<double>(host_occurrences), all));
+  a.set_device_tf_op_percent(share(static_cast<double>(device_occurrences), all));
+  a.set_host_op_time_eager_percent(share(host_eager, host_self));
+  a.set_device_op_time_eager_percent(share(device_eager, device_self));
+  auto idle_percent = [&share](const OpMetricsDb& db) {
     auto it = db.ops.find("IDLE");
     double idle = it == db.ops.end() ? 0.0 : static_cast<double>(it->second.self_time_ps);
-    return 100.0 * SafeDivide(idle, static_cast<double>(db.total_time_ps));
+    return share(idle, static_cast<double>(db.total_time_ps));
   };
   // Duty cycle from the devices' busy and idle time (xprof computes it for
   // TPU only; GPU kernels give the same figure). The idle share is its
@@ -173,8 +178,42 @@ OverviewPageRunEnvironment ComputeRunEnvironment(const OpStats& s) {
   for (const std::string& h : re.hostnames) (*env.mutable_hostnames())[h] = true;
   env.set_device_type(re.device_type);
   env.set_device_core_count(re.device_core_count);
-  env.set_is_training(re.is_training);
+  if (re.is_training.has_value()) env.set_is_training(*re.is_training);
+  // One entry per host with its session start; the job's duration spans them all.
+  uint64_t first_start = std::numeric_limits<uint64_t>::max(), last_stop = 0;
+  for (const auto& [host, session] : re.sessions) {
+    auto* job = env.add_host_dependent_job_info();
+    job->set_host_id(host);
+    job->set_profile_time_ns(session.start_ns);
+    first_start = std::min(first_start, session.start_ns);
+    last_stop = std::max(last_stop, session.stop_ns);
+  }
+  if (!re.sessions.empty()) {
+    uint64_t ms = (last_stop - first_start) / 1'000'000;
+    env.mutable_host_independent_job_info()->set_profile_duration_ms(
+        static_cast<uint32_t>(std::min<uint64_t>(ms, std::numeric_limits<uint32_t>::max())));
+  }
   return env;
+}
+
+// absl::FormatTime's default (RFC 3339, all significant fractional digits) in
+// UTC, which xprof uses for the run environment's times:
+// "2023-11-14T22:13:20.5+00:00".
+std::string FormatUtcTime(uint64_t unix_ns) {
+  std::time_t secs = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out = date;
+  if (uint64_t frac = unix_ns % 1'000'000'000; frac != 0) {
+    char digits[16];
+    std::snprintf(digits, sizeof digits, ".%09llu", static_cast<unsigned long long>(frac));
+    std::string f = digits;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  return out + "+00:00";
 }
 
 DataTable AnalysisTable(const OverviewPageAnalysis& a, const std::string& hardware_type) {
@@ -225,8 +264,15 @@ DataTable RunEnvironmentTable(const OverviewPageRunEnvironment& env) {
   t.AddColumn("command_line", "command_line", "string");
   t.AddColumn("start_time", "start_time", "string");
   t.AddColumn("bns_address", "bns_address", "string");
+  uint64_t profile_start_ns = 0;
   for (const auto& job : env.host_dependent_job_info()) {
-    t.AddRow({job.host_id(), job.command_line(), std::to_string(job.start_time()), job.bns_address()});
+    // The job's own start time is unknown (not the epoch) when it was not recorded.
+    t.AddRow({job.host_id(), job.command_line(),
+              job.start_time() > 0 ? FormatUtcTime(static_cast<uint64_t>(job.start_time())) : std::string(),
+              job.bns_address()});
+    if (job.profile_time_ns() > 0 && (profile_start_ns == 0 || job.profile_time_ns() < profile_start_ns)) {
+      profile_start_ns = job.profile_time_ns();
+    }
   }
   std::string task_count = env.task_count() >= 0 ? std::to_string(env.task_count()) : "unknown";
   if (env.task_count() > 0 && env.host_count() > 0) {
@@ -241,7 +287,12 @@ DataTable RunEnvironmentTable(const OverviewPageRunEnvironment& env) {
   t.SetProperty("task_count", task_count);
   t.SetProperty("device_type", env.device_type());
   t.SetProperty("device_core_count", cores);
-  t.SetProperty("is_training", env.is_training() ? "true" : "false");
+  // xprof's empty value where no HLO module could tell training from inference.
+  t.SetProperty("is_training", !env.has_is_training() ? "" : env.is_training() ? "true" : "false");
+  // The profiling session (xprof's page shows these two when present).
+  if (profile_start_ns > 0) t.SetProperty("profile_start_time", FormatUtcTime(profile_start_ns));
+  uint32_t duration_ms = env.host_independent_job_info().profile_duration_ms();
+  if (profile_start_ns > 0 || duration_ms > 0) t.SetProperty("profile_duration_ms", std::to_string(duration_ms));
   return t;
 }
 

@@ -7,6 +7,11 @@ namespace {
 
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
+bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+}  // namespace
+
 // [A-Za-z0-9.][A-Za-z0-9_./>-]*
 bool IsTfOpName(std::string_view s) {
   if (s.empty() || !(IsAlnum(s[0]) || s[0] == '.')) return false;
@@ -36,11 +41,6 @@ bool IsJaxOpType(std::string_view s) {
   }
   return true;
 }
-
-bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
-bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-}  // namespace
 
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;

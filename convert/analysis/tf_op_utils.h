@@ -22,6 +22,12 @@ TfOp ParseTfOpFullname(std::string_view fullname);
 std::string DeriveOpType(std::string_view full_op_name);
 
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
+// The name patterns of TensorFlow op names ([A-Za-z0-9.][A-Za-z0-9_./>-]*),
+// TensorFlow op types ([A-Z_][a-zA-Z0-9_]*) and JAX op types
+// ([a-z_][a-z0-9_]*, optionally followed by "[…]").
+bool IsTfOpName(std::string_view s);
+bool IsTfOpType(std::string_view s);
+bool IsJaxOpType(std::string_view s);
 // Whether a kernel runs on TensorCores (AMD: Matrix Cores), by the name rules
 // of one table in tf_op_utils.cc: xprof's, and the Hopper/Blackwell/AMD ones.
 bool IsKernelUsingTensorCore(std::string_view kernel_name);

@@ -1,5 +1,9 @@
 #include "convert/analysis/xplane_to_run_environment.h"
 
+#include <optional>
+
+#include "convert/analysis/hlo_module.h"
+#include "convert/analysis/model_tracker.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -15,6 +19,24 @@ int PlaneIntStat(const XSpaceModel& space, const XPlaneModel& p, std::string_vie
   StrId id = space.Find(name);
   const Stat* s = id == kNoStr ? nullptr : p.FindPlaneStat(id);
   return s ? static_cast<int>(s->IntValue()) : 0;
+}
+
+const Stat* PlaneStat(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
+  StrId id = space.Find(name);
+  return id == kNoStr ? nullptr : p.FindPlaneStat(id);
+}
+
+// The profiler writes both stats when the session ends; a profile without
+// them (older profilers, other writers) has no known session.
+std::optional<RunEnvironment::Session> ProfilerSession(const XSpaceModel& space) {
+  const XPlaneModel* env = space.FindPlane(schema::kTaskEnvironmentPlane);
+  if (env == nullptr) return std::nullopt;
+  const Stat* start = PlaneStat(space, *env, schema::kProfileStartTime);
+  const Stat* stop = PlaneStat(space, *env, schema::kProfileStopTime);
+  if (start == nullptr || stop == nullptr || start->UintValue() == 0 || stop->UintValue() < start->UintValue()) {
+    return std::nullopt;
+  }
+  return RunEnvironment::Session{start->UintValue(), stop->UintValue()};
 }
 
 }  // namespace
@@ -54,7 +76,11 @@ std::string GpuModelName(std::string_view vendor, int major, int minor, std::str
 
 RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space) {
   RunEnvironment env;
-  env.hostnames.insert(space.hostnames.empty() ? "localhost" : space.hostnames[0]);
+  const std::string hostname = space.hostnames.empty() ? "localhost" : space.hostnames[0];
+  env.hostnames.insert(hostname);
+  if (auto session = ProfilerSession(space)) env.sessions[hostname] = *session;
+  // Only parsed when present: most GPU and CPU profiles have no HLO module.
+  if (HasHloModules(space)) env.is_training = IsTraining(LoadHloPrograms(space));
   env.host_count = 1;
   env.task_count = 1;
   int gpus = 0, tpus = 0;

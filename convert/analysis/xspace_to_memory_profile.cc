@@ -358,6 +358,8 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
       snapshot.time_offset_ps = plane->events[e].begin_ps - line.timestamp_ns * 1000;
       PerAllocatorMemoryProfile& p = profile.memory_profile_per_allocator[memory_id];
       UpdateSummary(stats, snapshot.time_offset_ps, p.profile_summary);
+      ++(m.memory_activity == MemoryActivity::kAllocation ? p.profile_summary.num_allocations
+                                                          : p.profile_summary.num_deallocations);
       p.memory_profile_snapshots.push_back(std::move(snapshot));
     }
   }
@@ -402,6 +404,10 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
     AppendInt64(out, p.profile_summary.peak_stats_time_ps);
     out += ",\"memoryCapacity\":";
     AppendInt64(out, p.profile_summary.memory_capacity);
+    out += ",\"numAllocations\":";
+    AppendInt64(out, p.profile_summary.num_allocations);
+    out += ",\"numDeallocations\":";
+    AppendInt64(out, p.profile_summary.num_deallocations);
     out += "},\"activeAllocations\":[";
     for (size_t i = 0; i < p.active_allocations.size(); ++i) {
       const ActiveAllocation& a = p.active_allocations[i];

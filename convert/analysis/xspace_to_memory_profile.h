@@ -2,7 +2,8 @@
 // MemoryAllocation/MemoryDeallocation TraceMes on /host:CPU become snapshots,
 // a peak summary, a ≤1000-point timeline and the breakdown of the
 // allocations live at the peak; JSON is xprof's MemoryProfile proto as
-// MessageToJsonString prints it (camelCase, int64 as strings, all fields).
+// MessageToJsonString prints it (camelCase, int64 as strings, all fields),
+// plus the summary's allocation and deallocation counts.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,11 @@ struct MemoryProfileSummary {
   MemoryAggregationStats peak_stats;  // peak_bytes_in_use = stack + heap at the peak
   int64_t peak_stats_time_ps = 0;
   int64_t memory_capacity = 0;
+  // Activities of the profiling window; xprof's page counts them from the
+  // snapshots it was sent (numAllocations/numDeallocations), which are only a
+  // sample of them past max_num_snapshots, so the server counts them all.
+  int64_t num_allocations = 0;
+  int64_t num_deallocations = 0;
 };
 
 // One row of the breakdown table: a snapshot (index >= 0) or a special

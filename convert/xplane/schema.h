@@ -75,6 +75,9 @@ inline constexpr std::string_view kGpuDeviceName = "gpu_device_name";
 inline constexpr std::string_view kDeviceTypeString = "device_type_string";
 inline constexpr std::string_view kVendorNvidia = "Nvidia";
 inline constexpr std::string_view kVendorAmd = "AMD";
+// Plane stats of the Task Environment plane: the profiler session's walltime (ns).
+inline constexpr std::string_view kProfileStartTime = "profile_start_time";
+inline constexpr std::string_view kProfileStopTime = "profile_stop_time";
 
 // The stat ids of one model, resolved once; kNoStr where no stat has the name.
 struct StatIds {

@@ -165,7 +165,9 @@ export class DataGrid<R> {
 // Columns straight from a DataTable, optionally restricted/relabelled.
 // zeroMeansUnknown: numeric columns (id -> why) whose values are all 0 because the profile lacks what they
 // measure (e.g. FLOP counts); such a column shows "—" with the reason instead of a column of zeros.
-export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: string[]; percentCols?: string[]; zeroMeansUnknown?: Record<string, string> } = {}): DataGrid<number> {
+// notApplicable: per column id, a row test giving the reason when that cell does not apply to the row (shown as "—").
+export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: string[]; percentCols?: string[]; zeroMeansUnknown?: Record<string, string>;
+  notApplicable?: Record<string, (row: number) => string | undefined> } = {}): DataGrid<number> {
   const hide = new Set(opts.hide ?? []);
   const pct = new Set(opts.percentCols ?? []);
   const unknown = new Map<number, string>();
@@ -181,7 +183,7 @@ export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: str
       id: c.id, label: c.label || c.id, numeric, longText: c.type === 'string',
       value: (r) => cellValue(t, r, i),
       render: (r) => {
-        const why = unknown.get(i);
+        const why = unknown.get(i) ?? opts.notApplicable?.[c.id]?.(r);
         if (why !== undefined) return el('span', { class: 'unknown', title: why }, '—');
         const v = cellValue(t, r, i);
         if (pct.has(c.id) && typeof v === 'number') return `${(v * 100).toFixed(2)}%`;

@@ -38,6 +38,8 @@ async function checkAllZeroColumn(page, grid, t, id, assert) {
   else assert(cells.every((c) => c.text !== '—'), `${grid}.${id}: measured values shown as —`);
 }
 
+const RECORDS_SESSION = /^(jax_tpu_v6e|jax_rocm_mi300_gemm|synthetic|naive|prefetch|cache)$/;
+
 function findTable(data, test) { return (Array.isArray(data) ? data : [data]).find((t) => isTable(t) && test(t)) ?? null; }
 
 
@@ -85,7 +87,9 @@ export const checks = {
       if (ap[key] === undefined) continue;
       const c = await statCard(page, key);
       if (cpuOnly && key.startsWith('device_')) { assert(c === null, `${key} shown on a CPU-only run`); continue; }
-      assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+      // xprof's "unknown" (a share of nothing) reads "—" with the reason, never a number.
+      if (ap[key] === 'unknown') assert(c && c.value === '—' && /unknown/i.test(c.why ?? ''), `${key}: served unknown, shown ${c?.value}`);
+      else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
     }
     const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
     const c16 = await statCard(page, 'device_compute_16bit_percent');
@@ -94,6 +98,23 @@ export const checks = {
     if (noSteps) assert(!/\b0\.0 ms\b/.test(text), 'a run without steps shows "0.0 ms"');
     const env = (Array.isArray(data) ? data[2] : null)?.p ?? {};
     if (env.device_type) assert((await statCard(page, 'device_type'))?.value === env.device_type, `device type ${env.device_type} not shown`);
+    // Training flag: the served "true"/"false" verbatim; "" (no HLO module to tell by) is unknown: "—" with a reason.
+    if (env.is_training !== undefined) {
+      const c = await statCard(page, 'is_training');
+      if (env.is_training === '') assert(c && c.value === '—' && /unknown/i.test(c.why ?? ''), `is_training unknown but shown "${c?.value}"`);
+      else assert(c && c.value === env.is_training, `is_training: shown ${c?.value}, served ${env.is_training}`);
+    }
+    // Profiling session: start time verbatim (UTC), duration with its unit; absent when the profile does not record it.
+    const start = await statCard(page, 'profile_start_time');
+    if (env.profile_start_time !== undefined) assert(start && start.value === env.profile_start_time, `profile_start_time: shown ${start?.value}, served ${env.profile_start_time}`);
+    else assert(start === null, 'a profile start time is shown though none was served');
+    const dur = await statCard(page, 'profile_duration_ms');
+    if (env.profile_start_time !== undefined) assert(dur && dur.value === `${env.profile_duration_ms} ms`, `profile_duration_ms: shown ${dur?.value}, served ${env.profile_duration_ms}`);
+    // These runs' profiles carry the Task Environment plane's session stats (the real ones by a second reading of
+    // their bytes, the demo's because our writers put them there): the figures must be served, not left out.
+    if (RECORDS_SESSION.test(run)) {
+      assert(env.profile_start_time !== undefined && env.profile_duration_ms !== undefined, `run ${run} records its session but none was served`);
+    }
     const ops = table(data, 0);
     if (isTable(ops) && ops.rows.length) {
       assert(await gridRows(page, 'top-ops') === ops.rows.length, 'top-ops row count differs');
@@ -180,6 +201,18 @@ export const checks = {
       else assert(titles.some((x) => x.startsWith('Other:')), `device IDLE (${want}) is neither a slice nor in "Other"`);
     }
     for (const id of ['measured_flop_rate', 'model_flop_rate', 'measured_memory_bw', 'operational_intensity']) await checkAllZeroColumn(page, 'op-stats', withIdle, id, assert);
+    // Each side's share column: the served fraction as a percentage, except a 0 on a row of the other side ("—", not applicable).
+    const cellsOf = (id) => page.$$eval(`.grid-wrap[data-grid="op-stats"] tbody td[data-col="${id}"]`, (c) => c.map((x) => x.textContent));
+    for (const [id, other] of [['device_total_self_time_percent', /host/i], ['host_total_self_time_percent', /device/i]]) {
+      const ci = col(withIdle, id);
+      if (ci < 0) continue;
+      const shown = await cellsOf(id);
+      shown.forEach((text, i) => {
+        const r = withIdle.rows[i], v = Number(r.c[ci]?.v ?? 0);
+        const want = other.test(String(r.c[hd]?.v)) && v === 0 ? '—' : `${(v * 100).toFixed(2)}%`;
+        assert(text === want, `${id} row ${i + 1}: shown "${text}", served ${v} (${want})`);
+      });
+    }
     const perSide = (side) => withIdle.rows.filter((r) => new RegExp(side, 'i').test(String(r.c[hd]?.v))).length;
     const capShown = await page.$('#op-cap') !== null;
     assert(capShown === (perSide('device') >= 500 || perSide('host') >= 500), `op cap note shown=${capShown} with ${perSide('device')} device / ${perSide('host')} host rows`);
@@ -256,6 +289,12 @@ export const checks = {
       if (v === undefined) continue;
       const c = await statCard(page, key);
       assert(c && c.value === bytes(v), `${key}: shown ${c?.value}, served ${v} (${bytes(v)})`);
+    }
+    // Allocation counts: the served integers, grouped by thousands.
+    for (const key of ['numAllocations', 'numDeallocations']) {
+      const c = await statCard(page, key);
+      if (summary[key] === undefined) assert(c && c.value === '—', `${key} not served but shown as ${c?.value}`);
+      else assert(c && c.value === n(Number(summary[key])), `${key}: shown ${c?.value}, served ${summary[key]}`);
     }
     const snaps = a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots ?? [];
     if (snaps.length) {

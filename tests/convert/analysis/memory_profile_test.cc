@@ -127,6 +127,10 @@ TEST(MemoryProfile, PeakSummaryAndBreakdown) {
   EXPECT_EQ(s.peak_stats.free_memory_bytes, 132);
   EXPECT_DOUBLE_EQ(s.peak_stats.fragmentation, 0.125);
   EXPECT_EQ(s.memory_capacity, 1000);
+  // Counted from the event list above: allocations at t=10, 20, 40, 50, 70;
+  // deallocations at t=30, 60.
+  EXPECT_EQ(s.num_allocations, 5);
+  EXPECT_EQ(s.num_deallocations, 2);
 
   // All 7 points fit in the timeline; steps filled in and deallocations named.
   ASSERT_EQ(gpu.sampled_timeline_snapshots.size(), 7u);
@@ -171,6 +175,9 @@ TEST(MemoryProfile, PeakSummaryAndBreakdown) {
   EXPECT_EQ(cpu.profile_summary.peak_stats_time_ps, 5);
   EXPECT_EQ(cpu.profile_summary.peak_stats.peak_bytes_in_use, 5000);
   EXPECT_EQ(cpu.profile_summary.memory_capacity, 8000);
+  // One allocation (t=5) and one deallocation (t=15), though 0x99 was never allocated.
+  EXPECT_EQ(cpu.profile_summary.num_allocations, 1);
+  EXPECT_EQ(cpu.profile_summary.num_deallocations, 1);
   ASSERT_EQ(cpu.special_allocations.size(), 1u);
   EXPECT_EQ(cpu.special_allocations[0].tf_op_name, "unused preallocated device memory");
   EXPECT_EQ(cpu.special_allocations[0].region_type, "persist/dynamic");
@@ -196,6 +203,8 @@ TEST(MemoryProfile, JsonIsProtobufJson) {
   const auto& summary = gpu.at("profileSummary").as_object();
   EXPECT_EQ(summary.at("peakStatsTimePs").as_string(), "50");  // int64 as a string
   EXPECT_EQ(summary.at("memoryCapacity").as_string(), "1000");
+  EXPECT_EQ(summary.at("numAllocations").as_string(), "5");
+  EXPECT_EQ(summary.at("numDeallocations").as_string(), "2");
   EXPECT_EQ(summary.at("peakStats").as_object().at("fragmentation").as_double(), 0.125);
   const auto& first = gpu.at("sampledTimelineSnapshots").as_array()[0].as_object();
   EXPECT_EQ(first.at("activityMetadata").as_object().at("memoryActivity").as_string(), "ALLOCATION");
@@ -295,6 +304,19 @@ TEST(MemoryProfile, TimelineSamplingAtMostThousand) {
   EXPECT_EQ(t2[999], 1000);
 }
 
+// The counts cover every event of the window, not the ≤1000 timeline points
+// (xprof's page counts the points it was sent, so it undercounts here).
+TEST(MemoryProfile, CountsCoverEveryEventNotTheSample) {
+  XSpace rising = ManyAllocations(2500, [](int i) { return int64_t{8} * i; });
+  auto model = Load(rising);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok());
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.at("bfc");
+  EXPECT_EQ(p.sampled_timeline_snapshots.size(), 1000u);
+  EXPECT_EQ(p.profile_summary.num_allocations, 2500);
+  EXPECT_EQ(p.profile_summary.num_deallocations, 0);
+}
+
 // Two threads of one allocator: snapshots are put in time order, and the
 // peak is the last event reaching it in encounter (line) order.
 TEST(MemoryProfile, SnapshotsFromSeveralLinesAreTimeOrdered) {
@@ -382,6 +404,7 @@ TEST(MemoryProfile, NoHostPlaneGivesEmptyProfile) {
 // memory events and the largest stack + heap (independent of the model).
 struct RealAllocator {
   size_t events = 0;
+  int64_t allocations = 0, deallocations = 0;
   int64_t max_in_use = 0;
 };
 // Allocators by memory id, plus (key "") the number of TPU "XLA Modules" events.
@@ -424,6 +447,7 @@ std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& pa
         }
         RealAllocator& a = out[id];
         ++a.events;
+        ++(md->second.name() == "MemoryAllocation" ? a.allocations : a.deallocations);
         a.max_in_use = std::max(a.max_in_use, stack + heap);
       }
     }
@@ -472,6 +496,9 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
                 std::to_string(allocator.max_in_use))
           << path << " " << id;
       EXPECT_FALSE(p.at("activeAllocations").as_array().empty()) << path << " " << id;
+      const auto& summary = p.at("profileSummary").as_object();
+      EXPECT_EQ(summary.at("numAllocations").as_string(), std::to_string(allocator.allocations)) << path << " " << id;
+      EXPECT_EQ(summary.at("numDeallocations").as_string(), std::to_string(allocator.deallocations)) << path << " " << id;
     }
     testing_golden::ExpectMatchesGolden("memory/real_" + entry.path().parent_path().filename().string() + ".json",
                                         out->body);

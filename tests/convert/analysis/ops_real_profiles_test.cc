@@ -141,6 +141,39 @@ json::value RunLegacy(const std::string& suffix, const std::string& path) {
   return out.ok() ? json::parse(out->body) : json::value();
 }
 
+// The run environment's session and training flag. Expected values from a
+// second reading of the files' bytes: the Task Environment plane's
+// profile_start_time/profile_stop_time uint64 stats decoded from the wire, the
+// dates by Python's datetime; the training flag from whether any HLO op name
+// holds a "transpose(" or "gradients/"/"gradient_tape/" scope (each file has
+// HLO modules): only the MI355 attention profile has them
+// ("jit(loss_fn)/transpose(jvp(bsd,de->bse))/dot_general").
+TEST(OpsRealRunEnvironment, SessionAndTraining) {
+  struct Case {
+    const char* file;
+    const char* start;     // profile_start_time
+    const char* duration;  // profile_duration_ms
+    const char* training;
+  };
+  const Case cases[] = {
+      // 1741722099081044120 .. 1741722197726153802 ns
+      {"xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb", "2025-03-11T19:41:39.08104412+00:00", "98645", "false"},
+      // 1771595650217823548 .. 1771595650231005056 ns
+      {"xplane/jax_rocm_mi300_gemm/tw003.xplane.pb", "2026-02-20T13:54:10.217823548+00:00", "13", "false"},
+      {"xplane/jax_rocm_mi355_fused_attn/934987a2fc2f.xplane.pb", nullptr, nullptr, "true"},
+  };
+  for (const Case& c : cases) {
+    std::string path = Testdata(c.file);
+    if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
+    json::value v = RunXPlaneTool("overview_page", path);
+    const json::object& p = v.as_array()[2].at("p").as_object();
+    EXPECT_EQ(p.at("is_training").as_string(), c.training) << c.file;
+    if (c.start == nullptr) continue;
+    EXPECT_EQ(p.at("profile_start_time").as_string(), c.start) << c.file;
+    EXPECT_EQ(p.at("profile_duration_ms").as_string(), c.duration) << c.file;
+  }
+}
+
 constexpr char kTf22[] = "legacy_logdir_tf22/plugins/profile/";
 constexpr char kTf23[] = "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/8c859046be41.ant.amazon.com.";
 
@@ -178,6 +211,11 @@ TEST(OpsLegacy, OverviewPagePb) {
   const json::value& env = v.as_array()[2];
   EXPECT_EQ(env.at("p").at("device_type").as_string(), "GPU");
   EXPECT_EQ(env.at("p").at("device_core_count").as_string(), "8");
+  // The file's run environment has no field 11 (is_training) and an empty
+  // host-independent job info: training unknown, no session figures.
+  EXPECT_EQ(env.at("p").at("is_training").as_string(), "");
+  EXPECT_FALSE(env.at("p").as_object().contains("profile_duration_ms"));
+  EXPECT_FALSE(env.at("p").as_object().contains("profile_start_time"));
   const json::value& rec = v.as_array()[3];
   EXPECT_EQ(rec.at("p").at("bottleneck").as_string(), "device");
   EXPECT_EQ(rec.at("p").at("non_bottleneck_tip_types").as_string(), "host");

@@ -12,9 +12,10 @@ interface Activity { memoryActivity?: string; requestedBytes?: string; allocatio
 interface Snapshot { timeOffsetPs?: string; aggregationStats?: Stats; activityMetadata?: Activity }
 interface Allocator {
   memoryProfileSnapshots?: Snapshot[]; sampledTimelineSnapshots?: Snapshot[];
-  profileSummary?: { peakBytesUsageLifetime?: string; peakStats?: Stats; peakStatsTimePs?: string; memoryCapacity?: string };
+  profileSummary?: { peakBytesUsageLifetime?: string; peakStats?: Stats; peakStatsTimePs?: string; memoryCapacity?: string;
+    numAllocations?: string; numDeallocations?: string };
   activeAllocations?: { snapshotIndex?: string; specialIndex?: string; numOccurrences?: string }[];
-  specialAllocations?: Activity[]; numAllocations?: string | number; numDeallocations?: string | number;
+  specialAllocations?: Activity[];
 }
 interface HloModule { name?: string; startTimePs?: string; endTimePs?: string; id?: string; planeName?: string }
 interface MemoryProfile { memoryIds?: string[]; memoryProfilePerAllocator?: Record<string, Allocator>; numHosts?: number; hloModules?: HloModule[] }
@@ -57,11 +58,13 @@ function drawAllocator(root: HTMLElement, a: Allocator): void {
     card('Fragmentation at peak', peak.fragmentation === undefined ? '' : `${fmtNum(peak.fragmentation * 100, 2)}%`, 'lower is better', { key: 'fragmentation' }),
     card('Memory capacity', size(s.memoryCapacity), '', { key: 'memoryCapacity' }),
   ];
-  const counts = a.numAllocations !== undefined || a.numDeallocations !== undefined;
-  summary.push(card('Allocations', a.numAllocations === undefined ? '' : fmtNum(n(a.numAllocations)), '', { key: 'numAllocations',
-    unknown: counts ? undefined : 'The server does not send allocation counts for this memory.' }));
-  summary.push(card('Deallocations', a.numDeallocations === undefined ? '' : fmtNum(n(a.numDeallocations)), '', { key: 'numDeallocations',
-    unknown: counts ? undefined : 'The server does not send deallocation counts for this memory.' }));
+  // Counted by the server over every activity of the profiling window (xprof's page counts the timeline points it got).
+  const noCount = 'The server sent no count for this memory (an older tbprof or another server).';
+  summary.unshift(
+    card('#Allocation', s.numAllocations === undefined ? '' : fmtNum(n(s.numAllocations)), '', { key: 'numAllocations',
+      tooltip: 'Allocations by this allocator within the profiling window.', unknown: s.numAllocations === undefined ? noCount : undefined }),
+    card('#Deallocation', s.numDeallocations === undefined ? '' : fmtNum(n(s.numDeallocations)), '', { key: 'numDeallocations',
+      tooltip: 'Deallocations by this allocator within the profiling window.', unknown: s.numDeallocations === undefined ? noCount : undefined }));
   root.appendChild(section('Memory profile summary', cards(...summary)));
 
   const snaps = (a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots) ?? [];

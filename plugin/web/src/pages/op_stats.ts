@@ -71,9 +71,29 @@ export async function renderOpStats(ctx: PageContext): Promise<void> {
     body.appendChild(section('Operations', t.rows.length
       ? gridFromDataTable(t, { percentCols: PERCENT_COLS, initialSort: { id: 'rank', desc: false }, name: 'op-stats', filterPlaceholder: 'Filter by op name, type or host/device…',
         zeroMeansUnknown: { measured_flop_rate: NO_FLOPS, model_flop_rate: NO_FLOPS, operational_intensity: NO_FLOPS,
-          measured_memory_bw: 'Unknown: the profile records no bytes accessed for these ops, so the server reports 0 for all of them.' } }).root
+          measured_memory_bw: 'Unknown: the profile records no bytes accessed for these ops, so the server reports 0 for all of them.' },
+        notApplicable: otherSideShares(t) }).root
       : message('empty', 'No operations were recorded.')));
   };
   includeIdle.addEventListener('change', () => draw(includeIdle.checked ? withIdle : (withoutIdle ?? withIdle)));
   draw(withIdle);
+}
+
+// A host op's share of device time (and a device op's of host time) does not apply: the server writes 0 there,
+// which reads "—" rather than "0.00%". A non-zero value (a carried cumulative share) is shown as served.
+function otherSideShares(t: DataTable): Record<string, (row: number) => string | undefined> {
+  const side = strings(t, 'host_or_device');
+  const cols = new Map(t.cols.map((c, i) => [c.id, i]));
+  const rule = (id: string, other: string) => (r: number) => {
+    const i = cols.get(id);
+    const v = i === undefined ? undefined : t.rows[r]?.c?.[i]?.v;
+    return side[r] === other && Number(v ?? 0) === 0 ? `Not applicable: a ${other.toLowerCase()} op has no share of ${other === 'Host' ? 'device' : 'host'} time.` : undefined;
+  };
+  return {
+    device_total_self_time_percent: rule('device_total_self_time_percent', 'Host'),
+    device_cumulative_total_self_time_percent: rule('device_cumulative_total_self_time_percent', 'Host'),
+    host_total_self_time_percent: rule('host_total_self_time_percent', 'Device'),
+    host_cumulative_total_self_time_percent: rule('host_cumulative_total_self_time_percent', 'Device'),
+    Host_cumulative_total_self_time_percent: rule('Host_cumulative_total_self_time_percent', 'Device'),
+  };
 }

@@ -8,7 +8,7 @@ import { gridFromDataTable } from '../table';
 // The performance summary follows xprof's: the step time first, then either the TPU hardware figures (from the
 // analysis table) or the generic step-time breakdown (from the step table, keys *_ms_avg / *_ms_sdv), then
 // op placement, eager share and precision. A figure that does not describe the run's device is not shown.
-interface Figure { label: string; key: string; sdv?: string; unit?: string; better?: 'higher' | 'lower'; tooltip?: string }
+interface Figure { label: string; key: string; sdv?: string; unit?: string; better?: 'higher' | 'lower'; tooltip?: string; whyUnknown?: string }
 
 const GENERIC_BREAKDOWN: Figure[] = [
   { label: 'All others time', key: 'other_time_ms_avg', sdv: 'other_time_ms_sdv', unit: 'ms' },
@@ -43,20 +43,25 @@ const TPU_FIGURES: Figure[] = [
 ];
 
 const AFTER_FIGURES: Figure[] = [
-  { label: 'Framework ops on host', key: 'host_tf_op_percent', tooltip: 'Share of framework op executions placed on the host (generally desired to have more ops on the device).' },
-  { label: 'Framework ops on device', key: 'device_tf_op_percent', tooltip: 'Share of framework op executions placed on the device (generally desired to have more ops on the device).' },
-  { label: 'Host op time in eager mode', key: 'host_op_time_eager_percent', better: 'lower',
+  { label: 'Framework ops on host', key: 'host_tf_op_percent', whyUnknown: 'Unknown: no framework op ran on the host or the device.', tooltip: 'Share of framework op executions placed on the host (generally desired to have more ops on the device).' },
+  { label: 'Framework ops on device', key: 'device_tf_op_percent', whyUnknown: 'Unknown: no framework op ran on the host or the device.', tooltip: 'Share of framework op executions placed on the device (generally desired to have more ops on the device).' },
+  { label: 'Host op time in eager mode', key: 'host_op_time_eager_percent', better: 'lower', whyUnknown: 'Unknown: no framework op time was recorded on the host.',
     tooltip: 'Out of the op execution time on the host, excluding idle time, the share that used eager execution.' },
-  { label: 'Device op time in eager mode', key: 'device_op_time_eager_percent', better: 'lower',
+  { label: 'Device op time in eager mode', key: 'device_op_time_eager_percent', better: 'lower', whyUnknown: 'Unknown: no framework op time was recorded on the device.',
     tooltip: 'Out of the op execution time on the device, excluding idle time, the share that used eager execution.' },
-  { label: 'Host idle time', key: 'host_idle_time_percent', better: 'lower', tooltip: 'Share of the host time that is idle.' },
-  { label: 'Device idle time', key: 'device_idle_time_percent', better: 'lower', tooltip: 'Share of the device time that is idle.' },
+  { label: 'Host idle time', key: 'host_idle_time_percent', better: 'lower', whyUnknown: 'Unknown: no host op time was recorded, so there is no host time to divide.', tooltip: 'Share of the host time that is idle.' },
+  { label: 'Device idle time', key: 'device_idle_time_percent', better: 'lower', whyUnknown: 'Unknown: no device time was traced.', tooltip: 'Share of the device time that is idle.' },
 ];
 
 function figureCard(f: Figure, p: Record<string, string>, unknown?: string): HTMLElement {
   const v = p[f.key];
   const sdv = f.sdv ? p[f.sdv] : undefined;
   const notes = [sdv && sdv !== 'nan' ? `σ = ${sdv} ${f.unit ?? ''}`.trim() : '', f.better ? `${f.better} is better` : ''].filter(Boolean);
+  // xprof writes "unknown" for a figure it cannot compute (a share of nothing, no traced device).
+  if (v === 'unknown') {
+    return card(f.label, '', '', { key: f.key, tooltip: f.tooltip,
+      unknown: unknown ?? f.whyUnknown ?? 'Unknown: the server reports this figure as unknown (the profile has nothing it is computed from).' });
+  }
   const value = v === undefined || v === '' ? '' : `${v}${f.unit ? ' ' + f.unit : ''}`;
   return card(f.label, value, notes.join(' · '), { key: f.key, tooltip: f.tooltip, unknown: value ? unknown : unknown ?? 'The server did not report this figure.' });
 }
@@ -135,10 +140,16 @@ function runEnvironment(p: Record<string, string>, t: DataTable | null): HTMLEle
     ['batch_size', 'Batch size']];
   for (const [k, l] of plain) if (p[k] !== undefined) items.push(card(l, p[k] === 'unknown' ? '' : p[k], '', { key: k }));
   if (p.is_training !== undefined) {
-    // xprof marks a run as training only when one of its HLO modules has training ops; otherwise it reports false.
-    items.push(p.is_training === 'true' ? card('Training', 'yes', '', { key: 'is_training' })
-      : card('Training', 'not detected', '', { key: 'is_training',
-        tooltip: 'The server reports is_training=false: no HLO module of this profile was recognised as training. This does not prove the run was inference.' }));
+    // xprof infers training from the HLO modules' op names (gradient name scopes,
+    // JAX's transpose(jvp(…))); without a module the server sends "" (unknown).
+    items.push(card('Is training job', p.is_training, '', { key: 'is_training',
+      tooltip: 'true when an HLO module of this profile computes gradients (TensorFlow "gradients"/"gradient_tape" name scopes, JAX "transpose(jvp(…))"); false when its modules do not.',
+      unknown: p.is_training === '' ? 'Unknown: the profile has no HLO module to tell training from inference by.' : undefined }));
+  }
+  // xprof's names; the start is the profiler session's wall-clock start, in UTC.
+  if (p.profile_start_time !== undefined) {
+    items.push(card('Profile start time (UTC)', p.profile_start_time, '', { key: 'profile_start_time',
+      tooltip: 'Wall-clock time the profiler session started (RFC 3339, UTC).' }));
   }
   // Legacy files write the epoch and 0 ms when the capture time was not recorded.
   if (p.profile_time !== undefined) {
@@ -146,12 +157,18 @@ function runEnvironment(p: Record<string, string>, t: DataTable | null): HTMLEle
       unknown: /^19(69|70)-/.test(p.profile_time) ? `The profile records no capture time (it says ${p.profile_time}).` : undefined }));
   }
   if (p.profile_duration_ms !== undefined) {
-    const zero = Number(p.profile_duration_ms) === 0;
-    items.push(card('Profile duration', zero ? '' : `${p.profile_duration_ms} ms`, '', { key: 'profile_duration_ms',
-      unknown: zero ? 'The profile records no capture duration (it says 0 ms).' : undefined }));
+    // A duration sent beside a start time is measured (it may round down to 0 ms); alone, 0 means not recorded.
+    const unrecorded = Number(p.profile_duration_ms) === 0 && p.profile_start_time === undefined;
+    items.push(card('Profile duration', unrecorded ? '' : `${p.profile_duration_ms} ms`, '', { key: 'profile_duration_ms',
+      tooltip: 'Length of the profiler session, whole milliseconds.',
+      unknown: unrecorded ? 'The profile records no capture duration (it says 0 ms).' : undefined }));
   }
   const box = el('div', {}, items.length ? cards(...items) : message('empty', 'No run environment recorded.'));
-  if (t && t.rows.length) box.appendChild(gridFromDataTable(t, { name: 'hosts' }).root);
+  if (t && t.rows.length) {
+    // Columns no host fills (an XSpace records no command line, job start or BNS address) are left out, not shown blank.
+    const empty = t.cols.filter((_, i) => t.rows.every((r) => r.c?.[i]?.v === undefined || r.c[i]!.v === null || r.c[i]!.v === '')).map((c) => c.id);
+    box.appendChild(gridFromDataTable(t, { name: 'hosts', hide: empty }).root);
+  }
   return box;
 }
 
