@@ -30,7 +30,11 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("max_response_mb", "1024",
             "largest answer (and legacy file read whole); bigger ones get 413 instead of being built");
   flags.Add("max_inflate_mb", "2048", "most a gzip'ed profile may inflate to");
-  flags.Add("max_queued", "64", "requests that may wait for a worker; more get 503 (retry later)");
+  flags.Add("max_queued", "64", "requests that may wait for a worker or for memory; more get 503 (retry later)");
+  flags.Add("memory_mb", "0",
+            "memory for the cache and conversions together (0: twice --cache_mb). A conversion starts when the\n"
+            "      cache's bytes and the estimated working memory of those running leave room for its own estimate,\n"
+            "      else it waits; one needing more than --memory_mb minus --cache_mb gets 413");
   flags.Add("warm", "1", "convert the default tools of this many newest runs in the background at start");
   flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
   flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
@@ -46,17 +50,19 @@ int ServeCommand(int argc, char** argv) {
     return 2;
   }
   int64_t port = 0, threads = 0, workers = 0, cache_mb = 0, warm = 0, max_response_mb = 0, max_inflate_mb = 0,
-          max_queued = 0;
+          max_queued = 0, memory_mb = 0;
   if (!flags.Int("port", port) || !flags.Int("threads", threads) || !flags.Int("workers", workers) ||
       !flags.Int("cache_mb", cache_mb) || !flags.Int("warm", warm) || !flags.Int("max_response_mb", max_response_mb) ||
-      !flags.Int("max_inflate_mb", max_inflate_mb) || !flags.Int("max_queued", max_queued)) {
+      !flags.Int("max_inflate_mb", max_inflate_mb) || !flags.Int("max_queued", max_queued) ||
+      !flags.Int("memory_mb", memory_mb)) {
     return 2;
   }
   if (port < 0 || port > 65535 || threads < 1 || threads > 256 || workers < 1 || workers > 256 || cache_mb < 0 ||
-      max_response_mb < 1 || max_inflate_mb < 1 || max_queued < 0) {
+      max_response_mb < 1 || max_inflate_mb < 1 || max_queued < 0 || memory_mb < 0 ||
+      (memory_mb > 0 && memory_mb <= cache_mb)) {
     std::fprintf(stderr,
                  "tbprof serve: --port must be 0..65535, --threads/--workers 1..256, --cache_mb/--max_queued >= 0, "
-                 "--max_response_mb/--max_inflate_mb >= 1\n");
+                 "--max_response_mb/--max_inflate_mb >= 1, --memory_mb 0 or more than --cache_mb\n");
     return 2;
   }
   HttpServerOptions options;
@@ -68,6 +74,7 @@ int ServeCommand(int argc, char** argv) {
   options.io_threads = static_cast<int>(threads);
   options.worker_threads = static_cast<int>(workers);
   options.max_queued = static_cast<int>(max_queued);
+  options.memory_budget_bytes = static_cast<uint64_t>(memory_mb > 0 ? memory_mb : 2 * cache_mb) << 20;
   options.verbose = flags.Bool("verbose");
   for (size_t pos = 0; pos < flags.Get("allowed_hosts").size();) {
     const std::string& list = flags.Get("allowed_hosts");
