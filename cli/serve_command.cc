@@ -32,9 +32,10 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("max_inflate_mb", "2048", "most a gzip'ed profile may inflate to");
   flags.Add("max_queued", "64", "requests that may wait for a worker or for memory; more get 503 (retry later)");
   flags.Add("memory_mb", "0",
-            "memory for the cache and conversions together (0: twice --cache_mb). A conversion starts when the\n"
-            "      cache's bytes and the estimated working memory of those running leave room for its own estimate,\n"
-            "      else it waits; one needing more than --memory_mb minus --cache_mb gets 413");
+            "memory for the cache and conversions together (0: --cache_mb plus the larger of --cache_mb and\n"
+            "      2048). A conversion starts when the cache's bytes and the estimated working memory of those\n"
+            "      running leave room for its own estimate, else it waits; one needing more than --memory_mb minus\n"
+            "      --cache_mb gets 413");
   flags.Add("warm", "1", "convert the default tools of this many newest runs in the background at start");
   flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
   flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
@@ -74,7 +75,10 @@ int ServeCommand(int argc, char** argv) {
   options.io_threads = static_cast<int>(threads);
   options.worker_threads = static_cast<int>(workers);
   options.max_queued = static_cast<int>(max_queued);
-  options.memory_budget_bytes = static_cast<uint64_t>(memory_mb > 0 ? memory_mb : 2 * cache_mb) << 20;
+  // By default conversions get at least 2 GiB beside the cache: a profile of a few hundred MB must open
+  // with the default --cache_mb (its model, decoded, is about twice its size).
+  const int64_t default_memory_mb = cache_mb == 0 ? 0 : cache_mb + std::max<int64_t>(cache_mb, 2048);
+  options.memory_budget_bytes = static_cast<uint64_t>(memory_mb > 0 ? memory_mb : default_memory_mb) << 20;
   options.verbose = flags.Bool("verbose");
   for (size_t pos = 0; pos < flags.Get("allowed_hosts").size();) {
     const std::string& list = flags.Get("allowed_hosts");
