@@ -17,7 +17,8 @@
 //
 //   TBPROF_SOAK_SERVER   server binary (default: tbprof beside this program)
 //   TBPROF_SOAK_CACHE_MB --cache_mb (default 256)
-//   TBPROF_SOAK_FLAGS    extra serve flags (default "--max_response_mb 64 --max_inflate_mb 256")
+//   TBPROF_SOAK_FLAGS    extra serve flags (default "--max_response_mb 64 --max_inflate_mb 256
+//                        --memory_mb 512": twice the cache for cache and conversions together)
 //   TBPROF_SOAK_HOSTILE  "all" (default) or "safe": only the requests that cannot
 //                        exhaust an unprotected server (to measure one for comparison)
 #include <arpa/inet.h>
@@ -201,7 +202,7 @@ int main() {
   if (pipe(out_pipe) != 0) return 1;
   std::vector<std::string> args = {server_bin, "serve", "--port", "0", "--logdir", logdir.string(), "--cache_mb",
                                    cache_mb, "--warm", "0", "--log_level", "warn"};
-  std::istringstream extra(Env("TBPROF_SOAK_FLAGS", "--max_response_mb 64 --max_inflate_mb 256"));
+  std::istringstream extra(Env("TBPROF_SOAK_FLAGS", "--max_response_mb 64 --max_inflate_mb 256 --memory_mb 512"));
   for (std::string a; extra >> a;) args.push_back(a);
   pid_t pid = fork();
   if (pid == 0) {
@@ -347,8 +348,8 @@ int main() {
                                        static_cast<size_t>(p * static_cast<double>(total.latencies_us.size())))] /
            1000.0;
   };
-  std::printf("soak %d s, 3 well-formed clients + 1 hostile, --cache_mb %s (%s)\n", seconds, cache_mb.c_str(),
-              server_bin.c_str());
+  std::printf("soak %d s, 3 well-formed clients + 1 hostile, --cache_mb %s %s (%s)\n", seconds, cache_mb.c_str(),
+              extra.str().c_str(), server_bin.c_str());
   std::printf("  well-formed: %llu requests, %.0f req/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, errors %llu\n",
               static_cast<unsigned long long>(total.requests), total.requests / static_cast<double>(seconds), pct(0.5),
               pct(0.99), total.latencies_us.empty() ? 0.0 : total.latencies_us.back() / 1000.0,

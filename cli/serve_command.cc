@@ -32,7 +32,13 @@ int ServeCommand(int argc, char** argv) {
   flags.AddInt("max_response_mb", 1024, 1, INT32_MAX,
             "largest answer (and legacy file read whole); bigger ones get 413 instead of being built");
   flags.AddInt("max_inflate_mb", 2048, 1, INT32_MAX, "most a gzip'ed profile may inflate to");
-  flags.AddInt("max_queued", 64, 0, INT32_MAX, "requests that may wait for a worker; more get 503 (retry later)");
+  flags.AddInt("max_queued", 64, 0, INT32_MAX,
+               "requests that may wait for a worker or for memory; more get 503 (retry later)");
+  flags.AddInt("memory_mb", 0, 0, INT32_MAX,
+               "memory for the cache and conversions together (0: --cache_mb plus the larger of --cache_mb and\n"
+               "      2048). A conversion starts when the cache's bytes and the estimated working memory of those\n"
+               "      running leave room for its own estimate, else it waits; one needing more than --memory_mb minus\n"
+               "      --cache_mb gets 413");
   flags.AddInt("warm", 1, 0, INT32_MAX, "convert the default tools of this many newest runs in the background at start");
   flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
   flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
@@ -40,6 +46,11 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("web_dir", "", "directory of the built web UI (default: the build's plugin/web/dist, then <exe dir>/web)");
   flags.Require("logdir");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  const int64_t cache_mb = flags.Int("cache_mb"), memory_mb = flags.Int("memory_mb");
+  if (memory_mb > 0 && memory_mb <= cache_mb) {
+    flags.Error("--memory_mb must be 0 or more than --cache_mb");
+    return 2;
+  }
   HttpServerOptions options;
   if (!ParseLogLevel(flags.Get("log_level"), &options.log_level)) {
     flags.Error("--log_level must be debug, info, warn, error or off");
@@ -49,6 +60,10 @@ int ServeCommand(int argc, char** argv) {
   options.io_threads = static_cast<int>(flags.Int("threads"));
   options.worker_threads = static_cast<int>(flags.Int("workers"));
   options.max_queued = static_cast<int>(flags.Int("max_queued"));
+  // By default conversions get at least 2 GiB beside the cache: a profile of a few hundred MB must open
+  // with the default --cache_mb (its model, decoded, is about twice its size).
+  const int64_t default_memory_mb = cache_mb == 0 ? 0 : cache_mb + std::max<int64_t>(cache_mb, 2048);
+  options.memory_budget_bytes = static_cast<uint64_t>(memory_mb > 0 ? memory_mb : default_memory_mb) << 20;
   options.verbose = flags.Bool("verbose");
   for (std::string_view name : SplitNonEmpty(flags.Get("allowed_hosts"), ',')) {
     options.allowed_hosts.emplace_back(name);
@@ -57,7 +72,7 @@ int ServeCommand(int argc, char** argv) {
   ProfileServiceOptions service_options;
   service_options.logdir = flags.Get("logdir");
   service_options.web_dir = flags.Has("web_dir") ? flags.Get("web_dir") : DefaultWebDir();
-  service_options.cache_bytes = static_cast<size_t>(flags.Int("cache_mb")) << 20;
+  service_options.cache_bytes = static_cast<size_t>(cache_mb) << 20;
   service_options.max_response_bytes = static_cast<uint64_t>(flags.Int("max_response_mb")) << 20;
   service_options.max_inflated_bytes = static_cast<uint64_t>(flags.Int("max_inflate_mb")) << 20;
   service_options.allow_capture = !flags.Bool("no_capture");

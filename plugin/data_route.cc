@@ -3,14 +3,17 @@
 // the result or the failure, computed on a worker otherwise. Warm-up computes
 // plans directly.
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <set>
 
-#include "convert/base/strings.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/strings.h"
+#include "convert/xplane/xspace_model.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "plugin/run_tools.h"
@@ -120,8 +123,8 @@ HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c) {
   return r;
 }
 
-std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(const Query& q, bool csv,
-                                                                            bool accepts_gzip) {
+std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
+    const Query& q, bool csv, bool accepts_gzip, std::shared_ptr<const RunContents> listed) {
   DataPlan plan;
   plan.csv = csv;
   std::string tag = q.Get("tag"), run = q.Get("run"), host = q.Get("host"), hosts_param = q.Get("hosts");
@@ -144,7 +147,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(co
   }
   auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) return FromStatus(ref.status());
-  std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
+  std::shared_ptr<const RunContents> scanned = listed ? std::move(listed) : Contents(ref->dir);
   const RunContents& contents = *scanned;
 
   ToolParams params = q.params;
@@ -299,6 +302,8 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
   };
   auto result = cache_.Get<CachedOutput>(plan.key, ArtifactCache::Compute<CachedOutput>([&] {
     StatusOr<ToolOutput> out = compute();
+    // A tool that stopped at a checkpoint may have made a partial answer of what it had.
+    if (CancelRequested()) return StatusOr<CacheValue<CachedOutput>>(CancelledError(plan.tag));
     if (out.ok() && out->body.size() > max_response_bytes_) {
       return StatusOr<CacheValue<CachedOutput>>(
           ResourceExhausted(plan.tag + ": the answer is " + MiB(out->body.size()) + ", over the response limit of " +
@@ -308,6 +313,74 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
   }));
   ReturnFreedMemory();
   return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result);
+}
+
+std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComputeData(const Query& q, bool csv,
+                                                                                     bool accepts_gzip) {
+  auto plan = PlanData(q, csv, accepts_gzip);
+  if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
+  if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
+  const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
+  return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> std::variant<HttpResponse, Deferred> {
+                    return ComputeData(plan);
+                  },
+                  bytes};
+}
+
+namespace {
+
+// Working memory per byte of input, measured with `tbprof convert` on a
+// 300k-event synthetic profile (25 MB; peak RSS less the idle process): a
+// whole decoded model is about twice its file (tools computing op statistics
+// load less, 1.4x in all); memory_profile's tables add about one file size; a
+// whole-trace JSON about two more (and its gzip'ed copy when it is cached).
+constexpr uint64_t kModelBytesPerFileByte = 2;
+constexpr uint64_t kTraceJsonBytesPerFileByte = 3;
+constexpr uint64_t kAnswerBytesPerFileByte = 1;
+constexpr uint64_t kLegacyBytesPerFileByte = 3;  // read whole, parsed or sent with a gzip'ed copy
+
+// The size a gzip file says it inflates to (its trailer holds it modulo
+// 2^32), or nullopt when `path` is not gzip'ed. The bytes are looked at through
+// a confined descriptor.
+std::optional<uint64_t> GzipInflatedSize(const std::string& path, uint64_t file_size) {
+  auto fd = OpenForRead(path);
+  if (!fd.ok() || file_size < 18) return std::nullopt;
+  unsigned char head[2], tail[4];
+  if (pread(fd->get(), head, 2, 0) != 2 || !HasGzipMagic(std::string_view(reinterpret_cast<char*>(head), 2))) {
+    return std::nullopt;
+  }
+  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return std::nullopt;
+  return uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
+}
+
+}  // namespace
+
+uint64_t ProfileService::ModelLoadBytes(const std::string& path, const FileIdentity& id) {
+  if (cache_.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
+  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+  if (auto inflated = GzipInflatedSize(path, id.size)) {
+    // A bomb may claim anything: inflation stops at --max_inflate_mb. The
+    // inflated bytes are held while they are decoded.
+    const uint64_t decoded = std::max<uint64_t>(id.size, std::min(*inflated, max_inflated_bytes_));
+    return decoded + decoded * kModelBytesPerFileByte;
+  }
+  return id.size * kModelBytesPerFileByte;
+}
+
+uint64_t ProfileService::WorkingBytes(const DataPlan& plan) {
+  uint64_t bytes = 0;
+  if (plan.spec != nullptr) {
+    // trace_viewer and trace_viewer@ (whose window may be the whole trace).
+    const uint64_t answer_per_byte = plan.spec->name.starts_with("trace_viewer") ? kTraceJsonBytesPerFileByte
+                                                                                  : kAnswerBytesPerFileByte;
+    for (const auto& [path, id] : plan.files) {
+      bytes += ModelLoadBytes(path, id) + std::min(id.size * answer_per_byte, 2 * max_response_bytes_);
+    }
+    return bytes;
+  }
+  for (const auto& [path, id] : plan.files) bytes += id.size * kLegacyBytesPerFileByte;
+  if (plan.inflate_for_client) bytes += max_response_bytes_;  // inflated up to the response limit
+  return bytes;
 }
 
 void ProfileService::ReturnFreedMemory() {

@@ -8,6 +8,8 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <variant>
@@ -15,7 +17,9 @@
 
 #include <sys/socket.h>
 
+#include "convert/base/cancellation.h"
 #include "plugin/gzip.h"
+#include "plugin/logdir.h"
 
 namespace tbprof {
 namespace net = boost::asio;
@@ -121,6 +125,22 @@ struct HttpServer::Impl {
   void Accept();
   void OnAcceptError(const beast::error_code& ec);
 
+  // A piece of deferred work waiting for admission.
+  struct Job {
+    uint64_t working_bytes = 0;
+    std::function<void()> run;  // on a worker; calls Finished(working_bytes) when done
+  };
+  // Why Submit did not take a job.
+  enum class Admission { kQueued, kBusy, kTooBig };
+  Admission Submit(Job job);
+  void Finished(uint64_t working_bytes);
+  // Memory beside a full cache: the most one piece of work may need.
+  uint64_t WorkRoom() const {
+    const uint64_t cache = service->cache().budget_bytes();
+    return options.memory_budget_bytes > cache ? options.memory_budget_bytes - cache : 0;
+  }
+  void DispatchLocked();
+
   HttpServerOptions options;
   ProfileService* service;
   // Declared before `workers`: workers are joined first on destruction.
@@ -132,7 +152,12 @@ struct HttpServer::Impl {
   uint16_t port = 0;
   std::atomic<bool> stopped{false};
   bool check_host = false;    // listening on loopback only
-  std::atomic<int> jobs{0};   // requests queued for or running on a worker
+  // Admission of deferred work (see http_server.h).
+  mutable std::mutex admit_mu;
+  std::deque<Job> waiting;
+  int running = 0;
+  uint64_t running_bytes = 0;
+  WorkCounts counts;  // guarded by admit_mu
   // accept() failures (out of descriptors): retried after a pause, logged at most once a second.
   std::optional<net::steady_timer> accept_retry;
   std::chrono::milliseconds accept_pause{0};
@@ -235,35 +260,146 @@ class Session : public std::enable_shared_from_this<Session> {
       outcome = InternalError(e);
     }
     if (auto* ready = std::get_if<HttpResponse>(&outcome)) return Send(std::move(*ready));
-    const int limit = std::max(1, options().worker_threads) + std::max(0, options().max_queued);
-    if (server_->jobs.fetch_add(1) >= limit) {
-      server_->jobs.fetch_sub(1);
-      HttpResponse busy;
-      busy.status = 503;
-      busy.body = "busy: " + std::to_string(limit) + " requests are being converted or wait for it; try again";
-      busy.headers.emplace_back("Retry-After", "1");
-      return Send(std::move(busy));
+    token_ = std::make_shared<CancellationToken>();
+    if (auto refusal = Admit(std::move(std::get<ProfileService::Deferred>(outcome)), token_)) {
+      token_.reset();
+      return Send(std::move(*refusal));
     }
+    // Until the answer is ready, watch the connection: the client closing it
+    // cancels the work.
     stream_.expires_never();
-    net::post(server_->workers, [self = shared_from_this(), work = std::move(std::get<ProfileService::Deferred>(outcome))] {
-      // A client that has gone does not get its work started.
-      if (self->ClientGone()) {
-        self->server_->jobs.fetch_sub(1);
-        return net::post(self->stream_.get_executor(), [self] { self->Close(); });
+    Watch();
+  }
+
+  // Queues deferred work for a worker (from this session's I/O thread, or
+  // from a worker handing back the rest of its work); the answer refusing it
+  // when it cannot be queued.
+  std::optional<HttpResponse> Admit(ProfileService::Deferred work, std::shared_ptr<CancellationToken> token) {
+    HttpServer::Impl::Job job;
+    job.working_bytes = work.working_bytes;
+    job.run = [self = shared_from_this(), run = std::move(work.run), token, bytes = work.working_bytes] {
+      self->RunDeferred(run, token, bytes);
+    };
+    switch (server_->Submit(std::move(job))) {
+      case HttpServer::Impl::Admission::kQueued:
+        return std::nullopt;
+      case HttpServer::Impl::Admission::kBusy: {
+        HttpResponse busy;
+        busy.status = 503;
+        busy.body = "busy: " + std::to_string(std::max(1, options().worker_threads)) + " conversions run and " +
+                    std::to_string(std::max(0, options().max_queued)) + " wait for a worker or for memory; try again";
+        busy.headers.emplace_back("Retry-After", "1");
+        return busy;
       }
-      HttpResponse computed;
+      case HttpServer::Impl::Admission::kTooBig: {
+        HttpResponse big;
+        big.status = 413;
+        big.body = "this request needs about " + std::to_string(work.working_bytes >> 20) +
+                   " MiB of working memory, more than the " + std::to_string(server_->WorkRoom() >> 20) +
+                   " MiB that --memory_mb leaves beside --cache_mb; ask for less, or serve with a larger --memory_mb";
+        return big;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // On a worker: the deferred work under the request's cancellation token.
+  void RunDeferred(const std::function<std::variant<HttpResponse, ProfileService::Deferred>()>& run,
+                   const std::shared_ptr<CancellationToken>& token, uint64_t bytes) {
+    if (token->cancelled()) {  // the client left while it waited: not started
+      server_->Finished(bytes);
+      {
+        std::lock_guard<std::mutex> lock(server_->admit_mu);
+        ++server_->counts.not_started;
+      }
+      return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
+    }
+    std::variant<HttpResponse, ProfileService::Deferred> outcome;
+    {
+      CancellationScope scope(token);
       try {
-        computed = work();
+        outcome = run();
       } catch (const std::exception& e) {
-        computed = InternalError(e);
+        outcome = InternalError(e);
       }
-      self->server_->jobs.fetch_sub(1);
-      auto encoded = std::make_shared<EncodedBody>(
-          Encode(computed, self->accepts_gzip_, self->options().gzip_min_bytes));
-      net::post(self->stream_.get_executor(), [self, computed = std::move(computed), encoded]() mutable {
-        self->Send(std::move(computed), std::move(*encoded));
-      });
+    }
+    server_->Finished(bytes);
+    const bool cancelled = token->cancelled();
+    if (!cancelled) {
+      if (auto* rest = std::get_if<ProfileService::Deferred>(&outcome)) {
+        // The rest of the work, now that its size is known, waits for admission again.
+        std::optional<HttpResponse> refusal = Admit(std::move(*rest), token);
+        if (!refusal) return;
+        outcome = std::move(*refusal);
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(server_->admit_mu);
+      ++(cancelled ? server_->counts.cancelled_running : server_->counts.finished);
+    }
+    if (cancelled) {
+      return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
+    }
+    HttpResponse computed = std::get<HttpResponse>(std::move(outcome));
+    auto encoded = std::make_shared<EncodedBody>(Encode(computed, accepts_gzip_, options().gzip_min_bytes));
+    net::post(stream_.get_executor(), [self = shared_from_this(), computed = std::move(computed), encoded]() mutable {
+      self->OnWorkDone(std::move(computed), std::move(*encoded));
     });
+  }
+
+  // Reads while work runs: what a pipelining client sends is kept for the next
+  // request; the end of the stream (or an error) means the client has gone.
+  // HTTP clients do not half-close a connection they expect an answer on.
+  void Watch() {
+    constexpr size_t kMaxEarlyBytes = 64 * 1024;  // read ahead at most this much of the next requests
+    if (buffer_.size() >= kMaxEarlyBytes) return;
+    watching_ = true;
+    stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&Session::OnWatch, shared_from_this()));
+  }
+
+  void OnWatch(beast::error_code ec, size_t n) {
+    watching_ = false;
+    if (!ec) {
+      buffer_.commit(n);
+      if (ready_) return SendReady();
+      return Watch();
+    }
+    if (ec == net::error::operation_aborted && ready_) return SendReady();  // stopped to send the answer
+    if (token_) token_->Cancel();
+    client_gone_ = true;
+    {
+      std::lock_guard<std::mutex> lock(server_->admit_mu);
+      ++server_->counts.clients_left;
+    }
+    if (ready_) return Close();  // the answer came as the client left
+  }
+
+  // Back on the I/O thread: the answer, or nothing when the work was dropped.
+  void OnWorkDone(std::optional<HttpResponse> computed, EncodedBody encoded) {
+    token_.reset();
+    if (!computed || client_gone_) {
+      client_gone_ = true;
+      ready_ = true;
+      if (!watching_) return Close();
+      beast::error_code ec;
+      stream_.socket().cancel(ec);  // OnWatch closes
+      return;
+    }
+    ready_response_ = std::move(*computed);
+    ready_encoded_ = std::move(encoded);
+    ready_ = true;
+    if (watching_) {
+      beast::error_code ec;
+      stream_.socket().cancel(ec);  // OnWatch sends it
+      return;
+    }
+    SendReady();
+  }
+
+  void SendReady() {
+    ready_ = false;
+    if (client_gone_) return Close();
+    Send(std::move(ready_response_), std::move(ready_encoded_));
   }
 
   static HttpResponse InternalError(const std::exception& e) {
@@ -271,13 +407,6 @@ class Session : public std::enable_shared_from_this<Session> {
     r.status = 500;
     r.body = std::string("internal error: ") + e.what();
     return r;
-  }
-
-  // True when the peer has closed its side (read would return end of file).
-  bool ClientGone() {
-    char c;
-    ssize_t n = ::recv(stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0;
   }
 
   void Send(HttpResponse res) {
@@ -378,6 +507,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
+  // While deferred work runs: its token, and the state of the watch read.
+  std::shared_ptr<CancellationToken> token_;
+  bool watching_ = false, ready_ = false, client_gone_ = false;
+  HttpResponse ready_response_;
+  EncodedBody ready_encoded_;
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpServer::Impl* server_;
   std::shared_ptr<const std::string> payload_;  // the body being written
@@ -392,6 +526,58 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 }  // namespace
+
+HttpServer::Impl::Admission HttpServer::Impl::Submit(Job job) {
+  std::lock_guard<std::mutex> lock(admit_mu);
+  if (options.memory_budget_bytes > 0 && job.working_bytes > WorkRoom()) {
+    ++counts.refused_too_big;
+    return Admission::kTooBig;
+  }
+  const bool starts_now = waiting.empty() && running < std::max(1, options.worker_threads) &&
+                          (running == 0 || options.memory_budget_bytes == 0 ||
+                           service->cache().bytes_used() + running_bytes + job.working_bytes <=
+                               options.memory_budget_bytes);
+  if (!starts_now && waiting.size() >= static_cast<size_t>(std::max(0, options.max_queued))) {
+    ++counts.refused_busy;
+    return Admission::kBusy;
+  }
+  waiting.push_back(std::move(job));
+  DispatchLocked();
+  if (!waiting.empty() && running < std::max(1, options.worker_threads)) ++counts.waited_for_memory;
+  return Admission::kQueued;
+}
+
+void HttpServer::Impl::Finished(uint64_t working_bytes) {
+  std::lock_guard<std::mutex> lock(admit_mu);
+  --running;
+  running_bytes -= working_bytes;
+  DispatchLocked();
+}
+
+// First come, first served: work that does not fit yet holds back the work
+// behind it, so a big conversion is not starved by small ones. Work alone
+// always fits (Submit refused what could not), so the queue cannot stall.
+void HttpServer::Impl::DispatchLocked() {
+  while (!waiting.empty() && running < std::max(1, options.worker_threads)) {
+    Job& next = waiting.front();
+    if (options.memory_budget_bytes > 0 && running > 0 &&
+        service->cache().bytes_used() + running_bytes + next.working_bytes > options.memory_budget_bytes) {
+      return;
+    }
+    ++running;
+    running_bytes += next.working_bytes;
+    counts.peak_running = std::max(counts.peak_running, running);
+    counts.peak_admitted_bytes =
+        std::max<uint64_t>(counts.peak_admitted_bytes, service->cache().bytes_used() + running_bytes);
+    net::post(workers, std::move(next.run));
+    waiting.pop_front();
+  }
+}
+
+HttpServer::WorkCounts HttpServer::work_counts() const {
+  std::lock_guard<std::mutex> lock(impl_->admit_mu);
+  return impl_->counts;
+}
 
 void HttpServer::Impl::Accept() {
   net::io_context& target = *contexts[next_context++ % contexts.size()];
@@ -471,8 +657,12 @@ void HttpServer::Run(bool handle_signals) {
   }
   std::vector<std::thread> threads;
   for (size_t i = 1; i < impl_->contexts.size(); ++i) {
-    threads.emplace_back([ctx = impl_->contexts[i].get()] { ctx->run(); });
+    threads.emplace_back([ctx = impl_->contexts[i].get()] {
+      MarkAsNetworkThread();
+      ctx->run();
+    });
   }
+  MarkAsNetworkThread();  // the caller's thread serves too (and stays a network thread after)
   impl_->contexts.front()->run();
   for (std::thread& t : threads) t.join();
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -35,6 +36,16 @@ std::string Canonical(const fs::path& p) {
   return ec ? std::string() : c.string();
 }
 
+thread_local bool t_network_thread = false;
+std::atomic<uint64_t> g_listings{0};
+std::atomic<uint64_t> g_listings_on_network_threads{0};
+
+// Called by every function here that lists a directory.
+void NoteDirectoryListing() {
+  g_listings.fetch_add(1, std::memory_order_relaxed);
+  if (t_network_thread) g_listings_on_network_threads.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool HasDotDotComponent(std::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
@@ -47,6 +58,10 @@ bool HasDotDotComponent(std::string_view path) {
 }
 
 }  // namespace
+
+void MarkAsNetworkThread() { t_network_thread = true; }
+uint64_t DirectoryListingsOnNetworkThreads() { return g_listings_on_network_threads.load(); }
+uint64_t DirectoryListings() { return g_listings.load(); }
 
 bool ParseRunFileName(std::string_view name, const std::vector<std::string>& suffixes, std::string* host,
                       std::string* suffix) {
@@ -124,6 +139,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
   // tb_run directories: the logdir and every directory below it holding
   // plugins/profile (XP-HEAD generate_runs). Symlinked directories are not
   // descended into, so a link cannot pull in a tree outside the logdir.
+  NoteDirectoryListing();
   std::vector<std::string> tb_runs;
   if (IsDirectory(fs::path(root_) / "plugins" / "profile")) tb_runs.push_back(".");
   std::error_code ec;
@@ -185,6 +201,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
     if (IsValidUtf8(name) && HoldsProfileFiles(ScanRun(dir))) runs.push_back(RunRef{name, dir});
   } else if (!scope.run_path.empty()) {
     ASSIGN_OR_RETURN(auto dir, ResolveInside("run_path", scope.run_path));
+    NoteDirectoryListing();
     std::error_code ec;
     for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
       std::error_code sec;
@@ -225,6 +242,7 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
 RunContents Logdir::ScanRun(const std::string& dir) const {
   std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix)};
   for (const LegacyToolSpec& s : LegacyConverters()) suffixes.push_back(s.suffix);
+  NoteDirectoryListing();
   RunContents out;
   FileAccessScope confined(confined_root_, 0);
   auto dir_fd = OpenForRead(dir, /*directory=*/true);

@@ -59,6 +59,14 @@ Status CheckRunName(std::string_view run);
 // empty, ".", "..", "/", "\\", NUL, control characters.
 Status CheckPlainName(std::string_view what, std::string_view name);
 
+// Listing the logdir or a run directory can take long on a big or slow file
+// system, so it is work for worker threads. The server marks its network
+// threads; a directory listed on one is counted (a test holds it at zero).
+void MarkAsNetworkThread();
+uint64_t DirectoryListingsOnNetworkThreads();
+// Directories listed by any thread (so a test can tell that listing happened).
+uint64_t DirectoryListings();
+
 class Logdir {
  public:
   // `path` must be an existing directory; it is canonicalized.

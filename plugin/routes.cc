@@ -27,6 +27,11 @@ namespace {
 
 constexpr std::string_view kPluginPrefix = "/data/plugin/profile";
 
+// Working memory of listings and small answers: small against any budget.
+// Work that reads profiles once a run is listed (run_tools, module_list,
+// /data) hands that part back with its own estimate.
+constexpr uint64_t kListingBytes = uint64_t{1} << 20;
+
 // TensorBoard's plugin entry page; its inline module
 // script is allowed by its hash (base64 SHA-256 of the script text, computed
 // with Python hashlib) so the CSP can stay 'self'-only.
@@ -102,7 +107,10 @@ ProfileService::ProfileService(Logdir logdir, const ProfileServiceOptions& optio
       runs_ttl_(options.runs_ttl),
       max_response_bytes_(options.max_response_bytes),
       max_inflated_bytes_(options.max_inflated_bytes),
-      allow_capture_(options.allow_capture) {}
+      max_static_bytes_(options.max_static_bytes),
+      allow_capture_(options.allow_capture) {
+  LoadStaticFiles();
+}
 
 std::variant<HttpResponse, ProfileService::Deferred> ProfileService::Begin(const HttpRequest& request) {
   const std::string& method = request.method;
@@ -136,6 +144,12 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::Begin(const
   return Route(*path, q, request);
 }
 
+HttpResponse ProfileService::Deferred::operator()() const {
+  std::variant<HttpResponse, Deferred> outcome = run();
+  while (auto* rest = std::get_if<Deferred>(&outcome)) outcome = rest->run();
+  return std::get<HttpResponse>(std::move(outcome));
+}
+
 HttpResponse ProfileService::Handle(const HttpRequest& request) {
   Outcome outcome = Begin(request);
   if (auto* ready = std::get_if<HttpResponse>(&outcome)) return std::move(*ready);
@@ -146,7 +160,9 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
                                              const HttpRequest& request) {
   // Walking the logdir, looking inside profiles and converting them is work
   // for a worker; everything else is answered here.
-  auto later = [this](auto&& fn) -> Outcome { return Deferred(std::forward<decltype(fn)>(fn)); };
+  auto later = [](auto&& fn, uint64_t working_bytes = kListingBytes) -> Outcome {
+    return Deferred{[fn = std::forward<decltype(fn)>(fn)]() -> Outcome { return fn(); }, working_bytes};
+  };
   // TensorBoard core routes (mounted at the root).
   if (full_path == "/data/plugins_listing") {
     if (FreshRunIndex() != nullptr) return PluginsListing();
@@ -192,14 +208,25 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
     if (query.Scope().empty() && FreshRunIndex() != nullptr) return Runs(query);
     return later([this, query] { return Runs(query); });
   }
-  if (path == "/hosts") return Hosts(query);  // one directory listing, reused for runs_ttl
+  // /hosts and /data read the run's listing: here when it is fresh, else on a worker.
+  if (path == "/hosts") {
+    if (auto listed = FreshContentsOf(query)) return Hosts(query, std::move(listed));
+    return later([this, query] { return Hosts(query); });
+  }
   if (path == "/run_tools") return later([this, query] { return RunTools(query); });  // may look inside a profile
   if (path == "/module_list") return later([this, query] { return ModuleList(query); });
   if (path == "/data" || path == "/data_csv") {
-    auto plan = PlanData(query, path == "/data_csv", AcceptsGzip(HeaderOf(request, "accept-encoding")));
+    const bool csv = path == "/data_csv";
+    const bool accepts_gzip = AcceptsGzip(HeaderOf(request, "accept-encoding"));
+    std::shared_ptr<const RunContents> listed = FreshContentsOf(query);
+    if (listed == nullptr) {
+      return later([this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
+    }
+    auto plan = PlanData(query, csv, accepts_gzip, std::move(listed));
     if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
     if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-    return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); });
+    const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
+    return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); }, bytes);
   }
   if (path == "/config") {
     return Json(json::object{
@@ -329,24 +356,49 @@ std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& d
   return scanned;
 }
 
+std::shared_ptr<const RunContents> ProfileService::FreshContentsOf(const Query& q) {
+  if (!q.Scope().empty()) return nullptr;  // scoped runs are found by listing directories
+  // Resolving an unscoped run looks up the run index or stats its path; it lists nothing.
+  auto ref = ResolveRun(q.Get("run"), RunScope{});
+  if (!ref.ok()) return nullptr;
+  std::lock_guard<std::mutex> lock(contents_mu_);
+  auto c = contents_.find(ref->dir);
+  if (c == contents_.end() || std::chrono::steady_clock::now() - c->second.first >= runs_ttl_) return nullptr;
+  return c->second.second;
+}
+
 HttpResponse ProfileService::Runs(const Query& q) {
   auto index = RunIndexOf(q.Scope());
   if (!index.ok()) return FromStatus(index.status());
   return Text(200, (*index)->json, "application/json");
 }
 
-HttpResponse ProfileService::RunTools(const Query& q) {
+std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(const Query& q) {
   std::string run = q.Get("run");
   if (run.empty()) return Json(json::array());
   auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) {
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
-  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  return Json(StringArray(ToolsOfRun(*Contents(ref->dir), &cache_)));
+  std::shared_ptr<const RunContents> contents = Contents(ref->dir);
+  auto list = [this, contents] {
+    FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+    return Json(StringArray(ToolsOfRun(*contents, &cache_)));
+  };
+  // Listing a tool may load the run's first profile: admitted by its estimate.
+  const uint64_t bytes = contents->xplanes.empty() ? 0 : FirstModelLoadBytes(*contents);
+  if (bytes == 0) return list();
+  return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
 }
 
-HttpResponse ProfileService::Hosts(const Query& q) {
+uint64_t ProfileService::FirstModelLoadBytes(const RunContents& contents) {
+  if (contents.xplanes.empty()) return 0;
+  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+  auto id = FileIdentityOf(contents.xplanes.front().path);
+  return id.ok() ? ModelLoadBytes(contents.xplanes.front().path, *id) : 0;
+}
+
+HttpResponse ProfileService::Hosts(const Query& q, std::shared_ptr<const RunContents> listed) {
   std::string run = q.Get("run"), tag = q.Get("tag");
   if (!tag.empty()) {
     auto s = CheckPlainName("tag", tag);
@@ -358,19 +410,25 @@ HttpResponse ProfileService::Hosts(const Query& q) {
   if (!ref.ok()) {
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
-  std::vector<std::string> hosts = HostsOfRun(*Contents(ref->dir), tag);
+  std::vector<std::string> hosts = HostsOfRun(listed ? *listed : *Contents(ref->dir), tag);
   json::array a;
   for (const std::string& h : hosts) a.emplace_back(json::object{{"hostname", h}});
   return Json(a);
 }
 
-HttpResponse ProfileService::ModuleList(const Query& q) {
+std::variant<HttpResponse, ProfileService::Deferred> ProfileService::ModuleList(const Query& q) {
   std::string run = q.Get("run");
   if (run.empty()) return Text(200, "");
   auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) return ref.status().code() == ErrorCode::kNotFound ? Text(200, "") : FromStatus(ref.status());
   std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
-  const RunContents& contents = *scanned;
+  // Modules also come from the first profile's model: loading it is admitted by its estimate.
+  const uint64_t bytes = FirstModelLoadBytes(*scanned);
+  if (bytes == 0) return ListModules(*scanned);
+  return Deferred{[this, scanned]() -> std::variant<HttpResponse, Deferred> { return ListModules(*scanned); }, bytes};
+}
+
+HttpResponse ProfileService::ListModules(const RunContents& contents) {
   std::vector<std::string> modules = contents.hlo_modules;
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
   // Modules also come from the HLO protos in the XSpace's /host:metadata plane.
@@ -411,6 +469,35 @@ HttpResponse ProfileService::PluginsListing() {
   return Json(json::object{{"profile", profile}});
 }
 
+void ProfileService::LoadStaticFiles() {
+  // Read once, here, so that serving the UI never touches the disk on a
+  // network thread. Symlinks are followed only to files inside the bundle.
+  std::error_code ec;
+  const fs::path root = fs::canonical(web_dir_, ec);
+  if (ec || !fs::is_regular_file(root / "index.html", ec)) return;
+  const std::string rs = root.string();
+  uint64_t total = 0;
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code fec;
+    fs::path c = fs::canonical(it->path(), fec);
+    if (fec || !fs::is_regular_file(c, fec)) continue;
+    const std::string cs = c.string();
+    if (!(cs.size() > rs.size() && cs.starts_with(rs) && cs[rs.size()] == '/')) continue;
+    const std::string rel = it->path().lexically_relative(root).generic_string();
+    const uint64_t size = fs::file_size(c, fec);
+    if (fec || total + size > max_static_bytes_) continue;
+    auto bytes = ReadWholeFile(cs, max_static_bytes_);
+    if (!bytes.ok()) continue;
+    total += bytes->size();
+    ToolOutput out;
+    out.body = std::move(*bytes);
+    out.content_type = ContentTypeOfFile(rel);
+    auto cached = MakeCachedOutput(std::move(out));
+    if (cached.ok()) static_files_.emplace(rel, cached->value);
+  }
+}
+
 HttpResponse ProfileService::Static(std::string_view path) {
   // Decoded path segments; ".." never reaches the file system.
   std::string rel;
@@ -423,32 +510,12 @@ HttpResponse ProfileService::Static(std::string_view path) {
     rel += (rel.empty() ? "" : "/") + std::string(seg);
   }
   if (rel.empty()) rel = "index.html";
-  std::error_code ec;
-  fs::path root = fs::canonical(web_dir_, ec);
-  bool ui_built = !ec && fs::is_regular_file(root / "index.html", ec);
-  auto serve = [&](const fs::path& file) -> std::optional<HttpResponse> {
-    std::error_code fec;
-    fs::path c = fs::canonical(file, fec);
-    if (fec || !fs::is_regular_file(c, fec)) return std::nullopt;
-    std::string cs = c.string(), rs = root.string();
-    if (!(cs.size() > rs.size() && cs.starts_with(rs) && cs[rs.size()] == '/')) return std::nullopt;
-    // Cached like tool results, so a big bundle is read and compressed once.
-    auto id = FileIdentityKey(cs);
-    if (!id.ok()) return std::nullopt;
-    auto cached = cache_.Get<CachedOutput>("static|" + *id, ArtifactCache::Compute<CachedOutput>([&] {
-      auto bytes = ReadWholeFile(cs, max_response_bytes_);
-      if (!bytes.ok()) return StatusOr<CacheValue<CachedOutput>>(bytes.status());
-      ToolOutput out;
-      out.body = std::move(*bytes);
-      out.content_type = ContentTypeOfFile(cs);
-      return MakeCachedOutput(std::move(out));
-    }));
-    if (!cached.ok()) return std::nullopt;
-    return FromCached(*cached);
+  auto serve = [&](const std::string& file) -> std::optional<HttpResponse> {
+    auto it = static_files_.find(file);
+    if (it == static_files_.end()) return std::nullopt;
+    return FromCached(it->second);
   };
-  if (ui_built) {
-    if (auto r = serve(root / rel)) return *r;
-  }
+  if (auto r = serve(rel)) return *r;
   if (rel == "index.js") {
     // TensorBoard's plugin_entry.html imports ./index.js and calls render(),
     // which opens the plugin's own page (xprof's static/index.js contract).
@@ -460,9 +527,7 @@ HttpResponse ProfileService::Static(std::string_view path) {
   std::string_view last = std::string_view(rel).substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
   bool looks_like_file = last.find('.') != std::string_view::npos && rel != "index.html";
   if (looks_like_file) return Text(404, "Not found");
-  if (ui_built) {
-    if (auto r = serve(root / "index.html")) return *r;
-  }
+  if (auto r = serve("index.html")) return *r;
   return Text(200,
               "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tbprof</title></head><body>\n"
               "<h1>tbprof: the web UI is not built</h1>\n"

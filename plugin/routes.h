@@ -62,6 +62,8 @@ struct ProfileServiceOptions {
   uint64_t max_inflated_bytes = uint64_t{2} << 30;
   // capture_profile may add a run to the logdir (the only write under it).
   bool allow_capture = true;
+  // The UI bundle is read whole at start-up; larger bundles are not served.
+  uint64_t max_static_bytes = uint64_t{64} << 20;
 };
 
 // Content-Security-Policy of every response: only our own origin.
@@ -69,13 +71,24 @@ extern const char kContentSecurityPolicy[];
 // Version reported by /version and /data/environment.
 extern const char kTbprofVersion[];
 
+struct CachedOutput;  // a tool result as cached (plugin/route_util.h)
+
 class ProfileService {
  public:
   static StatusOr<std::unique_ptr<ProfileService>> Create(const ProfileServiceOptions& options);
 
   // The work left of a request that cannot be answered at once: the request
-  // as already parsed and resolved, finished by calling it (on a worker).
-  using Deferred = std::function<HttpResponse()>;
+  // as already parsed and resolved, finished by calling it (on a worker). Its
+  // run may answer, or hand back the rest of the work with a new estimate (a
+  // run listed on the worker first, whose profiles' sizes are known only then).
+  struct Deferred {
+    std::function<std::variant<HttpResponse, Deferred>()> run;
+    // Memory the work is estimated to need while it runs, beyond what the
+    // cache holds already (the server admits work by it).
+    uint64_t working_bytes = 0;
+    // Runs it and whatever it hands back, to the answer.
+    HttpResponse operator()() const;
+  };
 
   // Parses and routes a request once. Answers at once when that is cheap
   // (cached results and failures, listings already scanned, small routes,
@@ -100,21 +113,35 @@ class ProfileService {
   using Outcome = std::variant<HttpResponse, Deferred>;
   Outcome Route(std::string_view path, const Query& q, const HttpRequest& request);
   HttpResponse Runs(const Query& q);
-  HttpResponse RunTools(const Query& q);
-  HttpResponse Hosts(const Query& q);
-  HttpResponse ModuleList(const Query& q);
+  std::variant<HttpResponse, Deferred> RunTools(const Query& q);
+  // `listed`: the run's fresh listing when the caller has it (else it is listed here).
+  HttpResponse Hosts(const Query& q, std::shared_ptr<const RunContents> listed = nullptr);
+  std::variant<HttpResponse, Deferred> ModuleList(const Query& q);
+  HttpResponse ListModules(const RunContents& contents);
+  // Working memory of loading the first profile of a run (0 when none or cached).
+  uint64_t FirstModelLoadBytes(const RunContents& contents);
   // /data and /data_csv: a plan (inputs resolved, files identified, cache
   // key made) or the answer when planning already gives one.
-  std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip);
+  std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip,
+                                                std::shared_ptr<const RunContents> listed = nullptr);
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
+  // PlanData, then the cached answer or the computation with its estimate:
+  // a /data request whose run was not listed recently, planned on a worker.
+  std::variant<HttpResponse, Deferred> PlanAndComputeData(const Query& q, bool csv, bool accepts_gzip);
+  // Working memory of computing a plan (see Deferred::working_bytes).
+  uint64_t WorkingBytes(const DataPlan& plan);
+  // Working memory of loading the whole model of one xplane file (0 when cached).
+  uint64_t ModelLoadBytes(const std::string& path, const FileIdentity& id);
   HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
   // Hands memory freed by evictions back to the system now and then.
   void ReturnFreedMemory();
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);
+  // Reads the UI bundle under web_dir_ into static_files_, once.
+  void LoadStaticFiles();
 
   // Runs of the logdir (rescanned at most once per runs_ttl) or of a scope.
   struct RunIndex {
@@ -131,13 +158,20 @@ class ProfileService {
   StatusOr<RunRef> ResolveRun(std::string_view run, const RunScope& scope);
   // ScanRun, reused for runs_ttl (file identities are still checked per request).
   std::shared_ptr<const RunContents> Contents(const std::string& dir);
+  // The listing of the run a request names when it is younger than runs_ttl;
+  // null otherwise (then listing it is a worker's job). Lists no directory.
+  std::shared_ptr<const RunContents> FreshContentsOf(const Query& q);
 
   Logdir logdir_;
   std::string web_dir_;
+  // The UI bundle, read whole at start-up (it is small): path under web_dir_
+  // → the file as cached results are kept (compressed ahead of time).
+  std::unordered_map<std::string, std::shared_ptr<const CachedOutput>> static_files_;
   ArtifactCache cache_;
   std::chrono::milliseconds runs_ttl_;
   uint64_t max_response_bytes_;
   uint64_t max_inflated_bytes_;
+  uint64_t max_static_bytes_;
   bool allow_capture_;
   std::mutex trim_mu_;
   uint64_t evicted_at_last_trim_ = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "convert/base/cancellation.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -56,6 +57,7 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   std::vector<uint8_t> keys;
   std::vector<int64_t> open_ends, last_begin;
   for (size_t r = 0; r < rows.size(); ++r) {
+    if (CancelRequested()) break;  // the caller discards a partial index
     const XPlaneModel& plane = s.planes[rows[r].plane];
     const LineModel& line = plane.lines[rows[r].line];
     ids.clear();

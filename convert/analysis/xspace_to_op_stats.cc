@@ -9,6 +9,7 @@
 #include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/analysis/xplane_to_step_events.h"
 #include "convert/analysis/xspace_to_kernel_stats.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
@@ -42,6 +43,7 @@ class OpStatsBuilder {
           OpMetricsDbBuilder host_ops(space_, ids_, kNoGroups);
           KernelStatsCollector kernels(space_);
           for (const XPlaneModel& p : space_.planes) {
+            if (CancelRequested()) break;  // the caller discards what was built
             std::string_view name = space_.Str(p.name);
             if (name == schema::kHostPlane) host_ops.AddHostPlane(p, s.host_op_metrics_db);
             if (schema::IsGpuPlane(name)) kernels.AddPlane(p);
@@ -78,6 +80,7 @@ class OpStatsBuilder {
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
     std::map<std::string_view, DutyCycleTracker> chips;
     for (size_t pi = 0; pi < space_.planes.size(); ++pi) {
+      if (CancelRequested()) return;  // the caller discards what was built
       const XPlaneModel& p = space_.planes[pi];
       std::string_view name = space_.Str(p.name);
       if (name == schema::kHostPlane) {

@@ -1,5 +1,6 @@
 #include "convert/analysis/xspace_to_trace_events.h"
 #include "convert/xplane/schema.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/json.h"
 
 #include <algorithm>
@@ -327,6 +328,7 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
     for (size_t h = 0; h < hosts.size(); ++h) {
       const XSpaceModel& space = *hosts[h].space;
       for (const TraceRow& row : layouts[h].rows) {
+        if (CancelRequested()) return;  // the caller discards a partial trace
         const LineModel& line = space.planes[row.plane].lines[row.line];
         for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
           if (!renderers[h].Hidden(row.plane, e)) fn(h, row, e);

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "convert/base/cancellation.h"
+
 namespace tbprof {
 
 namespace {
@@ -10,6 +12,12 @@ namespace {
 // answer) are cached; these may go away on their own and are not.
 bool IsTransient(const Status& s) {
   return s.code() == ErrorCode::kUnavailable || s.code() == ErrorCode::kInternal;
+}
+
+// Whether the calling thread's work was cancelled (its client left).
+bool WorkCancelled() {
+  std::shared_ptr<const CancellationToken> token = CurrentCancellation();
+  return token != nullptr && token->cancelled();
 }
 
 // What a cached failure costs besides its message: the slot, the key, the list node.
@@ -22,19 +30,24 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetErased(const Key& key,
   std::shared_ptr<Pending> mine;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    if (it != map_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.lru);
-      ++hits_;
-      if (!it->second.value) return it->second.failure;
-      return it->second.value;
-    }
-    auto p = pending_.find(key);
-    if (p != pending_.end()) {
+    for (;;) {
+      auto it = map_.find(key);
+      if (it != map_.end()) {
+        lru_.splice(lru_.begin(), lru_, it->second.lru);
+        ++hits_;
+        if (!it->second.value) return it->second.failure;
+        return it->second.value;
+      }
+      auto p = pending_.find(key);
+      if (p == pending_.end()) break;
       std::shared_ptr<Pending> theirs = p->second;
       cv_.wait(lock, [&] { return theirs->done; });
-      ++hits_;
-      return theirs->result;
+      // Work cancelled for its own client is no answer for this one, who
+      // still wants it: compute it (or wait for whoever started it again).
+      if (!theirs->cancelled || WorkCancelled()) {
+        ++hits_;
+        return theirs->result;
+      }
     }
     ++misses_;
     mine = std::make_shared<Pending>();
@@ -51,7 +64,13 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetErased(const Key& key,
   std::lock_guard<std::mutex> lock(mu_);
   pending_.erase(key);
   mine->done = true;
-  if (!computed.ok()) {
+  // Work stopped part-way may have returned what it had: nothing computed
+  // under a cancelled token is kept, whatever it returned.
+  mine->cancelled = WorkCancelled();
+  if (mine->cancelled) {
+    mine->result = computed.ok() ? StatusOr<std::shared_ptr<const void>>(CancelledError("computation"))
+                                 : StatusOr<std::shared_ptr<const void>>(computed.status());
+  } else if (!computed.ok()) {
     mine->result = computed.status();
     if (!IsTransient(computed.status())) {
       Slot slot;

@@ -15,6 +15,8 @@
 // Failures are cached like results (a corrupt or oversized file fails once per
 // identity, not once per request), except transient ones (kUnavailable: the
 // file changed while it was read; kInternal: an exception such as bad_alloc).
+// Nothing computed under a cancelled token (convert/base/cancellation.h) is
+// kept, and callers waiting for it compute it themselves.
 #pragma once
 
 #include <condition_variable>
@@ -128,6 +130,7 @@ class ArtifactCache {
   };
   struct Pending {
     bool done = false;
+    bool cancelled = false;  // computed for a client that left: waiters compute it again
     StatusOr<std::shared_ptr<const void>> result = Status(ErrorCode::kInternal, "pending");
   };
   struct Shared {

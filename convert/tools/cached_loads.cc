@@ -1,6 +1,7 @@
 #include "convert/tools/cached_loads.h"
 
 #include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/base/cancellation.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
@@ -35,6 +36,8 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
       model = std::move(loaded);
     }
     auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model));
+    // Stopped part-way for a client that left: partial statistics are no answer.
+    if (CancelRequested()) return CancelledError("op statistics of " + xplane_path);
     size_t bytes = stats->ApproxBytes();
     return std::make_pair(std::shared_ptr<const OpStats>(stats), bytes);
   };

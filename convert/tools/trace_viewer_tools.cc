@@ -1,4 +1,5 @@
 #include "convert/tools/trace_viewer_tools.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
 
@@ -41,18 +42,22 @@ uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cas
 // uid = host index · 2^32 + position in that host's index.
 constexpr int kUidHostShift = 32;
 
-void AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits,
+// False when stopped part-way because the client left.
+bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits,
                 std::string& out) {
   TraceEventStyle style;
   style.streaming = true;
   style.host_index = static_cast<uint32_t>(host_index);
   style.pid_offset = StreamingPidOffset(host_index);
   const TraceIndex& index = *host.index;
-  for (const TraceHit& h : hits) {
+  for (size_t i = 0; i < hits.size(); ++i) {
+    if ((i & 0xffff) == 0xffff && CancelRequested()) return false;
+    const TraceHit& h = hits[i];
     style.uid = (static_cast<int64_t>(host_index) << kUidHostShift) + h.uid;
     index.renderer().Append(index.layout().rows[h.row], h.event, style, out);
     out.push_back(',');
   }
+  return true;
 }
 
 }  // namespace
@@ -62,6 +67,7 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
     auto model = LoadModelCached(path, cache);
     if (!model.ok()) return model.status();
     std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model);
+    if (CancelRequested()) return CancelledError("trace index of " + path);  // a partial index
     size_t bytes = index->MemoryBytes();
     // The index keeps the model alive: charged with it, once, even after the
     // model's own entry is evicted.
@@ -173,7 +179,9 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
     AppendTraceMetadataJson(hosts[h].index->layout(), /*streaming=*/true, StreamingPidOffset(h), hosts[h].host_name,
                             out);
   }
-  for (size_t h = 0; h < hosts.size(); ++h) AppendHits(hosts[h], h, hits[h], out);
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    if (!AppendHits(hosts[h], h, hits[h], out)) return CancelledError("trace viewer");
+  }
   if (out.back() == ',') out.pop_back();
   out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0}");
   return out;
@@ -211,6 +219,7 @@ StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
   options.max_events = max_events;
   ToolOutput out;
   out.body = ConvertXSpacesToTraceJson(hosts, options).json;
+  if (CancelRequested()) return CancelledError("trace_viewer");  // a partial trace
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "convert/base/cancellation.h"
 #include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
 #include "convert/xplane/xspace_model.h"
@@ -426,7 +427,14 @@ class SpaceParser {
             return false;
           }
           if (!ParseEvent(U8(s), U8(s) + s.size())) return false;
-          if ((++events_since_progress_ & 0xffff) == 0) d_.Progress(p);
+          if ((++events_since_progress_ & 0xffff) == 0) {
+            d_.Progress(p);
+            // Decode errors stop a load the same way; Decode reports it as cancelled.
+            if (CancelRequested()) {
+              d_.Fail(at, "cancelled");
+              return false;
+            }
+          }
           break;
         default:
           if (!d_.Skip(p, end, wire)) return false;

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/plane_parser.h"
@@ -178,7 +179,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   TailCounts tail_counts;
   auto decode_front = [&] {
     bool ok = true;
-    for (size_t i = 0; i < split.plane && ok; ++i) ok = parser.ParsePlaneBytes(planes[i]);
+    for (size_t i = 0; i < split.plane && ok; ++i) ok = !CancelRequested() && parser.ParsePlaneBytes(planes[i]);
     if (ok && split.line > 0) parser.ParsePlaneBytes(planes[split.plane], LineRange{0, split.line, &tail_counts});
   };
   std::unique_ptr<XSpaceModel> back;
@@ -192,7 +193,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
       for (size_t i = split.plane; i < planes.size(); ++i) {
         LineRange lines;
         if (i == split.plane && split.line > 0) lines = {split.line, UINT32_MAX, &tail_counts};
-        if (!back_parser.ParsePlaneBytes(planes[i], lines)) break;
+        if (CancelRequested() || !back_parser.ParsePlaneBytes(planes[i], lines)) break;
       }
       back_error = bd.error();
     } catch (...) {
@@ -206,6 +207,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   } else {
     decode_front();
   }
+  // A load stopped for a client that left is no verdict on the file.
+  if (CancelRequested()) return CancelledError("loading " + std::string(source));
   // The first error in file order: the front planes, the back planes, then the top level.
   if (d.failed()) return DataLoss(d.error());
   if (!back_error.empty()) return DataLoss(back_error);

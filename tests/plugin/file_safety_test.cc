@@ -41,9 +41,12 @@ class ScratchLogdir {
   fs::path base() const { return base_; }
   fs::path logdir() const { return base_ / "logdir"; }
   fs::path run_dir() const { return logdir() / "plugins/profile/r"; }
-  std::unique_ptr<ProfileService> Service(ProfileServiceOptions o = {}) {
+  // `runs_ttl` 0: every request looks at the files again (a run listed
+  // within runs_ttl is answered from its listing on the network thread).
+  std::unique_ptr<ProfileService> Service(ProfileServiceOptions o = {},
+                                          std::chrono::milliseconds runs_ttl = std::chrono::milliseconds(0)) {
     o.logdir = logdir();
-    o.runs_ttl = std::chrono::milliseconds(0);  // every request looks again
+    o.runs_ttl = runs_ttl;
     auto s = ProfileService::Create(o);
     EXPECT_TRUE(s.ok()) << s.status().message();
     return s.ok() ? std::move(*s) : nullptr;
@@ -219,7 +222,7 @@ TEST(PluginFileSafety, AGzipBombXPlaneIsRefusedWithinTheLimitAndTheFailureIsCach
   WriteFile(d.run_dir() / "host.xplane.pb", GzipOfZeros(size_t{64} << 20));  // 64 MiB of zeros in ~64 KiB
   ProfileServiceOptions o;
   o.max_inflated_bytes = 8 << 20;
-  auto service = d.Service(o);
+  auto service = d.Service(o, std::chrono::hours(1));
   HttpRequest req;
   req.target = "/data?run=r&tag=overview_page";
   auto first = service->Begin(req);
@@ -238,7 +241,7 @@ TEST(PluginFileSafety, AGzipBombTraceJsonIsInflatedByAWorkerAndBounded) {
   WriteFile(d.run_dir() / "h.trace.json.gz", GzipOfZeros(size_t{64} << 20));
   ProfileServiceOptions o;
   o.max_response_bytes = 8 << 20;
-  auto service = d.Service(o);
+  auto service = d.Service(o, std::chrono::hours(1));
   // A client with gzip gets the file as it is (no inflation at all).
   EXPECT_EQ(Get(*service, "/data?run=r&tag=trace_viewer", true).status, 200);
   // One without gzip: inflating is deferred to a worker, stops at the limit (413), and is cached.
@@ -257,8 +260,10 @@ TEST(PluginFileSafety, LegacyFilesOverTheResponseLimitAreRefusedUnread) {
   WriteFile(d.run_dir() / "h.pod_viewer.json", "[" + std::string(20000, ' ') + "]");
   ProfileServiceOptions o;
   o.max_response_bytes = 10000;
-  auto service = d.Service(o);
+  auto service = d.Service(o, std::chrono::hours(1));
   HttpRequest req;
+  req.target = "/hosts?run=r&tag=pod_viewer";
+  ASSERT_EQ(service->Handle(req).status, 200);  // the run is listed (by a worker, in the server)
   req.target = "/data?run=r&tag=pod_viewer";
   auto outcome = service->Begin(req);
   // Refused from its size alone, on the spot: nothing is read.

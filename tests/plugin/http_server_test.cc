@@ -27,6 +27,10 @@ class PluginHttp : public ::testing::Test {
  protected:
   void SetUp() override {
     logdir_ = std::make_unique<TempLogdir>();
+    StartServer();
+  }
+  // A service and server over logdir_ (the UI bundle in base()/web is read now).
+  void StartServer() {
     ProfileServiceOptions so;
     so.logdir = logdir_->logdir();
     so.web_dir = logdir_->base() / "web";
@@ -47,6 +51,12 @@ class PluginHttp : public ::testing::Test {
   void TearDown() override {
     if (server_) server_->Stop();
     if (thread_.joinable()) thread_.join();
+  }
+  void RestartServer() {
+    TearDown();
+    server_.reset();
+    service_.reset();
+    StartServer();
   }
   RawResponse Get(const std::string& target, const std::string& headers = "", const std::string& method = "GET") {
     RawClient c(server_->port());
@@ -170,6 +180,7 @@ TEST_F(PluginHttp, StaticUiFilesWithGzip) {
   for (int i = 0; i < 2000; ++i) js += "console.log('tbprof " + std::to_string(i) + "');\n";
   testing_plugin::WriteFile(logdir_->base() / "web/index.html", "<!DOCTYPE html><title>ui</title>");
   testing_plugin::WriteFile(logdir_->base() / "web/bundle.js", js);
+  RestartServer();  // the UI bundle is read once, at start-up
   RawResponse r = Get("/data/plugin/profile/bundle.js", "Accept-Encoding: gzip\r\n");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.Header("content-type"), "application/javascript");

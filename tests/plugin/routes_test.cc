@@ -27,6 +27,10 @@ class PluginRoutes : public ::testing::Test {
   void SetUp() override {
     logdir_ = std::make_unique<TempLogdir>();
     web_ = logdir_->base() / "web";
+    StartService();
+  }
+  // A service over logdir_ (the UI bundle in web_ is read now).
+  void StartService() {
     ProfileServiceOptions options;
     options.logdir = logdir_->logdir();
     options.web_dir = web_;
@@ -366,6 +370,8 @@ TEST_F(PluginRoutes, StaticUi) {
   WriteFile(web_ / "index.html", "<html>tbprof ui</html>");
   WriteFile(web_ / "assets/app.js", "console.log(1);");
   WriteFile(logdir_->base() / "secret.txt", "SECRET");
+  std::filesystem::create_symlink(logdir_->base() / "secret.txt", web_ / "link.txt");
+  StartService();  // the UI bundle is read once, at start-up
   EXPECT_EQ(Get("/").Body(), "<html>tbprof ui</html>");
   EXPECT_EQ(Get("/data/plugin/profile/").Body(), "<html>tbprof ui</html>");
   HttpResponse js = Get("/assets/app.js");
@@ -378,7 +384,6 @@ TEST_F(PluginRoutes, StaticUi) {
   EXPECT_EQ(Get("/missing.js").status, 404);
   EXPECT_EQ(Get("/..%2Fsecret.txt").status, 400);
   EXPECT_EQ(Get("/assets/../../secret.txt").status, 400);
-  std::filesystem::create_symlink(logdir_->base() / "secret.txt", web_ / "link.txt");
   HttpResponse link = Get("/link.txt");
   EXPECT_EQ(link.status, 404);
   EXPECT_EQ(link.Body().find("SECRET"), std::string::npos);

@@ -262,6 +262,10 @@ TEST(PluginServerLimits, RunDiscoveryIsWorkForAWorker) {
   // A fresh index answers at once.
   EXPECT_FALSE(Deferred(**service, "/runs"));
   EXPECT_FALSE(Deferred(**service, "/data/runs"));
+  // A run's own listing is a worker's job too, the first time; then it is fresh.
+  EXPECT_TRUE(Deferred(**service, "/hosts?run=r&tag=pod_viewer"));
+  r.target = "/hosts?run=r&tag=pod_viewer";
+  EXPECT_EQ((*service)->Handle(r).status, 200);
   EXPECT_FALSE(Deferred(**service, "/hosts?run=r&tag=pod_viewer"));
 }
 
