@@ -192,8 +192,13 @@ class PlaneDeriver {
     group_id_ = out_.space.strings.Intern(schema::kGroupId);
     step_name_ = out_.space.strings.Intern(schema::kStepName);
     std::vector<int64_t> display_ids;
+    // Each stream's events in time order (files are normally sorted already).
+    sorted_lines_.resize(plane_.lines.size());
+    for (uint32_t l = 0; l < plane_.lines.size(); ++l) {
+      if (!schema::IsDerivedThreadId(plane_.lines[l].id)) sorted_lines_[l] = SortedLineEvents(plane_, plane_.lines[l]);
+    }
     InheritGroups();
-    if (derive_steps) DeriveSteps();
+    if (derive_steps && group_ != nullptr) DeriveSteps();
     if (derive_streams) DeriveStreams(display_ids);
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
@@ -203,32 +208,62 @@ class PlaneDeriver {
   }
 
  private:
-  int32_t GroupOf(uint32_t e) const { return group_.empty() ? kNoGroup : group_[e]; }
+  int32_t GroupOf(uint32_t e) const { return group_ == nullptr ? kNoGroup : group_[e]; }
+
+  // The events of all streams in time order (begin, then longer first): the
+  // streams' sorted orders merged.
+  std::vector<uint32_t> TimeOrder() const {
+    std::vector<uint32_t> order;
+    size_t total = 0;
+    for (const auto& line : sorted_lines_) total += line.size();
+    order.reserve(total);
+    auto later = [&](const std::pair<uint32_t, size_t>& a, const std::pair<uint32_t, size_t>& b) {
+      const Event& x = plane_.events[sorted_lines_[a.first][a.second]];
+      const Event& y = plane_.events[sorted_lines_[b.first][b.second]];
+      if (x.begin_ps != y.begin_ps) return x.begin_ps > y.begin_ps;
+      if (x.duration_ps != y.duration_ps) return x.duration_ps < y.duration_ps;
+      return a.first > b.first;
+    };
+    std::vector<std::pair<uint32_t, size_t>> heads;  // (line, position), a heap on `later`
+    for (uint32_t l = 0; l < sorted_lines_.size(); ++l) {
+      if (!sorted_lines_[l].empty()) heads.emplace_back(l, 0);
+    }
+    std::make_heap(heads.begin(), heads.end(), later);
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      auto& [line, pos] = heads.back();
+      order.push_back(sorted_lines_[line][pos]);
+      if (++pos < sorted_lines_[line].size()) {
+        std::push_heap(heads.begin(), heads.end(), later);
+      } else {
+        heads.pop_back();
+      }
+    }
+    return order;
+  }
 
   // ProcessUngroupedEvents: an event of the plane without a group takes the
   // group of the latest earlier event (eager ops after a step belong to it).
   void InheritGroups() {
-    bool any = false;
-    for (uint32_t e = 0; e < plane_.events.size() && !any; ++e) any = groups_.Group(plane_index_, e) != kNoGroup;
-    if (!any) return;
-    group_.resize(plane_.events.size());
-    for (uint32_t e = 0; e < plane_.events.size(); ++e) group_[e] = groups_.Group(plane_index_, e);
-    std::vector<uint32_t> order;
-    order.reserve(plane_.events.size());
-    for (const LineModel& line : plane_.lines) {
-      if (schema::IsDerivedThreadId(line.id)) continue;
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) order.push_back(e);
+    if (plane_index_ >= groups_.group_of.size() || groups_.group_of[plane_index_].size() != plane_.events.size()) return;
+    const std::vector<int32_t>& file_groups = groups_.group_of[plane_index_];
+    bool any = false, missing = false;
+    for (const auto& line : sorted_lines_) {
+      for (uint32_t e : line) (file_groups[e] == kNoGroup ? missing : any) = true;
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return plane_.events[a].begin_ps < plane_.events[b].begin_ps; });
+    if (!any) return;
+    group_ = file_groups.data();
+    if (!missing) return;
+    inherited_ = file_groups;
     int32_t last = kNoGroup;
-    for (uint32_t e : order) {
-      if (group_[e] == kNoGroup) {
-        group_[e] = last;
+    for (uint32_t e : TimeOrder()) {
+      if (inherited_[e] == kNoGroup) {
+        inherited_[e] = last;
       } else {
-        last = group_[e];
+        last = inherited_[e];
       }
     }
+    group_ = inherited_.data();
   }
 
   uint32_t Metadata(std::string_view name, std::string_view display_name = {}) {
@@ -284,23 +319,11 @@ class PlaneDeriver {
 
   // DeriveStepEventsFromGroups: every grouped event of the plane, in time order.
   void DeriveSteps() {
-    std::vector<uint32_t> order;
-    for (const LineModel& line : plane_.lines) {
-      if (schema::IsDerivedThreadId(line.id)) continue;
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (GroupOf(e) != kNoGroup) order.push_back(e);
-      }
-    }
-    if (order.empty()) return;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const Event& x = plane_.events[a];
-      const Event& y = plane_.events[b];
-      return x.begin_ps != y.begin_ps ? x.begin_ps < y.begin_ps : x.duration_ps > y.duration_ps;
-    });
     DerivedLine steps;
     std::unordered_map<int32_t, uint32_t> step_metadata;
-    for (uint32_t e : order) {
+    for (uint32_t e : TimeOrder()) {
       const int32_t group = GroupOf(e);
+      if (group == kNoGroup) continue;
       auto [it, inserted] = step_metadata.try_emplace(group, 0);
       if (inserted) it->second = Metadata(std::to_string(group));
       const Event& ev = plane_.events[e];
@@ -383,18 +406,19 @@ class PlaneDeriver {
     for (uint32_t l : streams) {
       if (next_id + kIdsPerStream > schema::kThreadIdDeviceDerivedMax) break;  // xprof's id range ends here
       display_ids[l] = next_display;
-      DeriveStream(plane_.lines[l], next_id, next_display + 1);
+      DeriveStream(plane_.lines[l], sorted_lines_[l], next_id, next_display + 1);
       next_id += kIdsPerStream;
       next_display += 1 + static_cast<int64_t>(std::size(kDisplayOrder));
     }
   }
 
-  void DeriveStream(const LineModel& stream, int64_t first_id, int64_t first_display) {
+  void DeriveStream(const LineModel& stream, const std::vector<uint32_t>& sorted, int64_t first_id,
+                    int64_t first_display) {
     DerivedLine tf_ops;
     DerivedLine name_scopes({&tf_ops});
     DerivedLine hlo_ops;
     DerivedLine modules({&name_scopes, &hlo_ops});
-    for (uint32_t e : SortedLineEvents(plane_, stream)) {
+    for (uint32_t e : sorted) {
       const KernelStats k = ReadKernelStats(plane_, e, names_);
       if (!k.kernel) continue;
       const Event& ev = plane_.events[e];
@@ -430,7 +454,9 @@ class PlaneDeriver {
   const StatNames& names_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
-  std::vector<int32_t> group_;  // per event of the plane, after inheritance; empty: no groups
+  std::vector<std::vector<uint32_t>> sorted_lines_;  // per line of the plane (derived ones left empty)
+  const int32_t* group_ = nullptr;                   // per event of the plane; null: no groups
+  std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
   StrId group_id_ = kNoStr, step_name_ = kNoStr;
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<StrId, FrameworkOpEntry> framework_ops_;
