@@ -360,9 +360,13 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
   renderers.reserve(hosts.size());
   TraceJsonResult result;
   for (uint32_t h = 0; h < hosts.size(); ++h) {
-    derived.push_back(GenerateDerivedTimelines(*hosts[h].space));
-    layouts.push_back(BuildTraceLayout(*hosts[h].space, &derived.back()));
-    renderers.emplace_back(*hosts[h].space, &derived.back());
+    const DerivedTimelines* d = hosts[h].derived;
+    if (d == nullptr) {
+      derived.push_back(GenerateDerivedTimelines(*hosts[h].space));
+      d = &derived.back();
+    }
+    layouts.push_back(BuildTraceLayout(*hosts[h].space, d));
+    renderers.emplace_back(*hosts[h].space, d);
   }
   auto for_each_event = [&](auto&& fn) {
     for (size_t h = 0; h < hosts.size(); ++h) {

@@ -148,6 +148,9 @@ void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t
 struct TraceHostInput {
   const XSpaceModel* space = nullptr;
   std::string host_name;
+  // The space's derived timelines when already built (a cached TraceIndex
+  // holds them); null: derived here.
+  const DerivedTimelines* derived = nullptr;
 };
 
 struct TraceJsonOptions {
