@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
@@ -179,9 +180,9 @@ std::string FrameworkOpEventName(const TfOp& op) {
 class PlaneDeriver {
  public:
   PlaneDeriver(const XSpaceModel& space, uint32_t plane_index, const EventGroups& groups, const StatNames& names,
-               DerivedTimelines& out)
+               const HloPrograms& programs, DerivedTimelines& out)
       : space_(space), plane_(space.planes[plane_index]), plane_index_(plane_index), groups_(groups), names_(names),
-        out_(out) {}
+        programs_(programs), out_(out) {}
 
   void Run(bool derive_steps, bool derive_streams) {
     XPlaneModel derived;
@@ -338,11 +339,10 @@ class PlaneDeriver {
     uint32_t op = 0;
   };
 
-  const FrameworkOpEntry& FrameworkOp(StrId fullname) {
-    auto [it, inserted] = framework_ops_.try_emplace(fullname);
+  const FrameworkOpEntry& FrameworkOp(std::string_view text) {
+    auto [it, inserted] = framework_ops_.try_emplace(std::string(text));
     if (!inserted) return it->second;
     FrameworkOpEntry& entry = it->second;
-    const std::string_view text = space_.Str(fullname);
     const TfOp op = ParseTfOpFullname(text);
     entry.scoped = op.category == TfOpCategory::kTensorFlow || op.category == TfOpCategory::kJax;
     if (entry.scoped) {
@@ -355,6 +355,29 @@ class PlaneDeriver {
     }
     entry.op = Metadata(text, FrameworkOpEventName(op));
     return entry;
+  }
+
+  // A kernel's framework op named by its own stat (tf_op, or level 0).
+  const FrameworkOpEntry& FrameworkOpOfStat(StrId fullname) {
+    auto [it, inserted] = framework_op_of_stat_.try_emplace(fullname, nullptr);
+    if (inserted) it->second = &FrameworkOp(space_.Str(fullname));
+    return *it->second;
+  }
+
+  // An XLA op's framework op, as its HLO instruction's metadata names it
+  // ("op_name:op_type"); null when the program or the name is unknown.
+  const FrameworkOpEntry* FrameworkOpOfXlaOp(const KernelStats& k) {
+    if (!k.has_program_id) return nullptr;
+    auto [it, inserted] = framework_op_of_xla_op_.try_emplace(std::make_pair(k.program_id, k.hlo_op), nullptr);
+    if (!inserted) return it->second;
+    const HloProgram* program = programs_.Find(k.program_id);
+    if (program == nullptr) return nullptr;
+    std::string_view innermost = space_.Str(k.hlo_op);
+    if (size_t at = innermost.rfind("::"); at != std::string_view::npos) innermost.remove_prefix(at + 2);
+    const HloInstruction* inst = program->FindInstruction(innermost);
+    if (inst == nullptr || inst->metadata().op_name().empty()) return nullptr;
+    it->second = &FrameworkOp(inst->metadata().op_name() + ":" + inst->metadata().op_type());
+    return it->second;
   }
 
   uint32_t ModuleMetadata(const KernelStats& k) {
@@ -425,11 +448,18 @@ class PlaneDeriver {
       const int64_t begin = ev.begin_ps, end = ev.begin_ps + std::max<int64_t>(ev.duration_ps, 0);
       const int32_t group = GroupOf(e);
       if (k.hlo_module != kNoStr) modules.ExpandOrAdd(ModuleMetadata(k), begin, end, group);
-      if (k.hlo_op != kNoStr) hlo_ops.ExpandOrAddLevels(HloOpMetadata(k), begin, end, group);
-      if (k.framework_op != kNoStr) {
-        const FrameworkOpEntry& op = FrameworkOp(k.framework_op);
-        if (op.scoped) name_scopes.ExpandOrAddLevels(op.scopes, begin, end, group);
-        tf_ops.ExpandOrAdd(op.op, begin, end, group);
+      // An XLA op's framework op comes from its HLO instruction, any other
+      // kernel's from its own stat.
+      const FrameworkOpEntry* op = nullptr;
+      if (k.hlo_op != kNoStr) {
+        hlo_ops.ExpandOrAddLevels(HloOpMetadata(k), begin, end, group);
+        op = FrameworkOpOfXlaOp(k);
+      } else if (k.framework_op != kNoStr) {
+        op = &FrameworkOpOfStat(k.framework_op);
+      }
+      if (op != nullptr) {
+        if (op->scoped) name_scopes.ExpandOrAddLevels(op->scopes, begin, end, group);
+        tf_ops.ExpandOrAdd(op->op, begin, end, group);
       }
     }
     const std::string suffix = std::string(schema::kDerivedFromStreamInfix) + std::to_string(stream.id);
@@ -452,6 +482,7 @@ class PlaneDeriver {
   const uint32_t plane_index_;
   const EventGroups& groups_;
   const StatNames& names_;
+  const HloPrograms& programs_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
   std::vector<std::vector<uint32_t>> sorted_lines_;  // per line of the plane (derived ones left empty)
@@ -459,7 +490,9 @@ class PlaneDeriver {
   std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
   StrId group_id_ = kNoStr, step_name_ = kNoStr;
   std::unordered_map<std::string, uint32_t> metadata_;
-  std::unordered_map<StrId, FrameworkOpEntry> framework_ops_;
+  std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
+  std::unordered_map<StrId, const FrameworkOpEntry*> framework_op_of_stat_;
+  std::map<std::pair<uint64_t, StrId>, const FrameworkOpEntry*> framework_op_of_xla_op_;
   std::map<std::tuple<bool, uint64_t, StrId>, uint32_t> modules_;
   std::map<std::tuple<bool, uint64_t, StrId, StrId>, std::vector<uint32_t>> hlo_ops_;
 };
@@ -503,8 +536,12 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space) {
   }
   if (plans.empty()) return out;
   const EventGroups groups = GroupEvents(space);
+  // The HLO programs name the framework ops of XLA kernels.
+  const bool xla_kernels = names.hlo_op != kNoStr && names.program_id != kNoStr &&
+                           std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.streams; });
+  const HloPrograms programs = xla_kernels ? LoadHloPrograms(space) : HloPrograms();
   for (const PlanePlan& plan : plans) {
-    PlaneDeriver(space, plan.plane, groups, names, out).Run(plan.steps, plan.streams);
+    PlaneDeriver(space, plan.plane, groups, names, programs, out).Run(plan.steps, plan.streams);
   }
   return out;
 }

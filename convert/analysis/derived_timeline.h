@@ -11,9 +11,12 @@
 //     launches): hlo_module (+ program_id) → an XLA Modules event named
 //     "module(program_id)"; hlo_op ("::"-separated levels) → nested XLA Ops
 //     events named "<program_id or module>/<op>" shown as "<op>"; the framework
-//     op (tf_op, or `level 0` as TensorFlow up to 2.4 wrote it) → a Framework
-//     Ops event named "scope/name:Type" shown as its type, and one name-scope
-//     event per '/' component of its name, nested by depth.
+//     op → a Framework Ops event named "scope/name:Type" shown as its type, and
+//     one name-scope event per '/' component of its name, nested by depth. An
+//     XLA kernel's framework op is its HLO instruction's metadata ("op_name:
+//     op_type", the instruction found by program id and innermost op name in
+//     the /host:metadata plane's HLO protos); any other kernel's is its tf_op
+//     stat, or `level 0` as TensorFlow up to 2.4 wrote it.
 //   - Consecutive kernels with the same name and step group extend one derived
 //     event (on GPU planes gaps do not split it); a new event at one depth ends
 //     the deeper ones, a new module ends the name scopes and XLA ops, a new
@@ -25,10 +28,9 @@
 //     source lines), which the trace viewer uses as thread ids.
 // A plane that already carries such lines (files written after this
 // processing, or TensorFlow's "TensorFlow Ops" era) gets none added of that
-// kind. Not derived here: xprof's framework ops looked up in the HLO proto of
-// an XLA op (the kernel's own framework-op stat is used instead), "Source code"
-// lines, the "Launch Stats" line, CUDA graph and scope-range stats, and the
-// framework lines xprof derives on TPU planes.
+// kind. Not derived here: "Source code" lines, the "Launch Stats" line, CUDA
+// graph and scope-range stats, and the framework lines xprof derives on TPU
+// planes.
 #pragma once
 
 #include <cstddef>

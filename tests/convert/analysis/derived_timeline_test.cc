@@ -13,6 +13,7 @@
 #include "convert/analysis/trace_index.h"
 #include "convert/xplane/schema.h"
 #include "convert/xplane/xspace_reader.h"
+#include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/trace_test_util.h"
 
@@ -290,6 +291,53 @@ TEST(DerivedTimeline, Level0ProgramIdsAndNestedXlaOps) {
                                                                   {"5/fusion.2", "fusion.2", 40, 10},
                                                                   {"5/fusion.3", "fusion.3", 60, 10},
                                                                   {"6/fusion.9", "fusion.9", 80, 10}}));
+}
+
+// An XLA kernel's framework op is its HLO instruction's (metadata op_name and
+// op_type, looked up by program id and op name in /host:metadata), not the
+// kernel's own tf_op stat ("XlaModule:" in JAX's GPU profiles).
+TEST(DerivedTimeline, XlaKernelsTakeTheirFrameworkOpFromTheHloProto) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
+  {
+    xla::HloProto proto;
+    xla::HloModuleProto* module = proto.mutable_hlo_module();
+    module->set_name("jit_step");
+    xla::HloComputationProto* comp = module->add_computations();
+    comp->set_name("main");
+    comp->set_id(1);
+    module->set_entry_computation_id(1);
+    xla::HloInstructionProto* dot = comp->add_instructions();
+    dot->set_name("dot.4");
+    dot->set_opcode("dot");
+    dot->set_id(1);
+    dot->mutable_metadata()->set_op_name("jit(step)/jit(main)/dot_general");
+    xla::HloInstructionProto* copy = comp->add_instructions();
+    copy->set_name("copy.1");  // no metadata: no framework op
+    copy->set_opcode("copy");
+    copy->set_id(2);
+    auto& md = (*meta.proto()->mutable_event_metadata())[9];
+    md.set_id(9);
+    md.set_name("jit_step");
+    auto* stat = md.add_stats();
+    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
+    stat->set_bytes_value(proto.SerializeAsString());
+  }
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  const std::vector<std::pair<std::string, std::string>> dot = {
+      {"hlo_module", "jit_step"}, {"hlo_op", "dot.4"}, {"tf_op", "XlaModule:"}};
+  AddKernels(gpu.AddLine(2, "Stream #2"), {{"gemm_a", 0, 10, dot, {{"program_id", 9}}},
+                                           {"gemm_b", 10, 5, dot, {{"program_id", 9}}},
+                                           {"copy", 20, 5, {{"hlo_module", "jit_step"}, {"hlo_op", "copy.1"}, {"tf_op", "XlaModule:"}},
+                                            {{"program_id", 9}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  EXPECT_EQ(lines["Framework Ops - from #2"].events,
+            (std::vector<Seen>{{"jit(step)/jit(main)/dot_general:", "dot_general", 0, 15}}));
+  EXPECT_EQ(lines["Framework Name Scope - from #2"].events,
+            (std::vector<Seen>{{"jit(step)", "", 0, 15}, {"jit(main)", "", 0, 15}}));
+  EXPECT_EQ(lines["XLA Ops - from #2"].events,
+            (std::vector<Seen>{{"9/dot.4", "dot.4", 0, 15}, {"9/copy.1", "copy.1", 20, 5}}));
 }
 
 // Display ids: compute streams first, then by size; each stream is followed
