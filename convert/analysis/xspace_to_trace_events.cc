@@ -62,13 +62,17 @@ TraceLayout BuildTraceLayout(const XSpaceModel& space, const DerivedTimelines* d
   std::stable_sort(host_planes.begin(), host_planes.end(), [&](uint32_t a, uint32_t b) {
     return space.Str(space.planes[a].name) < space.Str(space.planes[b].name);
   });
+  std::vector<uint32_t> host_pid(space.planes.size(), 0);
   for (size_t k = 0; k < host_planes.size(); ++k) {
-    shown.emplace_back(host_planes[k], std::min<uint32_t>(kTraceHostPid + static_cast<uint32_t>(k), kTraceLastHostPid));
+    host_pid[host_planes[k]] = std::min<uint32_t>(kTraceHostPid + static_cast<uint32_t>(k), kTraceLastHostPid);
   }
+  // Rows follow the planes' order in the file.
   for (uint32_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
     std::string_view name = space.Str(p.name);
-    if (StartsWith(name, device_prefix)) {
+    if (host_pid[i] != 0) {
+      shown.emplace_back(i, host_pid[i]);
+    } else if (StartsWith(name, device_prefix)) {
       int64_t pid = kTraceFirstDevicePid + p.id;
       if (pid < kTraceFirstDevicePid || pid > kTraceLastDevicePid) pid = kTraceFirstDevicePid;
       shown.emplace_back(i, static_cast<uint32_t>(pid));
