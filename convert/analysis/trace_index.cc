@@ -42,13 +42,14 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   std::unique_ptr<TraceIndex> index(new TraceIndex());
   index->space_ = std::move(space);
   const XSpaceModel& s = *index->space_;
-  index->layout_ = BuildTraceLayout(s);
-  index->renderer_ = std::make_unique<TraceEventRenderer>(s);
+  index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s));
+  index->layout_ = BuildTraceLayout(s, index->derived_.get());
+  index->renderer_ = std::make_unique<TraceEventRenderer>(s, index->derived_.get());
   const TraceEventRenderer& renderer = *index->renderer_;
   const std::vector<TraceRow>& rows = index->layout_.rows;
 
   size_t total = 0;
-  for (const TraceRow& row : rows) total += s.planes[row.plane].lines[row.line].num_events;
+  for (const TraceRow& row : rows) total += renderer.Plane(row).lines[row.line].num_events;
   index->order_.reserve(total);
   index->group_offsets_.assign(rows.size() * kGroups + 1, 0);
 
@@ -58,11 +59,11 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   std::vector<int64_t> open_ends, last_begin;
   for (size_t r = 0; r < rows.size(); ++r) {
     if (CancelRequested()) break;  // the caller discards a partial index
-    const XPlaneModel& plane = s.planes[rows[r].plane];
+    const XPlaneModel& plane = renderer.Plane(rows[r]);
     const LineModel& line = plane.lines[rows[r].line];
     ids.clear();
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!renderer.Hidden(rows[r].plane, e)) ids.push_back(e);
+      if (!renderer.Hidden(rows[r], e)) ids.push_back(e);
     }
     // Outer events before the ones they enclose; files are normally sorted so.
     auto before = [&](uint32_t a, uint32_t b) {
@@ -118,7 +119,7 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
 }
 
 uint32_t TraceIndex::LowerBound(size_t row, uint32_t first, uint32_t last, int64_t t) const {
-  const std::vector<Event>& events = space_->planes[layout_.rows[row].plane].events;
+  const std::vector<Event>& events = EventsOf(row);
   auto it = std::partition_point(order_.begin() + first, order_.begin() + last,
                                  [&](uint32_t e) { return events[e].begin_ps < t; });
   return static_cast<uint32_t>(it - order_.begin());
@@ -147,7 +148,7 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
     const double limit = query.resolution;
     double count = 0;
     for (size_t r = 0; r < num_rows && count <= limit; ++r) {
-      const std::vector<Event>& events = space_->planes[layout_.rows[r].plane].events;
+      const std::vector<Event>& events = EventsOf(r);
       for (int g = 0; g < kGroups && count <= limit; ++g) {
         auto [first, last] = Group(r, g);
         for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last && count <= limit;
@@ -167,7 +168,7 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   std::vector<Candidate> cands;
   std::vector<int64_t> last_end;
   for (size_t r = 0; r < num_rows; ++r) {
-    const std::vector<Event>& events = space_->planes[layout_.rows[r].plane].events;
+    const std::vector<Event>& events = EventsOf(r);
     cands.clear();
     for (int g = min_key + 1; g < kGroups; ++g) {
       auto [first, last] = Group(r, g);
@@ -204,23 +205,31 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
                                          bool* truncated) const {
   std::string lower(prefix);
   for (char& c : lower) c = AsciiLower(c);
-  const XSpaceModel& s = *space_;
-  // Event metadata whose names match, per plane.
-  std::vector<std::vector<bool>> match(s.planes.size());
-  for (size_t p = 0; p < s.planes.size(); ++p) {
-    const XPlaneModel& plane = s.planes[p];
-    match[p].resize(plane.event_metadata.size());
-    for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
-      const EventMetadata& md = plane.event_metadata[m];
-      match[p][m] = StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
+  // Event metadata whose names match, per plane of the file ([0]) and of the derived lines ([1]).
+  const XSpaceModel* spaces[2] = {space_.get(), &derived_->space};
+  std::vector<std::vector<bool>> match[2];
+  StrId step_name[2];
+  for (int k = 0; k < 2; ++k) {
+    const XSpaceModel& s = *spaces[k];
+    step_name[k] = s.Find(schema::kStepName);
+    match[k].resize(s.planes.size());
+    for (size_t p = 0; p < s.planes.size(); ++p) {
+      const XPlaneModel& plane = s.planes[p];
+      match[k][p].resize(plane.event_metadata.size());
+      for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+        const EventMetadata& md = plane.event_metadata[m];
+        match[k][p][m] =
+            StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
+      }
     }
   }
-  const StrId step_name = s.Find(schema::kStepName);
   std::vector<TraceHit> hits;
   *truncated = false;
   for (size_t r = 0; r < layout_.rows.size(); ++r) {
-    const uint32_t plane_index = layout_.rows[r].plane;
-    const XPlaneModel& plane = s.planes[plane_index];
+    const TraceRow& row = layout_.rows[r];
+    const XSpaceModel& s = *spaces[row.derived];
+    const XPlaneModel& plane = renderer_->Plane(row);
+    const std::vector<bool>& row_match = match[row.derived][row.plane];
     const size_t row_start = hits.size();
     auto [first, unused] = Group(r, 0);
     auto [unused2, last] = Group(r, kGroups - 1);
@@ -228,8 +237,8 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
     (void)unused2;
     for (uint32_t p = first; p < last; ++p) {
       const uint32_t e = order_[p];
-      bool hit = match[plane_index][plane.events[e].metadata];
-      if (!hit && step_name != kNoStr) hit = StartsWithIgnoreCase(renderer_->Name(plane_index, e), lower);
+      bool hit = row_match[plane.events[e].metadata];
+      if (!hit && step_name[row.derived] != kNoStr) hit = StartsWithIgnoreCase(renderer_->Name(row, e), lower);
       if (!hit && search_metadata) {
         auto [b, end] = plane.StatsOf(e);
         hit = std::any_of(b, end, [&](const Stat& st) {
@@ -259,7 +268,7 @@ std::optional<TraceHit> TraceIndex::FindEvent(std::string_view name, int64_t beg
   };
   auto matches = [&](uint32_t row, uint32_t e, int64_t tol) {
     const Event& ev = EventOf(row, e);
-    if (renderer_->Name(layout_.rows[row].plane, e) != name) return false;
+    if (renderer_->Name(layout_.rows[row], e) != name) return false;
     if (std::llabs(ev.begin_ps - begin_ps) > tol) return false;
     return duration_ps < 0 || std::llabs(std::max<int64_t>(ev.duration_ps, 0) - duration_ps) <= tol;
   };
@@ -297,6 +306,7 @@ size_t TraceIndex::MemoryBytes() const {
     for (const TraceThread& t : p.threads) bytes += sizeof(t) + t.name.capacity();
   }
   for (const XPlaneModel& plane : space_->planes) bytes += plane.event_metadata.size() / 8 + 16;  // renderer bitmaps
+  bytes += sizeof(DerivedTimelines) + derived_->MemoryBytes();
   return bytes;
 }
 

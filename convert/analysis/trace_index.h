@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convert/analysis/derived_timeline.h"
 #include "convert/analysis/xspace_to_trace_events.h"
 #include "convert/xplane/xspace_model.h"
 
@@ -69,6 +70,8 @@ class TraceIndex {
   static std::unique_ptr<TraceIndex> Build(std::shared_ptr<const XSpaceModel> space);
 
   const XSpaceModel& space() const { return *space_; }
+  // The derived timelines the index shows besides the file's lines.
+  const DerivedTimelines& derived() const { return *derived_; }
   const TraceLayout& layout() const { return layout_; }
   const TraceEventRenderer& renderer() const { return *renderer_; }
   int64_t num_events() const { return static_cast<int64_t>(order_.size()); }
@@ -97,9 +100,8 @@ class TraceIndex {
  private:
   static constexpr int kGroups = 65;  // keys 0..64
   TraceIndex() = default;
-  const Event& EventOf(uint32_t row, uint32_t event) const {
-    return space_->planes[layout_.rows[row].plane].events[event];
-  }
+  const std::vector<Event>& EventsOf(size_t row) const { return renderer_->Plane(layout_.rows[row]).events; }
+  const Event& EventOf(uint32_t row, uint32_t event) const { return EventsOf(row)[event]; }
   // [first, last) positions in order_ of group `key` of `row`.
   std::pair<uint32_t, uint32_t> Group(size_t row, int key) const {
     size_t i = row * kGroups + key;
@@ -109,6 +111,7 @@ class TraceIndex {
   uint32_t LowerBound(size_t row, uint32_t first, uint32_t last, int64_t t) const;
 
   std::shared_ptr<const XSpaceModel> space_;
+  std::unique_ptr<DerivedTimelines> derived_;  // the GPU planes' derived lines
   TraceLayout layout_;
   std::unique_ptr<TraceEventRenderer> renderer_;
   std::vector<uint32_t> order_;          // event indices, by row, then key, then begin

@@ -15,7 +15,7 @@ constexpr std::string_view kHostPlaneName = schema::kHostPlane;
 constexpr std::string_view kGpuPlanePrefix = schema::kGpuPlanePrefix;
 constexpr std::string_view kTpuPlanePrefix = schema::kTpuPlanePrefix;
 constexpr std::string_view kCustomPlanePrefix = schema::kCustomPlanePrefix;
-constexpr std::string_view kCountersLine = "_counters_";
+constexpr std::string_view kCountersLine = schema::kCountersLine;
 
 // IsInternalEvent (xla/tsl/profiler/utils/xplane_schema.cc).
 constexpr std::string_view kInternalEventNames[] = {
@@ -49,17 +49,30 @@ void AppendPicosAsMicros(int64_t ps, std::string& out) { AppendJsonDouble(out, s
 
 }  // namespace
 
-TraceLayout BuildTraceLayout(const XSpaceModel& space) {
+TraceLayout BuildTraceLayout(const XSpaceModel& space, const DerivedTimelines* derived) {
   // Which planes are shown and their pids (before the host offset).
   std::vector<std::pair<uint32_t, uint32_t>> shown;  // (plane index, pid)
   bool has_gpu = false;
   for (const XPlaneModel& p : space.planes) has_gpu |= StartsWith(space.Str(p.name), kGpuPlanePrefix);
   const std::string_view device_prefix = has_gpu ? kGpuPlanePrefix : kTpuPlanePrefix;
+  // Host planes: the process's own and its sub-processes' ("/host:CPU [<pid>]"), by name.
+  std::vector<uint32_t> host_planes;
+  for (uint32_t i = 0; i < space.planes.size(); ++i) {
+    if (StartsWith(space.Str(space.planes[i].name), kHostPlaneName)) host_planes.push_back(i);
+  }
+  std::stable_sort(host_planes.begin(), host_planes.end(), [&](uint32_t a, uint32_t b) {
+    return space.Str(space.planes[a].name) < space.Str(space.planes[b].name);
+  });
+  std::vector<uint32_t> host_pid(space.planes.size(), 0);
+  for (size_t k = 0; k < host_planes.size(); ++k) {
+    host_pid[host_planes[k]] = std::min<uint32_t>(kTraceHostPid + static_cast<uint32_t>(k), kTraceLastHostPid);
+  }
+  // Rows follow the planes' order in the file.
   for (uint32_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
     std::string_view name = space.Str(p.name);
-    if (name == kHostPlaneName) {
-      shown.emplace_back(i, kTraceHostPid);
+    if (host_pid[i] != 0) {
+      shown.emplace_back(i, host_pid[i]);
     } else if (StartsWith(name, device_prefix)) {
       int64_t pid = kTraceFirstDevicePid + p.id;
       if (pid < kTraceFirstDevicePid || pid > kTraceLastDevicePid) pid = kTraceFirstDevicePid;
@@ -69,30 +82,47 @@ TraceLayout BuildTraceLayout(const XSpaceModel& space) {
       shown.emplace_back(i, static_cast<uint32_t>(std::min<int64_t>(pid, kTracePidsPerHost - 1)));
     }
   }
+  // The derived planes of each file plane.
+  std::vector<std::vector<uint32_t>> derived_of(space.planes.size());
+  if (derived != nullptr) {
+    for (uint32_t d = 0; d < derived->file_plane.size(); ++d) derived_of[derived->file_plane[d]].push_back(d);
+  }
 
   TraceLayout layout;
   std::map<uint32_t, TraceProcess> processes;
   for (auto [plane_index, base_pid] : shown) {
-    const XPlaneModel& p = space.planes[plane_index];
     const uint32_t pid = base_pid;
     std::map<uint32_t, std::string> threads;
-    for (uint32_t l = 0; l < p.lines.size(); ++l) {
-      const LineModel& line = p.lines[l];
-      std::string_view line_name = space.Str(line.display_name != kNoStr ? line.display_name : line.name);
-      if (line.num_events == 0 || line_name.starts_with("counters_")) continue;
-      if (space.Str(line.name) == kCountersLine) {
-        layout.rows.push_back(TraceRow{plane_index, l, pid, 0, /*counters=*/true});
-        continue;
+    auto add_lines = [&](const XSpaceModel& s, uint32_t plane, bool is_derived, const std::vector<int64_t>* display_ids) {
+      const XPlaneModel& p = s.planes[plane];
+      for (uint32_t l = 0; l < p.lines.size(); ++l) {
+        const LineModel& line = p.lines[l];
+        std::string_view line_name = s.Str(line.display_name != kNoStr ? line.display_name : line.name);
+        if (line.num_events == 0 || line_name.starts_with("counters_")) continue;
+        if (s.Str(line.name) == kCountersLine) {
+          layout.rows.push_back(TraceRow{plane, l, pid, 0, /*counters=*/true, is_derived});
+          continue;
+        }
+        int64_t display_id = line.display_id;
+        if (display_ids != nullptr && l < display_ids->size() && (*display_ids)[l] != 0) display_id = (*display_ids)[l];
+        const uint32_t tid = static_cast<uint32_t>(display_id != 0 ? display_id : line.id);
+        layout.rows.push_back(TraceRow{plane, l, pid, tid, /*counters=*/false, is_derived});
+        threads.emplace(tid, std::string(line_name));  // the first line of a tid names it
       }
-      const uint32_t tid = static_cast<uint32_t>(line.display_id != 0 ? line.display_id : line.id);
-      layout.rows.push_back(TraceRow{plane_index, l, pid, tid});
-      threads.emplace(tid, std::string(line_name));  // the first line of a tid names it
-    }
+    };
+    const std::vector<int64_t>* display_ids = nullptr;
+    for (uint32_t d : derived_of[plane_index]) display_ids = &derived->file_line_display_ids[d];
+    add_lines(space, plane_index, false, display_ids);
+    for (uint32_t d : derived_of[plane_index]) add_lines(derived->space, d, true, nullptr);
     if (threads.empty()) continue;  // like xprof, a plane without events adds no process
     TraceProcess& proc = processes[pid];
     proc.pid = pid;
-    proc.name = std::string(space.Str(p.name));
-    for (auto& [tid, name] : threads) proc.threads.push_back(TraceThread{tid, std::move(name)});
+    if (proc.name.empty()) proc.name = std::string(space.Str(space.planes[plane_index].name));
+    for (auto& [tid, name] : threads) {
+      auto at = std::lower_bound(proc.threads.begin(), proc.threads.end(), tid,
+                                 [](const TraceThread& t, uint32_t id) { return t.tid < id; });
+      if (at == proc.threads.end() || at->tid != tid) proc.threads.insert(at, TraceThread{tid, std::move(name)});
+    }
   }
   for (auto& [pid, proc] : processes) layout.processes.push_back(std::move(proc));
   return layout;
@@ -134,42 +164,51 @@ void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t
   }
 }
 
-TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space) : space_(space) {
+TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space) {
+  Source src;
+  src.space = &space;
   for (std::string_view n : kInternalStatNames) {
-    if (StrId id = space.Find(n); id != kNoStr) internal_stats_.push_back(id);
+    if (StrId id = space.Find(n); id != kNoStr) src.internal_stats.push_back(id);
   }
-  step_name_ = space.Find("step_name");
-  correlation_id_ = space.Find("correlation_id");
-  hidden_.resize(space.planes.size());
-  host_plane_.resize(space.planes.size());
+  src.step_name = space.Find(schema::kStepName);
+  src.correlation_id = space.Find(schema::kCorrelationId);
+  src.hidden.resize(space.planes.size());
+  src.host_plane.resize(space.planes.size());
   for (size_t p = 0; p < space.planes.size(); ++p) {
     const XPlaneModel& plane = space.planes[p];
-    host_plane_[p] = space.Str(plane.name) == kHostPlaneName;
-    hidden_[p].resize(plane.event_metadata.size());
+    src.host_plane[p] = StartsWith(space.Str(plane.name), kHostPlaneName);
+    src.hidden[p].resize(plane.event_metadata.size());
     for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
       std::string_view name = space.Str(plane.event_metadata[m].name);
-      hidden_[p][m] = std::find(std::begin(kInternalEventNames), std::end(kInternalEventNames), name) !=
-                      std::end(kInternalEventNames);
+      src.hidden[p][m] = std::find(std::begin(kInternalEventNames), std::end(kInternalEventNames), name) !=
+                         std::end(kInternalEventNames);
     }
   }
+  return src;
 }
 
-bool TraceEventRenderer::InternalStat(StrId name) const {
-  return std::find(internal_stats_.begin(), internal_stats_.end(), name) != internal_stats_.end();
+TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space, const DerivedTimelines* derived) {
+  sources_[0] = Resolve(space);
+  if (derived != nullptr) sources_[1] = Resolve(derived->space);
 }
 
-std::string_view TraceEventRenderer::Name(uint32_t plane, uint32_t event) const {
-  const XPlaneModel& p = space_.planes[plane];
-  if (step_name_ != kNoStr) {
-    if (const Stat* s = p.FindEventOrMetadataStat(event, step_name_); s && s->kind == StatKind::kStr) {
-      return space_.Str(s->str);
+bool TraceEventRenderer::InternalStat(const Source& src, StrId name) const {
+  return std::find(src.internal_stats.begin(), src.internal_stats.end(), name) != src.internal_stats.end();
+}
+
+std::string_view TraceEventRenderer::Name(const TraceRow& row, uint32_t event) const {
+  const Source& src = sources_[row.derived];
+  const XPlaneModel& p = src.space->planes[row.plane];
+  if (src.step_name != kNoStr) {
+    if (const Stat* s = p.FindEventOrMetadataStat(event, src.step_name); s && s->kind == StatKind::kStr) {
+      return src.space->Str(s->str);
     }
   }
   const EventMetadata& md = p.event_metadata[p.events[event].metadata];
-  return space_.Str(md.display_name != kNoStr ? md.display_name : md.name);
+  return src.space->Str(md.display_name != kNoStr ? md.display_name : md.name);
 }
 
-void TraceEventRenderer::AppendStatValue(const Stat& s, std::string& out) const {
+void TraceEventRenderer::AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const {
   // JavaScript numbers are doubles: integers beyond 2^53 travel as strings.
   constexpr uint64_t kIeeeLimit = uint64_t{1} << 53;
   switch (s.kind) {
@@ -191,7 +230,7 @@ void TraceEventRenderer::AppendStatValue(const Stat& s, std::string& out) const 
       AppendJsonDouble(out, s.f64);
       break;
     case StatKind::kStr:
-      AppendJsonString(out, space_.Str(s.str));
+      AppendJsonString(out, space.Str(s.str));
       break;
     default:
       out.append("null");
@@ -200,7 +239,9 @@ void TraceEventRenderer::AppendStatValue(const Stat& s, std::string& out) const 
 
 void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const TraceEventStyle& style,
                                 std::string& out) const {
-  const XPlaneModel& p = space_.planes[row.plane];
+  const Source& src = sources_[row.derived];
+  const XSpaceModel& space = *src.space;
+  const XPlaneModel& p = space.planes[row.plane];
   const Event& e = p.events[event];
   const EventMetadata& md = p.event_metadata[e.metadata];
   out.append("{\"pid\":");
@@ -212,7 +253,7 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   out.append(",\"tid\":");
   AppendUint(row.tid, out);
   out.append(",\"name\":");
-  AppendJsonString(out, Name(row.plane, event));
+  AppendJsonString(out, Name(row, event));
   out.append(",\"ts\":");
   AppendPicosAsMicros(e.begin_ps, out);
   const int64_t duration_ps = std::max<int64_t>(e.duration_ps, 0);
@@ -222,13 +263,13 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     // A complete event needs a duration, or viewers stretch it to the trace end.
     AppendPicosAsMicros(std::max<int64_t>(duration_ps, 1), out);
   }
-  if (correlation_id_ != kNoStr) {
-    if (const Stat* c = p.FindStat(event, correlation_id_); c && c->IsInteger()) {
+  if (src.correlation_id != kNoStr) {
+    if (const Stat* c = p.FindStat(event, src.correlation_id); c && c->IsInteger()) {
       // Launch (host) → kernel (device): one flow per correlation id and host.
       const uint64_t flow_id = (uint64_t{style.host_index} << 48) | (c->UintValue() & ((uint64_t{1} << 48) - 1));
       out.append(",\"bind_id\":");
       AppendUint(flow_id, out);
-      out.append(host_plane_[row.plane] ? ",\"cat\":\"gpu_launch\",\"flow_out\":true"
+      out.append(src.host_plane[row.plane] ? ",\"cat\":\"gpu_launch\",\"flow_out\":true"
                                         : ",\"cat\":\"gpu_launch\",\"flow_in\":true");
     }
   }
@@ -244,23 +285,23 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   };
   if (md.display_name != kNoStr) {
     key("long_name");
-    AppendJsonString(out, space_.Str(md.name));
+    AppendJsonString(out, space.Str(md.name));
   }
   auto [eb, ee] = p.StatsOf(event);
   auto shown = [&](const Stat& s) {
-    return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(s.name);
+    return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(src, s.name);
   };
   auto [mb, me] = p.MetadataStatsOf(e.metadata);
   for (const Stat* s = mb; s != me; ++s) {
     if (!shown(*s)) continue;
     if (std::any_of(eb, ee, [&](const Stat& o) { return o.name == s->name; })) continue;
-    key(space_.Str(s->name));
-    AppendStatValue(*s, out);
+    key(space.Str(s->name));
+    AppendStatValue(space, *s, out);
   }
   for (const Stat* s = eb; s != ee; ++s) {
     if (!shown(*s)) continue;
-    key(space_.Str(s->name));
-    AppendStatValue(*s, out);
+    key(space.Str(s->name));
+    AppendStatValue(space, *s, out);
   }
   if (style.uid >= 0) {
     key("uid");
@@ -279,10 +320,11 @@ void TraceEventRenderer::AppendCounter(const TraceRow& row, uint32_t event, cons
                                        std::string& out) const {
   // A sample of the counters named by the event: its numeric stats (metadata
   // first, the event's own overriding) are the series values at ts.
-  const XPlaneModel& p = space_.planes[row.plane];
+  const XSpaceModel& space = *sources_[row.derived].space;
+  const XPlaneModel& p = space.planes[row.plane];
   const Event& e = p.events[event];
   out.append(",\"name\":");
-  AppendJsonString(out, Name(row.plane, event));
+  AppendJsonString(out, Name(row, event));
   out.append(",\"ph\":\"C\",\"ts\":");
   AppendPicosAsMicros(e.begin_ps, out);
   out.append(",\"args\":{");
@@ -295,7 +337,7 @@ void TraceEventRenderer::AppendCounter(const TraceRow& row, uint32_t event, cons
   auto add = [&](const Stat& s) {
     if (any) out.push_back(',');
     any = true;
-    AppendJsonString(out, space_.Str(s.name));
+    AppendJsonString(out, space.Str(s.name));
     out.push_back(':');
     AppendJsonDouble(out, s.DoubleValue());
   };
@@ -315,23 +357,29 @@ void TraceEventRenderer::AppendCounter(const TraceRow& row, uint32_t event, cons
 
 TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hosts, const TraceJsonOptions& options) {
   const bool multi_host = hosts.size() > 1;
+  std::vector<DerivedTimelines> derived;
   std::vector<TraceLayout> layouts;
   std::vector<TraceEventRenderer> renderers;
+  derived.reserve(hosts.size());
   layouts.reserve(hosts.size());
   renderers.reserve(hosts.size());
   TraceJsonResult result;
   for (uint32_t h = 0; h < hosts.size(); ++h) {
-    layouts.push_back(BuildTraceLayout(*hosts[h].space));
-    renderers.emplace_back(*hosts[h].space);
+    const DerivedTimelines* d = hosts[h].derived;
+    if (d == nullptr) {
+      derived.push_back(GenerateDerivedTimelines(*hosts[h].space));
+      d = &derived.back();
+    }
+    layouts.push_back(BuildTraceLayout(*hosts[h].space, d));
+    renderers.emplace_back(*hosts[h].space, d);
   }
   auto for_each_event = [&](auto&& fn) {
     for (size_t h = 0; h < hosts.size(); ++h) {
-      const XSpaceModel& space = *hosts[h].space;
       for (const TraceRow& row : layouts[h].rows) {
         if (CancelRequested()) return;  // the caller discards a partial trace
-        const LineModel& line = space.planes[row.plane].lines[row.line];
+        const LineModel& line = renderers[h].Plane(row).lines[row.line];
         for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-          if (!renderers[h].Hidden(row.plane, e)) fn(h, row, e);
+          if (!renderers[h].Hidden(row, e)) fn(h, row, e);
         }
       }
     }
@@ -345,7 +393,7 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
     std::vector<int64_t> begins;
     begins.reserve(result.total_events);
     for_each_event([&](size_t h, const TraceRow& row, uint32_t e) {
-      begins.push_back(hosts[h].space->planes[row.plane].events[e].begin_ps);
+      begins.push_back(renderers[h].Plane(row).events[e].begin_ps);
     });
     std::nth_element(begins.begin(), begins.begin() + (options.max_events - 1), begins.end());
     cutoff_ps = begins[options.max_events - 1];
@@ -380,7 +428,7 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
                             multi_host ? std::string_view(hosts[h].host_name) : std::string_view(), out);
   }
   for_each_event([&](size_t h, const TraceRow& row, uint32_t e) {
-    if (hosts[h].space->planes[row.plane].events[e].begin_ps > cutoff_ps) return;
+    if (renderers[h].Plane(row).events[e].begin_ps > cutoff_ps) return;
     TraceEventStyle style;
     style.host_index = static_cast<uint32_t>(h);
     style.pid_offset = pid_offset(h);

@@ -7,7 +7,10 @@
 //
 // Which planes and events appear (xprof's rules, see xplane_to_trace_events.cc
 // in TSL and xplane_to_trace_container.cc in xprof):
-//   - `/host:CPU` → pid 701; `/device:GPU:<n>` (or, with no GPU plane,
+//   - `/host:CPU` → pid 701, and the planes of profiled sub-processes, named
+//     `/host:CPU [<pid>]`, → 702, 703, … in the order of their names (every
+//     plane whose name starts with `/host:CPU`, sorted by name, one pid each);
+//     `/device:GPU:<n>` (or, with no GPU plane,
 //     `/device:TPU:<n>`) → pid 1 + plane id (1 when that exceeds 500);
 //     `/device:CUSTOM:*` → pid 501 + plane id. Other planes are not shown.
 //   - With several hosts, or in the streaming form, host i adds 1000·(i+1) to
@@ -25,6 +28,9 @@
 //     form stringifies every value.
 //   - The "Async XLA Ops" line is shown, as xprof's trace container shows it
 //     (its older converters skipped it).
+//   - GPU planes also show their derived timelines (derived_timeline.h:
+//     Steps, and per stream XLA Modules, XLA Ops, Framework Ops, Framework Name
+//     Scope), in the same process, as xprof adds them before converting.
 //   - xprof's streaming converter also splits big host thread pools into
 //     extra processes (ThreadPoolGrouper); here every line stays one thread
 //     of its plane.
@@ -35,12 +41,14 @@
 #include <string_view>
 #include <vector>
 
+#include "convert/analysis/derived_timeline.h"
 #include "convert/base/status.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 
 inline constexpr uint32_t kTraceHostPid = 701;        // kHostThreadsDeviceId
+inline constexpr uint32_t kTraceLastHostPid = 999;    // sub-process host planes stop here
 inline constexpr uint32_t kTraceFirstDevicePid = 1;   // kFirstDeviceId
 inline constexpr uint32_t kTraceLastDevicePid = 500;  // kLastDeviceId
 inline constexpr uint32_t kTraceFirstCustomPid = 501;  // kFirstCustomPlaneDeviceId
@@ -50,13 +58,15 @@ inline constexpr int64_t kDefaultTraceMaxEvents = 1000000;
 
 // One timeline row: a line of a shown plane.
 struct TraceRow {
-  uint32_t plane = 0;  // index into XSpaceModel::planes
+  uint32_t plane = 0;  // index into XSpaceModel::planes (of DerivedTimelines::space when `derived`)
   uint32_t line = 0;   // index into XPlaneModel::lines
   uint32_t pid = 0;
   uint32_t tid = 0;
   // The plane's `_counters_` line: its events are counter samples (`ph:"C"`,
   // their numeric stats as the series), on the process, not on a thread.
   bool counters = false;
+  // A derived timeline (not in the file).
+  bool derived = false;
 };
 
 struct TraceThread {
@@ -77,8 +87,9 @@ struct TraceLayout {
 };
 
 // Pids are a single host's; several hosts (and the streaming form) shift
-// them by kTracePidsPerHost·(host index + 1) when rendering.
-TraceLayout BuildTraceLayout(const XSpaceModel& space);
+// them by kTracePidsPerHost·(host index + 1) when rendering. `derived` (may be
+// null) adds its lines to the processes of their device planes.
+TraceLayout BuildTraceLayout(const XSpaceModel& space, const DerivedTimelines* derived = nullptr);
 
 // How one event is rendered.
 struct TraceEventStyle {
@@ -92,32 +103,40 @@ struct TraceEventStyle {
   uint32_t pid_offset = 0;  // added to the row's pid
 };
 
-// Renders the events of one host's XSpace. Resolves the stat names it needs
-// once, so rendering an event is a walk over its stats.
+// Renders the events of one host's XSpace and of its derived timelines.
+// Resolves the stat names it needs once, so rendering an event is a walk over
+// its stats.
 class TraceEventRenderer {
  public:
-  explicit TraceEventRenderer(const XSpaceModel& space);
+  explicit TraceEventRenderer(const XSpaceModel& space, const DerivedTimelines* derived = nullptr);
 
-  const XSpaceModel& space() const { return space_; }
+  const XSpaceModel& space() const { return *sources_[0].space; }
+  // The plane a row's events live in.
+  const XPlaneModel& Plane(const TraceRow& row) const { return sources_[row.derived].space->planes[row.plane]; }
   // Internal tf.data producer/consumer and allocator events are not shown.
-  bool Hidden(uint32_t plane, uint32_t event) const {
-    return hidden_[plane][space_.planes[plane].events[event].metadata];
+  bool Hidden(const TraceRow& row, uint32_t event) const {
+    return sources_[row.derived].hidden[row.plane][Plane(row).events[event].metadata];
   }
   // The name the viewer shows: step_name stat, else display name, else name.
-  std::string_view Name(uint32_t plane, uint32_t event) const;
+  std::string_view Name(const TraceRow& row, uint32_t event) const;
   // Appends one event object (no separator).
   void Append(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
 
  private:
-  bool InternalStat(StrId name) const;
+  // The file's space, or the derived one: the names each resolves once.
+  struct Source {
+    const XSpaceModel* space = nullptr;
+    std::vector<std::vector<bool>> hidden;  // per plane, per event metadata
+    std::vector<bool> host_plane;           // per plane: flows start there
+    std::vector<StrId> internal_stats;
+    StrId step_name = kNoStr, correlation_id = kNoStr;
+  };
+  static Source Resolve(const XSpaceModel& space);
+  bool InternalStat(const Source& src, StrId name) const;
   void AppendCounter(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
-  void AppendStatValue(const Stat& s, std::string& out) const;
+  void AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const;
 
-  const XSpaceModel& space_;
-  std::vector<std::vector<bool>> hidden_;  // per plane, per event metadata
-  std::vector<bool> host_plane_;           // per plane: flows start there
-  std::vector<StrId> internal_stats_;
-  StrId step_name_ = kNoStr, correlation_id_ = kNoStr;
+  Source sources_[2];  // [0]: the file, [1]: its derived timelines
 };
 
 // Appends the process/thread metadata events of `layout`, each followed by
@@ -129,6 +148,9 @@ void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t
 struct TraceHostInput {
   const XSpaceModel* space = nullptr;
   std::string host_name;
+  // The space's derived timelines when already built (a cached TraceIndex
+  // holds them); null: derived here.
+  const DerivedTimelines* derived = nullptr;
 };
 
 struct TraceJsonOptions {

@@ -208,12 +208,15 @@ StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
   }
   int64_t max_events = ParamInt(input.params, "max_events", kDefaultTraceMaxEvents);
   if (max_events <= 0) max_events = kDefaultTraceMaxEvents;
-  std::vector<std::shared_ptr<const XSpaceModel>> models;
+  // The cached index holds the model and its derived timelines (grouping a
+  // large profile takes seconds: done once per file for both viewer forms).
+  std::vector<std::shared_ptr<const TraceIndex>> indexes;
   std::vector<TraceHostInput> hosts;
   for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths[i], input.cache));
-    models.push_back(model);
-    hosts.push_back(TraceHostInput{models.back().get(), i < input.hosts.size() ? input.hosts[i] : std::string()});
+    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.xplane_paths[i], input.cache));
+    indexes.push_back(index);
+    hosts.push_back(TraceHostInput{&index->space(), i < input.hosts.size() ? input.hosts[i] : std::string(),
+                                   &index->derived()});
   }
   TraceJsonOptions options;
   options.max_events = max_events;

@@ -13,8 +13,6 @@
 namespace tbprof {
 namespace {
 
-constexpr int64_t kThreadIdDerivedMin = 0xdeadbeef;
-constexpr int64_t kThreadIdDerivedMax = kThreadIdDerivedMin + 289;
 constexpr uint32_t kNoParent = UINT32_MAX;
 // ConnectContextGroups skips a context with this many producers and consumers.
 constexpr size_t kMaxContextFanout = 64;
@@ -438,7 +436,7 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
 
 }  // namespace
 
-bool IsDerivedLineId(int64_t id) { return id >= kThreadIdDerivedMin && id <= kThreadIdDerivedMax; }
+bool IsDerivedLineId(int64_t id) { return schema::IsDerivedThreadId(id); }
 
 std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line) {
   std::vector<uint32_t> order(line.num_events);

@@ -4,6 +4,7 @@
 // resolved once (StatIds), not looked up by string per event.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "convert/xplane/xspace_model.h"
@@ -30,6 +31,37 @@ inline constexpr std::string_view kFrameworkNameScopeLine = "Framework Name Scop
 inline constexpr std::string_view kSparseCoreStepLine = "Sparse Core Steps";
 inline constexpr std::string_view kSparseCoreOpLine = "Sparse Core Ops";
 inline constexpr std::string_view kSparseCoreModuleLine = "Sparse Core Modules";
+inline constexpr std::string_view kSourceLine = "Source code";
+inline constexpr std::string_view kKernelLaunchLine = "Launch Stats";
+// TensorFlow's names of the framework lines before they became "Framework …".
+inline constexpr std::string_view kTensorFlowOpLine = "TensorFlow Ops";
+inline constexpr std::string_view kTensorFlowNameScopeLine = "TensorFlow Name Scope";
+// Current xprof derives one set of lines per GPU stream and names each
+// "<line> - from #<stream line id>".
+inline constexpr std::string_view kDerivedFromStreamInfix = " - from #";
+// A line named "_counters_" holds counter samples.
+inline constexpr std::string_view kCountersLine = "_counters_";
+
+// Line ids of the derived timelines (TSL's trace_utils.h): a fixed range
+// starting at 0xdeadbeef that no OS thread or GPU stream id reaches. Every
+// analysis of raw device events skips lines with these ids.
+inline constexpr int64_t kThreadIdDerivedMin = 0xdeadbeef;
+inline constexpr int64_t kThreadIdStepInfo = kThreadIdDerivedMin;
+inline constexpr int64_t kThreadIdKernelLaunch = kThreadIdDerivedMin + 1;
+inline constexpr int64_t kThreadIdTfNameScope = kThreadIdDerivedMin + 2;
+inline constexpr int64_t kThreadIdTfOp = kThreadIdDerivedMin + 3;
+inline constexpr int64_t kThreadIdHloModule = kThreadIdDerivedMin + 4;
+inline constexpr int64_t kThreadIdHloOp = kThreadIdDerivedMin + 5;
+inline constexpr int64_t kThreadIdOverhead = kThreadIdDerivedMin + 6;
+inline constexpr int64_t kThreadIdSource = kThreadIdDerivedMin + 7;
+inline constexpr int64_t kThreadIdHostXlaRegionEnd = kThreadIdDerivedMin + 49 + 240;
+// Per-stream derived lines of GPU planes: 100 ids after the host XLA regions,
+// six per stream (name scope, framework op, module, XLA op, overhead, source),
+// in the order of the fixed ids above.
+inline constexpr int64_t kThreadIdDeviceDerivedMin = kThreadIdHostXlaRegionEnd + 1;
+inline constexpr int64_t kThreadIdDeviceDerivedMax = kThreadIdDeviceDerivedMin + 99;
+inline constexpr int64_t kThreadIdDerivedMax = kThreadIdDeviceDerivedMax;
+inline constexpr bool IsDerivedThreadId(int64_t id) { return id >= kThreadIdDerivedMin && id <= kThreadIdDerivedMax; }
 
 // Stats.
 inline constexpr std::string_view kTfOp = "tf_op";
@@ -59,6 +91,7 @@ inline constexpr std::string_view kIterNum = "iter_num";
 inline constexpr std::string_view kId = "id";
 inline constexpr std::string_view kParentId = "parent_id";
 inline constexpr std::string_view kElementId = "element_id";
+inline constexpr std::string_view kCudaGraphExecId = "cuda_graph_exec_id";
 // TraceMe context stats: a step root (its level), an async event, and the
 // producer/consumer pairs that link events across threads.
 inline constexpr std::string_view kIsRoot = "_r";

@@ -6,7 +6,7 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { checks } from './tool_checks.mjs';
-import { streamingSeen, flowFetchSeen } from './trace_checks.mjs';
+import { streamingSeen, flowFetchSeen, derivedLaneSeen } from './trace_checks.mjs';
 import { xlaChecks, runXlaLinkTests } from './xla_checks.mjs';
 Object.assign(checks, xlaChecks);
 
@@ -212,6 +212,10 @@ await runXlaLinkTests({ test, openPage, waitReady, api, base, shot, assert, runs
 
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');
+});
+
+await test('a GPU run shows its derived timelines (Steps, XLA Ops, …) as lanes', async () => {
+  assert(derivedLaneSeen.count > 0, 'no trace page served an event on a derived line (Steps, "… - from #<stream>") that search could reach');
 });
 
 await test('a flow partner outside the loaded events was fetched and followed', async () => {

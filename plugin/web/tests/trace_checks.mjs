@@ -14,6 +14,7 @@ export function expectedTraceCount(json) {
 
 export const streamingSeen = { count: 0 };
 export const flowFetchSeen = { count: 0 };
+export const derivedLaneSeen = { count: 0 };
 
 // "1.234567890 s", "12.345678 ms", "19.600 µs" back to µs. Shown to the ns, so a value may be off by half a ns (6e-4 µs allows it).
 function toUs(text) {
@@ -152,6 +153,32 @@ async function checkBoxSelect(page, json, assert) {
   }
 }
 
+// A GPU plane's derived timelines ("Steps", "XLA Ops - from #16", …) are threads like any other: an event of
+// one, found by the search box, is shown on the lane of that name.
+async function checkDerivedLane(page, json, assert) {
+  const threadName = new Map(), processName = new Map();
+  for (const e of json.traceEvents ?? []) {
+    if (e.ph !== 'M') continue;
+    if (e.name === 'thread_name') threadName.set(`${e.pid}:${e.tid}`, String(e.args?.name));
+    if (e.name === 'process_name') processName.set(String(e.pid), String(e.args?.name));
+  }
+  const isDerived = (name) => name === 'Steps' || / - from #-?\d+$/.test(name ?? '');
+  const slices = (json.traceEvents ?? []).filter((e) => e.ph === 'X' && e.name);
+  const laneOf = (e) => `${e.pid}:${e.tid}`;
+  // The search box matches names containing the text: pick a name only that derived lane holds.
+  const pick = slices.find((e) => isDerived(threadName.get(laneOf(e))) &&
+    slices.every((o) => laneOf(o) === laneOf(e) || !o.name.toLowerCase().includes(e.name.toLowerCase())));
+  if (!pick) return;
+  derivedLaneSeen.count++;
+  await page.fill('#trace-search', pick.name);
+  await page.press('#trace-search', 'Enter');
+  await page.waitForFunction(() => /^match /.test(document.querySelector('#trace-search-info')?.textContent ?? ''), null, { timeout: 60000 });
+  const lane = await detailValue(page, 'Lane');
+  const want = `${processName.get(String(pick.pid)) ?? pick.pid} / ${threadName.get(laneOf(pick))}`;
+  assert(lane === want, `derived event ${pick.name} is shown on lane "${lane}"; the server put it on "${want}"`);
+  await page.fill('#trace-search', '');
+}
+
 export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
   assert(dataRequests.length >= 1, 'no trace request made');
   const first = dataRequests[0];
@@ -196,6 +223,8 @@ export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
   await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, wideView);
   await checkBoxSelect(page, json, assert);
   await checkFollowFlow(page, json, assert, first, dataRequests);
+  // Last of the checks on the whole view: jumping to the event loads a window around it.
+  await checkDerivedLane(page, json, assert);
   if (!tool.startsWith('trace_viewer@') || json.filteredByVisibility !== true) return;
   streamingSeen.count++;
   // Whole-trace search through the server: the match count is the server's.

@@ -205,7 +205,7 @@ TEST(TraceIndex, UnsortedLinesAreIndexedCorrectly) {
   EXPECT_EQ(index->max_ps(), 910);
   TraceQueryResult r = QueryAt(*index, 105, 115, 0);
   std::set<std::string> names;
-  for (const TraceHit& h : r.hits) names.insert(std::string(index->renderer().Name(0, h.event)));
+  for (const TraceHit& h : r.hits) names.insert(std::string(index->renderer().Name(index->layout().rows[h.row], h.event)));
   EXPECT_EQ(names, (std::set<std::string>{"parent", "child"}));
 }
 

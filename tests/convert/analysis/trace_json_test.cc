@@ -64,11 +64,13 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
   boost::json::object doc = ParseTraceDocument(r.json);
   EXPECT_EQ(doc.at("displayTimeUnit"), "ns");
-  EXPECT_EQ(r.total_events, 5);  // train, cuLaunchKernel, marker, MatMul, gemm
+  // train, cuLaunchKernel, marker, MatMul, gemm, and the GPU's derived step
+  // (gemm is in train's group through its launch).
+  EXPECT_EQ(r.total_events, 6);
   EXPECT_EQ(r.dropped_events, 0);
   EXPECT_EQ(doc.at("eventLimit").as_object().at("droppedEvents"), 0);
   auto events = Events(doc);
-  ASSERT_EQ(events.size(), 5u);
+  ASSERT_EQ(events.size(), 6u);
 
   const auto* train = FindByName(events, "train");
   ASSERT_NE(train, nullptr);
@@ -92,13 +94,25 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   const auto* gemm = FindByName(events, "gemm");
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->at("pid"), 1);  // kFirstDeviceId + plane id 0
-  EXPECT_EQ(gemm->at("tid"), 5);
+  EXPECT_EQ(gemm->at("tid"), 1);  // display id: the first (compute) stream of the GPU
   EXPECT_DOUBLE_EQ(Num(*gemm, "ts"), 2.5);
   EXPECT_DOUBLE_EQ(Num(*gemm, "dur"), 1.0);
   EXPECT_EQ(gemm->at("bind_id"), 7);  // same flow as its launch
   EXPECT_EQ(gemm->at("flow_in"), true);
   boost::json::object gemm_args{{"correlation_id", 7}};  // kernel_details is internal
   EXPECT_EQ(gemm->at("args").as_object(), gemm_args);
+
+  // The step as the GPU's Steps line shows it: the space is not grouped yet
+  // (the GPU plane has no group_id), so grouping numbers train's group 0 and
+  // names it after the root and that number.
+  const auto* step = FindByName(events, "train 0");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->at("pid"), 1);
+  EXPECT_EQ(step->at("tid").to_number<int64_t>(), 0xdeadbeef);
+  EXPECT_DOUBLE_EQ(Num(*step, "ts"), 2.5);
+  EXPECT_DOUBLE_EQ(Num(*step, "dur"), 1.0);
+  boost::json::object step_args{{"group_id", 0}, {"step_name", "train 0"}};
+  EXPECT_EQ(step->at("args").as_object(), step_args);
 
   const auto* marker = FindByName(events, "marker");
   ASSERT_NE(marker, nullptr);
@@ -113,19 +127,21 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_DOUBLE_EQ(Num(*matmul, "dur"), 0.25);
   EXPECT_EQ(matmul->at("args").as_object().at("long_name"), "model/dense/MatMul:MatMul");
 
-  // Metadata: two processes; host threads 10 and 11, GPU thread 5 only.
+  // Metadata: two processes; host threads 10 and 11, GPU stream 5 (display id
+  // 1) and the Steps line.
   std::vector<std::string> meta;
   for (const auto& v : doc.at("traceEvents").as_array()) {
     const auto& e = v.as_object();
     if (e.at("ph") != "M") continue;
     std::string s = std::string(e.at("name").as_string()) + ":" + std::to_string(e.at("pid").to_number<int>());
-    if (e.contains("tid")) s += ":" + std::to_string(e.at("tid").to_number<int>());
+    if (e.contains("tid")) s += ":" + std::to_string(e.at("tid").to_number<int64_t>());
     if (e.at("args").as_object().contains("name")) s += "=" + std::string(e.at("args").at("name").as_string());
     meta.push_back(s);
   }
   std::vector<std::string> expected = {
       "process_name:1=/device:GPU:0",       "process_sort_index:1",
-      "thread_name:1:5=Stream #5(Compute)", "thread_sort_index:1:5",
+      "thread_name:1:1=Stream #5(Compute)", "thread_sort_index:1:1",
+      "thread_name:1:3735928559=Steps",      "thread_sort_index:1:3735928559",
       "process_name:701=/host:CPU",         "process_sort_index:701",
       "thread_name:701:10=python",          "thread_sort_index:701:10",
       "thread_name:701:11=tf_Compute",      "thread_sort_index:701:11"};
@@ -200,7 +216,7 @@ TEST_F(TraceToolTest, MultiHostShiftsPidsAndNamesProcesses) {
   }
   EXPECT_EQ(pids, (std::set<int>{1001, 1701, 2001, 2701}));
   EXPECT_TRUE(process_names.count("host1 /device:GPU:0"));
-  EXPECT_EQ(Events(doc).size(), 10u);
+  EXPECT_EQ(Events(doc).size(), 12u);  // 6 per host, the GPU's derived step included
   // Flows of different hosts never share an id.
   std::set<int64_t> flow_ids;
   for (const auto& e : Events(doc)) {
@@ -215,7 +231,7 @@ TEST_F(TraceToolTest, StreamingResponseFields) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(out->content_type, "application/json");
   boost::json::object doc = ParseTraceDocument(out->body);
-  EXPECT_EQ(doc.at("returnedEventsSize"), 5);
+  EXPECT_EQ(doc.at("returnedEventsSize"), 6);  // the 5 of the file and the GPU's derived step
   EXPECT_EQ(doc.at("filteredByVisibility"), false);  // below 500,000 events
   EXPECT_EQ(doc.at("showCounterMessage"), "");
   // Earliest begin: gemm's line starts at 0 → 2.5 µs; host events start at 1 µs.
@@ -224,7 +240,7 @@ TEST_F(TraceToolTest, StreamingResponseFields) {
   EXPECT_DOUBLE_EQ(span.at(0).to_number<double>(), 0.001);
   EXPECT_DOUBLE_EQ(span.at(1).to_number<double>(), 0.006);
   auto events = Events(doc);
-  ASSERT_EQ(events.size(), 5u);
+  ASSERT_EQ(events.size(), 6u);
   std::set<int64_t> serials;
   for (const auto& e : events) {
     EXPECT_EQ(e.at("ph"), "X");  // the streaming form has no instants
@@ -238,12 +254,13 @@ TEST_F(TraceToolTest, StreamingResponseFields) {
   ASSERT_NE(marker, nullptr);
   EXPECT_DOUBLE_EQ(Num(*marker, "dur"), 1e-6);  // 1 ps
 
-  // A window [1.9 µs, 2.6 µs] in ms holds cuLaunchKernel, gemm and train.
+  // A window [1.9 µs, 2.6 µs] in ms holds cuLaunchKernel, gemm, train and the
+  // GPU's derived step (2.5 to 3.5 µs).
   out = Run("trace_viewer@", {a}, {{"start_time_ms", "0.0019"}, {"end_time_ms", "0.0026"}});
   ASSERT_TRUE(out.ok());
   std::set<std::string> names;
   for (const auto& e : Events(ParseTraceDocument(out->body))) names.insert(std::string(e.at("name").as_string()));
-  EXPECT_EQ(names, (std::set<std::string>{"train", "cuLaunchKernel", "gemm"}));
+  EXPECT_EQ(names, (std::set<std::string>{"train", "cuLaunchKernel", "gemm", "train 0"}));
 }
 
 TEST_F(TraceToolTest, SearchByPrefixOverTheWholeTrace) {
@@ -304,7 +321,8 @@ TEST_F(TraceToolTest, MalformedParametersAreRejectedOrDefaulted) {
   EXPECT_EQ(ParseTraceDocument(out->body).at("eventLimit").at("maxEvents"), 1000000);
   out = Run("trace_viewer", {a}, {{"max_events", "2"}});
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(ParseTraceDocument(out->body).at("eventLimit").at("droppedEvents"), 3);
+  // Begins 1, 1.5, 2, 2.5 (gemm and its derived step), 4 µs: the two earliest stay.
+  EXPECT_EQ(ParseTraceDocument(out->body).at("eventLimit").at("droppedEvents"), 4);
   // A file that is not an XSpace is an error, not a crash.
   std::string bad = (dir_ / "bad.xplane.pb").string();
   std::ofstream(bad, std::ios::binary) << "\x0a\xff\xff\xff\xff\x0f garbage";

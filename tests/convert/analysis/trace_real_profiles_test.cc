@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -105,6 +107,105 @@ size_t LinkedCorrelationIds(const std::string& path) {
   return linked;
 }
 
+// XLA Ops events the GPU planes' derived lines should hold, read with
+// libprotobuf: per stream (compute streams first, then larger ones), the
+// kernels (kernel_details set) in time order; a kernel's hlo_op names one
+// event per "::" level, "<program_id or module>/<op>"; a kernel repeating the
+// previous op extends its event, unless a different module ("module(program
+// id)") came in between, which starts every level anew.
+size_t DerivedXlaOpEvents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  tensorflow::profiler::XSpace space;
+  EXPECT_TRUE(space.ParseFromString(buf.str()));
+  size_t count = 0;
+  for (const auto& plane : space.planes()) {
+    if (!StartsWith(plane.name(), "/device:GPU:")) continue;
+    std::map<int64_t, std::string> stat_name;
+    for (const auto& [id, md] : plane.stat_metadata()) stat_name[id] = md.name();
+    auto text = [&](const tensorflow::profiler::XStat& st) {
+      if (st.value_case() == tensorflow::profiler::XStat::kRefValue) return stat_name[st.ref_value()];
+      return st.value_case() == tensorflow::profiler::XStat::kStrValue ? st.str_value() : std::string();
+    };
+    const int64_t derived_min = 0xdeadbeef, derived_max = derived_min + 389;
+    std::vector<const tensorflow::profiler::XLine*> streams;
+    for (const auto& line : plane.lines()) {
+      if (line.id() < derived_min || line.id() > derived_max) streams.push_back(&line);
+    }
+    EXPECT_LE(streams.size(), 16u) << "more streams than xprof derives lines for";
+    for (const auto* line : streams) {
+      std::vector<const tensorflow::profiler::XEvent*> events;
+      for (const auto& ev : line->events()) events.push_back(&ev);
+      std::stable_sort(events.begin(), events.end(), [](const auto* a, const auto* b) {
+        return a->offset_ps() != b->offset_ps() ? a->offset_ps() < b->offset_ps() : a->duration_ps() > b->duration_ps();
+      });
+      std::string last_module;
+      std::vector<std::string> last_ops;
+      for (const auto* ev : events) {
+        std::string details, module, op, program_id;
+        for (const auto& st : ev->stats()) {
+          const std::string& name = stat_name[st.metadata_id()];
+          if (name == "kernel_details") details = text(st);
+          if (name == "hlo_module") module = text(st);
+          if (name == "hlo_op") op = text(st);
+          if (name == "program_id") {
+            EXPECT_NE(st.value_case(), tensorflow::profiler::XStat::kDoubleValue);
+            program_id = st.value_case() == tensorflow::profiler::XStat::kUint64Value
+                             ? std::to_string(st.uint64_value())
+                             : std::to_string(st.int64_value());
+          }
+          EXPECT_NE(name, "group_id") << "this reading assumes ungrouped kernels";
+        }
+        if (details.empty()) continue;
+        if (!module.empty()) {
+          const std::string key = program_id.empty() ? module : module + "(" + program_id + ")";
+          if (key != last_module) last_ops.clear();
+          last_module = key;
+        }
+        if (op.empty()) continue;
+        const std::string prefix = (program_id.empty() ? module : program_id) + "/";
+        std::vector<std::string> levels;
+        for (size_t start = 0;;) {
+          const size_t at = op.find("::", start);
+          levels.push_back(prefix + op.substr(start, at == std::string::npos ? std::string::npos : at - start));
+          if (at == std::string::npos) break;
+          start = at + 2;
+        }
+        for (size_t i = 0; i < levels.size(); ++i) {
+          if (i < last_ops.size() && last_ops[i] == levels[i]) continue;
+          ++count;
+          last_ops.resize(i);
+          last_ops.push_back(levels[i]);
+        }
+        last_ops.resize(levels.size());
+      }
+    }
+  }
+  return count;
+}
+
+// The events of a trace document on derived lines ("Steps", "… - from #<stream>").
+std::vector<boost::json::object> DerivedLineEvents(const boost::json::object& doc, std::string_view line_kind = "") {
+  std::set<std::pair<int64_t, int64_t>> derived;
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("name") != "thread_name") continue;
+    const std::string name(e.at("args").at("name").as_string());
+    const bool is_derived = name == "Steps" || name.find(" - from #") != std::string::npos;
+    if (is_derived && (line_kind.empty() || StartsWith(name, std::string(line_kind) + " - from #"))) {
+      derived.emplace(e.at("pid").to_number<int64_t>(), e.at("tid").to_number<int64_t>());
+    }
+  }
+  std::vector<boost::json::object> out;
+  for (const auto& e : Events(doc)) {
+    if (e.contains("tid") && derived.count({e.at("pid").to_number<int64_t>(), e.at("tid").to_number<int64_t>()})) {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
 StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& path, ToolParams params,
                              ArtifactCache* cache) {
   ToolInput in;
@@ -127,8 +228,10 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
     auto out = RunTool("trace_viewer", path, {}, &cache);
     ASSERT_TRUE(out.ok()) << out.status().message();
     boost::json::object doc = ParseTraceDocument(out->body);
-    EXPECT_EQ(Events(doc).size(), begins.size());
-    EXPECT_EQ(doc.at("eventLimit").at("totalEvents").to_number<size_t>(), begins.size());
+    // The file's events, plus the GPU planes' derived lines.
+    const size_t derived = DerivedLineEvents(doc).size();
+    EXPECT_EQ(Events(doc).size(), begins.size() + derived);
+    EXPECT_EQ(doc.at("eventLimit").at("totalEvents").to_number<size_t>(), begins.size() + derived);
     EXPECT_EQ(doc.at("eventLimit").at("droppedEvents"), 0);
     // Flows: every launch/kernel pair sharing a correlation id is linked.
     std::set<int64_t> flow_out, flow_in;
@@ -146,8 +249,9 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
       out = RunTool("trace_viewer@", path, {{"resolution", resolution}}, &cache);
       ASSERT_TRUE(out.ok()) << out.status().message();
       doc = ParseTraceDocument(out->body);
-      EXPECT_EQ(doc.at("returnedEventsSize").to_number<size_t>(), begins.size());
-      EXPECT_EQ(Events(doc).size(), begins.size());
+      EXPECT_EQ(DerivedLineEvents(doc).size(), derived);
+      EXPECT_EQ(doc.at("returnedEventsSize").to_number<size_t>(), begins.size() + derived);
+      EXPECT_EQ(Events(doc).size(), begins.size() + derived);
       EXPECT_EQ(doc.at("filteredByVisibility"), false);
     }
   }
@@ -159,6 +263,12 @@ TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
     std::vector<int64_t> begins = ShownEventBegins(path);
+    // The derived lines' events count towards the cap like the file's.
+    auto full = RunTool("trace_viewer", path, {}, nullptr);
+    ASSERT_TRUE(full.ok()) << full.status().message();
+    for (const auto& e : DerivedLineEvents(ParseTraceDocument(full->body))) {
+      begins.push_back(std::llround(e.at("ts").to_number<double>() * 1e6));
+    }
     const size_t cap = 500;
     ASSERT_GT(begins.size(), cap);
     std::sort(begins.begin(), begins.end());
@@ -177,6 +287,30 @@ TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
     EXPECT_TRUE(limit.contains("message"));
     for (const auto& e : events) EXPECT_LE(e.at("ts").to_number<double>(), static_cast<double>(cutoff) / 1e6 + 1e-9);
   }
+}
+
+// Every GPU kernel's XLA op shows on its stream's "XLA Ops" line, consecutive
+// kernels of one op as one event: as many events as a second reading finds.
+TEST(TraceRealProfiles, DerivedXlaOpsMatchASecondReading) {
+  auto profiles = RealProfiles();
+  if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
+  size_t total = 0;
+  for (const std::string& path : profiles) {
+    SCOPED_TRACE(path);
+    const size_t expected = DerivedXlaOpEvents(path);
+    total += expected;
+    auto out = RunTool("trace_viewer", path, {}, nullptr);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    boost::json::object doc = ParseTraceDocument(out->body);
+    const auto xla_ops = DerivedLineEvents(doc, "XLA Ops");
+    EXPECT_EQ(xla_ops.size(), expected);
+    for (const auto& e : xla_ops) EXPECT_TRUE(e.at("args").as_object().contains("long_name"));
+    // The streaming form shows the same lines.
+    out = RunTool("trace_viewer@", path, {{"resolution", "0"}}, nullptr);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(DerivedLineEvents(ParseTraceDocument(out->body), "XLA Ops").size(), expected);
+  }
+  EXPECT_GT(total, 0u) << "no real profile has XLA kernels on a GPU";
 }
 
 TEST(TraceRealProfiles, CorruptProfileIsAnError) {

@@ -1,0 +1,64 @@
+// The derived timelines of GPU device planes, as xprof's derived_timeline.cc
+// adds them before the trace viewer reads a profile:
+//   - "Steps" (line id kThreadIdStepInfo): one event per run of consecutive
+//     device events of one step group, named by the group id, with the stats
+//     group_id and step_name (the host step's name, which the trace viewer
+//     shows instead).
+//   - Per GPU stream, up to 16 streams (compute streams first, then by number
+//     of events): "Framework Name Scope - from #<stream>", "Framework Ops - from
+//     #<stream>", "XLA Modules - from #<stream>" and "XLA Ops - from #<stream>",
+//     built from the stream's kernels (events with kernel_details, or CUDA graph
+//     launches): hlo_module (+ program_id) → an XLA Modules event named
+//     "module(program_id)"; hlo_op ("::"-separated levels) → nested XLA Ops
+//     events named "<program_id or module>/<op>" shown as "<op>"; the framework
+//     op → a Framework Ops event named "scope/name:Type" shown as its type, and
+//     one name-scope event per '/' component of its name, nested by depth. An
+//     XLA kernel's framework op is its HLO instruction's metadata ("op_name:
+//     op_type", the instruction found by program id and innermost op name in
+//     the /host:metadata plane's HLO protos); any other kernel's is its tf_op
+//     stat, or `level 0` as TensorFlow up to 2.4 wrote it.
+//   - Consecutive kernels with the same name and step group extend one derived
+//     event (on GPU planes gaps do not split it); a new event at one depth ends
+//     the deeper ones, a new module ends the name scopes and XLA ops, a new
+//     outermost name scope ends the framework op. Nested events that would
+//     end together are shortened by 1 ns per depth (never below 1 ns for the
+//     innermost) so that the viewer stacks them in order.
+//   - The stream lines and their derived lines get display ids 1, 2, … in
+//     that order (stream, name scope, framework op, module, XLA op, a slot for
+//     source lines), which the trace viewer uses as thread ids.
+// A plane that already carries such lines (files written after this
+// processing, or TensorFlow's "TensorFlow Ops" era) gets none added of that
+// kind. Not derived here: "Source code" lines, the "Launch Stats" line, CUDA
+// graph and scope-range stats, and the framework lines xprof derives on TPU
+// planes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "convert/xplane/xspace_model.h"
+
+namespace tbprof {
+
+struct DerivedTimelines {
+  // One plane per file plane that got derived lines (same name and id),
+  // holding only those lines, with names interned in this space's own table.
+  XSpaceModel space;
+  // Derived plane i belongs to the file's plane file_plane[i].
+  std::vector<uint32_t> file_plane;
+  // Derived plane i: the display id each line of its file plane takes (0: the
+  // line keeps its own).
+  std::vector<std::vector<int64_t>> file_line_display_ids;
+
+  bool empty() const { return space.planes.empty(); }
+  size_t NumEvents() const { return space.NumEvents(); }
+  size_t MemoryBytes() const;
+};
+
+// Derives the timelines of every GPU plane of `space`. Cheap when there is
+// none: profiles without GPU kernels get an empty result without reading
+// their events.
+DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space);
+
+}  // namespace tbprof

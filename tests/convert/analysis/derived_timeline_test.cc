@@ -1,0 +1,453 @@
+// Derived timelines of GPU planes (derived_timeline.h): xprof's
+// derived_timeline_test.cc scenarios rebuilt with our XSpace builder, plus
+// the eras and shapes xprof's tests leave out. Expected values are xprof's
+// assertions, or counted by hand from the kernels each test writes.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "convert/analysis/derived_timeline.h"
+#include "convert/analysis/trace_index.h"
+#include "convert/xplane/schema.h"
+#include "convert/xplane/xspace_reader.h"
+#include "proto/hlo.pb.h"
+#include "proto/xspace_builder.h"
+#include "tests/convert/analysis/trace_test_util.h"
+
+namespace tbprof {
+namespace {
+
+using trace_testing::Events;
+using trace_testing::Num;
+using trace_testing::ParseTraceDocument;
+
+std::unique_ptr<XSpaceModel> Model(const tensorflow::profiler::XSpace& space) {
+  auto m = ParseXSpace(space.SerializeAsString(), "derived");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+// A derived event: name, display name, begin, duration (ps), group (-1: none).
+struct Seen {
+  Seen(std::string n, std::string d, int64_t b, int64_t dur, int64_t g = -1, std::string step = "")
+      : name(std::move(n)), display(std::move(d)), begin(b), duration(dur), group(g), step_name(std::move(step)) {}
+  std::string name, display;
+  int64_t begin = 0, duration = 0;
+  int64_t group = -1;
+  std::string step_name;
+  bool operator==(const Seen&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Seen& s) {
+  return os << "{" << s.name << " (" << s.display << ") " << s.begin << "+" << s.duration << " g" << s.group << " "
+            << s.step_name << "}";
+}
+
+struct SeenLine {
+  int64_t id = 0, display_id = 0;
+  std::vector<Seen> events;
+};
+
+// The derived lines of the derived plane named `plane`, by line name.
+std::map<std::string, SeenLine> Lines(const DerivedTimelines& d, std::string_view plane = "/device:GPU:0") {
+  std::map<std::string, SeenLine> out;
+  for (const XPlaneModel& p : d.space.planes) {
+    if (d.space.Str(p.name) != plane) continue;
+    const StrId group_id = d.space.Find("group_id"), step_name = d.space.Find("step_name");
+    for (const LineModel& line : p.lines) {
+      SeenLine& l = out[std::string(d.space.Str(line.name))];
+      l.id = line.id;
+      l.display_id = line.display_id;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const EventMetadata& md = p.event_metadata[p.events[e].metadata];
+        Seen s{std::string(d.space.Str(md.name)), std::string(d.space.Str(md.display_name)), p.events[e].begin_ps,
+               p.events[e].duration_ps};
+        if (const Stat* g = p.FindStat(e, group_id)) s.group = g->IntValue();
+        if (const Stat* n = p.FindStat(e, step_name)) s.step_name = std::string(d.space.Str(n->str));
+        l.events.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+// A GPU kernel as CUPTI writes it: kernel_details (a ref value) plus `stats`.
+struct Kernel {
+  Kernel(std::string n, int64_t b, int64_t d, std::vector<std::pair<std::string, std::string>> s = {},
+         std::vector<std::pair<std::string, int64_t>> i = {})
+      : name(std::move(n)), begin(b), duration(d), str_stats(std::move(s)), int_stats(std::move(i)) {}
+  std::string name;
+  int64_t begin = 0, duration = 0;
+  std::vector<std::pair<std::string, std::string>> str_stats;
+  std::vector<std::pair<std::string, int64_t>> int_stats;
+  bool kernel_details = true;
+};
+
+void AddKernels(XLineBuilder line, const std::vector<Kernel>& kernels) {
+  for (const Kernel& k : kernels) {
+    XEventBuilder e = line.AddEvent(k.name, k.begin, k.duration);
+    if (k.kernel_details) e.Ref("kernel_details", "regs:32 static_shared:0 grid:1,1,1 block:64,1,1");
+    for (const auto& [n, v] : k.str_stats) e.Str(n, v);
+    for (const auto& [n, v] : k.int_stats) e.Int(n, v);
+  }
+}
+
+constexpr int64_t kDerivedMin = schema::kThreadIdDeviceDerivedMin;
+constexpr int64_t kScopeLineOffset = 0, kTfOpLineOffset = 1, kModuleLineOffset = 2, kHloOpLineOffset = 3;
+
+TEST(DerivedTimeline, EmptySpace) {
+  tensorflow::profiler::XSpace space;
+  auto m = Model(space);
+  EXPECT_TRUE(GenerateDerivedTimelines(*m).empty());
+}
+
+// xprof HloOpsFromCudaKernelsTest (its CUDA graph stats are not derived here).
+TEST(DerivedTimeline, XlaOpsFromKernels) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0(Compute)"),
+             {{"kernel1", 0, 100, {{"hlo_module", "hlo_module"}, {"hlo_op", "hlo_op1"}}, {{"group_id", 1}}},
+              {"kernel2", 200, 150, {{"hlo_module", "hlo_module"}, {"hlo_op", "hlo_op2"}}, {{"group_id", 1}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_TRUE(lines.count("XLA Ops - from #0"));
+  const SeenLine& ops = lines["XLA Ops - from #0"];
+  EXPECT_EQ(ops.id, kDerivedMin + kHloOpLineOffset);
+  EXPECT_EQ(ops.events, (std::vector<Seen>{{"hlo_module/hlo_op1", "hlo_op1", 0, 100, 1},
+                                           {"hlo_module/hlo_op2", "hlo_op2", 200, 150, 1}}));
+  // One module event over both kernels; one step over both.
+  EXPECT_EQ(lines["XLA Modules - from #0"].events, (std::vector<Seen>{{"hlo_module", "", 0, 350, 1}}));
+  EXPECT_EQ(lines["Steps"].events, (std::vector<Seen>{{"1", "", 0, 350, 1}}));
+  EXPECT_EQ(lines["Steps"].id, schema::kThreadIdStepInfo);
+}
+
+// xprof HloModuleNameTest: only the module line is added, one merged event.
+TEST(DerivedTimeline, ModuleEventsMerge) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"),
+             {{"op1", 0, 100, {{"hlo_module", "hlo_module"}}}, {"op2", 200, 300, {{"hlo_module", "hlo_module"}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_TRUE(lines.count("XLA Modules - from #0"));
+  EXPECT_EQ(lines["XLA Modules - from #0"].id, kDerivedMin + kModuleLineOffset);
+  EXPECT_EQ(lines["XLA Modules - from #0"].events, (std::vector<Seen>{{"hlo_module", "", 0, 500}}));
+}
+
+// xprof NoHloModuleNameTest: kernels and a CUDA graph launch without
+// annotations derive nothing.
+TEST(DerivedTimeline, UnannotatedKernelsDeriveNothing) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  XLineBuilder line = gpu.AddLine(0, "Stream #0");
+  AddKernels(line, {{"op1", 0, 100}, {"op2", 200, 300}});
+  line.AddEvent("op3", 500, 100).Uint("cuda_graph_exec_id", 1);
+  auto m = Model(space);
+  EXPECT_TRUE(GenerateDerivedTimelines(*m).empty());
+}
+
+// xprof TfOpLineTest: a CUDA graph launch counts as a kernel.
+TEST(DerivedTimeline, FrameworkOpMergesOverKernelsAndGraphLaunch) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  XLineBuilder line = gpu.AddLine(0, "Stream #0");
+  AddKernels(line, {{"op1", 0, 100, {{"tf_op", "mul:Mul"}}}, {"op2", 200, 300, {{"tf_op", "mul:Mul"}}}});
+  line.AddEvent("op3", 500, 100).Str("tf_op", "mul:Mul").Uint("cuda_graph_exec_id", 1);
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines["Framework Ops - from #0"].id, kDerivedMin + kTfOpLineOffset);
+  EXPECT_EQ(lines["Framework Ops - from #0"].events, (std::vector<Seen>{{"mul:Mul", "Mul", 0, 600}}));
+}
+
+// xprof DependencyTest: two steps split the framework op into two events.
+TEST(DerivedTimeline, StepsSplitFrameworkOps) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"),
+             {{"op1", 0, 100, {{"tf_op", "mul:Mul"}, {"step_name", "train 0"}}, {{"group_id", 0}}},
+              {"op2", 200, 300, {{"tf_op", "mul:Mul"}, {"step_name", "train 1"}}, {{"group_id", 1}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines["Steps"].events,
+            (std::vector<Seen>{{"0", "", 0, 100, 0, "train 0"}, {"1", "", 200, 300, 1, "train 1"}}));
+  EXPECT_EQ(lines["Framework Ops - from #0"].events,
+            (std::vector<Seen>{{"mul:Mul", "Mul", 0, 100, 0}, {"mul:Mul", "Mul", 200, 300, 1}}));
+}
+
+// xprof EnsureAllGpuEventsAreGrouped: an eager kernel after the last step
+// belongs to that step.
+TEST(DerivedTimeline, UngroupedKernelsInheritTheLatestGroup) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"op1", 0, 100, {{"tf_op", "mul:Mul"}}, {{"group_id", 0}}},
+                                           {"op2", 200, 300, {{"tf_op", "mul:Mul"}}, {{"group_id", 1}}},
+                                           {"op3", 600, 100, {{"tf_op", "mul:Mul"}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 2u);
+  for (const auto& [name, line] : lines) {
+    for (const Seen& s : line.events) EXPECT_NE(s.group, -1) << name << " " << s.name;
+  }
+  EXPECT_EQ(lines["Steps"].events, (std::vector<Seen>{{"0", "", 0, 100, 0}, {"1", "", 200, 500, 1}}));
+}
+
+// xprof TfOpNameScopeTest: one event per scope, nested; the op on its own line.
+TEST(DerivedTimeline, NameScopes) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"op1", 0, 100, {{"tf_op", "scope1/scope2/mul:Mul"}}},
+                                           {"op2", 200, 300, {{"tf_op", "scope1/scope2/mul:Mul"}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines["Framework Name Scope - from #0"].id, kDerivedMin + kScopeLineOffset);
+  EXPECT_EQ(lines["Framework Name Scope - from #0"].events,
+            (std::vector<Seen>{{"scope1", "", 0, 500}, {"scope2", "", 0, 500}}));
+  EXPECT_EQ(lines["Framework Ops - from #0"].events, (std::vector<Seen>{{"scope1/scope2/mul:Mul", "Mul", 0, 500}}));
+}
+
+// xprof OnlyDerivedEventsFromAllLines: each stream gets its own lines.
+TEST(DerivedTimeline, EachStreamGetsItsOwnLines) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  const std::string op1 = "stream1scope1/stream1scope2/mul:Mul1", op2 = "stream2scope1/stream2scope2/mul:Mul2";
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"op1", 0, 100, {{"tf_op", op1}}}, {"op2", 200, 300, {{"tf_op", op1}}}});
+  AddKernels(gpu.AddLine(1, "Stream #1"), {{"op3", 50, 850, {{"tf_op", op2}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines["Framework Name Scope - from #0"].events,
+            (std::vector<Seen>{{"stream1scope1", "", 0, 500}, {"stream1scope2", "", 0, 500}}));
+  EXPECT_EQ(lines["Framework Ops - from #0"].events, (std::vector<Seen>{{op1, "Mul1", 0, 500}}));
+  EXPECT_EQ(lines["Framework Name Scope - from #1"].events,
+            (std::vector<Seen>{{"stream2scope1", "", 50, 850}, {"stream2scope2", "", 50, 850}}));
+  EXPECT_EQ(lines["Framework Ops - from #1"].events, (std::vector<Seen>{{op2, "Mul2", 50, 850}}));
+  // Stream #0 has more events: it comes first, its lines take the first ids.
+  EXPECT_EQ(lines["Framework Ops - from #0"].id, kDerivedMin + kTfOpLineOffset);
+  EXPECT_EQ(lines["Framework Ops - from #1"].id, kDerivedMin + 6 + kTfOpLineOffset);
+}
+
+// xprof TfOpNameScopeShrinkTest, case 1: stacked scopes ending together are
+// shortened by 1 ns per depth when a new scope replaces them.
+TEST(DerivedTimeline, StackedScopesShrink) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"),
+             {{"op1", 0, 10000, {{"tf_op", "a/b/c/Add:Add"}}}, {"op2", 20000, 30000, {{"tf_op", "a/d/Mul:Mul"}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  ASSERT_EQ(lines.size(), 2u);
+  std::map<std::string, int64_t> durations;
+  for (const Seen& s : lines["Framework Name Scope - from #0"].events) durations[s.name] = s.duration;
+  EXPECT_EQ(lines["Framework Name Scope - from #0"].events.size(), 4u);
+  EXPECT_EQ(durations, (std::map<std::string, int64_t>{{"a", 50000}, {"b", 10000}, {"c", 9000}, {"d", 30000}}));
+}
+
+// Case 2: the shrink stops at the innermost event's length less 1 ns.
+TEST(DerivedTimeline, StackedScopesShrinkNoMoreThanTheInnermost) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"op1", 0, 10000, {{"tf_op", "a/b/c/d/e/Add:Add"}}},
+                                           {"op2", 10000, 2000, {{"tf_op", "a/b/c/d/f/Sub:Sub"}}},
+                                           {"op3", 20000, 30000, {{"tf_op", "a/g/Mul:Mul"}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  const SeenLine& scopes = lines["Framework Name Scope - from #0"];
+  EXPECT_EQ(scopes.id, kDerivedMin);
+  EXPECT_EQ(scopes.events.size(), 7u);
+  std::map<std::string, int64_t> durations;
+  for (const Seen& s : scopes.events) durations[s.name] = s.duration;
+  EXPECT_EQ(durations, (std::map<std::string, int64_t>{
+                           {"a", 50000}, {"b", 12000}, {"c", 11000}, {"d", 11000}, {"e", 10000}, {"f", 1000}, {"g", 30000}}));
+}
+
+// TensorFlow up to 2.4 named a kernel's op in `level 0`; XLA programs name the
+// module and op with a program id, and nested ops with "::".
+TEST(DerivedTimeline, Level0ProgramIdsAndNestedXlaOps) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(7, "Stream #7(Compute)"),
+             {{"k1", 0, 10, {{"level 0", "model/dense/MatMul:MatMul"}}},
+              {"k2", 20, 10, {{"level 0", "model/dense/MatMul:MatMul"}}},
+              {"k3", 40, 10, {{"hlo_module", "jit_f"}, {"hlo_op", "while.1::fusion.2"}}, {{"program_id", 5}}},
+              {"k4", 60, 10, {{"hlo_module", "jit_f"}, {"hlo_op", "while.1::fusion.3"}}, {{"program_id", 5}}},
+              {"k5", 80, 10, {{"hlo_module", "jit_f"}, {"hlo_op", "fusion.9"}}, {{"program_id", 6}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  EXPECT_EQ(lines["Framework Ops - from #7"].events,
+            (std::vector<Seen>{{"model/dense/MatMul:MatMul", "MatMul", 0, 30}}));
+  EXPECT_EQ(lines["Framework Name Scope - from #7"].events,
+            (std::vector<Seen>{{"model", "", 0, 30}, {"dense", "", 0, 30}}));
+  // A new program id is a new module, which ends the XLA op events.
+  EXPECT_EQ(lines["XLA Modules - from #7"].events,
+            (std::vector<Seen>{{"jit_f(5)", "", 40, 30}, {"jit_f(6)", "", 80, 10}}));
+  EXPECT_EQ(lines["XLA Ops - from #7"].events, (std::vector<Seen>{{"5/while.1", "while.1", 40, 30},
+                                                                  {"5/fusion.2", "fusion.2", 40, 10},
+                                                                  {"5/fusion.3", "fusion.3", 60, 10},
+                                                                  {"6/fusion.9", "fusion.9", 80, 10}}));
+}
+
+// An XLA kernel's framework op is its HLO instruction's (metadata op_name and
+// op_type, looked up by program id and op name in /host:metadata), not the
+// kernel's own tf_op stat ("XlaModule:" in JAX's GPU profiles).
+TEST(DerivedTimeline, XlaKernelsTakeTheirFrameworkOpFromTheHloProto) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
+  {
+    xla::HloProto proto;
+    xla::HloModuleProto* module = proto.mutable_hlo_module();
+    module->set_name("jit_step");
+    xla::HloComputationProto* comp = module->add_computations();
+    comp->set_name("main");
+    comp->set_id(1);
+    module->set_entry_computation_id(1);
+    xla::HloInstructionProto* dot = comp->add_instructions();
+    dot->set_name("dot.4");
+    dot->set_opcode("dot");
+    dot->set_id(1);
+    dot->mutable_metadata()->set_op_name("jit(step)/jit(main)/dot_general");
+    xla::HloInstructionProto* copy = comp->add_instructions();
+    copy->set_name("copy.1");  // no metadata: no framework op
+    copy->set_opcode("copy");
+    copy->set_id(2);
+    auto& md = (*meta.proto()->mutable_event_metadata())[9];
+    md.set_id(9);
+    md.set_name("jit_step");
+    auto* stat = md.add_stats();
+    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
+    stat->set_bytes_value(proto.SerializeAsString());
+  }
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  const std::vector<std::pair<std::string, std::string>> dot = {
+      {"hlo_module", "jit_step"}, {"hlo_op", "dot.4"}, {"tf_op", "XlaModule:"}};
+  AddKernels(gpu.AddLine(2, "Stream #2"), {{"gemm_a", 0, 10, dot, {{"program_id", 9}}},
+                                           {"gemm_b", 10, 5, dot, {{"program_id", 9}}},
+                                           {"copy", 20, 5, {{"hlo_module", "jit_step"}, {"hlo_op", "copy.1"}, {"tf_op", "XlaModule:"}},
+                                            {{"program_id", 9}}}});
+  auto m = Model(space);
+  auto lines = Lines(GenerateDerivedTimelines(*m));
+  EXPECT_EQ(lines["Framework Ops - from #2"].events,
+            (std::vector<Seen>{{"jit(step)/jit(main)/dot_general:", "dot_general", 0, 15}}));
+  EXPECT_EQ(lines["Framework Name Scope - from #2"].events,
+            (std::vector<Seen>{{"jit(step)", "", 0, 15}, {"jit(main)", "", 0, 15}}));
+  EXPECT_EQ(lines["XLA Ops - from #2"].events,
+            (std::vector<Seen>{{"9/dot.4", "dot.4", 0, 15}, {"9/copy.1", "copy.1", 20, 5}}));
+}
+
+// Display ids: compute streams first, then by size; each stream is followed
+// by its derived lines (name scope, framework op, module, XLA op, source).
+TEST(DerivedTimeline, DisplayIdsOrderStreamsAndTheirLines) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(20, "Stream #20(MemcpyH2D)"),
+             {{"a", 0, 5, {{"tf_op", "x:Add"}}}, {"b", 10, 5, {{"tf_op", "x:Add"}}}, {"c", 20, 5, {{"tf_op", "x:Add"}}}});
+  AddKernels(gpu.AddLine(21, "Stream #21(Compute)"), {{"d", 0, 5, {{"hlo_module", "m"}, {"hlo_op", "f"}}}});
+  auto m = Model(space);
+  DerivedTimelines d = GenerateDerivedTimelines(*m);
+  ASSERT_EQ(d.file_line_display_ids.size(), 1u);
+  EXPECT_EQ(d.file_line_display_ids[0], (std::vector<int64_t>{7, 1}));  // lines in file order: #20, #21
+  auto lines = Lines(d);
+  EXPECT_EQ(lines["XLA Modules - from #21"].display_id, 4);
+  EXPECT_EQ(lines["XLA Ops - from #21"].display_id, 5);
+  EXPECT_EQ(lines["Framework Ops - from #20"].display_id, 9);
+
+  // The trace viewer draws them as threads in that order, in the GPU's process.
+  auto index = TraceIndex::Build(std::shared_ptr<const XSpaceModel>(Model(space)));
+  std::vector<std::pair<uint32_t, std::string>> threads;
+  for (const TraceProcess& p : index->layout().processes) {
+    for (const TraceThread& t : p.threads) threads.emplace_back(t.tid, t.name);
+  }
+  EXPECT_EQ(threads, (std::vector<std::pair<uint32_t, std::string>>{{1, "Stream #21(Compute)"},
+                                                                    {4, "XLA Modules - from #21"},
+                                                                    {5, "XLA Ops - from #21"},
+                                                                    {7, "Stream #20(MemcpyH2D)"},
+                                                                    {9, "Framework Ops - from #20"}}));
+}
+
+// Lines the file already has are not derived again; host-only profiles get none.
+TEST(DerivedTimeline, ExistingLinesAndHostOnlyProfiles) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"k", 0, 10, {{"hlo_module", "m"}, {"hlo_op", "f"}}, {{"group_id", 3}}}});
+  gpu.AddLine(schema::kThreadIdStepInfo, "Steps").AddEvent("3", 0, 10).Int("group_id", 3);
+  gpu.AddLine(kDerivedMin + kHloOpLineOffset, "XLA Ops - from #0").AddEvent("m/f", 0, 10);
+  auto m = Model(space);
+  EXPECT_TRUE(GenerateDerivedTimelines(*m).empty());
+
+  tensorflow::profiler::XSpace host_only;
+  AddKernels(AddPlane(host_only, "/host:CPU", 0).AddLine(1, "main"), {{"k", 0, 10, {{"tf_op", "a/b:C"}}}});
+  auto h = Model(host_only);
+  DerivedTimelines none = GenerateDerivedTimelines(*h);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.MemoryBytes(), 0u);
+}
+
+// Both trace viewer forms show the derived lines: JSON with thread names,
+// the streaming index with event details and search.
+TEST(DerivedTimeline, TraceViewerShowsDerivedLines) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(3, "Stream #3(Compute)"),
+             {{"volta_sgemm", 1000000, 2000000, {{"hlo_module", "jit_step"}, {"hlo_op", "dot.4"}}, {{"program_id", 9}}},
+              {"volta_sgemm", 4000000, 1000000, {{"hlo_module", "jit_step"}, {"hlo_op", "dot.4"}}, {{"program_id", 9}}}});
+  auto model = std::shared_ptr<const XSpaceModel>(Model(space));
+  TraceJsonResult json = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  boost::json::object doc = ParseTraceDocument(json.json);
+  std::map<int64_t, std::string> thread_names;
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("name") == "thread_name") thread_names[e.at("tid").to_number<int64_t>()] = e.at("args").at("name").as_string();
+  }
+  EXPECT_EQ(thread_names, (std::map<int64_t, std::string>{
+                              {1, "Stream #3(Compute)"}, {4, "XLA Modules - from #3"}, {5, "XLA Ops - from #3"}}));
+  std::vector<boost::json::object> xla_ops;
+  for (const auto& e : Events(doc)) {
+    if (e.at("tid").to_number<int64_t>() == 5) xla_ops.push_back(e);
+  }
+  ASSERT_EQ(xla_ops.size(), 1u);  // the two kernels of dot.4 make one event
+  EXPECT_EQ(xla_ops[0].at("name"), "dot.4");
+  EXPECT_EQ(xla_ops[0].at("args").at("long_name"), "9/dot.4");
+  EXPECT_DOUBLE_EQ(Num(xla_ops[0], "ts"), 1.0);
+  EXPECT_DOUBLE_EQ(Num(xla_ops[0], "dur"), 4.0);
+  EXPECT_EQ(json.total_events, 4);  // 2 kernels, 1 module, 1 op
+
+  auto index = TraceIndex::Build(model);
+  EXPECT_EQ(index->num_events(), 4);
+  bool truncated = false;
+  auto hits = index->Search("jit_step(9", false, 10, &truncated);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(index->renderer().Name(index->layout().rows[hits[0].row], hits[0].event), "jit_step(9)");
+  auto found = index->FindEvent("dot.4", 1000000, 4000000, 1000, -1);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_TRUE(index->layout().rows[found->row].derived);
+  EXPECT_GT(index->MemoryBytes(), index->derived().MemoryBytes());
+}
+
+// xprof XPlaneToTraceContainerTest.SubprocessHostTrace_ConvertsToTraceEvents:
+// a sub-process's host plane is its own process, after the main host's.
+TEST(TraceLayout, SubprocessHostPlanes) {
+  tensorflow::profiler::XSpace space;
+  AddPlane(space, "/host:CPU [100]", 0).AddLine(2, "Thread 2", 2).AddEvent("Event 2", 0, 200);
+  AddPlane(space, "/host:CPU", 0).AddLine(1, "Thread 1", 1).AddEvent("Event 1", 0, 100);
+  auto model = Model(space);
+  TraceJsonResult json = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  boost::json::object doc = ParseTraceDocument(json.json);
+  std::map<std::string, int64_t> pid_of;
+  for (const auto& e : Events(doc)) pid_of[std::string(e.at("name").as_string())] = e.at("pid").to_number<int64_t>();
+  EXPECT_EQ(pid_of, (std::map<std::string, int64_t>{{"Event 1", 701}, {"Event 2", 702}}));
+  std::map<int64_t, std::string> process_names;
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("name") == "process_name") process_names[e.at("pid").to_number<int64_t>()] = e.at("args").at("name").as_string();
+  }
+  EXPECT_EQ(process_names, (std::map<int64_t, std::string>{{701, "/host:CPU"}, {702, "/host:CPU [100]"}}));
+}
+
+}  // namespace
+}  // namespace tbprof
