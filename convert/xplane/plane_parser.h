@@ -77,7 +77,8 @@ struct LineRange {
 };
 
 template <typename KeptStat>
-PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, KeptStat&& kept) {
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, bool read_event_metadata_ids,
+                       KeptStat&& kept) {
   PlaneCounts c;
   uint32_t line = 0;
   SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
@@ -86,10 +87,12 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, Ke
       if (lf != kLineEvents) return;
       ++c.events;
       // Writers put the metadata id first; where it is not, it reads as unknown.
+      // Read only when some stat depends on it: this pass sees every event.
       int64_t metadata_id = -1;
       const uint8_t* q = eb;
       uint64_t tag, id;
-      if (SkimVarint(q, ee, tag) && tag == (uint64_t{kEventMetadataId} << 3) && SkimVarint(q, ee, id)) {
+      if (read_event_metadata_ids && SkimVarint(q, ee, tag) && tag == (uint64_t{kEventMetadataId} << 3) &&
+          SkimVarint(q, ee, id)) {
         metadata_id = static_cast<int64_t>(id);
       }
       SkimFields(eb, ee, [&](uint32_t ef, const uint8_t* sb, const uint8_t* se) {
@@ -385,7 +388,7 @@ class SpaceParser {
         int64_t x = static_cast<int64_t>(v);
         if (field == kEventMetadataId) {
           metadata_id = x;
-          event_keeps_narrowed_now_ = EventKeepsNarrowed(x);
+          if (!event_keeps_narrowed_.empty()) event_keeps_narrowed_now_ = EventKeepsNarrowed(x);
         } else if (field == kEventOffsetPs) {
           ev.begin_ps = x;
           occurrences = -1;
@@ -530,7 +533,7 @@ class SpaceParser {
       if (!keep_event_stat_ || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
       return KeptInEvents(stat_ids_.Get(static_cast<int64_t>(id)), EventKeepsNarrowed(event_metadata_id));
     };
-    PlaneCounts counts = CountPlane(p, end, lines, kept);
+    PlaneCounts counts = CountPlane(p, end, lines, any_narrowed, kept);
     if (lines.tail != nullptr && lines.begin > 0) {
       lines.tail->Publish(counts);
     } else if (lines.tail != nullptr) {
