@@ -62,8 +62,10 @@ bool IsInputOp(const std::string& category) {
 
 const char* CategorizeInputOp(const std::string& name, const std::string& category) {
   if (category.starts_with("InfeedEnqueue") || category == "MemcpyHToD") return "Enqueue";
-  static constexpr const char* kReaders[] = {"::TFRecord", "::TextLine", "::FixedLengthRecord",
-                                             "::SSTable",  "::RecordIO", "::ArrayRecord"};
+  // xprof's file readers; ArrayRecord is not among them, so reading it counts
+  // as preprocessing there and here.
+  static constexpr const char* kReaders[] = {"::TFRecord", "::TextLine", "::FixedLengthRecord", "::SSTable",
+                                             "::RecordIO"};
   for (const char* r : kReaders) {
     if (name.ends_with(r)) {
       for (const char* adv : {"::MemoryReader", "::MemoryWriter", "::Interleave", "::Prefetch", "::ParallelMap"}) {
@@ -73,6 +75,50 @@ const char* CategorizeInputOp(const std::string& name, const std::string& catego
     }
   }
   return "Preprocessing";
+}
+
+// The host's input ops and the input time's breakdown (GenerateHostResult).
+// Without input ops there is no breakdown at all.
+void AddHostInputOps(const OpMetricsDb& host_db, double h2d_ratio, InputPipelineAnalysisResult& result) {
+  // In SortedOpMetricsDb order (self time desc, name asc).
+  std::vector<const OpMetrics*> input_ops;
+  uint64_t input_op_time_ps = 0;
+  for (const auto& [name, m] : host_db.ops) {
+    if (!IsInputOp(m.category)) continue;
+    input_ops.push_back(&m);
+    input_op_time_ps += m.self_time_ps;
+  }
+  if (input_ops.empty()) return;
+  std::sort(input_ops.begin(), input_ops.end(), [](const OpMetrics* a, const OpMetrics* b) {
+    return a->self_time_ps != b->self_time_ps ? a->self_time_ps > b->self_time_ps : a->name < b->name;
+  });
+  std::map<std::string, double> category_us;
+  for (const OpMetrics* m : input_ops) {
+    auto* d = result.add_input_op_details();
+    d->set_op_name(m->name);
+    d->set_count(m->occurrences);
+    d->set_time_in_ms(PsToMs(m->time_ps));
+    d->set_self_time_in_ms(PsToMs(m->self_time_ps));
+    d->set_time_in_percent(SafeDivide(100.0 * static_cast<double>(m->time_ps), static_cast<double>(input_op_time_ps)));
+    d->set_self_time_in_percent(
+        SafeDivide(100.0 * static_cast<double>(m->self_time_ps), static_cast<double>(input_op_time_ps)));
+    d->set_category(CategorizeInputOp(m->name, m->category));
+    category_us[d->category()] += static_cast<double>(m->self_time_ps) / 1e6;
+  }
+  auto& tb = *result.mutable_input_time_breakdown();
+  double enqueue_us = category_us["Enqueue"];
+  double demanded = category_us["Demanded file read"], advanced = category_us["Advanced file read"],
+         preprocessing = category_us["Preprocessing"];
+  double total_input_op_us = demanded + advanced + preprocessing;
+  double non_enqueue_us = h2d_ratio != 0 ? enqueue_us * (1 - h2d_ratio) / h2d_ratio : total_input_op_us;
+  double scaled_demanded = SafeDivide(non_enqueue_us * demanded, total_input_op_us);
+  double scaled_advanced = SafeDivide(non_enqueue_us * advanced, total_input_op_us);
+  double scaled_pre = SafeDivide(non_enqueue_us * preprocessing, total_input_op_us);
+  tb.set_enqueue_us(enqueue_us);
+  tb.set_demanded_file_read_us(scaled_demanded);
+  tb.set_advanced_file_read_us(scaled_advanced);
+  tb.set_preprocessing_us(scaled_pre);
+  tb.set_unclassified_non_enqueue_us(std::max(0.0, non_enqueue_us - scaled_demanded - scaled_advanced - scaled_pre));
 }
 
 std::string Statement(const char* fmt, double v) {
@@ -201,46 +247,11 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
   *breakdown.mutable_host_compile_ms_summary() = Summarize(compile);
   result.mutable_step_time_breakdown()->PackFrom(breakdown);
 
-  // Host-side input ops, in SortedOpMetricsDb order (self time desc, name asc).
-  std::vector<const OpMetrics*> input_ops;
-  uint64_t input_op_time_ps = 0;
-  for (const auto& [name, m] : op_stats.host_op_metrics_db.ops) {
-    if (!IsInputOp(m.category)) continue;
-    input_ops.push_back(&m);
-    input_op_time_ps += m.self_time_ps;
-  }
-  std::sort(input_ops.begin(), input_ops.end(), [](const OpMetrics* a, const OpMetrics* b) {
-    return a->self_time_ps != b->self_time_ps ? a->self_time_ps > b->self_time_ps : a->name < b->name;
-  });
-  std::map<std::string, double> category_us;
-  for (const OpMetrics* m : input_ops) {
-    auto* d = result.add_input_op_details();
-    d->set_op_name(m->name);
-    d->set_count(m->occurrences);
-    d->set_time_in_ms(PsToMs(m->time_ps));
-    d->set_self_time_in_ms(PsToMs(m->self_time_ps));
-    d->set_time_in_percent(SafeDivide(100.0 * static_cast<double>(m->time_ps), static_cast<double>(input_op_time_ps)));
-    d->set_self_time_in_percent(
-        SafeDivide(100.0 * static_cast<double>(m->self_time_ps), static_cast<double>(input_op_time_ps)));
-    d->set_category(CategorizeInputOp(m->name, m->category));
-    category_us[d->category()] += static_cast<double>(m->self_time_ps) / 1e6;
-  }
-  auto& tb = *result.mutable_input_time_breakdown();
-  double enqueue_us = category_us["Enqueue"];
-  double demanded = category_us["Demanded file read"], advanced = category_us["Advanced file read"],
-         preprocessing = category_us["Preprocessing"];
-  double total_input_op_us = demanded + advanced + preprocessing;
-  double ratio = std::min(1.0, SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
-                                          step_ms.empty() ? 0.0 : Summarize(step_ms).average()));
-  double non_enqueue_us = ratio != 0 ? enqueue_us * (1 - ratio) / ratio : total_input_op_us;
-  double scaled_demanded = SafeDivide(non_enqueue_us * demanded, total_input_op_us);
-  double scaled_advanced = SafeDivide(non_enqueue_us * advanced, total_input_op_us);
-  double scaled_pre = SafeDivide(non_enqueue_us * preprocessing, total_input_op_us);
-  tb.set_enqueue_us(enqueue_us);
-  tb.set_demanded_file_read_us(scaled_demanded);
-  tb.set_advanced_file_read_us(scaled_advanced);
-  tb.set_preprocessing_us(scaled_pre);
-  tb.set_unclassified_non_enqueue_us(std::max(0.0, non_enqueue_us - scaled_demanded - scaled_advanced - scaled_pre));
+  // The share of the average step spent sending input to the device.
+  double h2d_ratio = std::min(1.0, SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
+                                              step_ms.empty() ? 0.0 : Summarize(step_ms).average()));
+  AddHostInputOps(op_stats.host_op_metrics_db, h2d_ratio, result);
+  const auto& tb = result.input_time_breakdown();
 
   // Bottleneck analysis over the totals of all steps.
   BottleneckAnalysis b;

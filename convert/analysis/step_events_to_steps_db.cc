@@ -64,9 +64,12 @@ std::vector<StepInfo> ConvertStepEventsToStepDb(const StepEvents& step_events, b
                                                 uint64_t& compute_16bit_ps, uint64_t& compute_32bit_ps) {
   std::vector<StepInfo> steps;
   for (const auto& [group, ge] : step_events) {
-    if (has_device && ge.device_markers.empty()) continue;  // IntersectCombineStepEvents
+    // A step with no core's marker is none (IntersectCombineStepEvents); a
+    // step of SparseCores only (no TensorCore traced) takes their time.
+    const std::vector<Span>& core_markers = ge.device_markers.empty() ? ge.sparse_core_markers : ge.device_markers;
+    if (has_device && core_markers.empty()) continue;
     auto [has_h, h] = Longest(ge.host_markers);
-    auto [has_d, d] = Longest(ge.device_markers);
+    auto [has_d, d] = Longest(core_markers);
     if (!has_h && !has_d) continue;
     Span step = !has_d ? h : (has_h && h.begin <= d.begin && d.end <= h.end ? h : d);
     bool well_formed = false;

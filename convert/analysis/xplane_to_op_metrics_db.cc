@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <variant>
 #include <vector>
 
 #include "convert/analysis/xplane_to_step_events.h"
@@ -66,6 +67,68 @@ DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
   return tracker;
 }
 
+// Self time by nesting, over one line's events taken in begin order: an event
+// closes the open ones that end before it does (one that only partly overlaps
+// its predecessor ends it instead of nesting in it), and each closed event's
+// duration is taken out of its parent's self time. `close(open)` sees every
+// event once, children before their parents.
+template <typename Payload>
+class SelfTimeStack {
+ public:
+  struct Open {
+    uint32_t event;
+    Span span;
+    Payload payload;
+    int64_t children_ps = 0;
+    uint64_t SelfPs() const { return static_cast<uint64_t>(std::max<int64_t>(0, span.duration() - children_ps)); }
+  };
+
+  // `ends_before_next_begin`: an open event that ends exactly where the next
+  // one begins is closed rather than containing it (host TraceMes, whose ends
+  // sort before later begins); device ops contain an instant at their end.
+  explicit SelfTimeStack(bool ends_before_next_begin) : ends_before_next_begin_(ends_before_next_begin) {}
+
+  template <typename Close>
+  void Push(uint32_t e, Span span, Payload payload, Close&& close) {
+    // The open events' ends never increase towards the top, so the first one
+    // that outlasts `span` outlasts it for every one below too.
+    while (!open_.empty() && (open_.back().span.end < span.end ||
+                              (ends_before_next_begin_ && open_.back().span.end <= span.begin))) {
+      CloseTop(close);
+    }
+    open_.push_back({e, span, payload, 0});
+  }
+
+  template <typename Close>
+  void Drain(Close&& close) {
+    while (!open_.empty()) CloseTop(close);
+  }
+
+ private:
+  template <typename Close>
+  void CloseTop(Close& close) {
+    Open o = open_.back();
+    open_.pop_back();
+    if (!open_.empty()) open_.back().children_ps += o.span.duration();
+    close(o);
+  }
+
+  bool ends_before_next_begin_;
+  std::vector<Open> open_;
+};
+
+// A host op's row, named and typed when first used (std::map: rows stay
+// where they are, so callers keep pointers to them).
+OpMetrics& HostOpRow(OpMetricsDb& db, const TfOp& op) {
+  OpMetrics& m = db.ops[op.name];
+  if (m.name.empty()) {
+    m.name = op.name;
+    m.category = op.type;
+    m.min_time_ps = UINT64_MAX;
+  }
+  return m;
+}
+
 }  // namespace
 
 void AddIdle(OpMetricsDb& db, uint64_t idle_ps) {
@@ -87,71 +150,72 @@ const TfOp& OpMetricsDbBuilder::ParsedTfOp(StrId s) {
 }
 
 // ConvertHostThreadsXPlaneToOpMetricsDb: self time by a per-line op stack.
+// An op is an event named "name:type" (a TF op), or one that carries a
+// `tf_op` stat (an XLA:CPU op or an XLA launch), which names the op, as in
+// xprof's host op metrics. Instants are left out of the stat's ops: they are
+// markers, not executions (xprof would count each as an occurrence of 0 ps).
 void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) const {
-  // Per event metadata: the TF op it names (null when it names none), and
-  // that op's row, so the hot loop does no string lookups.
-  std::vector<std::unique_ptr<TfOp>> op_of(p.event_metadata.size());
+  // Per event metadata, what its events are, decided once so the hot loop does
+  // no string work: the row of the TF op the name gives, or whether the events
+  // may carry a `tf_op` stat (the allocator's never count, see OpStatsLoadOptions).
+  enum : uint8_t { kUnchecked, kNamedOp, kMayCarryTfOp, kNoOp };
+  std::vector<uint8_t> kind(p.event_metadata.size(), kUnchecked);
   std::vector<OpMetrics*> row_of(p.event_metadata.size(), nullptr);
-  std::vector<uint8_t> checked(p.event_metadata.size(), 0);
+  std::unordered_map<StrId, OpMetrics*> row_of_tf_op;
+  auto stat_op_row = [&](uint32_t e) -> OpMetrics* {
+    if (p.events[e].duration_ps <= 0 || ids_.tf_op == kNoStr) return nullptr;
+    const Stat* stat = p.FindEventOrMetadataStat(e, ids_.tf_op);
+    if (stat == nullptr || stat->kind != StatKind::kStr || space_.Str(stat->str).empty()) return nullptr;
+    auto [it, fresh] = row_of_tf_op.try_emplace(stat->str, nullptr);
+    if (fresh) {
+      TfOp op = ParseTfOpFullname(space_.Str(stat->str));
+      // A JAX op's name has no ":type"; its type is its last scope component,
+      // as for device ops.
+      if (op.type.empty()) {
+        std::string derived = DeriveOpType(op.name);
+        op.type = derived.substr(0, derived.find('['));
+      }
+      it->second = &HostOpRow(db, op);
+    }
+    return it->second;
+  };
+  using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
     if (IsDerivedLineId(line.id)) continue;
-    struct Open {
-      uint32_t e;
-      int64_t children = 0;
-    };
-    std::vector<Open> stack;
+    Stack stack(/*ends_before_next_begin=*/true);
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t line_op_time = 0;
-    auto close = [&](const Open& o) {
-      const Event& ev = p.events[o.e];
-      const TfOp& op = *op_of[ev.metadata];
-      OpMetrics& m = *row_of[ev.metadata];
-      if (m.occurrences == 0 && m.time_ps == 0) {
-        m.name = op.name;
-        m.category = op.type;
-        m.min_time_ps = ev.duration_ps;
-      }
-      uint64_t self = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps - o.children));
+    auto close = [&](const Stack::Open& o) {
+      OpMetrics& m = *o.payload;
+      const uint64_t self = o.SelfPs();
       m.occurrences += 1;
-      m.time_ps += ev.duration_ps;
+      m.time_ps += o.span.duration();
       m.self_time_ps += self;
-      m.min_time_ps = std::min<uint64_t>(m.min_time_ps, ev.duration_ps);
-      if (const Stat* eager = Find(p, o.e, ids_.is_eager)) m.is_eager |= eager->IntValue() != 0;
+      m.min_time_ps = std::min<uint64_t>(m.min_time_ps, o.span.duration());
+      if (const Stat* eager = Find(p, o.event, ids_.is_eager)) m.is_eager |= eager->IntValue() != 0;
       line_op_time += self;
-      if (!stack.empty()) stack.back().children += ev.duration_ps;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
-      uint32_t md = p.events[e].metadata;
-      if (!checked[md]) {
-        checked[md] = 1;
-        TfOp op = ParseTfOpFullname(space_.Str(p.event_metadata[md].name));
+      const uint32_t md = p.events[e].metadata;
+      if (kind[md] == kUnchecked) {
+        std::string_view name = space_.Str(p.event_metadata[md].name);
+        TfOp op = ParseTfOpFullname(name);
         if (op.category != TfOpCategory::kUnknown) {
-          row_of[md] = &db.ops[op.name];  // std::map: rows stay where they are
-          op_of[md] = std::make_unique<TfOp>(std::move(op));
+          kind[md] = kNamedOp;
+          row_of[md] = &HostOpRow(db, op);
+        } else {
+          kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;
         }
       }
-      if (!op_of[md]) continue;
+      if (kind[md] == kNoOp) continue;
+      OpMetrics* row = kind[md] == kNamedOp ? row_of[md] : stat_op_row(e);
+      if (row == nullptr) continue;
       const Event& ev = p.events[e];
       first = std::min(first, ev.begin_ps);
       last = std::max(last, ev.end_ps());
-      while (!stack.empty() && p.events[stack.back().e].end_ps() <= ev.begin_ps) {
-        Open o = stack.back();
-        stack.pop_back();
-        close(o);
-      }
-      // A partially overlapping TraceMe ends the ones it outlives.
-      while (!stack.empty() && p.events[stack.back().e].end_ps() < ev.end_ps()) {
-        Open o = stack.back();
-        stack.pop_back();
-        close(o);
-      }
-      stack.push_back({e, 0});
+      stack.Push(e, Span{ev.begin_ps, ev.end_ps()}, row, close);
     }
-    while (!stack.empty()) {
-      Open o = stack.back();
-      stack.pop_back();
-      close(o);
-    }
+    stack.Drain(close);
     if (first == INT64_MAX) continue;
     uint64_t line_total = std::max<uint64_t>(line_op_time, static_cast<uint64_t>(last - first));
     db.total_op_time_ps += line_op_time;
@@ -159,7 +223,6 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
     AddIdle(db, line_total - line_op_time);
   }
 }
-
 
 // ConvertDeviceTraceXPlaneToOpMetricsDb (non-XLA path keyed by tf_op; XLA
 // kernels without the HLO module fall back to the innermost hlo_op name).
@@ -256,64 +319,44 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     if (n == schema::kXlaOpLine || (n == schema::kFrameworkOpLine && !ops_line)) ops_line = &l;
   }
   if (!ops_line) return;
-  struct Open {
-    uint32_t e;
-    int64_t children;
-  };
-  std::vector<Open> stack;
+  using Stack = SelfTimeStack<std::monostate>;
+  Stack stack(/*ends_before_next_begin=*/false);
   int64_t first = INT64_MAX, last = INT64_MIN;
   uint64_t op_time = 0;
-  auto span_of = [&](uint32_t e) { return DeviceEventSpan(p, e, ids_); };
-  auto close = [&](const Open& o) {
-    Event ev = p.events[o.e];
-    Span sp = span_of(o.e);
-    ev.begin_ps = sp.begin;
-    ev.duration_ps = sp.duration();
-    const EventMetadata& md = p.event_metadata[ev.metadata];
+  auto close = [&](const Stack::Open& o) {
+    const uint64_t duration = static_cast<uint64_t>(o.span.duration());
+    const EventMetadata& md = p.event_metadata[p.events[o.event].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
     OpMetrics& m = db.ops[name];
     if (m.occurrences == 0) {
       m.name = name;
-      const Stat* cat = Find(p, o.e, ids_.hlo_category);
-      if (!cat) cat = ids_.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.e, ids_.hlo_category);
+      const Stat* cat = Find(p, o.event, ids_.hlo_category);
+      if (!cat) cat = ids_.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.hlo_category);
       m.category = cat && cat->kind == StatKind::kStr ? std::string(space_.Str(cat->str)) : "";
-      const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.e, ids_.tf_op);
+      const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.tf_op);
       m.provenance = tf && tf->kind == StatKind::kStr ? std::string(space_.Str(tf->str)) : "";
-      m.min_time_ps = ev.duration_ps;
+      m.min_time_ps = duration;
     }
-    uint64_t self = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps - o.children));
+    const uint64_t self = o.SelfPs();
     m.occurrences += 1;
-    m.time_ps += ev.duration_ps;
+    m.time_ps += duration;
     m.self_time_ps += self;
-    m.min_time_ps = std::min<uint64_t>(m.min_time_ps, ev.duration_ps);
-    if (const Stat* f = ids_.flops == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.e, ids_.flops)) {
+    m.min_time_ps = std::min<uint64_t>(m.min_time_ps, duration);
+    if (const Stat* f = ids_.flops == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.flops)) {
       m.flops += f->DoubleValue();
     }
-    if (const Stat* b = ids_.bytes_accessed == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.e, ids_.bytes_accessed)) {
+    if (const Stat* b = ids_.bytes_accessed == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.bytes_accessed)) {
       m.bytes_accessed += b->UintValue();
     }
     op_time += self;
-    if (!stack.empty()) stack.back().children += ev.duration_ps;
   };
   for (uint32_t e : SortedLineEvents(p, *ops_line)) {
-    Event ev = p.events[e];
-    Span sp = span_of(e);
-    ev.begin_ps = sp.begin;
-    ev.duration_ps = sp.duration();
-    first = std::min(first, ev.begin_ps);
-    last = std::max(last, ev.end_ps());
-    while (!stack.empty() && span_of(stack.back().e).end < ev.end_ps()) {
-      Open o = stack.back();
-      stack.pop_back();
-      close(o);
-    }
-    stack.push_back({e, 0});
+    const Span sp = DeviceEventSpan(p, e, ids_);
+    first = std::min(first, sp.begin);
+    last = std::max(last, sp.end);
+    stack.Push(e, sp, std::monostate{}, close);
   }
-  while (!stack.empty()) {
-    Open o = stack.back();
-    stack.pop_back();
-    close(o);
-  }
+  stack.Drain(close);
   if (first == INT64_MAX) return;
   uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
   db.total_op_time_ps += op_time;

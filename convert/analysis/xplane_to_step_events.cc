@@ -152,7 +152,7 @@ StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& i
     }
     Span span{p.events[e].begin_ps, p.events[e].end_ps()};
     steps.push_back({num, span});
-    out[num].device_markers.push_back(span);
+    (sparse_core ? out[num].sparse_core_markers : out[num].device_markers).push_back(span);
     out[num].step_name = std::string(n);
   }
   std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
@@ -187,6 +187,8 @@ void IntersectCombineStepEvents(StepEvents src, StepEvents& dst, bool dst_is_emp
     GroupStepEvents& s = found->second;
     d.device_markers.insert(d.device_markers.end(), s.device_markers.begin(), s.device_markers.end());
     d.host_markers.insert(d.host_markers.end(), s.host_markers.begin(), s.host_markers.end());
+    d.sparse_core_markers.insert(d.sparse_core_markers.end(), s.sparse_core_markers.begin(),
+                                 s.sparse_core_markers.end());
     d.events.insert(d.events.end(), s.events.begin(), s.events.end());
     if (d.step_name.empty()) d.step_name = s.step_name;
     ++it;

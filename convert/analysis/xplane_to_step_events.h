@@ -27,6 +27,10 @@ struct TypedSpan {
 // Step events of one step: markers and typed spans (xprof StepDetails).
 struct GroupStepEvents {
   std::vector<Span> device_markers, host_markers;
+  // A TPU SparseCore's own step markers: the step is one that every core took
+  // part in, but its time is the TensorCores' (xprof's step-time summary
+  // leaves SparseCores out).
+  std::vector<Span> sparse_core_markers;
   std::vector<TypedSpan> events;
   std::string step_name;
 };

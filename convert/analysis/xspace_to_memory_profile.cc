@@ -318,8 +318,8 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
   const XPlaneModel* plane = model.FindPlane(schema::kHostPlane);
   if (plane == nullptr) return profile;
   profile.hlo_modules = TpuModuleRuns(model);
-  StrId alloc_name = model.Find("MemoryAllocation");
-  StrId dealloc_name = model.Find("MemoryDeallocation");
+  StrId alloc_name = model.Find(schema::kMemoryAllocationEvent);
+  StrId dealloc_name = model.Find(schema::kMemoryDeallocationEvent);
   if (alloc_name == kNoStr && dealloc_name == kNoStr) return profile;
   MemoryStatIds ids(model);
 

@@ -134,7 +134,8 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
   // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots) and
   // AddHostOps: all that is read on /host:CPU...
   static constexpr std::string_view kHost[] = {"_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id",
-                                               "step_name", "iter_num", "step_num", "id", "is_eager"};
+                                               "step_name", "iter_num", "step_num", "id", "is_eager",
+                                               schema::kTfOp};
   // ...and on device planes also by KernelStatsCollector and the device op
   // and step code. A name missing here reads as an absent stat; OpsProjection
   // tests compare the tools against whole-model results.
@@ -145,6 +146,21 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
   if (std::find(std::begin(kHost), std::end(kHost), stat_name) != std::end(kHost)) return true;
   return plane_name != schema::kHostPlane &&
          std::find(std::begin(kDeviceOnly), std::end(kDeviceOnly), stat_name) != std::end(kDeviceOnly);
+}
+
+LoadOptions OpStatsLoadOptions() {
+  LoadOptions options;
+  options.keep_event_stat = OpStatsReadsEventStat;
+  // The host's `tf_op` names the op of an XLA:CPU op or launch; TF's allocator
+  // writes it on every allocation and deallocation too, instants that are no
+  // op's execution and, in a training profile, most of the host's events.
+  options.narrowed_event_stat = [](std::string_view plane, std::string_view stat) {
+    return plane == schema::kHostPlane && stat == schema::kTfOp;
+  };
+  options.keeps_narrowed_stats = [](std::string_view, std::string_view event_name) {
+    return !schema::IsAllocatorEventName(event_name);
+  };
+  return options;
 }
 
 }  // namespace tbprof

@@ -13,6 +13,7 @@
 #include "convert/analysis/op_stats_combiner.h"  // CombineOpStats, for the callers of this step
 #include "convert/base/status.h"
 #include "convert/xplane/xspace_model.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
 
@@ -22,5 +23,9 @@ OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
 // grouping, op metrics, steps or kernel stats): OpStats needs only a model
 // loaded with these (LoadOptions::keep_event_stat).
 bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name);
+
+// How to load a file for ConvertXSpaceToOpStats: only the event stats it
+// reads, and the host's `tf_op` only on the events that can be ops.
+LoadOptions OpStatsLoadOptions();
 
 }  // namespace tbprof

@@ -30,9 +30,7 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
   auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
     if (!model) {
-      LoadOptions options;
-      options.keep_event_stat = OpStatsReadsEventStat;
-      ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, options));
+      ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, OpStatsLoadOptions()));
       model = std::move(loaded);
     }
     auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model));

@@ -54,7 +54,8 @@ struct PlaneCounts {
 };
 
 
-// `kept(stat_begin, stat_end)` says whether the model will store that event stat.
+// `kept(event_metadata_id, stat_begin, stat_end)` says whether the model will
+// store that event stat (the id is -1 when not known before the stats).
 // Counts of a plane's later lines, handed from the thread decoding them to
 // the one decoding its first lines, which sizes the plane's vectors for all
 // of them (the later lines' events are appended to it after both are done).
@@ -77,7 +78,8 @@ struct LineRange {
 };
 
 template <typename KeptStat>
-PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, KeptStat&& kept) {
+PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, bool read_event_metadata_ids,
+                       KeptStat&& kept) {
   PlaneCounts c;
   uint32_t line = 0;
   SkimFields(p, end, [&](uint32_t field, const uint8_t* lb, const uint8_t* le) {
@@ -85,8 +87,17 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, Ke
     SkimFields(lb, le, [&](uint32_t lf, const uint8_t* eb, const uint8_t* ee) {
       if (lf != kLineEvents) return;
       ++c.events;
+      // Writers put the metadata id first; where it is not, it reads as unknown.
+      // Read only when some stat depends on it: this pass sees every event.
+      int64_t metadata_id = -1;
+      const uint8_t* q = eb;
+      uint64_t tag, id;
+      if (read_event_metadata_ids && SkimVarint(q, ee, tag) && tag == (uint64_t{kEventMetadataId} << 3) &&
+          SkimVarint(q, ee, id)) {
+        metadata_id = static_cast<int64_t>(id);
+      }
       SkimFields(eb, ee, [&](uint32_t ef, const uint8_t* sb, const uint8_t* se) {
-        c.event_stats += ef == kEventStats && kept(sb, se);
+        c.event_stats += ef == kEventStats && kept(metadata_id, sb, se);
       });
     });
   });
@@ -95,8 +106,12 @@ PlaneCounts CountPlane(const uint8_t* p, const uint8_t* end, LineRange lines, Ke
 
 class SpaceParser {
  public:
-  SpaceParser(Decoder& d, XSpaceModel& m, const LoadOptions::KeepEventStat& keep_event_stat)
-      : d_(d), m_(m), keep_event_stat_(keep_event_stat) {}
+  SpaceParser(Decoder& d, XSpaceModel& m, const LoadOptions& options)
+      : d_(d),
+        m_(m),
+        keep_event_stat_(options.keep_event_stat),
+        narrowed_event_stat_(options.narrowed_event_stat),
+        keeps_narrowed_stats_(options.keeps_narrowed_stats) {}
 
   // Reads the top level of an XSpace: the space's strings go into the model
   // and each plane's bytes into `planes`, in file order, to be decoded later.
@@ -131,13 +146,25 @@ class SpaceParser {
   struct StatMeta {
     StrId name = kNoStr;
     bool keep_in_events = true;  // false: LoadOptions::keep_event_stat leaves it out
+    bool narrowed = false;       // kept only on events that keep narrowed stats
     StrId last_str = kNoStr;     // the last str_value interned for this stat
   };
 
   // Whether an event stat with this stat metadata index is stored (a stat
   // naming no metadata is left out of a projection).
-  bool KeptInEvents(uint32_t meta_index) const {
-    return !keep_event_stat_ || (meta_index != IdMap::kAbsent && stat_meta_[meta_index].keep_in_events);
+  bool KeptInEvents(uint32_t meta_index, bool event_keeps_narrowed) const {
+    if (!keep_event_stat_) return true;
+    if (meta_index == IdMap::kAbsent) return false;
+    const StatMeta& meta = stat_meta_[meta_index];
+    return meta.keep_in_events && (!meta.narrowed || event_keeps_narrowed);
+  }
+
+  // Whether the event with this metadata id keeps narrowed stats; an id the
+  // plane's metadata lacks (or -1, not known) keeps them.
+  bool EventKeepsNarrowed(int64_t metadata_id) const {
+    if (event_keeps_narrowed_.empty() || metadata_id < 0) return true;
+    uint32_t idx = event_ids_.Get(metadata_id);
+    return idx >= event_keeps_narrowed_.size() || event_keeps_narrowed_[idx] != 0;
   }
 
   // Most string stats repeat their previous value (allocator names, data
@@ -205,7 +232,7 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     uint32_t idx = stat_ids_.Get(metadata_id);
-    keep = !is_event_stat || KeptInEvents(idx);
+    keep = !is_event_stat || KeptInEvents(idx, event_keeps_narrowed_now_);
     if (!keep) return true;
     out.name = idx == IdMap::kAbsent ? kNoStr : stat_meta_[idx].name;
     if (out.kind == StatKind::kStr && has_str_value) {
@@ -347,6 +374,7 @@ class SpaceParser {
     Event ev;
     ev.first_stat = static_cast<uint32_t>(plane_->event_stats.size());
     int64_t metadata_id = 0;
+    event_keeps_narrowed_now_ = true;  // until the metadata id says otherwise
     int64_t occurrences = -1;
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
@@ -361,6 +389,7 @@ class SpaceParser {
         int64_t x = static_cast<int64_t>(v);
         if (field == kEventMetadataId) {
           metadata_id = x;
+          if (!event_keeps_narrowed_.empty()) event_keeps_narrowed_now_ = EventKeepsNarrowed(x);
         } else if (field == kEventOffsetPs) {
           ev.begin_ps = x;
           occurrences = -1;
@@ -477,8 +506,14 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
+    bool any_narrowed = false;
     if (keep_event_stat_) {
-      for (StatMeta& meta : stat_meta_) meta.keep_in_events = keep_event_stat_(plane_name, m_.strings.View(meta.name));
+      for (StatMeta& meta : stat_meta_) {
+        std::string_view stat_name = m_.strings.View(meta.name);
+        meta.keep_in_events = keep_event_stat_(plane_name, stat_name);
+        meta.narrowed = meta.keep_in_events && narrowed_event_stat_ && narrowed_event_stat_(plane_name, stat_name);
+        any_narrowed |= meta.narrowed;
+      }
     }
     q = p;
     while (d_.ReadTag(q, end, field, wire)) {
@@ -492,14 +527,21 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
+    event_keeps_narrowed_.clear();
+    if (any_narrowed) {
+      event_keeps_narrowed_.reserve(plane_->event_metadata.size());
+      for (const EventMetadata& md : plane_->event_metadata) {
+        event_keeps_narrowed_.push_back(keeps_narrowed_stats_(plane_name, m_.strings.View(md.name)) ? 1 : 0);
+      }
+    }
     // With a projection, a stat whose metadata id comes first (as every
     // writer puts it) is counted only if kept; others are counted anyway.
-    auto kept = [&](const uint8_t* sb, const uint8_t* se) {
+    auto kept = [&](int64_t event_metadata_id, const uint8_t* sb, const uint8_t* se) {
       uint64_t id;
       if (!keep_event_stat_ || sb == se || *sb != 0x08 || !SkimVarint(++sb, se, id)) return true;
-      return KeptInEvents(stat_ids_.Get(static_cast<int64_t>(id)));
+      return KeptInEvents(stat_ids_.Get(static_cast<int64_t>(id)), EventKeepsNarrowed(event_metadata_id));
     };
-    PlaneCounts counts = CountPlane(p, end, lines, kept);
+    PlaneCounts counts = CountPlane(p, end, lines, any_narrowed, kept);
     if (lines.tail != nullptr && lines.begin > 0) {
       lines.tail->Publish(counts);
     } else if (lines.tail != nullptr) {
@@ -548,6 +590,10 @@ class SpaceParser {
   Decoder& d_;
   XSpaceModel& m_;
   const LoadOptions::KeepEventStat& keep_event_stat_;
+  const LoadOptions::KeepEventStat& narrowed_event_stat_;
+  const LoadOptions::KeepOnEvent& keeps_narrowed_stats_;
+  std::vector<uint8_t> event_keeps_narrowed_;  // by event metadata index; empty: all keep
+  bool event_keeps_narrowed_now_ = true;        // for the event being decoded
   XPlaneModel* plane_ = nullptr;
   IdMap stat_ids_, event_ids_;
   std::vector<StatMeta> stat_meta_;

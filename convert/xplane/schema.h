@@ -112,6 +112,14 @@ inline constexpr std::string_view kVendorAmd = "AMD";
 inline constexpr std::string_view kProfileStartTime = "profile_start_time";
 inline constexpr std::string_view kProfileStopTime = "profile_stop_time";
 
+// Host events of TensorFlow's allocator (instants, one per allocation and
+// deallocation), read by the memory profile.
+inline constexpr std::string_view kMemoryAllocationEvent = "MemoryAllocation";
+inline constexpr std::string_view kMemoryDeallocationEvent = "MemoryDeallocation";
+inline bool IsAllocatorEventName(std::string_view name) {
+  return name == kMemoryAllocationEvent || name == kMemoryDeallocationEvent;
+}
+
 // The stat ids of one model, resolved once; kNoStr where no stat has the name.
 struct StatIds {
   explicit StatIds(const XSpaceModel& space)

@@ -169,13 +169,13 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   std::vector<std::string_view> planes;
   Decoder outline_decoder(base, source, nullptr, nullptr);
   const bool outlined =
-      SpaceParser(outline_decoder, *model, options.keep_event_stat).OutlineSpace(base, base + bytes.size(), planes);
+      SpaceParser(outline_decoder, *model, options).OutlineSpace(base, base + bytes.size(), planes);
   const SplitPoint split = outlined && bytes.size() >= options.parallel_min_bytes ? BalancedSplit(planes)
                                                                                   : SplitPoint{planes.size()};
 
   PageReleaser releaser{base};
   Decoder d(base, source, release_pages ? &PageReleaser::Release : nullptr, &releaser);
-  SpaceParser parser(d, *model, options.keep_event_stat);
+  SpaceParser parser(d, *model, options);
   TailCounts tail_counts;
   auto decode_front = [&] {
     bool ok = true;
@@ -189,7 +189,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
       back = std::make_unique<XSpaceModel>();
       PageReleaser back_releaser{split.begin};
       Decoder bd(base, source, release_pages ? &PageReleaser::Release : nullptr, &back_releaser);
-      SpaceParser back_parser(bd, *back, options.keep_event_stat);
+      SpaceParser back_parser(bd, *back, options);
       for (size_t i = split.plane; i < planes.size(); ++i) {
         LineRange lines;
         if (i == split.plane && split.line > 0) lines = {split.line, UINT32_MAX, &tail_counts};

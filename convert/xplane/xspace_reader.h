@@ -30,6 +30,14 @@ struct LoadOptions {
   // allocation when computing op statistics). Every stat is still decoded.
   using KeepEventStat = std::function<bool(std::string_view plane_name, std::string_view stat_name)>;
   KeepEventStat keep_event_stat;
+  // Narrows keep_event_stat by event name, for a stat that many events carry
+  // but only some kinds of event are read for: a stat that keep_event_stat
+  // keeps and `narrowed_event_stat` accepts is stored only on the events whose
+  // metadata name `keeps_narrowed_stats` accepts (asked once per plane and
+  // event name). Both or neither are set.
+  KeepEventStat narrowed_event_stat;
+  using KeepOnEvent = std::function<bool(std::string_view plane_name, std::string_view event_name)>;
+  KeepOnEvent keeps_narrowed_stats;
   // Files of at least this size are decoded by two threads (planes split
   // between them); the model is the same either way.
   uint64_t parallel_min_bytes = uint64_t{32} << 20;

@@ -8,7 +8,9 @@
 
 #include <boost/json.hpp>
 
+#include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/tools/tool_registry.h"
+#include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"
 
@@ -171,6 +173,67 @@ TEST(OpAttributionXla, JaxGpuStepsAndOps) {
   EXPECT_TRUE(s.kernel_stats_db.reports(0).is_kernel_using_tensor_core());
   EXPECT_EQ(s.kernel_stats_db.reports(0).occurrences(), 2u);
   EXPECT_EQ(s.run_environment.device_type, "Nvidia GPU (Hopper)");
+}
+
+// XLA:CPU: a host thread runs HLO ops ("fusion.3", "dot.1") that carry their
+// JAX op in `tf_op`, on the event or on its metadata; xprof's host op metrics
+// count each as that op. An instant carrying a `tf_op` (TF's allocator writes
+// one on every allocation) is no execution and counts nowhere.
+XSpace XlaCpuSpace() {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder t = host.AddLine(1, "XLACpuThread");
+  t.AddEvent("fusion.3", 0, 30 * kUs).Str("tf_op", "jit(f)/add");
+  t.AddEvent("dot.1", 40 * kUs, 50 * kUs).Str("tf_op", "jit(f)/dot_general");
+  t.AddEvent("MemoryAllocation", 45 * kUs, 0).Str("tf_op", "jit(f)/dot_general").Int("requested_bytes", 64);
+  t.AddEvent("fusion.3", 100 * kUs, 10 * kUs).Str("tf_op", "jit(f)/add");
+  // The op named on the metadata only: 120-135 µs.
+  t.AddEvent("fusion.7", 120 * kUs, 15 * kUs);
+  tensorflow::profiler::XStat* on_metadata = host.EventMetadata("fusion.7")->add_stats();
+  on_metadata->set_metadata_id(host.StatMetadataId("tf_op"));
+  on_metadata->set_str_value("jit(f)/mul");
+  return space;
+}
+
+void ExpectXlaCpuOps(const OpStats& s) {
+  constexpr uint64_t kUsPs = static_cast<uint64_t>(kUs);
+  const auto& ops = s.host_op_metrics_db.ops;
+  ASSERT_TRUE(ops.count("jit(f)/add"));
+  EXPECT_EQ(ops.at("jit(f)/add").category, "add");
+  EXPECT_EQ(ops.at("jit(f)/add").occurrences, 2u);
+  EXPECT_EQ(ops.at("jit(f)/add").time_ps, 40 * kUsPs);
+  EXPECT_EQ(ops.at("jit(f)/add").self_time_ps, 40 * kUsPs);
+  EXPECT_EQ(ops.at("jit(f)/add").min_time_ps, 10 * kUsPs);
+  ASSERT_TRUE(ops.count("jit(f)/dot_general"));
+  EXPECT_EQ(ops.at("jit(f)/dot_general").occurrences, 1u);  // not the allocation
+  EXPECT_EQ(ops.at("jit(f)/dot_general").self_time_ps, 50 * kUsPs);
+  ASSERT_TRUE(ops.count("jit(f)/mul"));
+  EXPECT_EQ(ops.at("jit(f)/mul").category, "mul");
+  EXPECT_EQ(ops.at("jit(f)/mul").self_time_ps, 15 * kUsPs);
+  // The thread's ops span 0-135 µs, 105 of them in ops.
+  EXPECT_EQ(s.host_op_metrics_db.total_op_time_ps, 105 * kUsPs);
+  EXPECT_EQ(s.host_op_metrics_db.total_time_ps, 135 * kUsPs);
+  ASSERT_TRUE(ops.count("IDLE"));
+  EXPECT_EQ(ops.at("IDLE").self_time_ps, 30 * kUsPs);
+  EXPECT_EQ(ops.size(), 4u);
+}
+
+TEST(OpAttributionXla, XlaCpuOpsNamedByTheirTfOpStat) { ExpectXlaCpuOps(ops_test::OpStatsOf(XlaCpuSpace())); }
+
+// The tools load files keeping the host's `tf_op` only off the allocator's
+// events; the XLA:CPU ops must come through that load the same.
+TEST(OpAttributionXla, XlaCpuOpsSurviveTheOpStatsLoad) {
+  std::string path = ops_test::WriteSpace(XlaCpuSpace(), "xla_cpu");
+  auto model = LoadXSpaceFile(path, OpStatsLoadOptions());
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  ExpectXlaCpuOps(ConvertXSpaceToOpStats(**model));
+  // framework_op_stats shows them as host ops.
+  ToolInput in;
+  in.xplane_paths = {path};
+  auto out = FindXPlaneTool("framework_op_stats")->run(in);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_NE(out->body.find(R"({"v":"Host"},{"v":"add"},{"v":"jit(f)/add"},{"v":2.0})"), std::string::npos)
+      << out->body.substr(0, 2000);
 }
 
 }  // namespace

@@ -106,5 +106,41 @@ TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
   }
 }
 
+// TF's allocator writes a `tf_op` on every allocation and deallocation event:
+// in a training profile most of the host's events. The OpStats load must not
+// store them (they are what the host op metrics never read), while a load
+// keeping the stat on the whole plane does. The synthetic profile's host
+// writes `tf_op` on allocator events only.
+TEST(OpsProjection, HostTfOpIsNotStoredOnAllocatorEvents) {
+  fs::path dir = fs::temp_directory_path() / ("tbprof_projection_alloc_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "worker0.xplane.pb").string();
+  {
+    SynthOptions o;
+    o.gpus = 1;
+    o.steps = 3;
+    o.events = 20000;
+    o.seed = 3;
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(WriteSyntheticXSpace(o, 0, out).ok());
+  }
+  auto host_tf_op_stats = [](const XSpaceModel& m) {
+    size_t n = 0;
+    for (const XPlaneModel& p : m.planes) {
+      if (m.Str(p.name) != "/host:CPU") continue;
+      for (const Stat& s : p.event_stats) n += m.Str(s.name) == "tf_op";
+    }
+    return n;
+  };
+  LoadOptions whole_plane;
+  whole_plane.keep_event_stat = OpStatsReadsEventStat;
+  auto wide = LoadXSpaceFile(path, whole_plane);
+  auto narrow = LoadXSpaceFile(path, OpStatsLoadOptions());
+  ASSERT_TRUE(wide.ok() && narrow.ok());
+  EXPECT_GT(host_tf_op_stats(**wide), 0u);
+  EXPECT_EQ(host_tf_op_stats(**narrow), 0u);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tbprof

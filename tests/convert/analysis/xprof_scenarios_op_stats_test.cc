@@ -238,6 +238,50 @@ TEST(XprofScenarioOpStats, TpuTCAndSCStepDbTest) {
   EXPECT_EQ(step.duration_ps, 100000u);
 }
 
+// TpuTCAndSCStepDbTest with the SparseCore's step outlasting the TensorCore's:
+// xprof's step time (ComputeStepTimeSummaryInMs) is the slowest TensorCore's,
+// SparseCore cores left out, so the step is still the TensorCore's 100 µs.
+TEST(XprofScenarioOpStats, TpuStepTimeLeavesSparseCoresOut) {
+  XSpace space;
+  XPlaneBuilder tc = TpuPlane(space, 0);
+  tc.Str("device_type_string", "TPU V4");
+  tc.AddLine(0, "Steps").AddEvent("Step 1", 100, 100000).Int("group_id", 1);
+  tc.AddLine(1, "XLA Ops").AddEvent("op.1", 110, 10).Str("hlo_category", "infeed").Int("group_id", 1);
+  XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 2);
+  sc.Str("device_type_string", "TPU V4");
+  sc.AddLine(0, "Sparse Core Steps").AddEvent("Step 1", 50, 300000).Int("group_id", 1);
+  sc.AddLine(1, "Sparse Core Ops").AddEvent("op.2", 60, 1000).Str("hlo_category", "sparse_core_op").Int("group_id", 1);
+  OpStats s = OpStatsOf(space);
+  ASSERT_EQ(NumSteps(s), 1u);
+  EXPECT_EQ(s.steps[0].steps[0].begin_ps, 100);
+  EXPECT_EQ(s.steps[0].steps[0].duration_ps, 100000u);
+}
+
+// A step that only one of two TensorCores took is dropped, whatever the
+// SparseCore saw (steps are intersected across every core).
+TEST(XprofScenarioOpStats, TpuStepMissingOnATensorCoreIsDropped) {
+  XSpace space;
+  XPlaneBuilder tc0 = TpuPlane(space, 0);
+  XLineBuilder steps0 = tc0.AddLine(0, "Steps");
+  steps0.AddEvent("Step 1", 100, 1000).Int("group_id", 1);
+  steps0.AddEvent("Step 2", 2000, 1000).Int("group_id", 2);
+  XLineBuilder ops0 = tc0.AddLine(1, "XLA Ops");
+  ops0.AddEvent("op.1", 110, 10).Int("group_id", 1);
+  ops0.AddEvent("op.1", 2010, 10).Int("group_id", 2);
+  XPlaneBuilder tc1 = TpuPlane(space, 1);
+  tc1.AddLine(0, "Steps").AddEvent("Step 2", 2000, 1200).Int("group_id", 2);
+  tc1.AddLine(1, "XLA Ops").AddEvent("op.1", 2010, 10).Int("group_id", 2);
+  XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 2);
+  XLineBuilder sc_steps = sc.AddLine(0, "Sparse Core Steps");
+  sc_steps.AddEvent("Step 1", 100, 1000).Int("group_id", 1);
+  sc_steps.AddEvent("Step 2", 2000, 5000).Int("group_id", 2);
+  OpStats s = OpStatsOf(space);
+  ASSERT_EQ(NumSteps(s), 1u);
+  EXPECT_EQ(s.steps[0].steps[0].step_num, 2);
+  // The slower TensorCore's 1200 ps, not the SparseCore's 5000.
+  EXPECT_EQ(s.steps[0].steps[0].duration_ps, 1200u);
+}
+
 DutyCycleTracker TrackerOf(const XSpace& space, std::string_view plane) {
   auto model = ToModel(space);
   schema::StatIds ids(*model);

@@ -372,5 +372,44 @@ TEST(ReaderTwoThreads, LinesOfOnePlaneAreSharedOut) {
   EXPECT_EQ((*ours)->planes[0].lines.size(), 6u);
 }
 
+// A stat narrowed by event name is stored only on the events whose name keeps
+// it, on the planes where it is narrowed; the plane's other stats are untouched.
+// Counted by hand: on the host, "x" keeps its 2 "op" stats, "alloc" loses its
+// 1; the device plane is not narrowed and keeps its "op" stat.
+TEST(ReaderProjection, StatNarrowedByEventName) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  auto line = host.AddLine(1, "t");
+  line.AddEvent("x", 0, 10).Str("op", "a").Int("n", 1);
+  line.AddEvent("alloc", 5, 0).Str("op", "b").Int("n", 2);
+  line.AddEvent("x", 20, 10).Str("op", "c");
+  XPlaneBuilder dev = AddPlane(space, "/device:GPU:0", 1);
+  dev.AddLine(2, "s").AddEvent("alloc", 0, 5).Str("op", "d");
+  LoadOptions options;
+  options.keep_event_stat = [](std::string_view, std::string_view) { return true; };
+  options.narrowed_event_stat = [](std::string_view plane, std::string_view stat) {
+    return plane == "/host:CPU" && stat == "op";
+  };
+  options.keeps_narrowed_stats = [](std::string_view, std::string_view event) { return event != "alloc"; };
+  auto model = ParseXSpace(space.SerializeAsString(), "narrowed", options);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  const XSpaceModel& m = **model;
+  ASSERT_EQ(m.planes.size(), 2u);
+  auto stats_of = [&](const XPlaneModel& p, uint32_t e) {
+    std::vector<std::string> names;
+    auto [b, end] = p.StatsOf(e);
+    for (const Stat* st = b; st != end; ++st) names.emplace_back(m.Str(st->name));
+    return names;
+  };
+  const XPlaneModel& h = m.planes[0];
+  ASSERT_EQ(h.events.size(), 3u);
+  EXPECT_EQ(stats_of(h, 0), (std::vector<std::string>{"op", "n"}));
+  EXPECT_EQ(stats_of(h, 1), (std::vector<std::string>{"n"}));
+  EXPECT_EQ(stats_of(h, 2), (std::vector<std::string>{"op"}));
+  EXPECT_EQ(h.event_stats.size(), 4u);
+  EXPECT_EQ(h.event_stats.capacity(), 4u);  // sized by the count, no slack
+  EXPECT_EQ(stats_of(m.planes[1], 0), (std::vector<std::string>{"op"}));
+}
+
 }  // namespace
 }  // namespace tbprof

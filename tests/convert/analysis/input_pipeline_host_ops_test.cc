@@ -1,0 +1,117 @@
+// The input-pipeline analysis' host side, by xprof's rules
+// (GenerateHostResult): host ops of type InfeedEnqueue*, MemcpyHToD or
+// Dataset are input ops; the first two are "Enqueue", a Dataset op whose name
+// ends in a file reader (::TFRecord, ::TextLine, ::FixedLengthRecord,
+// ::SSTable, ::RecordIO) is a "Demanded file read", or an "Advanced file read"
+// when it also names ::MemoryReader, ::MemoryWriter, ::Interleave, ::Prefetch
+// or ::ParallelMap; every other Dataset op is "Preprocessing". The non-enqueue
+// time is the enqueue time scaled by (1 - r) / r, r being the share of the
+// average step spent sending input to the device (or the ops' own total when
+// r is 0), shared out in proportion to each class's self time; what the
+// classes leave is "unclassified". Expected values are worked out by hand.
+#include <gtest/gtest.h>
+
+#include "convert/analysis/op_stats_to_input_pipeline.h"
+
+namespace tbprof {
+namespace {
+
+constexpr uint64_t kUs = 1000000;  // ps
+
+void AddHostOp(OpStats& s, const std::string& name, const std::string& type, uint64_t self_us) {
+  OpMetrics& m = s.host_op_metrics_db.ops[name];
+  m.name = name;
+  m.category = type;
+  m.occurrences = 1;
+  m.time_ps = self_us * kUs;
+  m.self_time_ps = self_us * kUs;
+}
+
+// Enqueue 20 + 10 µs; demanded 30; advanced 10 + 5; preprocessing 15 + 10 µs
+// (xprof names no ArrayRecord reader, so an ArrayRecord read is preprocessing);
+// IteratorGetNext waits for input and is no input op.
+OpStats HostInputOps() {
+  OpStats s;
+  AddHostOp(s, "infeed/enqueue", "InfeedEnqueueTuple", 20);
+  AddHostOp(s, "MemcpyHToD", "MemcpyHToD", 10);
+  AddHostOp(s, "Iterator::TFRecord", "Dataset", 30);
+  AddHostOp(s, "Iterator::Prefetch::TFRecord", "Dataset", 10);
+  AddHostOp(s, "Iterator::ParallelMap::TextLine", "Dataset", 5);
+  AddHostOp(s, "Iterator::Interleave::ArrayRecord", "Dataset", 15);
+  AddHostOp(s, "Iterator::Map", "Dataset", 10);
+  AddHostOp(s, "IteratorGetNext", "IteratorGetNext", 40);
+  return s;
+}
+
+std::map<std::string, std::string> CategoryByOp(const tensorflow::profiler::InputPipelineAnalysisResult& r) {
+  std::map<std::string, std::string> out;
+  for (const auto& d : r.input_op_details()) out[d.op_name()] = d.category();
+  return out;
+}
+
+TEST(InputPipelineHostOps, ClassesByXprofsNameRules) {
+  auto r = ConvertOpStatsToInputPipelineAnalysis(HostInputOps());
+  EXPECT_EQ(CategoryByOp(r), (std::map<std::string, std::string>{
+                                 {"infeed/enqueue", "Enqueue"},
+                                 {"MemcpyHToD", "Enqueue"},
+                                 {"Iterator::TFRecord", "Demanded file read"},
+                                 {"Iterator::Prefetch::TFRecord", "Advanced file read"},
+                                 {"Iterator::ParallelMap::TextLine", "Advanced file read"},
+                                 {"Iterator::Interleave::ArrayRecord", "Preprocessing"},
+                                 {"Iterator::Map", "Preprocessing"}}));
+  // Largest self time first; percentages of the 100 µs of input ops.
+  ASSERT_EQ(r.input_op_details_size(), 7);
+  EXPECT_EQ(r.input_op_details(0).op_name(), "Iterator::TFRecord");
+  EXPECT_DOUBLE_EQ(r.input_op_details(0).self_time_in_percent(), 30.0);
+  EXPECT_DOUBLE_EQ(r.input_op_details(0).self_time_in_ms(), 0.03);
+  // No steps: r = 0, so the classes keep their own times.
+  const auto& b = r.input_time_breakdown();
+  EXPECT_DOUBLE_EQ(b.enqueue_us(), 30.0);
+  EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), 30.0);
+  EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), 15.0);
+  EXPECT_DOUBLE_EQ(b.preprocessing_us(), 25.0);
+  EXPECT_DOUBLE_EQ(b.unclassified_non_enqueue_us(), 0.0);
+}
+
+TEST(InputPipelineHostOps, NonEnqueueTimeScaledByTheHostToDeviceShare) {
+  OpStats s = HostInputOps();
+  // One 100 µs step, 25 µs of it sending input: r = 0.25, so the non-enqueue
+  // time is 30 * 0.75 / 0.25 = 90 µs, shared 30 : 15 : 25 over 70.
+  StepInfo step;
+  step.step_num = 1;
+  step.duration_ps = 100 * kUs;
+  step.type_ps[HOST_TO_DEVICE] = 25 * kUs;
+  s.steps.push_back({"host", {step}});
+  const auto& b = ConvertOpStatsToInputPipelineAnalysis(s).input_time_breakdown();
+  EXPECT_DOUBLE_EQ(b.enqueue_us(), 30.0);
+  EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), 90.0 * 30 / 70);
+  EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), 90.0 * 15 / 70);
+  EXPECT_DOUBLE_EQ(b.preprocessing_us(), 90.0 * 25 / 70);
+  EXPECT_NEAR(b.unclassified_non_enqueue_us(), 0.0, 1e-9);
+}
+
+TEST(InputPipelineHostOps, EnqueueOnlyLeavesTheRestUnclassified) {
+  OpStats s;
+  AddHostOp(s, "MemcpyHToD", "MemcpyHToD", 10);
+  StepInfo step;
+  step.step_num = 1;
+  step.duration_ps = 100 * kUs;
+  step.type_ps[HOST_TO_DEVICE] = 20 * kUs;
+  s.steps.push_back({"host", {step}});
+  // r = 0.2: 10 * 0.8 / 0.2 = 40 µs, none of it in a class.
+  auto r = ConvertOpStatsToInputPipelineAnalysis(s);
+  EXPECT_DOUBLE_EQ(r.input_time_breakdown().enqueue_us(), 10.0);
+  EXPECT_DOUBLE_EQ(r.input_time_breakdown().preprocessing_us(), 0.0);
+  EXPECT_DOUBLE_EQ(r.input_time_breakdown().unclassified_non_enqueue_us(), 40.0);
+}
+
+TEST(InputPipelineHostOps, NoInputOpsNoBreakdown) {
+  OpStats s;
+  AddHostOp(s, "IteratorGetNext", "IteratorGetNext", 40);
+  auto r = ConvertOpStatsToInputPipelineAnalysis(s);
+  EXPECT_EQ(r.input_op_details_size(), 0);
+  EXPECT_FALSE(r.has_input_time_breakdown());
+}
+
+}  // namespace
+}  // namespace tbprof
