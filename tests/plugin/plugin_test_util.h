@@ -26,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -34,6 +35,8 @@
 #include "proto/kernel_stats.pb.h"
 #include "proto/overview_page.pb.h"
 #include "proto/tf_stats.pb.h"
+#include "plugin/http_server.h"
+#include "plugin/routes.h"
 #include "synthetic/profile_generator.h"
 
 namespace tbprof::testing_plugin {
@@ -403,6 +406,52 @@ class ServeProcess {
   pid_t pid_ = -1;
   FILE* out_ = nullptr;
   int port_ = 0;
+};
+
+// A fresh folder under /tmp, removed with everything in it at scope exit.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char tmpl[] = "/tmp/tbprof_test_XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// An in-process server over `logdir` on a free loopback port, stopped at
+// scope exit.
+class InProcessServer {
+ public:
+  InProcessServer(const fs::path& logdir, HttpServerOptions ho, ProfileServiceOptions so = {}) {
+    so.logdir = logdir;
+    auto s = ProfileService::Create(so);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    service_ = std::move(*s);
+    ho.port = 0;
+    ho.log_level = LogLevel::kOff;
+    server_ = std::make_unique<HttpServer>(ho, service_.get());
+    EXPECT_TRUE(server_->Start().ok());
+    thread_ = std::thread([this] { server_->Run(false); });
+  }
+  ~InProcessServer() {
+    server_->Stop();
+    thread_.join();
+  }
+  int port() const { return server_->port(); }
+  ProfileService& service() { return *service_; }
+  HttpServer::WorkCounts counts() const { return server_->work_counts(); }
+
+ private:
+  std::unique_ptr<ProfileService> service_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
 };
 
 }  // namespace tbprof::testing_plugin

@@ -31,54 +31,13 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using testing_plugin::InProcessServer;
 using testing_plugin::RawClient;
 using testing_plugin::RawResponse;
+using testing_plugin::ScratchDir;
 using testing_plugin::ServeProcess;
 using testing_plugin::WriteFile;
 using testing_plugin::WriteSyntheticXPlane;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/tbprof_limits_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// An in-process server over `logdir`.
-class Server {
- public:
-  Server(const fs::path& logdir, HttpServerOptions ho, ProfileServiceOptions so = {}) {
-    so.logdir = logdir;
-    auto s = ProfileService::Create(so);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
-    ho.port = 0;
-    ho.log_level = LogLevel::kOff;
-    server_ = std::make_unique<HttpServer>(ho, service_.get());
-    EXPECT_TRUE(server_->Start().ok());
-    thread_ = std::thread([this] { server_->Run(false); });
-  }
-  ~Server() {
-    server_->Stop();
-    thread_.join();
-  }
-  int port() const { return server_->port(); }
-  ProfileService& service() { return *service_; }
-
- private:
-  std::unique_ptr<ProfileService> service_;
-  std::unique_ptr<HttpServer> server_;
-  std::thread thread_;
-};
 
 bool Deferred(ProfileService& service, const std::string& target) {
   HttpRequest r;
@@ -89,7 +48,7 @@ bool Deferred(ProfileService& service, const std::string& target) {
 // --- finding 3: memory per request -------------------------------------------
 
 TEST(PluginServerLimits, AHostRepeatedInHostsIsReadAndSentOnce) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1);
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host2.xplane.pb", 2);
   ProfileServiceOptions o;
@@ -112,7 +71,7 @@ TEST(PluginServerLimits, AHostRepeatedInHostsIsReadAndSentOnce) {
 }
 
 TEST(PluginServerLimits, AnswersOverMaxResponseAreRefusedBeforeTheyAreBuilt) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 20000);
   ProfileServiceOptions o;
   o.logdir = t.path();
@@ -134,7 +93,7 @@ TEST(PluginServerLimits, AnswersOverMaxResponseAreRefusedBeforeTheyAreBuilt) {
 // never read, a legacy file larger than a response may be, a gzip bomb for a
 // client without gzip.
 TEST(PluginServerLimits, PeakRssStaysBoundedUnderTheHostileMix) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 60000);
   const fs::path run = t.path() / "plugins/profile/legacy";  // legacy files serve only runs without xplanes
   fs::create_directories(run);
@@ -194,12 +153,12 @@ TEST(PluginServerLimits, PeakRssStaysBoundedUnderTheHostileMix) {
 // --- finding 7: bounded queue, abandoned requests, discovery, UTF-8 ---------
 
 TEST(PluginServerLimits, AFullWorkerQueueAnswers503) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 400000);  // ~0.5 s to convert
   HttpServerOptions ho;
   ho.worker_threads = 1;
   ho.max_queued = 1;
-  Server server(t.path(), ho);
+  InProcessServer server(t.path(), ho);
   std::vector<std::unique_ptr<RawClient>> clients;
   for (int i = 0; i < 10; ++i) {
     clients.push_back(std::make_unique<RawClient>(server.port()));
@@ -225,11 +184,11 @@ TEST(PluginServerLimits, AFullWorkerQueueAnswers503) {
 }
 
 TEST(PluginServerLimits, WorkOfAClientThatHasGoneIsNotStarted) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 400000);
   HttpServerOptions ho;
   ho.worker_threads = 1;
-  Server server(t.path(), ho);
+  InProcessServer server(t.path(), ho);
   RawClient slow(server.port());
   ASSERT_TRUE(slow.SendRaw("GET /data?run=r&tag=overview_page HTTP/1.1\r\nHost: localhost\r\n\r\n"));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the worker is busy with it
@@ -245,7 +204,7 @@ TEST(PluginServerLimits, WorkOfAClientThatHasGoneIsNotStarted) {
 }
 
 TEST(PluginServerLimits, RunDiscoveryIsWorkForAWorker) {
-  TempDir t;
+  ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   ProfileServiceOptions o;
   o.logdir = t.path();
@@ -270,7 +229,7 @@ TEST(PluginServerLimits, RunDiscoveryIsWorkForAWorker) {
 }
 
 TEST(PluginServerLimits, NamesThatAreNotUtf8AreSkippedAndTheJsonStaysValid) {
-  TempDir t;
+  ScratchDir t;
   WriteFile(t.path() / "plugins/profile/good/h.pod_viewer.json", "{}");
   WriteFile(t.path() / "plugins/profile/good/bad\xfehost.pod_viewer.json", "{}");
   WriteFile(t.path() / "plugins/profile/bad\xff\xfe run/h.pod_viewer.json", "{}");
@@ -297,7 +256,7 @@ TEST(PluginServerLimits, NamesThatAreNotUtf8AreSkippedAndTheJsonStaysValid) {
 // --- finding 5: out of descriptors -------------------------------------------
 
 TEST(PluginServerLimits, OutOfDescriptorsTheAcceptLoopBacksOffAndLogsOnceASecond) {
-  TempDir t;
+  ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   const fs::path log = t.path() / "stderr.log";
   ServeProcess server({"--logdir", t.path().string(), "--warm", "0"}, log.string(), /*max_open_files=*/64);
@@ -376,11 +335,11 @@ TEST(PluginServerLimits, HostHeaderNamesOfALocalServer) {
 }
 
 TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
-  TempDir t;
+  ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   HttpServerOptions ho;
   ho.allowed_hosts = {"tunnel.example"};
-  Server server(t.path(), ho);
+  InProcessServer server(t.path(), ho);
   auto get = [&](const std::string& host_line) {
     RawClient c(server.port());
     c.SendRaw("GET /runs HTTP/1.1\r\n" + host_line + "\r\n");
@@ -400,7 +359,7 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
 // --- logging ---------------------------------------------------------------------
 
 TEST(PluginServerLimits, OneLinePerRequestOnlyWithVerbose) {
-  TempDir t;
+  ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   for (bool verbose : {false, true}) {
     const fs::path log = t.path() / (verbose ? "verbose.log" : "quiet.log");

@@ -24,53 +24,11 @@ namespace tbprof {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_plugin::InProcessServer;
 using testing_plugin::RawClient;
+using testing_plugin::ScratchDir;
 using testing_plugin::WriteFile;
 using testing_plugin::WriteSyntheticXPlane;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/tbprof_work_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// An in-process server over `logdir`.
-class Server {
- public:
-  Server(const fs::path& logdir, HttpServerOptions ho, ProfileServiceOptions so = {}) {
-    so.logdir = logdir;
-    auto s = ProfileService::Create(so);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
-    ho.port = 0;
-    ho.log_level = LogLevel::kOff;
-    server_ = std::make_unique<HttpServer>(ho, service_.get());
-    EXPECT_TRUE(server_->Start().ok());
-    thread_ = std::thread([this] { server_->Run(false); });
-  }
-  ~Server() {
-    server_->Stop();
-    thread_.join();
-  }
-  int port() const { return server_->port(); }
-  ProfileService& service() { return *service_; }
-  HttpServer::WorkCounts counts() const { return server_->work_counts(); }
-
- private:
-  std::unique_ptr<ProfileService> service_;
-  std::unique_ptr<HttpServer> server_;
-  std::thread thread_;
-};
 
 // Polls `done` for up to 30 s (a deadline against hanging, not a timing check).
 template <typename Done>
@@ -97,7 +55,7 @@ struct HookGuard {
 // --- cancellation -----------------------------------------------------------
 
 TEST(PluginServerWork, AConversionWhoseClientLeavesStopsAtItsNextCheckpointAndIsNotCached) {
-  TempDir t;
+  ScratchDir t;
   // Two runs with the same profile: one converted whole to count the work a
   // whole conversion does, the other asked for by a client that leaves.
   WriteSyntheticXPlane(t.path() / "plugins/profile/whole/host1.xplane.pb", 7, 200000);
@@ -105,7 +63,7 @@ TEST(PluginServerWork, AConversionWhoseClientLeavesStopsAtItsNextCheckpointAndIs
   fs::copy_file(t.path() / "plugins/profile/whole/host1.xplane.pb", t.path() / "plugins/profile/left/host1.xplane.pb");
   HttpServerOptions ho;
   ho.worker_threads = 1;
-  Server server(t.path(), ho);
+  InProcessServer server(t.path(), ho);
 
   const uint64_t before_whole = CancellationCheckpoints();
   RawClient first(server.port());
@@ -152,11 +110,11 @@ TEST(PluginServerWork, AConversionWhoseClientLeavesStopsAtItsNextCheckpointAndIs
 }
 
 TEST(PluginServerWork, WorkWaitingForAWorkerIsNotStartedWhenItsClientLeaves) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 20000);
   HttpServerOptions ho;
   ho.worker_threads = 1;
-  Server server(t.path(), ho);
+  InProcessServer server(t.path(), ho);
   // The only worker is held at its first checkpoint until the second request has come and gone.
   HookGuard guard;
   std::atomic<bool> started{false}, release{false}, held_once{false};
@@ -185,7 +143,7 @@ TEST(PluginServerWork, WorkWaitingForAWorkerIsNotStartedWhenItsClientLeaves) {
 // --- admission by memory -------------------------------------------------------
 
 TEST(PluginServerWork, ConversionsWaitForMemoryAndNeverRunBeyondTheBudget) {
-  TempDir t;
+  ScratchDir t;
   for (int i = 0; i < 4; ++i) {
     WriteSyntheticXPlane(t.path() / ("plugins/profile/r" + std::to_string(i) + "/host1.xplane.pb"), 10 + i, 60000);
   }
@@ -198,7 +156,7 @@ TEST(PluginServerWork, ConversionsWaitForMemoryAndNeverRunBeyondTheBudget) {
   // A whole-trace conversion is estimated at 5x its file (model and JSON):
   // room for one, not two.
   ho.memory_budget_bytes = so.cache_bytes + 7 * file_bytes;
-  Server server(t.path(), ho, so);
+  InProcessServer server(t.path(), ho, so);
   {
     RawClient lister(server.port());  // the runs listed once, one at a time
     ASSERT_EQ(lister.Get("/runs")->status, 200);
@@ -235,13 +193,13 @@ TEST(PluginServerWork, ConversionsWaitForMemoryAndNeverRunBeyondTheBudget) {
 }
 
 TEST(PluginServerWork, AConversionThatCouldNeverFitIsRefusedWith413) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 60000);
   ProfileServiceOptions so;
   so.cache_bytes = 64u << 20;
   HttpServerOptions ho;
   ho.memory_budget_bytes = so.cache_bytes + (2u << 20);  // room for listings, not for converting this profile
-  Server server(t.path(), ho, so);
+  InProcessServer server(t.path(), ho, so);
   RawClient c(server.port());
   auto r = c.Get("/data?run=r&tag=overview_page");
   ASSERT_TRUE(r.has_value());
@@ -257,7 +215,7 @@ TEST(PluginServerWork, AConversionThatCouldNeverFitIsRefusedWith413) {
 // --- off the network threads ------------------------------------------------------
 
 TEST(PluginServerWork, NetworkThreadsNeverListADirectory) {
-  TempDir t;
+  ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/a/host1.xplane.pb", 1, 3000);
   WriteSyntheticXPlane(t.path() / "train/plugins/profile/b/host1.xplane.pb", 2, 3000);
   WriteFile(t.path() / "plugins/profile/legacy/h.pod_viewer.json", "{\"podStats\":[]}");
@@ -265,7 +223,7 @@ TEST(PluginServerWork, NetworkThreadsNeverListADirectory) {
     SCOPED_TRACE(ttl.count());
     ProfileServiceOptions so;
     so.runs_ttl = ttl;  // 0: every listing is stale, so every request would list
-    Server server(t.path(), HttpServerOptions{}, so);
+    InProcessServer server(t.path(), HttpServerOptions{}, so);
     const uint64_t on_network = DirectoryListingsOnNetworkThreads();
     const uint64_t listed = DirectoryListings();
     RawClient c(server.port());
@@ -285,7 +243,7 @@ TEST(PluginServerWork, NetworkThreadsNeverListADirectory) {
 }
 
 TEST(PluginServerWork, TheUiBundleIsReadOnceAtStartAndServedFromMemory) {
-  TempDir t;
+  ScratchDir t;
   const fs::path web = t.path() / "web";
   WriteFile(web / "index.html", "<!DOCTYPE html><title>ui</title>");
   WriteFile(web / "assets/app.js", "console.log('app');");
