@@ -200,13 +200,22 @@ class Grouper {
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       if (!planes_[pi].is_host) continue;
       const XPlaneModel& p = space_.planes[planes_[pi].space_index];
+      // Only two kinds of events matter; the names are told apart once per metadata, not per event.
+      enum : uint8_t { kOther, kTfDataFunction, kExecutorProcess };
+      std::vector<uint8_t> kind_of(p.event_metadata.size(), kOther);
+      for (size_t m = 0; m < p.event_metadata.size(); ++m) {
+        std::string_view name = space_.Str(p.event_metadata[m].name);
+        if (name.starts_with("InstantiatedCapturedFunction::")) kind_of[m] = kTfDataFunction;
+        if (name == "ExecutorState::Process") kind_of[m] = kExecutorProcess;
+      }
       for (const auto& order : planes_[pi].line_orders) {
         for (uint32_t e : order) {
-          std::string_view name = space_.Str(p.EventName(e));
+          const uint8_t kind = kind_of[p.events[e].metadata];
+          if (kind == kOther) continue;
           const Stat* id = FindIf(p, e, id_stat);
           if (!id) continue;
-          if (name.starts_with("InstantiatedCapturedFunction::")) tf_data_ids.insert(id->IntValue());
-          if (name != "ExecutorState::Process") continue;
+          if (kind == kTfDataFunction) tf_data_ids.insert(id->IntValue());
+          if (kind != kExecutorProcess) continue;
           const Stat* iter = FindIf(p, e, ids_.iter_num);
           if (iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
         }
