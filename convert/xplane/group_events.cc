@@ -75,6 +75,9 @@ class LaunchTable {
       if (s.id == id) return;
     }
   }
+  // The table is far larger than the caches: callers name the slot of an id
+  // some lookups ahead so that its line is loaded by the time they get there.
+  void Prefetch(int64_t id) const { __builtin_prefetch(&slots_[Hash(id)]); }
   const EdgeRef* Find(int64_t id) const {
     for (size_t i = Hash(id);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
@@ -311,17 +314,25 @@ class Grouper {
       }
     }
     LaunchTable launch_of(launches.size());
-    for (const auto& [id, ref] : launches) launch_of.Insert(id, ref);
+    constexpr size_t kPrefetchDistance = 16;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      if (i + kPrefetchDistance < launches.size()) launch_of.Prefetch(launches[i + kPrefetchDistance].first);
+      launch_of.Insert(launches[i].first, launches[i].second);
+    }
     std::vector<std::vector<CrossEdge>> edges_of(planes_.size());  // device plane -> its launch edges
     ForEachPlaneOnTwoThreads([](const WorkPlane& w) { return !w.is_host; }, [&](uint32_t pi) {
       const WorkPlane& w = planes_[pi];
       const XPlaneModel& p = space_.planes[w.space_index];
+      std::vector<std::pair<int64_t, uint32_t>> correlated;  // (correlation id, event), in line order
       for (const auto& order : w.line_orders) {
         for (uint32_t e : order) {
-          const Stat* c = FindIf(p, e, ids_.correlation_id);
-          if (!c) continue;
-          if (const EdgeRef* launch = launch_of.Find(c->IntValue())) edges_of[pi].push_back({*launch, {pi, e}});
+          if (const Stat* c = FindIf(p, e, ids_.correlation_id)) correlated.emplace_back(c->IntValue(), e);
         }
+      }
+      for (size_t i = 0; i < correlated.size(); ++i) {
+        if (i + kPrefetchDistance < correlated.size()) launch_of.Prefetch(correlated[i + kPrefetchDistance].first);
+        const auto [id, e] = correlated[i];
+        if (const EdgeRef* launch = launch_of.Find(id)) edges_of[pi].push_back({*launch, {pi, e}});
       }
     });
     launch_edges_.reserve(launches.size());
