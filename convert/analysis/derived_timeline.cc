@@ -586,7 +586,7 @@ size_t DerivedTimelines::MemoryBytes() const {
   return bytes;
 }
 
-DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space) {
+DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_ptr<const EventGroups>* known_groups) {
   DerivedTimelines out;
   const StatNames names(space);
   const bool any_kernel_stat = names.kernel_details != kNoStr || names.cuda_graph_exec_id != kNoStr;
@@ -613,11 +613,17 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space) {
   // The HLO programs name the framework ops of XLA kernels.
   const bool xla_kernels = names.hlo_op != kNoStr && names.program_id != kNoStr &&
                            std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.streams; });
-  EventGroups groups;
+  std::shared_ptr<const EventGroups> shared_groups = known_groups != nullptr ? *known_groups : nullptr;
   HloPrograms programs;
-  RunBoth([&] { groups = GroupEvents(space); }, [&] {
-    if (xla_kernels) programs = LoadHloPrograms(space);
-  });
+  RunBoth(
+      [&] {
+        if (!shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
+      },
+      [&] {
+        if (xla_kernels) programs = LoadHloPrograms(space);
+      });
+  if (known_groups != nullptr) *known_groups = shared_groups;
+  const EventGroups& groups = *shared_groups;
   // The planes are independent: each is derived into a space of its own, the
   // planes shared out between two threads by event count, then merged in order.
   std::vector<DerivedTimelines> parts(plans.size());

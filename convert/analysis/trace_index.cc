@@ -38,11 +38,12 @@ struct Candidate {
 
 }  // namespace
 
-std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space) {
+std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space,
+                                              std::shared_ptr<const EventGroups>* groups) {
   std::unique_ptr<TraceIndex> index(new TraceIndex());
   index->space_ = std::move(space);
   const XSpaceModel& s = *index->space_;
-  index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s));
+  index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s, groups));
   index->layout_ = BuildTraceLayout(s, index->derived_.get());
   index->renderer_ = std::make_unique<TraceEventRenderer>(s, index->derived_.get());
   const TraceEventRenderer& renderer = *index->renderer_;
