@@ -9,6 +9,8 @@
 
 #include "convert/analysis/hlo_module.h"
 #include "convert/analysis/tf_op_utils.h"
+#include "convert/base/cancellation.h"
+#include "convert/base/run_both.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
 
@@ -30,6 +32,14 @@ struct PendingEvent {
   int64_t begin_ps = 0, end_ps = 0;
   uint32_t metadata = 0;
   int32_t group = kNoGroup;
+};
+
+// A finished derived line waiting for its plane to be done.
+struct PendingLine {
+  int64_t id = 0, display_id = 0;
+  StrId name = kNoStr;
+  bool steps = false;  // the Steps line, whose events also name their step
+  std::vector<PendingEvent> events;
 };
 
 // One derived line under construction: the last event of each nesting depth
@@ -201,6 +211,7 @@ class PlaneDeriver {
     InheritGroups();
     if (derive_steps && group_ != nullptr) DeriveSteps();
     if (derive_streams) DeriveStreams(display_ids);
+    EmitLines();
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
     out_.file_plane.push_back(plane_index_);
@@ -281,17 +292,53 @@ class PlaneDeriver {
     return it->second;
   }
 
+  // Lines are kept until the plane is done so that its events and stats are
+  // allocated once, at their exact sizes.
   void AddLine(int64_t id, int64_t display_id, std::string_view name, std::vector<PendingEvent>& events,
                bool steps) {
     if (events.empty()) return;
-    XPlaneModel& p = *derived_;
-    LineModel line;
+    PendingLine line;
     line.id = id;
     line.display_id = display_id;
     line.name = out_.space.strings.Intern(name);
+    line.steps = steps;
+    // Step names take their string ids in the order the events name them.
+    if (steps) {
+      for (const PendingEvent& pe : events) {
+        if (auto it = groups_.group_names.find(pe.group); pe.group != kNoGroup && it != groups_.group_names.end()) {
+          out_.space.strings.Intern(it->second);
+        }
+      }
+    }
+    line.events.swap(events);
+    pending_lines_.push_back(std::move(line));
+  }
+
+  void EmitLines() {
+    size_t num_events = 0, num_stats = 0;
+    for (const PendingLine& line : pending_lines_) {
+      num_events += line.events.size();
+      for (const PendingEvent& pe : line.events) {
+        if (pe.group == kNoGroup) continue;
+        num_stats += 1 + (line.steps && groups_.group_names.count(pe.group) != 0);
+      }
+    }
+    derived_->events.reserve(num_events);
+    derived_->event_stats.reserve(num_stats);
+    for (PendingLine& line : pending_lines_) EmitLine(line);
+    std::vector<PendingLine>().swap(pending_lines_);
+  }
+
+  void EmitLine(PendingLine& pending) {
+    XPlaneModel& p = *derived_;
+    std::vector<PendingEvent>& events = pending.events;
+    const bool steps = pending.steps;
+    LineModel line;
+    line.id = pending.id;
+    line.display_id = pending.display_id;
+    line.name = pending.name;
     line.first_event = static_cast<uint32_t>(p.events.size());
     line.num_events = static_cast<uint32_t>(events.size());
-    p.events.reserve(p.events.size() + events.size());
     for (const PendingEvent& pe : events) {
       Event e;
       e.begin_ps = pe.begin_ps;
@@ -485,6 +532,7 @@ class PlaneDeriver {
   const HloPrograms& programs_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
+  std::vector<PendingLine> pending_lines_;
   std::vector<std::vector<uint32_t>> sorted_lines_;  // per line of the plane (derived ones left empty)
   const int32_t* group_ = nullptr;                   // per event of the plane; null: no groups
   std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
@@ -502,6 +550,33 @@ struct PlanePlan {
   bool steps = false, streams = false;
 };
 
+// Moves the planes of `part` behind those of `out`. `part`'s strings are
+// interned into `out`'s table in `part`'s id order, which is the order their
+// first uses had: the merged table is the one a single table would have become.
+void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
+  if (part.empty()) return;
+  std::vector<StrId> to_out(part.space.strings.size());
+  for (StrId id = 0; id < to_out.size(); ++id) to_out[id] = out.space.strings.Intern(part.space.Str(id));
+  for (XPlaneModel& plane : part.space.planes) {
+    plane.name = to_out[plane.name];
+    for (LineModel& line : plane.lines) {
+      line.name = to_out[line.name];
+      line.display_name = to_out[line.display_name];
+    }
+    for (EventMetadata& md : plane.event_metadata) {
+      md.name = to_out[md.name];
+      md.display_name = to_out[md.display_name];
+    }
+    for (Stat& st : plane.event_stats) {
+      st.name = to_out[st.name];
+      if (st.kind == StatKind::kStr) st.str = to_out[st.str];
+    }
+    out.space.planes.push_back(std::move(plane));
+  }
+  out.file_plane.insert(out.file_plane.end(), part.file_plane.begin(), part.file_plane.end());
+  for (auto& ids : part.file_line_display_ids) out.file_line_display_ids.push_back(std::move(ids));
+}
+
 }  // namespace
 
 size_t DerivedTimelines::MemoryBytes() const {
@@ -511,7 +586,7 @@ size_t DerivedTimelines::MemoryBytes() const {
   return bytes;
 }
 
-DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space) {
+DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_ptr<const EventGroups>* known_groups) {
   DerivedTimelines out;
   const StatNames names(space);
   const bool any_kernel_stat = names.kernel_details != kNoStr || names.cuda_graph_exec_id != kNoStr;
@@ -535,14 +610,38 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space) {
     if (plan.steps || plan.streams) plans.push_back(plan);
   }
   if (plans.empty()) return out;
-  const EventGroups groups = GroupEvents(space);
   // The HLO programs name the framework ops of XLA kernels.
   const bool xla_kernels = names.hlo_op != kNoStr && names.program_id != kNoStr &&
                            std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.streams; });
-  const HloPrograms programs = xla_kernels ? LoadHloPrograms(space) : HloPrograms();
-  for (const PlanePlan& plan : plans) {
-    PlaneDeriver(space, plan.plane, groups, names, programs, out).Run(plan.steps, plan.streams);
+  std::shared_ptr<const EventGroups> shared_groups = known_groups != nullptr ? *known_groups : nullptr;
+  HloPrograms programs;
+  RunBoth(
+      [&] {
+        if (!shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
+      },
+      [&] {
+        if (xla_kernels) programs = LoadHloPrograms(space);
+      });
+  if (known_groups != nullptr) *known_groups = shared_groups;
+  const EventGroups& groups = *shared_groups;
+  // The planes are independent: each is derived into a space of its own, the
+  // planes shared out between two threads by event count, then merged in order.
+  std::vector<DerivedTimelines> parts(plans.size());
+  std::vector<size_t> halves[2];
+  size_t load[2] = {0, 0};
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const int lighter = load[1] < load[0];
+    halves[lighter].push_back(i);
+    load[lighter] += space.planes[plans[i].plane].events.size();
   }
+  auto derive = [&](const std::vector<size_t>& half) {
+    for (size_t i : half) {
+      if (CancelRequested()) return;  // the caller discards a partial result
+      PlaneDeriver(space, plans[i].plane, groups, names, programs, parts[i]).Run(plans[i].steps, plans[i].streams);
+    }
+  };
+  RunBoth([&] { derive(halves[0]); }, [&] { derive(halves[1]); });
+  for (DerivedTimelines& part : parts) AppendDerived(part, out);
   return out;
 }
 

@@ -37,6 +37,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
+#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
@@ -58,7 +61,10 @@ struct DerivedTimelines {
 
 // Derives the timelines of every GPU plane of `space`. Cheap when there is
 // none: profiles without GPU kernels get an empty result without reading
-// their events.
-DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space);
+// their events. `groups`, when given: the space's GroupEvents result if
+// already known (then not computed again), and on return the one used (left
+// as it was when no plane needed groups).
+DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space,
+                                          std::shared_ptr<const EventGroups>* groups = nullptr);
 
 }  // namespace tbprof

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/run_both.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -38,11 +39,12 @@ struct Candidate {
 
 }  // namespace
 
-std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space) {
+std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space,
+                                              std::shared_ptr<const EventGroups>* groups) {
   std::unique_ptr<TraceIndex> index(new TraceIndex());
   index->space_ = std::move(space);
   const XSpaceModel& s = *index->space_;
-  index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s));
+  index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s, groups));
   index->layout_ = BuildTraceLayout(s, index->derived_.get());
   index->renderer_ = std::make_unique<TraceEventRenderer>(s, index->derived_.get());
   const TraceEventRenderer& renderer = *index->renderer_;
@@ -53,63 +55,84 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   index->order_.reserve(total);
   index->group_offsets_.assign(rows.size() * kGroups + 1, 0);
 
-  int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
-  std::vector<uint32_t> ids;
-  std::vector<uint8_t> keys;
-  std::vector<int64_t> open_ends, last_begin;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (CancelRequested()) break;  // the caller discards a partial index
-    const XPlaneModel& plane = renderer.Plane(rows[r]);
-    const LineModel& line = plane.lines[rows[r].line];
-    ids.clear();
-    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!renderer.Hidden(rows[r], e)) ids.push_back(e);
-    }
-    // Outer events before the ones they enclose; files are normally sorted so.
-    auto before = [&](uint32_t a, uint32_t b) {
-      const Event& ea = plane.events[a];
-      const Event& eb = plane.events[b];
-      return ea.begin_ps != eb.begin_ps ? ea.begin_ps < eb.begin_ps : ea.duration_ps > eb.duration_ps;
-    };
-    if (!std::is_sorted(ids.begin(), ids.end(), before)) std::stable_sort(ids.begin(), ids.end(), before);
-
-    keys.resize(ids.size());
-    open_ends.clear();
-    last_begin.clear();
-    uint32_t counts[kGroups] = {};
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const Event& e = plane.events[ids[i]];
-      const int64_t duration = std::max<int64_t>(e.duration_ps, 0);
-      const int64_t end = e.begin_ps + duration;
-      min_ps = std::min(min_ps, e.begin_ps);
-      max_ps = std::max(max_ps, end);
-      // Close the enclosing events that ended, or that do not contain this one.
-      while (!open_ends.empty() && (open_ends.back() <= e.begin_ps || open_ends.back() < end)) open_ends.pop_back();
-      const size_t depth = open_ends.size();
-      open_ends.push_back(end);
-      int key = 64;
-      if (depth < last_begin.size()) {
-        key = std::max(BitLength(static_cast<uint64_t>(e.begin_ps) ^ static_cast<uint64_t>(last_begin[depth])),
-                       BitLength(static_cast<uint64_t>(duration)));
-        last_begin[depth] = e.begin_ps;
-      } else {
-        last_begin.push_back(e.begin_ps);
-      }
-      keys[i] = static_cast<uint8_t>(key);
-      ++counts[key];
-    }
-    // Counting sort by key keeps each group in begin order.
-    const uint32_t base = static_cast<uint32_t>(index->order_.size());
-    uint32_t next[kGroups];
-    uint32_t at = base;
-    for (int k = 0; k < kGroups; ++k) {
-      index->group_offsets_[r * kGroups + k] = at;
-      next[k] = at;
-      at += counts[k];
-    }
-    index->order_.resize(at);
-    for (size_t i = 0; i < ids.size(); ++i) index->order_[next[keys[i]]++] = ids[i];
+  // Rows are independent: the first ones (about half the events) are indexed
+  // into order_ on this thread, the rest into `tail` on a second one, and
+  // appended with their offsets moved behind the first part.
+  size_t split = 0;
+  for (size_t seen = 0; split < rows.size() && 2 * seen < total; ++split) {
+    seen += renderer.Plane(rows[split]).lines[rows[split].line].num_events;
   }
+  struct Part {
+    std::vector<uint32_t>* order;
+    int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
+  };
+  std::vector<uint32_t> tail;
+  Part head_part{&index->order_}, tail_part{&tail};
+  // Group offsets of rows [first, last) relative to the start of part.order.
+  auto index_rows = [&](size_t first, size_t last, Part& part) {
+    std::vector<uint32_t>& order = *part.order;
+    std::vector<uint32_t> ids;
+    std::vector<uint8_t> keys;
+    std::vector<int64_t> open_ends, last_begin;
+    for (size_t r = first; r < last; ++r) {
+      if (CancelRequested()) break;  // the caller discards a partial index
+      const XPlaneModel& plane = renderer.Plane(rows[r]);
+      const LineModel& line = plane.lines[rows[r].line];
+      ids.clear();
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (!renderer.Hidden(rows[r], e)) ids.push_back(e);
+      }
+      // Outer events before the ones they enclose; files are normally sorted so.
+      auto before = [&](uint32_t a, uint32_t b) {
+        const Event& ea = plane.events[a];
+        const Event& eb = plane.events[b];
+        return ea.begin_ps != eb.begin_ps ? ea.begin_ps < eb.begin_ps : ea.duration_ps > eb.duration_ps;
+      };
+      if (!std::is_sorted(ids.begin(), ids.end(), before)) std::stable_sort(ids.begin(), ids.end(), before);
+
+      keys.resize(ids.size());
+      open_ends.clear();
+      last_begin.clear();
+      uint32_t counts[kGroups] = {};
+      for (size_t i = 0; i < ids.size(); ++i) {
+        const Event& e = plane.events[ids[i]];
+        const int64_t duration = std::max<int64_t>(e.duration_ps, 0);
+        const int64_t end = e.begin_ps + duration;
+        part.min_ps = std::min(part.min_ps, e.begin_ps);
+        part.max_ps = std::max(part.max_ps, end);
+        // Close the enclosing events that ended, or that do not contain this one.
+        while (!open_ends.empty() && (open_ends.back() <= e.begin_ps || open_ends.back() < end)) open_ends.pop_back();
+        const size_t depth = open_ends.size();
+        open_ends.push_back(end);
+        int key = 64;
+        if (depth < last_begin.size()) {
+          key = std::max(BitLength(static_cast<uint64_t>(e.begin_ps) ^ static_cast<uint64_t>(last_begin[depth])),
+                         BitLength(static_cast<uint64_t>(duration)));
+          last_begin[depth] = e.begin_ps;
+        } else {
+          last_begin.push_back(e.begin_ps);
+        }
+        keys[i] = static_cast<uint8_t>(key);
+        ++counts[key];
+      }
+      // Counting sort by key keeps each group in begin order.
+      uint32_t next[kGroups];
+      uint32_t at = static_cast<uint32_t>(order.size());
+      for (int k = 0; k < kGroups; ++k) {
+        index->group_offsets_[r * kGroups + k] = at;
+        next[k] = at;
+        at += counts[k];
+      }
+      order.resize(at);
+      for (size_t i = 0; i < ids.size(); ++i) order[next[keys[i]]++] = ids[i];
+    }
+  };
+  RunBoth([&] { index_rows(0, split, head_part); }, [&] { index_rows(split, rows.size(), tail_part); });
+  const uint32_t tail_base = static_cast<uint32_t>(index->order_.size());
+  for (size_t i = split * kGroups; i < rows.size() * kGroups; ++i) index->group_offsets_[i] += tail_base;
+  index->order_.insert(index->order_.end(), tail.begin(), tail.end());
+  const int64_t min_ps = std::min(head_part.min_ps, tail_part.min_ps);
+  const int64_t max_ps = std::max(head_part.max_ps, tail_part.max_ps);
   index->group_offsets_[rows.size() * kGroups] = static_cast<uint32_t>(index->order_.size());
   if (!index->order_.empty()) {
     index->min_ps_ = min_ps;

@@ -67,7 +67,9 @@ struct TraceQueryResult {
 
 class TraceIndex {
  public:
-  static std::unique_ptr<TraceIndex> Build(std::shared_ptr<const XSpaceModel> space);
+  // `groups`: as for GenerateDerivedTimelines.
+  static std::unique_ptr<TraceIndex> Build(std::shared_ptr<const XSpaceModel> space,
+                                           std::shared_ptr<const EventGroups>* groups = nullptr);
 
   const XSpaceModel& space() const { return *space_; }
   // The derived timelines the index shows besides the file's lines.

@@ -26,7 +26,11 @@ std::string_view ChipOf(std::string_view plane_name) {
 
 class OpStatsBuilder {
  public:
-  explicit OpStatsBuilder(const XSpaceModel& space) : space_(space), ids_(space) {}
+  OpStatsBuilder(const XSpaceModel& space, std::shared_ptr<const EventGroups> groups)
+      : space_(space), ids_(space), shared_groups_(std::move(groups)) {}
+
+  // The groups the statistics were built from (given or computed).
+  std::shared_ptr<const EventGroups> groups() const { return shared_groups_; }
 
   // Kernel stats and host op metrics need no event groups, so a second
   // thread computes them while the events are grouped.
@@ -35,7 +39,7 @@ class OpStatsBuilder {
     tensorflow::profiler::KernelStatsDb kernel_stats;
     RunBoth(
         [&] {
-          groups_ = GroupEvents(space_);
+          if (!shared_groups_) shared_groups_ = std::make_shared<const EventGroups>(GroupEvents(space_));
           BuildGrouped(s);
         },
         [&] {
@@ -74,7 +78,7 @@ class OpStatsBuilder {
       has_gpu |= schema::IsGpuPlane(space_.Str(p.name));
       has_tpu |= schema::IsTpuCorePlane(space_.Str(p.name));
     }
-    OpMetricsDbBuilder device_ops(space_, ids_, groups_);
+    OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_);
     StepEvents step_events;
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
@@ -84,10 +88,10 @@ class OpStatsBuilder {
       const XPlaneModel& p = space_.planes[pi];
       std::string_view name = space_.Str(p.name);
       if (name == schema::kHostPlane) {
-        if (!has_gpu && !has_tpu) AddHostStepEvents(space_, ids_, groups_, pi, step_events);
+        if (!has_gpu && !has_tpu) AddHostStepEvents(space_, ids_, *shared_groups_, pi, step_events);
       } else if (schema::IsGpuPlane(name)) {
         device_ops.AddGpuPlane(pi, s.device_op_metrics_db);
-        AddGpuStepEvents(space_, ids_, groups_, pi, step_events);
+        AddGpuStepEvents(space_, ids_, *shared_groups_, pi, step_events);
         chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
       } else if (schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name)) {
         if (schema::IsTpuCorePlane(name)) device_ops.AddTpuPlane(p, s.device_op_metrics_db);
@@ -106,7 +110,7 @@ class OpStatsBuilder {
     }
     HostSteps host;
     host.hostname = space_.hostnames.empty() ? "localhost" : space_.hostnames[0];
-    host.steps = ConvertStepEventsToStepDb(step_events, has_gpu || has_tpu, groups_.group_names,
+    host.steps = ConvertStepEventsToStepDb(step_events, has_gpu || has_tpu, shared_groups_->group_names,
                                            s.compute_16bit_ps, s.compute_32bit_ps);
     s.steps.push_back(std::move(host));
     s.run_environment = ConvertXSpaceToRunEnvironment(space_);
@@ -114,7 +118,7 @@ class OpStatsBuilder {
 
   const XSpaceModel& space_;
   const schema::StatIds ids_;
-  EventGroups groups_;
+  std::shared_ptr<const EventGroups> shared_groups_;  // set before BuildGrouped runs
 };
 
 }  // namespace
@@ -128,7 +132,12 @@ size_t OpStats::ApproxBytes() const {
   return bytes;
 }
 
-OpStats ConvertXSpaceToOpStats(const XSpaceModel& space) { return OpStatsBuilder(space).Build(); }
+OpStats ConvertXSpaceToOpStats(const XSpaceModel& space, std::shared_ptr<const EventGroups>* groups) {
+  OpStatsBuilder builder(space, groups != nullptr ? *groups : nullptr);
+  OpStats stats = builder.Build();
+  if (groups != nullptr) *groups = builder.groups();
+  return stats;
+}
 
 bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name) {
   // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots) and

@@ -12,12 +12,15 @@
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/op_stats_combiner.h"  // CombineOpStats, for the callers of this step
 #include "convert/base/status.h"
+#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_model.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
 
-OpStats ConvertXSpaceToOpStats(const XSpaceModel& space);
+// `groups`, when given: the space's GroupEvents result if already known (it
+// is then not computed again), and on return the one the statistics used.
+OpStats ConvertXSpaceToOpStats(const XSpaceModel& space, std::shared_ptr<const EventGroups>* groups = nullptr);
 
 // Whether ConvertXSpaceToOpStats reads this event stat on this plane (in
 // grouping, op metrics, steps or kernel stats): OpStats needs only a model

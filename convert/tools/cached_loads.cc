@@ -26,6 +26,25 @@ std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, Arti
   return key.ok() ? cache->Peek<XSpaceModel>("model|" + *key) : nullptr;
 }
 
+std::shared_ptr<const EventGroups> PeekGroupsCached(const std::string& path, ArtifactCache* cache) {
+  if (cache == nullptr) return nullptr;
+  auto key = FileIdentityKey(path);
+  return key.ok() ? cache->Peek<EventGroups>("groups|" + *key) : nullptr;
+}
+
+void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups> groups, ArtifactCache* cache) {
+  if (cache == nullptr || !groups || CancelRequested()) return;  // groups cut short are no answer
+  auto key = FileIdentityKey(path);
+  if (!key.ok()) return;
+  size_t bytes = sizeof(EventGroups);
+  for (const auto& g : groups->group_of) bytes += g.capacity() * sizeof(int32_t) + sizeof(g);
+  for (const auto& n : groups->has_step_name) bytes += n.capacity() + sizeof(n);
+  for (const auto& [id, name] : groups->group_names) bytes += name.capacity() + 64;
+  (void)cache->Get<EventGroups>(
+      "groups|" + *key,
+      [&]() -> StatusOr<std::pair<std::shared_ptr<const EventGroups>, size_t>> { return std::make_pair(groups, bytes); });
+}
+
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
   auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
@@ -33,9 +52,11 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
       ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, OpStatsLoadOptions()));
       model = std::move(loaded);
     }
-    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model));
+    std::shared_ptr<const EventGroups> groups = PeekGroupsCached(xplane_path, cache);
+    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model, &groups));
     // Stopped part-way for a client that left: partial statistics are no answer.
     if (CancelRequested()) return CancelledError("op statistics of " + xplane_path);
+    KeepGroupsCached(xplane_path, std::move(groups), cache);
     size_t bytes = stats->ApproxBytes();
     return std::make_pair(std::shared_ptr<const OpStats>(stats), bytes);
   };

@@ -10,6 +10,7 @@
 #include "convert/analysis/op_stats.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
+#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
@@ -18,6 +19,14 @@ namespace tbprof {
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache);
 // The whole model of one xplane file if `cache` holds it already; null otherwise (nothing is loaded).
 std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache);
+
+// The step grouping (GroupEvents) of one xplane file, which OpStats and the
+// trace index both need: whichever is computed second takes it from `cache`
+// instead of grouping again. Null when `cache` holds none. A model loaded for
+// OpStats keeps every stat grouping reads, so either model groups the same.
+std::shared_ptr<const EventGroups> PeekGroupsCached(const std::string& path, ArtifactCache* cache);
+// Keeps `groups` (computed from the file at `path`) in `cache`, if not there yet.
+void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups> groups, ArtifactCache* cache);
 
 // OpStats of each file, computed once per file identity when `cache` is set.
 // The file is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache

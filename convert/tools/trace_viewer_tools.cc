@@ -66,8 +66,10 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
   auto build = [&]() -> StatusOr<CacheValue<TraceIndex>> {
     auto model = LoadModelCached(path, cache);
     if (!model.ok()) return model.status();
-    std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model);
+    std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, cache);
+    std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model, &groups);
     if (CancelRequested()) return CancelledError("trace index of " + path);  // a partial index
+    KeepGroupsCached(path, std::move(groups), cache);
     size_t bytes = index->MemoryBytes();
     // The index keeps the model alive: charged with it, once, even after the
     // model's own entry is evicted.

@@ -75,6 +75,9 @@ class LaunchTable {
       if (s.id == id) return;
     }
   }
+  // The table is far larger than the caches: callers name the slot of an id
+  // some lookups ahead so that its line is loaded by the time they get there.
+  void Prefetch(int64_t id) const { __builtin_prefetch(&slots_[Hash(id)]); }
   const EdgeRef* Find(int64_t id) const {
     for (size_t i = Hash(id);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
@@ -200,13 +203,22 @@ class Grouper {
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       if (!planes_[pi].is_host) continue;
       const XPlaneModel& p = space_.planes[planes_[pi].space_index];
+      // Only two kinds of events matter; the names are told apart once per metadata, not per event.
+      enum : uint8_t { kOther, kTfDataFunction, kExecutorProcess };
+      std::vector<uint8_t> kind_of(p.event_metadata.size(), kOther);
+      for (size_t m = 0; m < p.event_metadata.size(); ++m) {
+        std::string_view name = space_.Str(p.event_metadata[m].name);
+        if (name.starts_with("InstantiatedCapturedFunction::")) kind_of[m] = kTfDataFunction;
+        if (name == "ExecutorState::Process") kind_of[m] = kExecutorProcess;
+      }
       for (const auto& order : planes_[pi].line_orders) {
         for (uint32_t e : order) {
-          std::string_view name = space_.Str(p.EventName(e));
+          const uint8_t kind = kind_of[p.events[e].metadata];
+          if (kind == kOther) continue;
           const Stat* id = FindIf(p, e, id_stat);
           if (!id) continue;
-          if (name.starts_with("InstantiatedCapturedFunction::")) tf_data_ids.insert(id->IntValue());
-          if (name != "ExecutorState::Process") continue;
+          if (kind == kTfDataFunction) tf_data_ids.insert(id->IntValue());
+          if (kind != kExecutorProcess) continue;
           const Stat* iter = FindIf(p, e, ids_.iter_num);
           if (iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
         }
@@ -302,17 +314,25 @@ class Grouper {
       }
     }
     LaunchTable launch_of(launches.size());
-    for (const auto& [id, ref] : launches) launch_of.Insert(id, ref);
+    constexpr size_t kPrefetchDistance = 16;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      if (i + kPrefetchDistance < launches.size()) launch_of.Prefetch(launches[i + kPrefetchDistance].first);
+      launch_of.Insert(launches[i].first, launches[i].second);
+    }
     std::vector<std::vector<CrossEdge>> edges_of(planes_.size());  // device plane -> its launch edges
     ForEachPlaneOnTwoThreads([](const WorkPlane& w) { return !w.is_host; }, [&](uint32_t pi) {
       const WorkPlane& w = planes_[pi];
       const XPlaneModel& p = space_.planes[w.space_index];
+      std::vector<std::pair<int64_t, uint32_t>> correlated;  // (correlation id, event), in line order
       for (const auto& order : w.line_orders) {
         for (uint32_t e : order) {
-          const Stat* c = FindIf(p, e, ids_.correlation_id);
-          if (!c) continue;
-          if (const EdgeRef* launch = launch_of.Find(c->IntValue())) edges_of[pi].push_back({*launch, {pi, e}});
+          if (const Stat* c = FindIf(p, e, ids_.correlation_id)) correlated.emplace_back(c->IntValue(), e);
         }
+      }
+      for (size_t i = 0; i < correlated.size(); ++i) {
+        if (i + kPrefetchDistance < correlated.size()) launch_of.Prefetch(correlated[i + kPrefetchDistance].first);
+        const auto [id, e] = correlated[i];
+        if (const EdgeRef* launch = launch_of.Find(id)) edges_of[pi].push_back({*launch, {pi, e}});
       }
     });
     launch_edges_.reserve(launches.size());

@@ -233,6 +233,54 @@ TEST(DerivedTimeline, EachStreamGetsItsOwnLines) {
   EXPECT_EQ(lines["Framework Ops - from #1"].id, kDerivedMin + 6 + kTfOpLineOffset);
 }
 
+// Planes are derived apart (two threads) and merged: each keeps its own lines,
+// in file order, and strings that several planes use are one entry of the table.
+TEST(DerivedTimeline, SeveralGpuPlanesKeepTheirOwnLines) {
+  tensorflow::profiler::XSpace space;
+  const std::string shared_op = "a/b/x:X", own_op = "c/y:Y";
+  AddKernels(AddPlane(space, "/device:GPU:0", 0).AddLine(0, "Stream #0"),
+             {{"k0", 0, 100, {{"tf_op", shared_op}}, {{"group_id", 1}}}});
+  AddKernels(AddPlane(space, "/device:GPU:1", 1).AddLine(0, "Stream #0"),
+             {{"k1", 0, 100, {{"tf_op", own_op}}, {{"group_id", 2}}},
+              {"k2", 200, 100, {{"tf_op", own_op}}, {{"group_id", 2}}}});
+  AddKernels(AddPlane(space, "/device:GPU:2", 2).AddLine(3, "Stream #3"),
+             {{"k3", 10, 40, {{"tf_op", shared_op}, {"hlo_module", "m"}}, {{"group_id", 1}}}});
+  auto m = Model(space);
+  const DerivedTimelines d = GenerateDerivedTimelines(*m);
+  EXPECT_EQ(d.file_plane, (std::vector<uint32_t>{0, 1, 2}));
+
+  auto gpu0 = Lines(d, "/device:GPU:0");
+  ASSERT_EQ(gpu0.size(), 3u);
+  EXPECT_EQ(gpu0["Steps"].events, (std::vector<Seen>{{"1", "", 0, 100, 1}}));
+  EXPECT_EQ(gpu0["Framework Name Scope - from #0"].events,
+            (std::vector<Seen>{{"a", "", 0, 100, 1}, {"b", "", 0, 100, 1}}));
+  EXPECT_EQ(gpu0["Framework Ops - from #0"].events, (std::vector<Seen>{{shared_op, "X", 0, 100, 1}}));
+
+  auto gpu1 = Lines(d, "/device:GPU:1");
+  ASSERT_EQ(gpu1.size(), 3u);
+  EXPECT_EQ(gpu1["Steps"].events, (std::vector<Seen>{{"2", "", 0, 300, 2}}));
+  EXPECT_EQ(gpu1["Framework Name Scope - from #0"].events, (std::vector<Seen>{{"c", "", 0, 300, 2}}));
+  EXPECT_EQ(gpu1["Framework Ops - from #0"].events, (std::vector<Seen>{{own_op, "Y", 0, 300, 2}}));
+
+  auto gpu2 = Lines(d, "/device:GPU:2");
+  ASSERT_EQ(gpu2.size(), 4u);
+  EXPECT_EQ(gpu2["Steps"].events, (std::vector<Seen>{{"1", "", 10, 40, 1}}));
+  EXPECT_EQ(gpu2["Framework Name Scope - from #3"].events,
+            (std::vector<Seen>{{"a", "", 10, 40, 1}, {"b", "", 10, 40, 1}}));
+  EXPECT_EQ(gpu2["Framework Ops - from #3"].events, (std::vector<Seen>{{shared_op, "X", 10, 40, 1}}));
+  EXPECT_EQ(gpu2["XLA Modules - from #3"].events, (std::vector<Seen>{{"m", "", 10, 40, 1}}));
+
+  // The shared op's metadata names the same string id on both planes.
+  const StrId shared = d.space.Find(shared_op);
+  ASSERT_NE(shared, kNoStr);
+  for (const XPlaneModel& p : d.space.planes) {
+    if (d.space.Str(p.name) == "/device:GPU:1") continue;
+    bool found = false;
+    for (const EventMetadata& md : p.event_metadata) found |= md.name == shared;
+    EXPECT_TRUE(found) << d.space.Str(p.name);
+  }
+}
+
 // xprof TfOpNameScopeShrinkTest, case 1: stacked scopes ending together are
 // shortened by 1 ns per depth when a new scope replaces them.
 TEST(DerivedTimeline, StackedScopesShrink) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "convert/tools/artifact_cache.h"
+#include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"
@@ -285,6 +286,35 @@ TEST_F(OpsToolsTest, CorruptFileIsAnError) {
   }
   in.xplane_paths = {};
   EXPECT_FALSE(FindXPlaneTool("overview_page")->run(in).ok());
+}
+
+// OpStats and the trace index group a file's events once between them:
+// whichever comes second takes the grouping from the cache, and answers as
+// it does without a cache.
+TEST_F(OpsToolsTest, OverviewAndTraceViewerShareOneGrouping) {
+  const json::value overview = RunTool("overview_page", {gpu_});
+  const json::value trace = RunTool("trace_viewer@", {gpu_});
+  ASSERT_TRUE(trace.is_object());
+  for (bool overview_first : {true, false}) {
+    SCOPED_TRACE(overview_first ? "overview first" : "trace viewer first");
+    ArtifactCache cache(1u << 30);
+    EXPECT_EQ(PeekGroupsCached(gpu_, &cache), nullptr);
+    const std::string first = overview_first ? "overview_page" : "trace_viewer@";
+    const std::string second = overview_first ? "trace_viewer@" : "overview_page";
+    EXPECT_EQ(RunTool(first, {gpu_}, {}, &cache), overview_first ? overview : trace);
+    const std::shared_ptr<const EventGroups> groups = PeekGroupsCached(gpu_, &cache);
+    ASSERT_NE(groups, nullptr);
+    EXPECT_FALSE(groups->group_names.empty());
+    EXPECT_EQ(RunTool(second, {gpu_}, {}, &cache), overview_first ? trace : overview);
+    EXPECT_EQ(PeekGroupsCached(gpu_, &cache), groups);
+  }
+  // The cached grouping is the one used: one that groups nothing leaves the
+  // GPU without its Steps line.
+  const std::string steps_line = R"("name":"Steps")";
+  EXPECT_NE(json::serialize(trace).find(steps_line), std::string::npos);
+  ArtifactCache cache(1u << 30);
+  KeepGroupsCached(gpu_, std::make_shared<const EventGroups>(), &cache);
+  EXPECT_EQ(json::serialize(RunTool("trace_viewer@", {gpu_}, {}, &cache)).find(steps_line), std::string::npos);
 }
 
 }  // namespace
