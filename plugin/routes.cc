@@ -314,6 +314,7 @@ StatusOr<std::shared_ptr<const ProfileService::RunIndex>> ProfileService::RunInd
   if (run_index_ == nullptr || now - runs_scanned_ >= runs_ttl_) {
     ASSIGN_OR_RETURN(auto runs, logdir_.ListRuns(scope));
     run_index_ = build(std::move(runs));
+    resolved_runs_.clear();
     runs_scanned_ = now;
   }
   return run_index_;
@@ -339,8 +340,27 @@ StatusOr<RunRef> ProfileService::ResolveRun(std::string_view run, const RunScope
         if (fs::symlink_status(ref.dir, ec).type() == fs::file_type::directory) return ref;
       }
     }
+    // The same rule for runs found by path earlier: their directory was
+    // checked to be inside the logdir then, and is used while it is still a
+    // directory (a swap for a symlink goes the slow way again).
+    std::optional<RunRef> known;
+    {
+      std::lock_guard<std::mutex> lock(runs_mu_);
+      auto it = resolved_runs_.find(std::string(run));
+      if (it != resolved_runs_.end()) known = it->second;
+    }
+    std::error_code ec;
+    if (known && fs::symlink_status(known->dir, ec).type() == fs::file_type::directory) return *known;
   }
-  return logdir_.FindRun(run, scope);
+  StatusOr<RunRef> found = logdir_.FindRun(run, scope);
+  if (found.ok() && scope.empty()) {
+    std::lock_guard<std::mutex> lock(runs_mu_);
+    // Only runs that exist get here; the bound keeps a logdir with very many
+    // runs from growing the map without end.
+    if (resolved_runs_.size() >= 4096) resolved_runs_.clear();
+    resolved_runs_[found->name] = *found;
+  }
+  return found;
 }
 
 std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& dir) {

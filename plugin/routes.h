@@ -176,6 +176,9 @@ class ProfileService {
   std::mutex trim_mu_;
   uint64_t evicted_at_last_trim_ = 0;
   std::mutex runs_mu_;
+  // Unscoped runs found by path since the last listing (guarded by runs_mu_),
+  // so requests for a run no /runs has indexed yet skip realpath() too.
+  std::unordered_map<std::string, RunRef> resolved_runs_;
   std::shared_ptr<const RunIndex> run_index_;
   std::chrono::steady_clock::time_point runs_scanned_{};
   std::mutex contents_mu_;
