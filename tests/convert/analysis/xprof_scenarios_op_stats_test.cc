@@ -220,12 +220,17 @@ TEST(XprofScenarioOpStats, TpuMultiDeviceStepDbTest) {
   EXPECT_EQ(NumSteps(OpStatsOf(space)), 1u);
 }
 
-TEST(XprofScenarioOpStats, TpuTCAndSCStepDbTest) {
-  XSpace space;
+// TPU V4 core 0 with one step (group 1, 100 µs from 100 ps) holding an infeed op.
+void AddTpuV4CoreWithOneStep(XSpace& space) {
   XPlaneBuilder tc = TpuPlane(space, 0);
   tc.Str("device_type_string", "TPU V4");
   tc.AddLine(0, "Steps").AddEvent("Step 1", 100, 100000).Int("group_id", 1);
   tc.AddLine(1, "XLA Ops").AddEvent("op.1", 110, 10).Str("hlo_category", "infeed").Int("group_id", 1);
+}
+
+TEST(XprofScenarioOpStats, TpuTCAndSCStepDbTest) {
+  XSpace space;
+  AddTpuV4CoreWithOneStep(space);
   XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 2);
   sc.Str("device_type_string", "TPU V4");
   sc.AddLine(0, "Sparse Core Steps").AddEvent("Step 1", 1000, 10000).Int("group_id", 1).Int("step_idle_time_ps", 9000);
@@ -243,10 +248,7 @@ TEST(XprofScenarioOpStats, TpuTCAndSCStepDbTest) {
 // SparseCore cores left out, so the step is still the TensorCore's 100 µs.
 TEST(XprofScenarioOpStats, TpuStepTimeLeavesSparseCoresOut) {
   XSpace space;
-  XPlaneBuilder tc = TpuPlane(space, 0);
-  tc.Str("device_type_string", "TPU V4");
-  tc.AddLine(0, "Steps").AddEvent("Step 1", 100, 100000).Int("group_id", 1);
-  tc.AddLine(1, "XLA Ops").AddEvent("op.1", 110, 10).Str("hlo_category", "infeed").Int("group_id", 1);
+  AddTpuV4CoreWithOneStep(space);
   XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 2);
   sc.Str("device_type_string", "TPU V4");
   sc.AddLine(0, "Sparse Core Steps").AddEvent("Step 1", 50, 300000).Int("group_id", 1);
