@@ -129,6 +129,17 @@ OpMetrics& HostOpRow(OpMetricsDb& db, const TfOp& op) {
   return m;
 }
 
+// Adds the op time of one line (or plane) whose events span [first, last] to
+// the database's totals, and the rest of the span as IDLE. first == INT64_MAX:
+// no event, nothing to add.
+void AddSpanTotals(OpMetricsDb& db, uint64_t op_time, int64_t first, int64_t last) {
+  if (first == INT64_MAX) return;
+  const uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
+  db.total_op_time_ps += op_time;
+  db.total_time_ps += total;
+  AddIdle(db, total - op_time);
+}
+
 }  // namespace
 
 void AddIdle(OpMetricsDb& db, uint64_t idle_ps) {
@@ -216,11 +227,7 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
       stack.Push(e, Span{ev.begin_ps, ev.end_ps()}, row, close);
     }
     stack.Drain(close);
-    if (first == INT64_MAX) continue;
-    uint64_t line_total = std::max<uint64_t>(line_op_time, static_cast<uint64_t>(last - first));
-    db.total_op_time_ps += line_op_time;
-    db.total_time_ps += line_total;
-    AddIdle(db, line_total - line_op_time);
+    AddSpanTotals(db, line_op_time, first, last);
   }
 }
 
@@ -300,11 +307,7 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       prev_group = group;
     }
   }
-  if (first == INT64_MAX) return;
-  uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
-  db.total_op_time_ps += op_time;
-  db.total_time_ps += total;
-  AddIdle(db, total - op_time);
+  AddSpanTotals(db, op_time, first, last);
 }
 
 
@@ -357,11 +360,7 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     stack.Push(e, sp, std::monostate{}, close);
   }
   stack.Drain(close);
-  if (first == INT64_MAX) return;
-  uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
-  db.total_op_time_ps += op_time;
-  db.total_time_ps += total;
-  AddIdle(db, total - op_time);
+  AddSpanTotals(db, op_time, first, last);
 }
 
 
