@@ -330,21 +330,15 @@ StatusOr<RunRef> ProfileService::ResolveRun(std::string_view run, const RunScope
   while (run.size() > 1 && run.back() == '/') run.remove_suffix(1);
   if (auto s = CheckRunName(run); !s.ok()) return s;
   if (scope.empty()) {
+    // A run the fresh index or an earlier lookup by path found: its canonical
+    // directory was checked to be inside the logdir then, and is used while
+    // it is still a directory (one swapped for a symlink goes the slow way).
+    std::optional<RunRef> known;
     if (std::shared_ptr<const RunIndex> index = FreshRunIndex()) {
       auto it = index->by_name.find(std::string(run));
-      if (it != index->by_name.end()) {
-        // The index holds canonical directories checked at scan time; a run
-        // directory swapped for a symlink since then goes the slow way.
-        const RunRef& ref = index->runs[it->second];
-        std::error_code ec;
-        if (fs::symlink_status(ref.dir, ec).type() == fs::file_type::directory) return ref;
-      }
+      if (it != index->by_name.end()) known = index->runs[it->second];
     }
-    // The same rule for runs found by path earlier: their directory was
-    // checked to be inside the logdir then, and is used while it is still a
-    // directory (a swap for a symlink goes the slow way again).
-    std::optional<RunRef> known;
-    {
+    if (!known) {
       std::lock_guard<std::mutex> lock(runs_mu_);
       auto it = resolved_runs_.find(std::string(run));
       if (it != resolved_runs_.end()) known = it->second;
