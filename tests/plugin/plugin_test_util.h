@@ -3,7 +3,7 @@
 // legacy tool protos serialized with the generated classes, legacy JSON and
 // trace.json.gz written by hand), and a raw-socket HTTP/1.1 client
 // (independent of the server's Beast code, so the wire format is checked by a
-// second parser). Nothing here needs ../shared/testdata.
+// second parser). Nothing here needs the real profiles.
 #pragma once
 
 #include <arpa/inet.h>
