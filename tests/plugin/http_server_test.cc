@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 
 #include "tests/plugin/plugin_test_util.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -349,12 +350,7 @@ TEST_F(PluginHttp, ServeCommandSubprocess) {
 TEST_F(PluginHttp, ServeCommandReportsAPortInUse) {
   std::string cmd = std::string(TBPROF_BINARY) + " serve --port " + std::to_string(server_->port()) +
                     " --logdir " + logdir_->logdir().string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[512] = {0};
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
+  auto [rc, out] = test_files::RunCommand(cmd);
   EXPECT_EQ(WEXITSTATUS(rc), 1) << out;
   EXPECT_NE(out.find(std::to_string(server_->port())), std::string::npos) << out;
   EXPECT_NE(out.find("in use"), std::string::npos) << out;
@@ -363,12 +359,7 @@ TEST_F(PluginHttp, ServeCommandReportsAPortInUse) {
 
 TEST(PluginServeCommand, MissingLogdirIsAnError) {
   std::string cmd = std::string(TBPROF_BINARY) + " serve --port 0 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[512] = {0};
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
+  auto [rc, out] = test_files::RunCommand(cmd);
   EXPECT_NE(rc, 0);
   EXPECT_NE(out.find("--logdir"), std::string::npos) << out;
 }

@@ -38,6 +38,7 @@
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 #include "synthetic/profile_generator.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof::testing_plugin {
 
@@ -73,15 +74,7 @@ inline std::string Gzip(const std::string& in) {
 
 // A small synthetic host profile (one GPU, a few steps) written to `path`.
 inline void WriteSyntheticXPlane(const fs::path& path, uint64_t seed, int64_t events = 3000) {
-  SynthOptions o;
-  o.gpus = 1;
-  o.steps = 4;
-  o.events = events;
-  o.seed = seed;
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  Status s = WriteSyntheticXSpace(o, 0, out);
-  ASSERT_TRUE(s.ok()) << s.message();
+  test_files::WriteSyntheticFile(path, test_files::SynthShape(/*gpus=*/1, /*steps=*/4, events, seed));
 }
 
 template <typename Proto>

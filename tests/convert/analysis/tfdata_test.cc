@@ -17,6 +17,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/golden_file.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -643,28 +644,13 @@ TEST(TfDataTool, RegisteredAndRunsOnRealProfiles) {
   const ToolSpec* tool = FindXPlaneTool("tf_data_bottleneck_analysis");
   ASSERT_NE(tool, nullptr);
   EXPECT_TRUE(tool->all_hosts);
-  std::filesystem::path root = std::filesystem::path(TBPROF_TESTDATA) / "xplane";
-  if (!std::filesystem::exists(root)) GTEST_FAIL() << "required: no testdata at " << root;
-  int ran = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    std::string path = entry.path().string();
-    if (!entry.is_regular_file() || !path.ends_with(".xplane.pb")) continue;
-    ToolInput input;
-    input.hosts = {entry.path().filename().string()};
-    input.xplane_paths = {path};
-    auto out = tool->run(input);
-    if (path.find("/corrupt/") != std::string::npos) {
-      EXPECT_FALSE(out.ok()) << path;  // a clear error, not a crash
-      continue;
-    }
-    ASSERT_TRUE(out.ok()) << path << ": " << out.status().message();
-    boost::json::value v = boost::json::parse(out->body);
+  int checked = test_files::CheckToolOnRealProfiles(*tool, [](const std::string& path, const ToolOutput& out) {
+    boost::json::value v = boost::json::parse(out.body);
     ASSERT_EQ(v.as_array().size(), 3u) << path;
     // These JAX profiles have no Iterator:: events (checked with `strings`).
     EXPECT_TRUE(v.as_array()[2].as_object().at("rows").as_array().empty()) << path;
-    ++ran;
-  }
-  EXPECT_GE(ran, 4);
+  });
+  EXPECT_GE(checked, 4);
 }
 
 }  // namespace
