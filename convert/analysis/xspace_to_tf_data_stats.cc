@@ -231,8 +231,7 @@ void AppendCols(std::string& out, std::initializer_list<Column> cols) {
 
 // Cells: numbers are emitted as integers, strings escaped.
 void AppendStrCell(std::string& out, std::string_view v) {
-  out += "{\"v\":";
-  AppendJsonString(out, v);
+  AppendJsonStringMember(out, "{\"v\":", v);
   out += '}';
 }
 void AppendNumCell(std::string& out, int64_t v) {
@@ -414,10 +413,8 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
           AppendStrCell(out, p.name);
           out += ',';
           AppendNumCell(out, rank);
-          out += ",{\"v\":";
-          AppendJsonString(out, std::to_string(it.id));
-          out += ",\"f\":";
-          AppendJsonString(out, FormatIteratorStat(it));
+          AppendJsonStringMember(out, ",{\"v\":", std::to_string(it.id));
+          AppendJsonStringMember(out, ",\"f\":", FormatIteratorStat(it));
           out += "},";
           AppendStrCell(out, it.parent_id > 0 || it.parent_id < -1 ? std::to_string(it.parent_id) : "");
           out += ',';
@@ -479,8 +476,7 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   }
   out += "],\"p\":{\"is_input_bound\":";
   out += stats.is_input_bound ? "\"true\"" : "\"false\"";
-  out += ",\"summary_message\":";
-  AppendJsonString(out, stats.summary);
+  AppendJsonStringMember(out, ",\"summary_message\":", stats.summary);
   out += "}}]";
   return out;
 }

@@ -66,10 +66,8 @@ std::string MatchingProgramsJson(const HloPrograms& programs, std::string_view m
   std::string out = "[";
   for (const HloProgram* p : found) {
     if (out.size() > 1) out += ',';
-    out += "{\"moduleName\":";
-    AppendJsonString(out, p->name());
-    out += ",\"programId\":";
-    AppendJsonString(out, std::to_string(p->program_id()));
+    AppendJsonStringMember(out, "{\"moduleName\":", p->name());
+    AppendJsonStringMember(out, ",\"programId\":", std::to_string(p->program_id()));
     out += '}';
   }
   return out + "]";
