@@ -59,28 +59,34 @@ OpMetrics TestOp(const std::vector<Occurrence>& occurrences) {
   return s.device_op_metrics_db.ops["test_op"];
 }
 
-TEST(XprofOpUtilsPorts, EnterOpAccumulatesBasicMetrics) {
-  OpMetrics m = TestOp({{0, 500, 50, 10, 20, "test_cat", "test_prov"},
-                        {1000, 500, 50, 10, 20, "test_cat", "test_prov"}});
-  EXPECT_EQ(m.name, "test_op");
-  EXPECT_EQ(m.category, "test_cat");
-  EXPECT_EQ(m.provenance, "test_prov");
-  EXPECT_EQ(m.occurrences, 2u);
-  EXPECT_EQ(m.time_ps, 1000u);
-  EXPECT_EQ(m.self_time_ps, 900u);
-  EXPECT_DOUBLE_EQ(m.flops, 20.0);
-  EXPECT_EQ(m.bytes_accessed, 40u);
-}
+// The totals xprof's test asserts after its EnterOp calls.
+struct Totals {
+  uint64_t occurrences, time_ps, self_time_ps;
+  double flops;
+  uint64_t bytes_accessed;
+};
 
-TEST(XprofOpUtilsPorts, EnterOpAccumulatesMultipleOccurrences) {
-  OpMetrics m = TestOp({{0, 500, 50, 10, 20, "test_cat", "test_prov"},
-                        {1000, 500, 50, 10, 20, "test_cat", "test_prov"},
-                        {2000, 500, 50, 5, 10, "test_cat", "test_prov"}});
-  EXPECT_EQ(m.occurrences, 3u);
-  EXPECT_EQ(m.time_ps, 1500u);
-  EXPECT_EQ(m.self_time_ps, 1350u);
-  EXPECT_DOUBLE_EQ(m.flops, 25.0);
-  EXPECT_EQ(m.bytes_accessed, 50u);
+TEST(XprofOpUtilsPorts, EnterOpAccumulates) {
+  const Occurrence first = {0, 500, 50, 10, 20, "test_cat", "test_prov"};
+  const Occurrence second = {1000, 500, 50, 10, 20, "test_cat", "test_prov"};
+  const Occurrence third = {2000, 500, 50, 5, 10, "test_cat", "test_prov"};
+  // EnterOpAccumulatesBasicMetrics, then EnterOpAccumulatesMultipleOccurrences.
+  const std::vector<std::pair<std::vector<Occurrence>, Totals>> cases = {
+      {{first, second}, {2, 1000, 900, 20, 40}},
+      {{first, second, third}, {3, 1500, 1350, 25, 50}},
+  };
+  for (const auto& [occurrences, want] : cases) {
+    SCOPED_TRACE(occurrences.size());
+    OpMetrics m = TestOp(occurrences);
+    EXPECT_EQ(m.name, "test_op");
+    EXPECT_EQ(m.category, "test_cat");
+    EXPECT_EQ(m.provenance, "test_prov");
+    EXPECT_EQ(m.occurrences, want.occurrences);
+    EXPECT_EQ(m.time_ps, want.time_ps);
+    EXPECT_EQ(m.self_time_ps, want.self_time_ps);
+    EXPECT_DOUBLE_EQ(m.flops, want.flops);
+    EXPECT_EQ(m.bytes_accessed, want.bytes_accessed);
+  }
 }
 
 TEST(XprofOpUtilsPorts, EnterOpMetadataDoesNotOverwriteIfOccurrencesExist) {
