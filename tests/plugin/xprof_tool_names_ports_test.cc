@@ -22,8 +22,8 @@
 
 #include "convert/tools/artifact_cache.h"
 #include "plugin/run_tools.h"
-#include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/hlo_fixtures.h"
 #include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
@@ -32,13 +32,7 @@ namespace {
 std::vector<std::string> ToolsOf(const std::string& device_plane, bool has_hlo_module) {
   tensorflow::profiler::XSpace space;
   AddPlane(space, device_plane);
-  if (has_hlo_module) {
-    XPlaneBuilder metadata = AddPlane(space, "/host:metadata");
-    xla::HloProto module;
-    module.mutable_hlo_module()->set_name("module");
-    metadata.EventMetadata("module")->add_stats()->set_metadata_id(metadata.StatMetadataId("Hlo Proto"));
-    metadata.EventMetadata("module")->mutable_stats(0)->set_bytes_value(module.SerializeAsString());
-  }
+  if (has_hlo_module) hlo_test::AddMetadataPlane(space, {{1, hlo_test::ChainModule("module", 1)}});
   const std::string name = device_plane.substr(1, 10) + (has_hlo_module ? "_hlo" : "");
   RunContents run;
   run.xplanes.push_back({"hostname", "xplane.pb", ops_test::WriteSpace(space, name)});
