@@ -15,7 +15,9 @@
 //   TestHeapSimulatorTraceShareWithPeakInstruction  ported   pass after a fix (the revived memory is shown
 //                                         as its sharer, buffer 2, whose span is [2, 4]; tbprof showed buffer
 //                                         1 and gave buffer 2 no span)
-//   TestLogicalBuffersDoNotOverlap        left out: checks the Graphviz allocation timeline, not drawn
+//   TestLogicalBuffersDoNotOverlap, TestAllocationTimelineLabels, TestAllocationTimelineLabelsTruncation,
+//   TestAllocationTimelineFontSizeScaling left out: they check the Graphviz allocation timeline, not drawn
+//   TestConvertAllocationTimeline_BufferBlocks  left out: the timeline's buffer blocks are not computed
 //   ScopedVmemAllocation_*                left out: tbprof does not read scoped VMEM from backend_config
 #include <gtest/gtest.h>
 
