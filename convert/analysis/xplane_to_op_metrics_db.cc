@@ -161,10 +161,13 @@ const TfOp& OpMetricsDbBuilder::ParsedTfOp(StrId s) {
 }
 
 // ConvertHostThreadsXPlaneToOpMetricsDb: self time by a per-line op stack.
-// An op is an event named "name:type" (a TF op), or one that carries a
-// `tf_op` stat (an XLA:CPU op or an XLA launch), which names the op, as in
-// xprof's host op metrics. Instants are left out of the stat's ops: they are
-// markers, not executions (xprof would count each as an occurrence of 0 ps).
+// An op is an input-pipeline stage (an event with a stage id and category:
+// named by the event, typed by the category), an event named "name:type" (a
+// TF op), or one that carries a `tf_op` stat (an XLA:CPU op or an XLA
+// launch), which names the op, as in xprof's host op metrics. (xprof keeps a
+// row per stage id; rows here are per name, like every other host op.)
+// Instants are left out of the stat's ops: they are markers, not executions
+// (xprof would count each as an occurrence of 0 ps).
 void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) const {
   // Per event metadata, what its events are, decided once so the hot loop does
   // no string work: the row of the TF op the name gives, or whether the events
@@ -190,6 +193,22 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
     }
     return it->second;
   };
+  // Absent from the plane's strings (kNoStr) in profiles without stages, so
+  // that those pay nothing for them.
+  const StrId stage_id = space_.Find(schema::kInputPipelineStageId);
+  const StrId stage_category = space_.Find(schema::kInputPipelineStageCategory);
+  // The row of a stage event; nullptr for other events. `*is_stage`: the
+  // event has a stage id (without a category it is no op at all).
+  auto stage_op_row = [&](uint32_t e, bool* is_stage) -> OpMetrics* {
+    *is_stage = stage_id != kNoStr && p.FindEventOrMetadataStat(e, stage_id) != nullptr;
+    if (!*is_stage || stage_category == kNoStr || p.events[e].duration_ps <= 0) return nullptr;
+    const Stat* category = p.FindEventOrMetadataStat(e, stage_category);
+    if (category == nullptr || category->kind != StatKind::kStr) return nullptr;
+    TfOp op;
+    op.name = std::string(space_.Str(p.EventName(e)));
+    op.type = std::string(space_.Str(category->str));
+    return &HostOpRow(db, op);
+  };
   using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
     if (IsDerivedLineId(line.id)) continue;
@@ -207,19 +226,23 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
       line_op_time += self;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
-      const uint32_t md = p.events[e].metadata;
-      if (kind[md] == kUnchecked) {
-        std::string_view name = space_.Str(p.event_metadata[md].name);
-        TfOp op = ParseTfOpFullname(name);
-        if (op.category != TfOpCategory::kUnknown) {
-          kind[md] = kNamedOp;
-          row_of[md] = &HostOpRow(db, op);
-        } else {
-          kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;
+      bool is_stage = false;
+      OpMetrics* row = stage_op_row(e, &is_stage);
+      if (!is_stage) {
+        const uint32_t md = p.events[e].metadata;
+        if (kind[md] == kUnchecked) {
+          std::string_view name = space_.Str(p.event_metadata[md].name);
+          TfOp op = ParseTfOpFullname(name);
+          if (op.category != TfOpCategory::kUnknown) {
+            kind[md] = kNamedOp;
+            row_of[md] = &HostOpRow(db, op);
+          } else {
+            kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;
+          }
         }
+        if (kind[md] == kNoOp) continue;
+        row = kind[md] == kNamedOp ? row_of[md] : stat_op_row(e);
       }
-      if (kind[md] == kNoOp) continue;
-      OpMetrics* row = kind[md] == kNamedOp ? row_of[md] : stat_op_row(e);
       if (row == nullptr) continue;
       const Event& ev = p.events[e];
       first = std::min(first, ev.begin_ps);
@@ -341,15 +364,18 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
       m.min_time_ps = duration;
     }
     const uint64_t self = o.SelfPs();
-    m.occurrences += 1;
+    // An aggregated event stands for num_occurrences runs: its duration is
+    // theirs together, its FLOPs and bytes are per run.
+    const uint64_t runs = static_cast<uint64_t>(std::max<int64_t>(1, p.NumOccurrences(o.event)));
+    m.occurrences += runs;
     m.time_ps += duration;
     m.self_time_ps += self;
     m.min_time_ps = std::min<uint64_t>(m.min_time_ps, duration);
     if (const Stat* f = ids_.flops == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.flops)) {
-      m.flops += f->DoubleValue();
+      m.flops += f->DoubleValue() * static_cast<double>(runs);
     }
     if (const Stat* b = ids_.bytes_accessed == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.bytes_accessed)) {
-      m.bytes_accessed += b->UintValue();
+      m.bytes_accessed += b->UintValue() * runs;
     }
     op_time += self;
   };

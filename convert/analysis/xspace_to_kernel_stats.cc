@@ -189,9 +189,9 @@ void SortKernelReports(std::vector<KernelReport*>& all) {
 std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const KernelStatsDb& db) {
   std::map<std::string, OpKernelSummary> out;
   for (const KernelReport& r : db.reports()) {
-    auto [it, inserted] = out.try_emplace(r.op_name());
-    OpKernelSummary& s = it->second;
-    if (inserted) s.is_op_tensor_core_eligible = r.is_op_tensor_core_eligible();
+    OpKernelSummary& s = out[r.op_name()];
+    // One eligible kernel makes its op eligible, whichever report comes first.
+    s.is_op_tensor_core_eligible |= r.is_op_tensor_core_eligible();
     s.total_duration_ns += r.total_duration_ns();
     if (r.is_kernel_using_tensor_core()) s.tensor_core_duration_ns += r.total_duration_ns();
   }

@@ -76,6 +76,10 @@ inline constexpr std::string_view kKernelDetails = "kernel_details";
 inline constexpr std::string_view kEquation = "equation";
 inline constexpr std::string_view kShape = "shape";
 inline constexpr std::string_view kIsEager = "is_eager";
+// An input-pipeline stage (a PyGrain or tf.data stage TraceMe on the host):
+// its id, and its category ("preprocessing", "read", "enqueue", …).
+inline constexpr std::string_view kInputPipelineStageId = "_ipl_stage_id";
+inline constexpr std::string_view kInputPipelineStageCategory = "_ipl_stage_cat";
 inline constexpr std::string_view kFlops = "flops";
 inline constexpr std::string_view kBytesAccessed = "bytes_accessed";
 inline constexpr std::string_view kName = "name";
