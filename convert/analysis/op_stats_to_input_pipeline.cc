@@ -1,4 +1,5 @@
 #include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/analysis/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
 
 #include <algorithm>
@@ -75,6 +76,16 @@ const char* CategorizeInputOp(const std::string& name, const std::string& catego
     }
   }
   return "Preprocessing";
+}
+
+// RatioOfHostToDeviceTimeToStepTime: with InfeedEnqueue ops on the host,
+// their share of the time between them (HostInfeedEnqueueRatio); else
+// `step_ratio`, the steps' share of host-to-device time. At most 1.
+double HostToDeviceRatio(const OpMetricsDb& host_db, double step_ratio) {
+  const uint64_t span = host_db.total_host_infeed_enq_start_timestamp_ps_diff;
+  return std::min(1.0, span > 0 ? SafeDivide(static_cast<double>(host_db.total_host_infeed_enq_duration_ps),
+                                             static_cast<double>(span))
+                                : step_ratio);
 }
 
 // The host's input ops and the input time's breakdown (GenerateHostResult).
@@ -177,9 +188,12 @@ bool ClassifyInputBound(double input_percent, double all_other_percent, std::str
   return false;
 }
 
-InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats) {
-  InputPipelineAnalysisResult result;
-  result.set_hardware_type(op_stats.run_environment.hardware_type);
+namespace {
+
+// The generic (GPU, CPU) steps, summaries, host input ops and bottleneck
+// (ComputeGenericInputPipelineAnalysisResult, GenerateHostResult and
+// ComputeBottleneckAnalysis). Returns whether any host has steps.
+bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnalysisResult& result) {
   const std::vector<StepInfo>* steps = nullptr;
   for (const HostSteps& h : op_stats.steps) {
     if (!h.steps.empty()) {
@@ -248,9 +262,9 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
   result.mutable_step_time_breakdown()->PackFrom(breakdown);
 
   // The share of the average step spent sending input to the device.
-  double h2d_ratio = std::min(1.0, SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
-                                              step_ms.empty() ? 0.0 : Summarize(step_ms).average()));
-  AddHostInputOps(op_stats.host_op_metrics_db, h2d_ratio, result);
+  double step_h2d_ratio = SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
+                                     step_ms.empty() ? 0.0 : Summarize(step_ms).average());
+  AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, step_h2d_ratio), result);
   const auto& tb = result.input_time_breakdown();
 
   // Bottleneck analysis over the totals of all steps.
@@ -308,9 +322,33 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
   result.set_output_percent(b.output_percent());
   result.set_idle_percent(b.idle_percent());
   result.set_compute_percent(b.compute_percent());
+  result.mutable_recommendation()->mutable_bottleneck_analysis()->PackFrom(b);
+  return steps != nullptr;
+}
+
+}  // namespace
+
+InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats) {
+  InputPipelineAnalysisResult result;
+  result.set_hardware_type(op_stats.run_environment.hardware_type);
+  bool has_steps = false;
+  std::string cls;
+  if (result.hardware_type() == "TPU") {
+    ComputeTpuInputPipelineAnalysis(op_stats, result);
+    has_steps = !op_stats.tpu_step_db.empty();
+    // The TPU breakdown says nothing of host-to-device time.
+    AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, 0.0), result);
+    tensorflow::profiler::TpuBottleneckAnalysis b;
+    result.recommendation().bottleneck_analysis().UnpackTo(&b);
+    cls = b.input_classification();
+  } else {
+    has_steps = ComputeGenericInputPipelineAnalysis(op_stats, result);
+    BottleneckAnalysis b;
+    result.recommendation().bottleneck_analysis().UnpackTo(&b);
+    cls = b.input_classification();
+  }
+  const auto& tb = result.input_time_breakdown();
   auto& rec = *result.mutable_recommendation();
-  rec.mutable_bottleneck_analysis()->PackFrom(b);
-  const std::string& cls = b.input_classification();
   if (cls == "host" || cls == "both") {
     bool tf_data_in_use = tb.demanded_file_read_us() > 0 || tb.advanced_file_read_us() > 0 ||
                           tb.preprocessing_us() > 0;
@@ -345,24 +383,24 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
       "Other data reading or processing: you may consider using the <a "
       "href=\"https://www.tensorflow.org/programmers_guide/datasets\" target=\"_blank\">tf.data API</a> (if you "
       "are not using it now)");
-  if (!steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
+  if (!has_steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
   return result;
 }
 
 DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   DataTable t;
-  t.AddColumn("stepname", "Step Name", "string");
-  t.AddColumn("deviceComputeTimeMs", "Device compute", "number");
-  t.AddColumn("deviceToDeviceTimeMs", "Device to device", "number");
-  t.AddColumn("deviceCollectivesTimeMs", "Device collectives", "number");
-  t.AddColumn("hostComputeTimeMs", "Host compute", "number");
-  t.AddColumn("kernelLaunchTimeMs", "Kernel launch", "number");
-  t.AddColumn("infeedTimeMs", "Input", "number");
-  t.AddColumn("outfeedTimeMs", "Output", "number");
-  t.AddColumn("compileTimeMs", "Compilation", "number");
-  t.AddColumn("otherTimeMs", "All others", "number");
-  t.AddColumn("tooltip", "tooltip", "string", "tooltip");
-  t.AddColumn("stepTimeMs", "Step time", "number");
+  t.AddColumns({{"stepname", "Step Name", "string"},
+                {"deviceComputeTimeMs", "Device compute", "number"},
+                {"deviceToDeviceTimeMs", "Device to device", "number"},
+                {"deviceCollectivesTimeMs", "Device collectives", "number"},
+                {"hostComputeTimeMs", "Host compute", "number"},
+                {"kernelLaunchTimeMs", "Kernel launch", "number"},
+                {"infeedTimeMs", "Input", "number"},
+                {"outfeedTimeMs", "Output", "number"},
+                {"compileTimeMs", "Compilation", "number"},
+                {"otherTimeMs", "All others", "number"},
+                {"tooltip", "tooltip", "string", "tooltip"},
+                {"stepTimeMs", "Step time", "number"}});
   for (const auto& any : result.step_details()) {
     PerGenericStepDetails d;
     if (!any.UnpackTo(&d)) continue;
@@ -426,30 +464,41 @@ DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
   return t;
 }
 
+DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {
+  return result.tag() ? TpuStepBreakdownTable(result) : GenericStepBreakdownTable(result);
+}
+
 std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
-  DataTable steps = GenericStepBreakdownTable(result);
+  DataTable steps = StepBreakdownTable(result);
   DataTable ops;
-  ops.AddColumn("opName", "Input Op", "string");
-  ops.AddColumn("count", "Count", "number");
-  ops.AddColumn("timeInMs", "Total Time (in ms)", "number");
-  ops.AddColumn("timeInPercent", "Total Time (as % of total input-processing time)", "number");
-  ops.AddColumn("selfTimeInMs", "Total Self Time (in ms)", "number");
-  ops.AddColumn("selfTimeInPercent", "Total Self Time (as % of total input-processing time)", "number");
-  ops.AddColumn("category", "Category", "string");
+  ops.AddColumns({{"opName", "Input Op", "string"},
+                  {"count", "Count", "number"},
+                  {"timeInMs", "Total Time (in ms)", "number"},
+                  {"timeInPercent", "Total Time (as % of total input-processing time)", "number"},
+                  {"selfTimeInMs", "Total Self Time (in ms)", "number"},
+                  {"selfTimeInPercent", "Total Self Time (as % of total input-processing time)", "number"},
+                  {"category", "Category", "string"}});
   for (const auto& d : result.input_op_details()) {
     ops.AddRow({d.op_name(), static_cast<double>(d.count()), d.time_in_ms(), d.time_in_percent() / 100.0,
                 d.self_time_in_ms(), d.self_time_in_percent() / 100.0, d.category()});
   }
   const auto& tb = result.input_time_breakdown();
-  ops.SetProperty("enqueue_us", FixedDigits(tb.enqueue_us(), 3));
-  ops.SetProperty("demanded_file_read_us", FixedDigits(tb.demanded_file_read_us(), 3));
-  ops.SetProperty("advanced_file_read_us", FixedDigits(tb.advanced_file_read_us(), 3));
-  ops.SetProperty("preprocessing_us", FixedDigits(tb.preprocessing_us(), 3));
-  ops.SetProperty("unclassified_nonequeue_us", FixedDigits(tb.unclassified_non_enqueue_us(), 3));
+  for (const auto& [key, us] : {std::pair{"enqueue_us", tb.enqueue_us()},
+                                {"demanded_file_read_us", tb.demanded_file_read_us()},
+                                {"advanced_file_read_us", tb.advanced_file_read_us()},
+                                {"preprocessing_us", tb.preprocessing_us()},
+                                {"unclassified_nonequeue_us", tb.unclassified_non_enqueue_us()}}) {
+    ops.SetProperty(key, FixedDigits(us, 3));
+  }
   DataTable links;
   links.AddColumn("link", "link", "string");
   for (const std::string& d : result.recommendation().details()) links.AddRow({d});
   DataTable diag = DiagnosticsTable(result.diagnostics());
+  // TPU results lead with the table of the cores that waited longest for input.
+  if (result.hardware_type() == "TPU") {
+    DataTable max_infeed_cores = MaxInfeedCoreTable(result);
+    return DataTablesToJson({&max_infeed_cores, &steps, &ops, &links, &diag});
+  }
   return DataTablesToJson({&steps, &ops, &links, &diag});
 }
 

@@ -12,10 +12,13 @@ namespace tbprof {
 
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
 
-// Tables: [step breakdown, input ops, recommendation links, diagnostics].
+// Tables: [step breakdown, input ops, recommendation links, diagnostics],
+// led on TPU by the cores that waited longest for input.
 std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 
-// The generic (GPU/CPU) step-time table, also the overview page's step graph.
+// The step-time table, also the overview page's step graph: the TPU one for
+// TPU results, else the generic (GPU/CPU) one.
+DataTable StepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics);
 

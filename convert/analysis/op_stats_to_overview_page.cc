@@ -370,7 +370,7 @@ OverviewPage ConvertOpStatsToOverviewPage(const OpStats& op_stats) {
 std::string OverviewPageToJson(const OverviewPage& page) {
   std::string hardware = page.input_analysis().hardware_type();
   DataTable analysis = AnalysisTable(page.analysis(), hardware);
-  DataTable steps = GenericStepBreakdownTable(page.input_analysis());
+  DataTable steps = StepBreakdownTable(page.input_analysis());
   DataTable env = RunEnvironmentTable(page.run_environment());
   DataTable rec = RecommendationTable(page.recommendation());
   DataTable latency = InferenceLatencyTable(page.inference_latency());
