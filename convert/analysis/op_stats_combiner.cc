@@ -119,10 +119,10 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
       out.run_environment.is_training = out.run_environment.is_training.value_or(false) || *env.is_training;
     }
     out.run_environment.sessions.insert(env.sessions.begin(), env.sessions.end());
-    if (env.hardware_type != "CPU_ONLY") {
-      out.run_environment.hardware_type = env.hardware_type;
-      out.run_environment.device_type = env.device_type;
-    }
+    // A coordinator's "CPU" and an unknown "Device" do not name the run's
+    // devices (CombineRunEnvironment); the hardware type is the highest seen.
+    if (env.device_type != "CPU" && env.device_type != "Device") out.run_environment.device_type = env.device_type;
+    if (env.hardware_type != "CPU_ONLY") out.run_environment.hardware_type = env.hardware_type;
     for (const KernelReport& r : h->kernel_stats_db.reports()) {
       std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
       dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());
