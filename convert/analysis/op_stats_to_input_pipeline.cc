@@ -10,13 +10,6 @@
 
 namespace tbprof {
 
-using tensorflow::profiler::BottleneckAnalysis;
-using tensorflow::profiler::Diagnostics;
-using tensorflow::profiler::GenericStepTimeBreakdown;
-using tensorflow::profiler::InputPipelineAnalysisResult;
-using tensorflow::profiler::PerGenericStepDetails;
-using tensorflow::profiler::StepSummary;
-
 namespace {
 
 constexpr double kHighlyInfeedBoundThresholdInPercent = 20;
@@ -338,7 +331,7 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
     has_steps = !op_stats.tpu_step_db.empty();
     // The TPU breakdown says nothing of host-to-device time.
     AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, 0.0), result);
-    tensorflow::profiler::TpuBottleneckAnalysis b;
+    TpuBottleneckAnalysis b;
     result.recommendation().bottleneck_analysis().UnpackTo(&b);
     cls = b.input_classification();
   } else {
@@ -389,18 +382,13 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
 
 DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   DataTable t;
-  t.AddColumns({{"stepname", "Step Name", "string"},
-                {"deviceComputeTimeMs", "Device compute", "number"},
+  t.AddColumns({{"stepname", "Step Name", "string"}, {"deviceComputeTimeMs", "Device compute", "number"},
                 {"deviceToDeviceTimeMs", "Device to device", "number"},
                 {"deviceCollectivesTimeMs", "Device collectives", "number"},
-                {"hostComputeTimeMs", "Host compute", "number"},
-                {"kernelLaunchTimeMs", "Kernel launch", "number"},
-                {"infeedTimeMs", "Input", "number"},
-                {"outfeedTimeMs", "Output", "number"},
-                {"compileTimeMs", "Compilation", "number"},
-                {"otherTimeMs", "All others", "number"},
-                {"tooltip", "tooltip", "string", "tooltip"},
-                {"stepTimeMs", "Step time", "number"}});
+                {"hostComputeTimeMs", "Host compute", "number"}, {"kernelLaunchTimeMs", "Kernel launch", "number"},
+                {"infeedTimeMs", "Input", "number"}, {"outfeedTimeMs", "Output", "number"},
+                {"compileTimeMs", "Compilation", "number"}, {"otherTimeMs", "All others", "number"},
+                {"tooltip", "tooltip", "string", "tooltip"}, {"stepTimeMs", "Step time", "number"}});
   for (const auto& any : result.step_details()) {
     PerGenericStepDetails d;
     if (!any.UnpackTo(&d)) continue;
@@ -471,8 +459,7 @@ DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {
 std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
   DataTable steps = StepBreakdownTable(result);
   DataTable ops;
-  ops.AddColumns({{"opName", "Input Op", "string"},
-                  {"count", "Count", "number"},
+  ops.AddColumns({{"opName", "Input Op", "string"}, {"count", "Count", "number"},
                   {"timeInMs", "Total Time (in ms)", "number"},
                   {"timeInPercent", "Total Time (as % of total input-processing time)", "number"},
                   {"selfTimeInMs", "Total Self Time (in ms)", "number"},

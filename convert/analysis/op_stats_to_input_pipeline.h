@@ -10,6 +10,17 @@
 
 namespace tbprof {
 
+// The input-pipeline tool's messages, as the conversion steps name them.
+using tensorflow::profiler::BottleneckAnalysis;
+using tensorflow::profiler::Diagnostics;
+using tensorflow::profiler::GenericStepTimeBreakdown;
+using tensorflow::profiler::InputPipelineAnalysisResult;
+using tensorflow::profiler::PerGenericStepDetails;
+using tensorflow::profiler::PerTpuStepDetails;
+using tensorflow::profiler::StepSummary;
+using tensorflow::profiler::TpuBottleneckAnalysis;
+using tensorflow::profiler::TpuStepTimeBreakdown;
+
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
 
 // Tables: [step breakdown, input ops, recommendation links, diagnostics],

@@ -104,7 +104,8 @@ std::string ConvertOpStatsToPodViewerJson(const OpStats& op_stats) {
       }
       out += "\"" + std::to_string(core) + "\":{\"hostName\":";
       AppendJsonString(out, *record.hostname);
-      out += ",\"chipId\":" + std::to_string(record.chip_id) + ",\"nodeId\":" + std::to_string(core / kMaxCoresPerHost) +
+      out += ",\"chipId\":" + std::to_string(record.chip_id) +
+             ",\"nodeId\":" + std::to_string(core / kMaxCoresPerHost) +
              ",\"stepNum\":" + std::to_string(step_num) +
              ",\"totalDurationUs\":" + JsonNumber(static_cast<double>(record.step->duration_ps) / 1e6) +
              ",\"stepBreakdownUs\":{";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 #include <optional>
 #include <string_view>
 
@@ -10,11 +12,7 @@
 
 namespace tbprof {
 
-using tensorflow::profiler::InputPipelineAnalysisResult;
-using tensorflow::profiler::PerTpuStepDetails;
-using tensorflow::profiler::StepSummary;
-using tensorflow::profiler::TpuBottleneckAnalysis;
-using tensorflow::profiler::TpuStepTimeBreakdown;
+using tensorflow::profiler::SparseCoreStepSummary;
 
 namespace {
 
@@ -52,8 +50,12 @@ uint64_t CategoriesPs(const std::map<std::string, uint64_t>& by_category,
 uint64_t ScV0InfeedDurationPs(const TpuStepBreakdown& t) {
   return static_cast<uint64_t>(static_cast<double>(t.wait_for_scv0_duration_ps) * t.scv0_infeed_percent / 100.0);
 }
-uint64_t ScV0ComputeDurationPs(const TpuStepBreakdown& t) { return t.wait_for_scv0_duration_ps - ScV0InfeedDurationPs(t); }
-uint64_t TcPlusScV0InfeedDurationPs(const TpuStepBreakdown& t) { return t.infeed_duration_ps + ScV0InfeedDurationPs(t); }
+uint64_t ScV0ComputeDurationPs(const TpuStepBreakdown& t) {
+  return t.wait_for_scv0_duration_ps - ScV0InfeedDurationPs(t);
+}
+uint64_t TcPlusScV0InfeedDurationPs(const TpuStepBreakdown& t) {
+  return t.infeed_duration_ps + ScV0InfeedDurationPs(t);
+}
 uint64_t HostSendRecvDurationPs(const TpuStepBreakdown& t) { return t.host_send_duration_ps + t.host_recv_duration_ps; }
 uint64_t WaitForHostOrScV0DurationPs(const TpuStepBreakdown& t) {
   return t.infeed_duration_ps + t.host_outfeed_ps + HostSendRecvDurationPs(t) + t.tc_idle_ps +
@@ -166,18 +168,19 @@ void OutputAnalysis(double output_percent, TpuBottleneckAnalysis& a) {
 }
 
 TpuBottleneckAnalysis ComputeTpuBottleneckAnalysis(const InputPipelineAnalysisResult& result) {
-  double step = 0, infeed = 0, outfeed = 0, scv0 = 0, ar_compute = 0, ar_sync = 0, idle = 0;
-  for (const auto& any : result.step_details()) {
-    PerTpuStepDetails d;
-    if (!any.UnpackTo(&d)) continue;
-    step += StepTimeMs(d);
-    infeed += InfeedTimeMs(d);
-    outfeed += d.tc_outfeed_time_ms();
-    scv0 += d.scv0_compute_time_ms();
-    ar_compute += d.all_reduce_compute_time_ms();
-    ar_sync += d.all_reduce_sync_time_ms();
-    idle += d.tc_idle_time_ms();
-  }
+  std::vector<PerTpuStepDetails> steps(static_cast<size_t>(result.step_details_size()));
+  for (size_t i = 0; i < steps.size(); ++i) result.step_details(static_cast<int>(i)).UnpackTo(&steps[i]);
+  auto total = [&](auto figure) {
+    double sum = 0;
+    for (const PerTpuStepDetails& d : steps) sum += std::invoke(figure, d);
+    return sum;
+  };
+  const double step = total(StepTimeMs), infeed = total(InfeedTimeMs),
+               outfeed = total(&PerTpuStepDetails::tc_outfeed_time_ms),
+               scv0 = total(&PerTpuStepDetails::scv0_compute_time_ms),
+               ar_compute = total(&PerTpuStepDetails::all_reduce_compute_time_ms),
+               ar_sync = total(&PerTpuStepDetails::all_reduce_sync_time_ms),
+               idle = total(&PerTpuStepDetails::tc_idle_time_ms);
   TpuBottleneckAnalysis a;
   if (step == 0) {
     a.set_input_classification("unknown");
@@ -372,42 +375,51 @@ void ComputeTpuInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnaly
   bool has_sparse_core = false;
   for (const auto& [core, details] : op_stats.core_id_to_details) has_sparse_core |= details.is_sparse_core;
   *result.mutable_step_time_summary() = StepTimeSummaryInMs(op_stats.tpu_step_db);
-  SampleStat<double> infeed_percent, tc_compute, tc_infeed, tc_outfeed, tc_idle, scv0_compute, scv0_infeed,
-      host_transfer, sc_compute, sc_infeed, sc_outfeed, sc_idle, sc_step;
+  std::vector<PerTpuStepDetails> steps;
   for (const PerCoreStepInfo& step : op_stats.tpu_step_db) {
-    PerTpuStepDetails d = ComputeTpuPerStepDataAcrossCores(step, op_stats.core_id_to_details);
-    // A step's input share is its slowest core's.
-    infeed_percent.Update(d.infeed_percent_maximum());
-    tc_compute.Update(d.tc_compute_time_ms());
-    tc_idle.Update(d.tc_idle_time_ms());
-    tc_infeed.Update(d.tc_infeed_time_ms());
-    tc_outfeed.Update(d.tc_outfeed_time_ms());
-    scv0_compute.Update(d.scv0_compute_time_ms());
-    scv0_infeed.Update(d.scv0_infeed_time_ms());
-    host_transfer.Update(d.host_transfer_ms());
-    sc_compute.Update(d.sc_compute_time_ms());
-    sc_idle.Update(d.sc_idle_time_ms());
-    sc_infeed.Update(d.sc_infeed_time_ms());
-    sc_outfeed.Update(d.sc_outfeed_time_ms());
-    sc_step.Update(d.sc_step_time_ms());
-    result.add_step_details()->PackFrom(d);
+    steps.push_back(ComputeTpuPerStepDataAcrossCores(step, op_stats.core_id_to_details));
+    result.add_step_details()->PackFrom(steps.back());
   }
-  *result.mutable_input_percent_summary() = StepSummaryOf(infeed_percent);
+  auto summary = [&](double (PerTpuStepDetails::*figure)() const) {
+    SampleStat<double> stat;
+    for (const PerTpuStepDetails& d : steps) stat.Update((d.*figure)());
+    return StepSummaryOf(stat);
+  };
+  // A step's input share is its slowest core's.
+  *result.mutable_input_percent_summary() = summary(&PerTpuStepDetails::infeed_percent_maximum);
   TpuStepTimeBreakdown b;
-  *b.mutable_tc_compute_ms_summary() = StepSummaryOf(tc_compute);
-  *b.mutable_scv0_compute_ms_summary() = StepSummaryOf(scv0_compute);
-  *b.mutable_tc_infeed_ms_summary() = StepSummaryOf(tc_infeed);
-  *b.mutable_tc_outfeed_ms_summary() = StepSummaryOf(tc_outfeed);
-  *b.mutable_scv0_infeed_ms_summary() = StepSummaryOf(scv0_infeed);
-  *b.mutable_tc_idle_ms_summary() = StepSummaryOf(tc_idle);
-  *b.mutable_host_transfer_ms_summary() = StepSummaryOf(host_transfer);
+  using Tc = std::pair<double (PerTpuStepDetails::*)() const, StepSummary* (TpuStepTimeBreakdown::*)()>;
+  for (auto [figure, out] : {Tc{&PerTpuStepDetails::tc_compute_time_ms,
+                                &TpuStepTimeBreakdown::mutable_tc_compute_ms_summary},
+                             Tc{&PerTpuStepDetails::scv0_compute_time_ms,
+                                &TpuStepTimeBreakdown::mutable_scv0_compute_ms_summary},
+                             Tc{&PerTpuStepDetails::tc_infeed_time_ms,
+                                &TpuStepTimeBreakdown::mutable_tc_infeed_ms_summary},
+                             Tc{&PerTpuStepDetails::tc_outfeed_time_ms,
+                                &TpuStepTimeBreakdown::mutable_tc_outfeed_ms_summary},
+                             Tc{&PerTpuStepDetails::scv0_infeed_time_ms,
+                                &TpuStepTimeBreakdown::mutable_scv0_infeed_ms_summary},
+                             Tc{&PerTpuStepDetails::tc_idle_time_ms,
+                                &TpuStepTimeBreakdown::mutable_tc_idle_ms_summary},
+                             Tc{&PerTpuStepDetails::host_transfer_ms,
+                                &TpuStepTimeBreakdown::mutable_host_transfer_ms_summary}}) {
+    *(b.*out)() = summary(figure);
+  }
   if (has_sparse_core) {
+    using Sc = std::pair<double (PerTpuStepDetails::*)() const, StepSummary* (SparseCoreStepSummary::*)()>;
     auto& sc = *b.mutable_sparse_core_step_summary();
-    *sc.mutable_sc_compute_ms_summary() = StepSummaryOf(sc_compute);
-    *sc.mutable_sc_infeed_ms_summary() = StepSummaryOf(sc_infeed);
-    *sc.mutable_sc_outfeed_ms_summary() = StepSummaryOf(sc_outfeed);
-    *sc.mutable_sc_idle_ms_summary() = StepSummaryOf(sc_idle);
-    *sc.mutable_sc_step_time_ms_summary() = StepSummaryOf(sc_step);
+    for (auto [figure, out] : {Sc{&PerTpuStepDetails::sc_compute_time_ms,
+                                  &SparseCoreStepSummary::mutable_sc_compute_ms_summary},
+                               Sc{&PerTpuStepDetails::sc_infeed_time_ms,
+                                  &SparseCoreStepSummary::mutable_sc_infeed_ms_summary},
+                               Sc{&PerTpuStepDetails::sc_outfeed_time_ms,
+                                  &SparseCoreStepSummary::mutable_sc_outfeed_ms_summary},
+                               Sc{&PerTpuStepDetails::sc_idle_time_ms,
+                                  &SparseCoreStepSummary::mutable_sc_idle_ms_summary},
+                               Sc{&PerTpuStepDetails::sc_step_time_ms,
+                                  &SparseCoreStepSummary::mutable_sc_step_time_ms_summary}}) {
+      *(sc.*out)() = summary(figure);
+    }
   }
   result.mutable_step_time_breakdown()->PackFrom(b);
   result.set_tag(true);

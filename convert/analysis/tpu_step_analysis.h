@@ -82,7 +82,8 @@ void MayFixTpuStepAnalysis(const StepEvents& host_step_events, const OpMetricsDb
 // The TPU input-pipeline result's steps, summaries and bottleneck
 // (ComputeTpuInputPipelineAnalysisResult + ComputeTpuBottleneckAnalysis);
 // the caller adds the host's input ops, recommendation and diagnostics.
-void ComputeTpuInputPipelineAnalysis(const OpStats& op_stats, tensorflow::profiler::InputPipelineAnalysisResult& result);
+void ComputeTpuInputPipelineAnalysis(const OpStats& op_stats,
+                                     tensorflow::profiler::InputPipelineAnalysisResult& result);
 
 // The TPU step-time table (GenerateTpuInputPipelineAnalysisDataTable), also
 // the overview page's step graph on TPU.

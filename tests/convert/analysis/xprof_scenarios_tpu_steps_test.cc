@@ -303,13 +303,16 @@ XSpace TwoStepTpu() {
   tc.Str("device_type_string", "TPU v4");
   tc.Bytes("core_details", CoreDetailsBytes(0));
   XLineBuilder steps = tc.AddLine(0, "Steps");
-  steps.AddEvent("1", 0, 1000).Int("group_id", 1);
-  steps.AddEvent("2", 1000, 1000).Int("group_id", 2);
+  for (int step : {1, 2}) steps.AddEvent(std::to_string(step), (step - 1) * 1000, 1000).Int("group_id", step);
   XLineBuilder ops = tc.AddLine(1, "XLA Ops");
-  ops.AddEvent("conv", 100, 300).Str("hlo_category", "convolution").Int("group_id", 1);
-  ops.AddEvent("add", 200, 100).Str("hlo_category", "add").Int("group_id", 1);
-  ops.AddEvent("infeed.1", 500, 200).Str("hlo_category", "infeed").Int("group_id", 1);
-  ops.AddEvent("conv", 1000, 500).Str("hlo_category", "convolution").Int("group_id", 2);
+  struct Op {
+    const char *name, *category;
+    int64_t begin, duration, step;
+  };
+  for (const Op& op : {Op{"conv", "convolution", 100, 300, 1}, Op{"add", "add", 200, 100, 1},
+                       Op{"infeed.1", "infeed", 500, 200, 1}, Op{"conv", "convolution", 1000, 500, 2}}) {
+    ops.AddEvent(op.name, op.begin, op.duration).Str("hlo_category", op.category).Int("group_id", op.step);
+  }
   return space;
 }
 
