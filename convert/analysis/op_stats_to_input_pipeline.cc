@@ -409,12 +409,7 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   result.recommendation().bottleneck_analysis().UnpackTo(&b);
   GenericStepTimeBreakdown bd;
   result.step_time_breakdown().UnpackTo(&bd);
-  const StepSummary& st = result.step_time_summary();
-  t.SetProperty("hardware_type", result.hardware_type());
-  t.SetProperty("steptime_ms_average", OneDigit(st.average()));
-  t.SetProperty("steptime_ms_standard_deviation", OneDigit(st.standard_deviation()));
-  t.SetProperty("steptime_ms_minimum", OneDigit(st.minimum()));
-  t.SetProperty("steptime_ms_maximum", OneDigit(st.maximum()));
+  SetStepTimeProperties(result, t);
   t.SetProperty("step_time_graph_column_ids",
                 "stepname,deviceComputeTimeMs,deviceToDeviceTimeMs,deviceCollectivesTimeMs,hostComputeTimeMs,"
                 "kernelLaunchTimeMs,infeedTimeMs,outfeedTimeMs,compileTimeMs,otherTimeMs,tooltip");
@@ -450,6 +445,18 @@ DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
   for (const std::string& m : diagnostics.warnings()) t.AddRow({std::string("WARNING"), m});
   for (const std::string& m : diagnostics.errors()) t.AddRow({std::string("ERROR"), m});
   return t;
+}
+
+void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t) {
+  t.SetProperty(prefix + "_average", OneDigit(summary.average()));
+  t.SetProperty(prefix + "_standard_deviation", OneDigit(summary.standard_deviation()));
+  t.SetProperty(prefix + "_minimum", OneDigit(summary.minimum()));
+  t.SetProperty(prefix + "_maximum", OneDigit(summary.maximum()));
+}
+
+void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t) {
+  t.SetProperty("hardware_type", result.hardware_type());
+  SetSummaryProperties("steptime_ms", result.step_time_summary(), t);
 }
 
 DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {

@@ -31,6 +31,11 @@ std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysi
 // TPU results, else the generic (GPU/CPU) one.
 DataTable StepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
+// A step table's properties: "<prefix>_average", "_standard_deviation",
+// "_minimum" and "_maximum" of a summary (one decimal); the hardware type and
+// the step time's.
+void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t);
+void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t);
 DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics);
 
 // Input-bound classification and statement for an input percentage and an

@@ -453,35 +453,32 @@ DataTable TpuStepBreakdownTable(const InputPipelineAnalysisResult& result) {
                 {"infeedPercentMin", "Infeed percent min", "number", "interval"},
                 {"infeedPercentMax", "Infeed percent max", "number", "interval"}});
   graph_columns += ",tcInfeedTimeMs,tcOutfeedTimeMs,tcIdleTimeMs,hostTransferTimeMs,tooltip";
-  const StepSummary& st = result.step_time_summary();
-  t.SetProperty("hardware_type", result.hardware_type());
-  t.SetProperty("steptime_ms_average", OneDigit(st.average()));
-  t.SetProperty("steptime_ms_standard_deviation", OneDigit(st.standard_deviation()));
-  t.SetProperty("steptime_ms_minimum", OneDigit(st.minimum()));
-  t.SetProperty("steptime_ms_maximum", OneDigit(st.maximum()));
-  const StepSummary& in = result.input_percent_summary();
-  t.SetProperty("infeed_percent_average", OneDigit(in.average()));
-  t.SetProperty("infeed_percent_standard_deviation", OneDigit(in.standard_deviation()));
-  t.SetProperty("infeed_percent_minimum", OneDigit(in.minimum()));
-  t.SetProperty("infeed_percent_maximum", OneDigit(in.maximum()));
+  SetStepTimeProperties(result, t);
+  SetSummaryProperties("infeed_percent", result.input_percent_summary(), t);
   t.SetProperty("step_time_graph_column_ids", graph_columns);
   if (has_breakdown) {
-    auto avg = [&](const char* key, const StepSummary& s) { t.SetProperty(key, TwoDigits(s.average())); };
+    // Averages of the parts of a step, two decimals; SparseCore parts only
+    // when every step ran on a SparseCore.
+    using Part = std::pair<const char*, const StepSummary& (TpuStepTimeBreakdown::*)() const>;
+    std::vector<Part> parts = {{"tc_compute_ms_average", &TpuStepTimeBreakdown::tc_compute_ms_summary},
+                               {"tc_infeed_ms_average", &TpuStepTimeBreakdown::tc_infeed_ms_summary},
+                               {"tc_outfeed_ms_average", &TpuStepTimeBreakdown::tc_outfeed_ms_summary},
+                               {"tc_idle_ms_average", &TpuStepTimeBreakdown::tc_idle_ms_summary},
+                               {"host_transfer_ms_average", &TpuStepTimeBreakdown::host_transfer_ms_summary}};
     if (scv0) {
-      avg("scv0_compute_ms_average", b.scv0_compute_ms_summary());
-      avg("scv0_infeed_ms_average", b.scv0_infeed_ms_summary());
+      parts.push_back({"scv0_compute_ms_average", &TpuStepTimeBreakdown::scv0_compute_ms_summary});
+      parts.push_back({"scv0_infeed_ms_average", &TpuStepTimeBreakdown::scv0_infeed_ms_summary});
     }
-    avg("tc_compute_ms_average", b.tc_compute_ms_summary());
-    avg("tc_infeed_ms_average", b.tc_infeed_ms_summary());
-    avg("tc_outfeed_ms_average", b.tc_outfeed_ms_summary());
-    avg("tc_idle_ms_average", b.tc_idle_ms_summary());
-    avg("host_transfer_ms_average", b.host_transfer_ms_summary());
-    const auto& sc = b.sparse_core_step_summary();
+    for (const auto& [key, part] : parts) t.SetProperty(key, TwoDigits((b.*part)().average()));
+    const SparseCoreStepSummary& sc = b.sparse_core_step_summary();
     if (sc.sc_step_time_ms_summary().minimum() > 0) {
-      avg("sc_compute_ms_average", sc.sc_compute_ms_summary());
-      avg("sc_infeed_ms_average", sc.sc_infeed_ms_summary());
-      avg("sc_outfeed_ms_average", sc.sc_outfeed_ms_summary());
-      avg("sc_idle_ms_average", sc.sc_idle_ms_summary());
+      using ScPart = std::pair<const char*, const StepSummary& (SparseCoreStepSummary::*)() const>;
+      for (const auto& [key, part] : {ScPart{"sc_compute_ms_average", &SparseCoreStepSummary::sc_compute_ms_summary},
+                                      ScPart{"sc_infeed_ms_average", &SparseCoreStepSummary::sc_infeed_ms_summary},
+                                      ScPart{"sc_outfeed_ms_average", &SparseCoreStepSummary::sc_outfeed_ms_summary},
+                                      ScPart{"sc_idle_ms_average", &SparseCoreStepSummary::sc_idle_ms_summary}}) {
+        t.SetProperty(key, TwoDigits((sc.*part)().average()));
+      }
       t.SetProperty("sc_step_time_ms_average", OneDigit(sc.sc_step_time_ms_summary().average()));
     }
   }
