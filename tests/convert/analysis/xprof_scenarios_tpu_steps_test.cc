@@ -423,3 +423,39 @@ TEST(TpuStepsEndToEnd, OpsOutlastingTheirStep) {
 
 }  // namespace
 }  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+// Two hosts with the same TPU steps at the same times: the combined steps
+// hold both hosts' cores, host 1's core 0 as 1000 (GlobalCoreId).
+TEST(TpuStepsEndToEnd, HostsCombinePerCore) {
+  auto a = std::make_shared<const OpStats>(OpStatsOf(TwoStepTpu()));
+  auto b = std::make_shared<const OpStats>(OpStatsOf(TwoStepTpu()));
+  OpStats c = CombineOpStats({a, b});
+  ASSERT_EQ(c.tpu_step_db.size(), 2u);
+  EXPECT_EQ(c.tpu_step_db[0].step_num, 1);
+  EXPECT_EQ(c.tpu_step_db[0].step_info_per_core.size(), 2u);
+  EXPECT_TRUE(c.tpu_step_db[0].step_info_per_core.contains(1000));
+  EXPECT_TRUE(c.core_id_to_details.contains(0));
+  EXPECT_TRUE(c.core_id_to_details.contains(1000));
+}
+
+// Three InfeedEnqueue ops of 10 ps, 20 ps apart, on one host thread: the
+// host spends 10 of every 20 ps enqueueing (HostInfeedEnqueueRatio 0.5), so
+// the enqueue time (30 ps) is matched by as much other input time.
+TEST(TpuStepsEndToEnd, HostInfeedEnqueueRatio) {
+  XSpace space = TwoStepTpu();
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder thread = host.AddLine(1, "python");
+  for (int64_t begin : {0, 20, 40}) thread.AddEvent("infeed:InfeedEnqueueTuple", begin, 10);
+  OpStats s = OpStatsOf(space);
+  EXPECT_EQ(s.host_op_metrics_db.total_host_infeed_enq_duration_ps, 20u);
+  EXPECT_EQ(s.host_op_metrics_db.total_host_infeed_enq_start_timestamp_ps_diff, 40u);
+  const auto& tb = ConvertOpStatsToInputPipelineAnalysis(s).input_time_breakdown();
+  EXPECT_DOUBLE_EQ(tb.enqueue_us(), 30 / 1e6);
+  EXPECT_DOUBLE_EQ(tb.unclassified_non_enqueue_us(), 30 / 1e6);
+}
+
+}  // namespace
+}  // namespace tbprof
