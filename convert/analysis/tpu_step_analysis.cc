@@ -388,39 +388,24 @@ void ComputeTpuInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnaly
   // A step's input share is its slowest core's.
   *result.mutable_input_percent_summary() = summary(&PerTpuStepDetails::infeed_percent_maximum);
   TpuStepTimeBreakdown b;
-  using Tc = std::pair<double (PerTpuStepDetails::*)() const, StepSummary* (TpuStepTimeBreakdown::*)()>;
-  for (auto [figure, out] : {Tc{&PerTpuStepDetails::tc_compute_time_ms,
-                                &TpuStepTimeBreakdown::mutable_tc_compute_ms_summary},
-                             Tc{&PerTpuStepDetails::scv0_compute_time_ms,
-                                &TpuStepTimeBreakdown::mutable_scv0_compute_ms_summary},
-                             Tc{&PerTpuStepDetails::tc_infeed_time_ms,
-                                &TpuStepTimeBreakdown::mutable_tc_infeed_ms_summary},
-                             Tc{&PerTpuStepDetails::tc_outfeed_time_ms,
-                                &TpuStepTimeBreakdown::mutable_tc_outfeed_ms_summary},
-                             Tc{&PerTpuStepDetails::scv0_infeed_time_ms,
-                                &TpuStepTimeBreakdown::mutable_scv0_infeed_ms_summary},
-                             Tc{&PerTpuStepDetails::tc_idle_time_ms,
-                                &TpuStepTimeBreakdown::mutable_tc_idle_ms_summary},
-                             Tc{&PerTpuStepDetails::host_transfer_ms,
-                                &TpuStepTimeBreakdown::mutable_host_transfer_ms_summary}}) {
-    *(b.*out)() = summary(figure);
-  }
-  if (has_sparse_core) {
-    using Sc = std::pair<double (PerTpuStepDetails::*)() const, StepSummary* (SparseCoreStepSummary::*)()>;
-    auto& sc = *b.mutable_sparse_core_step_summary();
-    for (auto [figure, out] : {Sc{&PerTpuStepDetails::sc_compute_time_ms,
-                                  &SparseCoreStepSummary::mutable_sc_compute_ms_summary},
-                               Sc{&PerTpuStepDetails::sc_infeed_time_ms,
-                                  &SparseCoreStepSummary::mutable_sc_infeed_ms_summary},
-                               Sc{&PerTpuStepDetails::sc_outfeed_time_ms,
-                                  &SparseCoreStepSummary::mutable_sc_outfeed_ms_summary},
-                               Sc{&PerTpuStepDetails::sc_idle_time_ms,
-                                  &SparseCoreStepSummary::mutable_sc_idle_ms_summary},
-                               Sc{&PerTpuStepDetails::sc_step_time_ms,
-                                  &SparseCoreStepSummary::mutable_sc_step_time_ms_summary}}) {
-      *(sc.*out)() = summary(figure);
-    }
-  }
+  SparseCoreStepSummary sc;
+  using D = PerTpuStepDetails;
+  std::vector<std::pair<double (D::*)() const, StepSummary*>> parts = {
+      {&D::tc_compute_time_ms, b.mutable_tc_compute_ms_summary()},
+      {&D::scv0_compute_time_ms, b.mutable_scv0_compute_ms_summary()},
+      {&D::tc_infeed_time_ms, b.mutable_tc_infeed_ms_summary()},
+      {&D::tc_outfeed_time_ms, b.mutable_tc_outfeed_ms_summary()},
+      {&D::scv0_infeed_time_ms, b.mutable_scv0_infeed_ms_summary()},
+      {&D::tc_idle_time_ms, b.mutable_tc_idle_ms_summary()},
+      {&D::host_transfer_ms, b.mutable_host_transfer_ms_summary()},
+      {&D::sc_compute_time_ms, sc.mutable_sc_compute_ms_summary()},
+      {&D::sc_infeed_time_ms, sc.mutable_sc_infeed_ms_summary()},
+      {&D::sc_outfeed_time_ms, sc.mutable_sc_outfeed_ms_summary()},
+      {&D::sc_idle_time_ms, sc.mutable_sc_idle_ms_summary()},
+      {&D::sc_step_time_ms, sc.mutable_sc_step_time_ms_summary()}};
+  for (auto [figure, out] : parts) *out = summary(figure);
+  // The SparseCore summary only where the chips have SparseCores.
+  if (has_sparse_core) *b.mutable_sparse_core_step_summary() = sc;
   result.mutable_step_time_breakdown()->PackFrom(b);
   result.set_tag(true);
   TpuBottleneckAnalysis a = ComputeTpuBottleneckAnalysis(result);
