@@ -323,10 +323,9 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
 
 // TPU TensorCore planes: the `XLA Ops` line gives the device ops, their
 // self time by nesting.
-std::string_view HloCategoryOf(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p,
-                               uint32_t e) {
+StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e) {
   const Stat* cat = ids.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids.hlo_category);
-  return cat && cat->kind == StatKind::kStr ? space.Str(cat->str) : std::string_view();
+  return cat && cat->kind == StatKind::kStr ? cat->str : kNoStr;
 }
 
 void ForEachTpuOpSelfTime(const XPlaneModel& p, const schema::StatIds& ids, const LineModel& line,
@@ -358,7 +357,7 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     OpMetrics& m = db.ops[name];
     if (m.occurrences == 0) {
       m.name = name;
-      m.category = std::string(HloCategoryOf(space_, ids_, p, e));
+      m.category = std::string(space_.Str(HloCategoryOf(ids_, p, e)));
       const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.tf_op);
       m.provenance = tf && tf->kind == StatKind::kStr ? std::string(space_.Str(tf->str)) : "";
       m.min_time_ps = duration;

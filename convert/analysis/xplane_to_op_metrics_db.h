@@ -49,9 +49,8 @@ class OpMetricsDbBuilder {
 };
 
 // A device op's HLO category: its own hlo_category stat, else its
-// metadata's; empty when it has neither.
-std::string_view HloCategoryOf(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p,
-                               uint32_t e);
+// metadata's; kNoStr (empty) when it has neither.
+StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e);
 
 // The ops of one TPU op line by nesting of their device spans: each op once,
 // children before their parents, with its span and its self time (its

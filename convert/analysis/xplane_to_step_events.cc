@@ -173,6 +173,8 @@ StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& i
   }
   std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
   StepEvents ops;
+  // Self time by category id, named once per step at the end.
+  std::map<int64_t, std::unordered_map<StrId, uint64_t>> category_ps;
   StrId all_reduce_id = space.Find("all_reduce_unique_id");
   ForEachTpuOpSelfTime(p, ids, *ops_line, [&](uint32_t e, const Span& span, uint64_t self_ps) {
     std::optional<int64_t> step = group_of(e);
@@ -182,13 +184,16 @@ StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& i
       if (it == steps.begin()) return;
       step = std::prev(it)->first;
     }
-    GroupStepEvents& ge = ops[*step];
-    ge.core_category_ps[core_id][std::string(HloCategoryOf(space, ids, p, e))] += self_ps;
+    category_ps[*step][HloCategoryOf(ids, p, e)] += self_ps;
     if (const Stat* id = all_reduce_id == kNoStr ? nullptr : p.FindStat(e, all_reduce_id)) {
-      ge.core_all_reduces[core_id].push_back(
+      ops[*step].core_all_reduces[core_id].push_back(
           {id->UintValue(), static_cast<uint64_t>(span.begin), static_cast<uint64_t>(span.end)});
     }
   });
+  for (const auto& [step, by_id] : category_ps) {
+    auto& named = ops[step].core_category_ps[core_id];
+    for (const auto& [category, ps] : by_id) named[std::string(space.Str(category))] += ps;
+  }
   // The steps with both a marker and ops on this core.
   if (!ops.empty()) IntersectCombineStepEvents(std::move(markers), ops, /*dst_is_empty_set=*/false);
   return ops;
