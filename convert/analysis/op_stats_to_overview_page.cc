@@ -242,8 +242,11 @@ DataTable AnalysisTable(const OverviewPageAnalysis& a, const std::string& hardwa
   t.SetProperty("device_idle_time_percent", pct(a.device_idle_time_percent()));
   t.SetProperty("device_op_time_eager_percent", pct(a.device_op_time_eager_percent()));
   t.SetProperty("device_tf_op_percent", pct(a.device_tf_op_percent()));
-  t.SetProperty("device_compute_16bit_percent", pct(a.device_compute_16bit_percent()));
-  t.SetProperty("device_compute_32bit_percent", pct(a.device_compute_32bit_percent()));
+  // A TPU's analysis leaves out the precision split (xprof's TPU table).
+  if (!tpu) {
+    t.SetProperty("device_compute_16bit_percent", pct(a.device_compute_16bit_percent()));
+    t.SetProperty("device_compute_32bit_percent", pct(a.device_compute_32bit_percent()));
+  }
   t.SetProperty("flop_rate_utilization_relative_to_roofline",
                 pct(a.flop_rate_utilization_relative_to_roofline_percent()));
   t.SetProperty("host_idle_time_percent", pct(a.host_idle_time_percent()));
