@@ -113,8 +113,7 @@ std::string ConvertOpStatsToPodViewerJson(const OpStats& op_stats) {
         if (i) out += ",";
         out += "\"" + std::to_string(i + 1) + "\":" + JsonNumber(static_cast<double>(record.breakdown[i]) / 1e6);
       }
-      out += "},\"bottleneck\":";
-      AppendJsonString(out, kGenericEventNames[worst]);
+      AppendJsonStringMember(out, "},\"bottleneck\":", kGenericEventNames[worst]);
       out += "}";
     }
     out += "}}";
