@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -22,28 +23,6 @@ constexpr double kModeratelyDeviceCollectivesBoundThresholdInPercent = 3;
 constexpr double kHighlyDeviceCollectivesBoundThresholdInPercent = 15;
 
 double PsToMs(uint64_t ps) { return static_cast<double>(ps) / 1e9; }
-
-// GetStepSummaryForSampleStats: sample standard deviation, zeros when empty.
-StepSummary Summarize(const std::vector<double>& xs) {
-  StepSummary s;
-  if (xs.empty()) return s;
-  double sum = 0, sum_sq = 0, lo = xs[0], hi = xs[0];
-  bool all_same = true;
-  for (double x : xs) {
-    sum += x;
-    sum_sq += x * x;
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-    all_same &= x == xs[0];
-  }
-  double n = static_cast<double>(xs.size());
-  double variance = all_same || xs.size() < 2 ? 0.0 : (sum_sq - sum * sum / n) / (n - 1);
-  s.set_average(sum / n);
-  s.set_standard_deviation(std::sqrt(std::max(0.0, variance)));
-  s.set_minimum(lo);
-  s.set_maximum(hi);
-  return s;
-}
 
 uint64_t TypePs(const StepInfo& step, int type) {
   auto it = step.type_ps.find(type);
@@ -194,13 +173,10 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
       break;
     }
   }
-  std::vector<double> step_ms, input_pct, unknown, wait_input, h2d, input, output, dev_compute, d2d, collectives,
-      host_compute, prepare, compile;
-  double total_step = 0, total_input = 0, total_output = 0, total_compute = 0, total_collectives = 0,
-         total_prepare = 0, total_unknown = 0;
+  std::vector<PerGenericStepDetails> details;
   if (steps) {
     for (const StepInfo& s : *steps) {
-      PerGenericStepDetails d;
+      PerGenericStepDetails& d = details.emplace_back();
       d.set_step_number(static_cast<int32_t>(s.step_num));
       d.set_step_name(s.step_name.empty() ? std::to_string(s.step_num) : s.step_name);
       d.set_step_time_ms(PsToMs(s.duration_ps));
@@ -215,49 +191,49 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
       d.set_host_prepare_ms(PsToMs(TypePs(s, HOST_PREPARE)));
       d.set_host_compile_ms(PsToMs(TypePs(s, HOST_COMPILE)));
       result.add_step_details()->PackFrom(d);
-      double in = d.host_wait_input_ms() + d.host_to_device_ms();
-      step_ms.push_back(d.step_time_ms());
-      input_pct.push_back(SafeDivide(100.0 * in, d.step_time_ms()));
-      unknown.push_back(d.unknown_time_ms());
-      wait_input.push_back(d.host_wait_input_ms());
-      h2d.push_back(d.host_to_device_ms());
-      input.push_back(in);
-      output.push_back(d.output_ms());
-      dev_compute.push_back(d.device_compute_ms());
-      d2d.push_back(d.device_to_device_ms());
-      collectives.push_back(d.device_collectives_ms());
-      host_compute.push_back(d.host_compute_ms());
-      prepare.push_back(d.host_prepare_ms());
-      compile.push_back(d.host_compile_ms());
-      total_step += d.step_time_ms();
-      total_input += in;
-      total_output += d.output_ms();
-      total_compute += d.device_compute_ms();
-      total_collectives += d.device_collectives_ms();
-      total_prepare += d.host_prepare_ms();
-      total_unknown += d.unknown_time_ms();
     }
   }
-  *result.mutable_step_time_summary() = Summarize(step_ms);
-  *result.mutable_input_percent_summary() = Summarize(input_pct);
+  using D = PerGenericStepDetails;
+  using Figure = std::function<double(const D&)>;
+  auto summary = [&](const Figure& figure) {
+    SampleStat<double> stat;
+    for (const D& d : details) stat.Update(figure(d));
+    return StepSummaryOf(stat);
+  };
+  auto total = [&](const Figure& figure) {
+    double sum = 0;
+    for (const D& d : details) sum += figure(d);
+    return sum;
+  };
+  const Figure input_ms = [](const D& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); };
+  *result.mutable_step_time_summary() = summary(&D::step_time_ms);
+  *result.mutable_input_percent_summary() =
+      summary([&](const D& d) { return SafeDivide(100.0 * input_ms(d), d.step_time_ms()); });
   GenericStepTimeBreakdown breakdown;
-  *breakdown.mutable_unknown_time_ms_summary() = Summarize(unknown);
-  *breakdown.mutable_host_wait_input_ms_summary() = Summarize(wait_input);
-  *breakdown.mutable_host_to_device_ms_summary() = Summarize(h2d);
-  *breakdown.mutable_input_ms_summary() = Summarize(input);
-  *breakdown.mutable_output_ms_summary() = Summarize(output);
-  *breakdown.mutable_device_compute_ms_summary() = Summarize(dev_compute);
-  *breakdown.mutable_device_to_device_ms_summary() = Summarize(d2d);
-  *breakdown.mutable_device_collectives_ms_summary() = Summarize(collectives);
-  *breakdown.mutable_host_compute_ms_summary() = Summarize(host_compute);
-  *breakdown.mutable_host_prepare_ms_summary() = Summarize(prepare);
-  *breakdown.mutable_host_compile_ms_summary() = Summarize(compile);
+  using B = GenericStepTimeBreakdown;
+  for (const auto& [figure, out] : std::vector<std::pair<Figure, StepSummary* (B::*)()>>{
+           {&D::unknown_time_ms, &B::mutable_unknown_time_ms_summary},
+           {&D::host_wait_input_ms, &B::mutable_host_wait_input_ms_summary},
+           {&D::host_to_device_ms, &B::mutable_host_to_device_ms_summary},
+           {input_ms, &B::mutable_input_ms_summary},
+           {&D::output_ms, &B::mutable_output_ms_summary},
+           {&D::device_compute_ms, &B::mutable_device_compute_ms_summary},
+           {&D::device_to_device_ms, &B::mutable_device_to_device_ms_summary},
+           {&D::device_collectives_ms, &B::mutable_device_collectives_ms_summary},
+           {&D::host_compute_ms, &B::mutable_host_compute_ms_summary},
+           {&D::host_prepare_ms, &B::mutable_host_prepare_ms_summary},
+           {&D::host_compile_ms, &B::mutable_host_compile_ms_summary}}) {
+    *(breakdown.*out)() = summary(figure);
+  }
   result.mutable_step_time_breakdown()->PackFrom(breakdown);
 
   // The share of the average step spent sending input to the device.
-  double step_h2d_ratio = SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
-                                     step_ms.empty() ? 0.0 : Summarize(step_ms).average());
+  double step_h2d_ratio =
+      SafeDivide(breakdown.host_to_device_ms_summary().average(), result.step_time_summary().average());
   AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, step_h2d_ratio), result);
+  const double total_step = total(&D::step_time_ms), total_input = total(input_ms), total_output = total(&D::output_ms),
+               total_compute = total(&D::device_compute_ms), total_collectives = total(&D::device_collectives_ms),
+               total_prepare = total(&D::host_prepare_ms), total_unknown = total(&D::unknown_time_ms);
   const auto& tb = result.input_time_breakdown();
 
   // Bottleneck analysis over the totals of all steps.

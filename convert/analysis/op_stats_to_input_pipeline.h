@@ -11,15 +11,11 @@
 namespace tbprof {
 
 // The input-pipeline tool's messages, as the conversion steps name them.
-using tensorflow::profiler::BottleneckAnalysis;
-using tensorflow::profiler::Diagnostics;
-using tensorflow::profiler::GenericStepTimeBreakdown;
-using tensorflow::profiler::InputPipelineAnalysisResult;
-using tensorflow::profiler::PerGenericStepDetails;
-using tensorflow::profiler::PerTpuStepDetails;
-using tensorflow::profiler::StepSummary;
-using tensorflow::profiler::TpuBottleneckAnalysis;
-using tensorflow::profiler::TpuStepTimeBreakdown;
+using tensorflow::profiler::BottleneckAnalysis, tensorflow::profiler::Diagnostics,
+    tensorflow::profiler::GenericStepTimeBreakdown, tensorflow::profiler::InputPipelineAnalysisResult,
+    tensorflow::profiler::PerGenericStepDetails, tensorflow::profiler::PerTpuStepDetails,
+    tensorflow::profiler::StepSummary, tensorflow::profiler::TpuBottleneckAnalysis,
+    tensorflow::profiler::TpuStepTimeBreakdown;
 
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
 

@@ -267,7 +267,7 @@ StepSummary StepSummaryOf(const SampleStat<double>& stat) {
   StepSummary s;
   if (stat.empty()) return s;
   s.set_average(stat.avg());
-  s.set_standard_deviation(std::sqrt(stat.sample_variance()));
+  s.set_standard_deviation(std::sqrt(std::max(0.0, stat.sample_variance())));
   s.set_minimum(stat.min());
   s.set_maximum(stat.max());
   return s;
