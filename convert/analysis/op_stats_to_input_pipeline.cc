@@ -404,13 +404,20 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   avg_sdv("other_time_ms", bd.unknown_time_ms_summary());
   t.SetProperty("input_conclusion", b.input_statement());
   t.SetProperty("summary_nextstep", result.recommendation().summary_next_step());
-  t.SetProperty("device_collectives_bottleneck", b.device_collectives_classification());
-  t.SetProperty("device_collectives_statement", b.device_collectives_statement());
-  t.SetProperty("kernel_launch_bottleneck", b.kernel_launch_classification());
-  t.SetProperty("kernel_launch_statement", b.kernel_launch_statement());
-  t.SetProperty("all_other_bottleneck", b.all_other_classification());
-  t.SetProperty("all_other_statement", b.all_other_statement());
+  SetGenericBottleneckProperties({b.kernel_launch_classification(), b.kernel_launch_statement(),
+                                  b.all_other_classification(), b.all_other_statement(),
+                                  b.device_collectives_classification(), b.device_collectives_statement()},
+                                 t);
   return t;
+}
+
+void SetGenericBottleneckProperties(const GenericBottlenecks& g, DataTable& t) {
+  const std::pair<const char*, const std::string*> properties[] = {
+      {"kernel_launch_bottleneck", &g.kernel_launch},   {"kernel_launch_statement", &g.kernel_launch_statement},
+      {"all_other_bottleneck", &g.all_other},           {"all_other_statement", &g.all_other_statement},
+      {"device_collectives_bottleneck", &g.device_collectives},
+      {"device_collectives_statement", &g.device_collectives_statement}};
+  for (const auto& [key, value] : properties) t.SetProperty(key, *value);
 }
 
 DataTable DiagnosticsTable(const Diagnostics& diagnostics) {

@@ -32,6 +32,14 @@ DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAna
 // the step time's.
 void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t);
 void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t);
+// The generic bottlenecks (classification and statement of kernel launch,
+// all-other and device-collective time) that the step table and the
+// overview's recommendation both carry as properties.
+struct GenericBottlenecks {
+  std::string kernel_launch, kernel_launch_statement, all_other, all_other_statement, device_collectives,
+      device_collectives_statement;
+};
+void SetGenericBottleneckProperties(const GenericBottlenecks& g, DataTable& t);
 DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics);
 
 // Input-bound classification and statement for an input percentage and an

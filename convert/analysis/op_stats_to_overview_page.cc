@@ -311,12 +311,10 @@ DataTable RecommendationTable(const OverviewPageRecommendation& r) {
   r.recommendation().UnpackTo(&g);
   t.SetProperty("bottleneck", r.bottleneck());
   t.SetProperty("statement", r.statement());
-  t.SetProperty("kernel_launch_bottleneck", g.kernel_launch_bottleneck());
-  t.SetProperty("kernel_launch_statement", g.kernel_launch_statement());
-  t.SetProperty("all_other_bottleneck", g.all_other_bottleneck());
-  t.SetProperty("all_other_statement", g.all_other_statement());
-  t.SetProperty("device_collectives_bottleneck", g.device_collectives_bottleneck());
-  t.SetProperty("device_collectives_statement", g.device_collectives_statement());
+  SetGenericBottleneckProperties({g.kernel_launch_bottleneck(), g.kernel_launch_statement(), g.all_other_bottleneck(),
+                                  g.all_other_statement(), g.device_collectives_bottleneck(),
+                                  g.device_collectives_statement()},
+                                 t);
   t.SetProperty("precision_statement", g.precision_statement());
   t.SetProperty("non_bottleneck_tip_types",
                 r.bottleneck() == "host" ? "device" : r.bottleneck() == "device" ? "host" : "");
