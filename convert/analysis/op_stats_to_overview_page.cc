@@ -330,11 +330,11 @@ DataTable RecommendationTable(const OverviewPageRecommendation& r) {
 
 DataTable InferenceLatencyTable(const tensorflow::profiler::OverviewInferenceLatency& latency) {
   DataTable t;
-  t.AddColumn("percentile", "percentile", "string");
-  t.AddColumn("hostTimeMs", "Host time (in ms)", "number");
-  t.AddColumn("deviceTimeMs", "Device time (in ms)", "number");
-  t.AddColumn("communicationTimeMs", "Host-device communication time (in ms)", "number");
-  t.AddColumn("totalTimeMs", "Total latency (in ms)", "number");
+  t.AddColumns({{"percentile", "percentile", "string"},
+                {"hostTimeMs", "Host time (in ms)", "number"},
+                {"deviceTimeMs", "Device time (in ms)", "number"},
+                {"communicationTimeMs", "Host-device communication time (in ms)", "number"},
+                {"totalTimeMs", "Total latency (in ms)", "number"}});
   for (int i = 0; i < latency.latency_breakdowns_size() && i < latency.percentile_numbers_size(); ++i) {
     const auto& b = latency.latency_breakdowns(i);
     t.AddRow({FixedDigits(latency.percentile_numbers(i), 1) + "%", b.host_latency_us() / 1000.0,
