@@ -223,8 +223,14 @@ class PlaneDeriver {
   int32_t GroupOf(uint32_t e) const { return group_ == nullptr ? kNoGroup : group_[e]; }
 
   // The events of all streams in time order (begin, then longer first): the
-  // streams' sorted orders merged.
-  std::vector<uint32_t> TimeOrder() const {
+  // streams' sorted orders merged, once (the groups and the Steps line both walk it).
+  const std::vector<uint32_t>& TimeOrder() {
+    if (!time_order_ready_) time_order_ = MergedTimeOrder();
+    time_order_ready_ = true;
+    return time_order_;
+  }
+
+  std::vector<uint32_t> MergedTimeOrder() const {
     std::vector<uint32_t> order;
     size_t total = 0;
     for (const auto& line : sorted_lines_) total += line.size();
@@ -406,9 +412,10 @@ class PlaneDeriver {
 
   // A kernel's framework op named by its own stat (tf_op, or level 0).
   const FrameworkOpEntry& FrameworkOpOfStat(StrId fullname) {
-    auto [it, inserted] = framework_op_of_stat_.try_emplace(fullname, nullptr);
-    if (inserted) it->second = &FrameworkOp(space_.Str(fullname));
-    return *it->second;
+    if (fullname >= framework_op_of_stat_.size()) framework_op_of_stat_.resize(space_.strings.size(), nullptr);
+    const FrameworkOpEntry*& entry = framework_op_of_stat_[fullname];
+    if (entry == nullptr) entry = &FrameworkOp(space_.Str(fullname));
+    return *entry;
   }
 
   // An XLA op's framework op, as its HLO instruction's metadata names it
@@ -488,6 +495,9 @@ class PlaneDeriver {
     DerivedLine name_scopes({&tf_ops});
     DerivedLine hlo_ops;
     DerivedLine modules({&name_scopes, &hlo_ops});
+    // Mostly a kernel makes at most one event per line: room for that many
+    // spares the copies (and fresh pages) of growing vectors of millions.
+    for (DerivedLine* line : {&tf_ops, &name_scopes, &hlo_ops, &modules}) line->events().reserve(sorted.size());
     for (uint32_t e : sorted) {
       const KernelStats k = ReadKernelStats(plane_, e, names_);
       if (!k.kernel) continue;
@@ -536,10 +546,14 @@ class PlaneDeriver {
   std::vector<std::vector<uint32_t>> sorted_lines_;  // per line of the plane (derived ones left empty)
   const int32_t* group_ = nullptr;                   // per event of the plane; null: no groups
   std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
+  std::vector<uint32_t> time_order_;
+  bool time_order_ready_ = false;
   StrId group_id_ = kNoStr, step_name_ = kNoStr;
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
-  std::unordered_map<StrId, const FrameworkOpEntry*> framework_op_of_stat_;
+  // By string id of the file: one pointer per string, read once per kernel (a
+  // hash map lookup per kernel cost more than the rest of the stream).
+  std::vector<const FrameworkOpEntry*> framework_op_of_stat_;
   std::map<std::pair<uint64_t, StrId>, const FrameworkOpEntry*> framework_op_of_xla_op_;
   std::map<std::tuple<bool, uint64_t, StrId>, uint32_t> modules_;
   std::map<std::tuple<bool, uint64_t, StrId, StrId>, std::vector<uint32_t>> hlo_ops_;

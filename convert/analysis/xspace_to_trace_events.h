@@ -114,9 +114,9 @@ class TraceEventRenderer {
   // The plane a row's events live in.
   const XPlaneModel& Plane(const TraceRow& row) const { return sources_[row.derived].space->planes[row.plane]; }
   // Internal tf.data producer/consumer and allocator events are not shown.
-  bool Hidden(const TraceRow& row, uint32_t event) const {
-    return sources_[row.derived].hidden[row.plane][Plane(row).events[event].metadata];
-  }
+  bool Hidden(const TraceRow& row, uint32_t event) const { return HiddenMetadata(row)[Plane(row).events[event].metadata]; }
+  // The same per event metadata of the row's plane, for walks over many events.
+  const std::vector<bool>& HiddenMetadata(const TraceRow& row) const { return sources_[row.derived].hidden[row.plane]; }
   // The name the viewer shows: step_name stat, else display name, else name.
   std::string_view Name(const TraceRow& row, uint32_t event) const;
   // Appends one event object (no separator).
