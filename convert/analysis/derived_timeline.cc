@@ -200,7 +200,6 @@ class PlaneDeriver {
     derived.name = out_.space.strings.Intern(space_.Str(plane_.name));
     derived.event_metadata.emplace_back();  // index 0: the nameless placeholder
     derived_ = &derived;
-    group_id_ = out_.space.strings.Intern(schema::kGroupId);
     step_name_ = out_.space.strings.Intern(schema::kStepName);
     std::vector<int64_t> display_ids;
     // Each stream's events in time order (files are normally sorted already).
@@ -215,6 +214,7 @@ class PlaneDeriver {
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
     out_.file_plane.push_back(plane_index_);
+    out_.group_runs.push_back(std::move(group_runs_));
     display_ids.resize(plane_.lines.size(), 0);
     out_.file_line_display_ids.push_back(std::move(display_ids));
   }
@@ -325,8 +325,7 @@ class PlaneDeriver {
     for (const PendingLine& line : pending_lines_) {
       num_events += line.events.size();
       for (const PendingEvent& pe : line.events) {
-        if (pe.group == kNoGroup) continue;
-        num_stats += 1 + (line.steps && groups_.group_names.count(pe.group) != 0);
+        num_stats += line.steps && pe.group != kNoGroup && groups_.group_names.count(pe.group) != 0;
       }
     }
     derived_->events.reserve(num_events);
@@ -351,14 +350,11 @@ class PlaneDeriver {
       e.duration_ps = pe.end_ps - pe.begin_ps;
       e.metadata = pe.metadata;
       e.first_stat = static_cast<uint32_t>(p.event_stats.size());
+      if (group_runs_.empty() || group_runs_.back().group != pe.group) {
+        group_runs_.push_back(DerivedGroupRun{static_cast<uint32_t>(p.events.size()), pe.group});
+      }
       p.events.push_back(e);
-      if (pe.group == kNoGroup) continue;
-      Stat g;
-      g.name = group_id_;
-      g.kind = StatKind::kInt64;
-      g.i64 = pe.group;
-      p.event_stats.push_back(g);
-      if (!steps) continue;
+      if (pe.group == kNoGroup || !steps) continue;
       if (auto it = groups_.group_names.find(pe.group); it != groups_.group_names.end()) {
         Stat n;
         n.name = step_name_;
@@ -548,7 +544,8 @@ class PlaneDeriver {
   std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
   std::vector<uint32_t> time_order_;
   bool time_order_ready_ = false;
-  StrId group_id_ = kNoStr, step_name_ = kNoStr;
+  StrId step_name_ = kNoStr;
+  std::vector<DerivedGroupRun> group_runs_;  // of the derived plane being built
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
   // By string id of the file: one pointer per string, read once per kernel (a
@@ -588,14 +585,23 @@ void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
     out.space.planes.push_back(std::move(plane));
   }
   out.file_plane.insert(out.file_plane.end(), part.file_plane.begin(), part.file_plane.end());
+  for (auto& runs : part.group_runs) out.group_runs.push_back(std::move(runs));
   for (auto& ids : part.file_line_display_ids) out.file_line_display_ids.push_back(std::move(ids));
 }
 
 }  // namespace
 
+int32_t DerivedTimelines::Group(size_t plane, uint32_t event) const {
+  const std::vector<DerivedGroupRun>& runs = group_runs[plane];
+  auto after = std::upper_bound(runs.begin(), runs.end(), event,
+                                [](uint32_t e, const DerivedGroupRun& run) { return e < run.first_event; });
+  return after == runs.begin() ? kNoGroup : std::prev(after)->group;
+}
+
 size_t DerivedTimelines::MemoryBytes() const {
   size_t bytes = space.planes.empty() ? 0 : space.MemoryBytes();
   bytes += file_plane.capacity() * sizeof(uint32_t);
+  for (const auto& runs : group_runs) bytes += runs.capacity() * sizeof(DerivedGroupRun);
   for (const auto& ids : file_line_display_ids) bytes += ids.capacity() * sizeof(int64_t);
   return bytes;
 }

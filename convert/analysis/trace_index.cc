@@ -74,7 +74,6 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
 
   size_t total = 0;
   for (const TraceRow& row : rows) total += renderer.Plane(row).lines[row.line].num_events;
-  index->order_.reserve(total);
   index->group_offsets_.assign(rows.size() * kGroups + 1, 0);
   // The file's events are searched by name event by event when the file names
   // steps at all; a derived line only when one of its events does.
@@ -82,18 +81,21 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   const StrId derived_step_name = index->derived_->space.Find(schema::kStepName);
 
   // Rows are independent: the first ones (about half the events) are indexed
-  // into order_ on this thread, the rest into `tail` on a second one, and
-  // appended with their offsets moved behind the first part.
-  size_t split = 0;
-  for (size_t seen = 0; split < rows.size() && 2 * seen < total; ++split) {
-    seen += renderer.Plane(rows[split]).lines[rows[split].line].num_events;
+  // into `head` on this thread, the rest into `tail` on a second one; order_
+  // then takes both, the tail's offsets moved behind the head, at its exact
+  // size (hidden events take no room).
+  size_t split = 0, head_events = 0;
+  for (; split < rows.size() && 2 * head_events < total; ++split) {
+    head_events += renderer.Plane(rows[split]).lines[rows[split].line].num_events;
   }
   struct Part {
     std::vector<uint32_t>* order;
     int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
   };
-  std::vector<uint32_t> tail;
-  Part head_part{&index->order_}, tail_part{&tail};
+  std::vector<uint32_t> head, tail;
+  head.reserve(head_events);
+  tail.reserve(total - head_events);
+  Part head_part{&head}, tail_part{&tail};
   // Group offsets of rows [first, last) relative to the start of part.order.
   auto index_rows = [&](size_t first, size_t last, Part& part) {
     std::vector<uint32_t>& order = *part.order;
@@ -169,8 +171,11 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
     }
   };
   RunBoth([&] { index_rows(0, split, head_part); }, [&] { index_rows(split, rows.size(), tail_part); });
-  const uint32_t tail_base = static_cast<uint32_t>(index->order_.size());
+  const uint32_t tail_base = static_cast<uint32_t>(head.size());
   for (size_t i = split * kGroups; i < rows.size() * kGroups; ++i) index->group_offsets_[i] += tail_base;
+  index->order_.reserve(head.size() + tail.size());
+  index->order_.insert(index->order_.end(), head.begin(), head.end());
+  std::vector<uint32_t>().swap(head);
   index->order_.insert(index->order_.end(), tail.begin(), tail.end());
   const int64_t min_ps = std::min(head_part.min_ps, tail_part.min_ps);
   const int64_t max_ps = std::max(head_part.max_ps, tail_part.max_ps);

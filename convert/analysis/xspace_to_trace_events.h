@@ -149,6 +149,7 @@ class TraceEventRenderer {
   void AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const;
 
   Source sources_[2];  // [0]: the file, [1]: its derived timelines
+  const DerivedTimelines* derived_ = nullptr;
 };
 
 // Appends the process/thread metadata events of `layout`, each followed by

@@ -474,30 +474,35 @@ class Grouper {
       cv = nv;
       return true;
     };
-    auto nest_pass = [&](uint32_t pi) {
-      const WorkPlane& w = planes_[pi];
-      std::vector<int32_t>& v = val[pi];
-      for (const LineOrder& order : w.line_orders) {
-        order.ForEach([&](uint32_t e) {
-          uint32_t parent = w.nest_parent[e];
-          if (parent != kNoParent) v[e] = merge(v[e], contrib(w, parent, v[parent]));
-        });
+    // Lines are independent here (an event's parent is on its line): each
+    // nest pass shares the lines out between two threads.
+    auto nest_pass = [&](bool host) {
+      std::vector<std::pair<uint32_t, uint32_t>> lines;  // (plane, index into its line_orders)
+      for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+        if (planes_[pi].is_host != host) continue;
+        for (uint32_t oi = 0; oi < planes_[pi].line_orders.size(); ++oi) lines.emplace_back(pi, oi);
       }
+      ForEachOnTwoThreads(
+          lines.size(), [&](size_t i) { return planes_[lines[i].first].line_orders[lines[i].second].count; },
+          [&](size_t i) {
+            const WorkPlane& w = planes_[lines[i].first];
+            std::vector<int32_t>& v = val[lines[i].first];
+            w.line_orders[lines[i].second].ForEach([&](uint32_t e) {
+              uint32_t parent = w.nest_parent[e];
+              if (parent != kNoParent) v[e] = merge(v[e], contrib(w, parent, v[parent]));
+            });
+          });
     };
     // Producer/consumer edges may point backwards in time: iterate host planes.
     for (int round = 0; round < 8; ++round) {
       bool changed = false;
-      for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-        if (planes_[pi].is_host) nest_pass(pi);
-      }
+      nest_pass(/*host=*/true);
       for (const CrossEdge& edge : context_edges_) changed |= apply(edge);
       if (!changed) break;
     }
     if (host_only) return;
     for (const CrossEdge& edge : launch_edges_) apply(edge);
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-      if (!planes_[pi].is_host) nest_pass(pi);
-    }
+    nest_pass(/*host=*/false);
   }
 
   void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out) const {
