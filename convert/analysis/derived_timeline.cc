@@ -200,7 +200,6 @@ class PlaneDeriver {
     derived.name = out_.space.strings.Intern(space_.Str(plane_.name));
     derived.event_metadata.emplace_back();  // index 0: the nameless placeholder
     derived_ = &derived;
-    group_id_ = out_.space.strings.Intern(schema::kGroupId);
     step_name_ = out_.space.strings.Intern(schema::kStepName);
     std::vector<int64_t> display_ids;
     // Each stream's events in time order (files are normally sorted already).
@@ -215,6 +214,7 @@ class PlaneDeriver {
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
     out_.file_plane.push_back(plane_index_);
+    out_.group_runs.push_back(std::move(group_runs_));
     display_ids.resize(plane_.lines.size(), 0);
     out_.file_line_display_ids.push_back(std::move(display_ids));
   }
@@ -223,8 +223,14 @@ class PlaneDeriver {
   int32_t GroupOf(uint32_t e) const { return group_ == nullptr ? kNoGroup : group_[e]; }
 
   // The events of all streams in time order (begin, then longer first): the
-  // streams' sorted orders merged.
-  std::vector<uint32_t> TimeOrder() const {
+  // streams' sorted orders merged, once (the groups and the Steps line both walk it).
+  const std::vector<uint32_t>& TimeOrder() {
+    if (!time_order_ready_) time_order_ = MergedTimeOrder();
+    time_order_ready_ = true;
+    return time_order_;
+  }
+
+  std::vector<uint32_t> MergedTimeOrder() const {
     std::vector<uint32_t> order;
     size_t total = 0;
     for (const auto& line : sorted_lines_) total += line.size();
@@ -319,8 +325,7 @@ class PlaneDeriver {
     for (const PendingLine& line : pending_lines_) {
       num_events += line.events.size();
       for (const PendingEvent& pe : line.events) {
-        if (pe.group == kNoGroup) continue;
-        num_stats += 1 + (line.steps && groups_.group_names.count(pe.group) != 0);
+        num_stats += line.steps && pe.group != kNoGroup && groups_.group_names.count(pe.group) != 0;
       }
     }
     derived_->events.reserve(num_events);
@@ -345,14 +350,11 @@ class PlaneDeriver {
       e.duration_ps = pe.end_ps - pe.begin_ps;
       e.metadata = pe.metadata;
       e.first_stat = static_cast<uint32_t>(p.event_stats.size());
+      if (group_runs_.empty() || group_runs_.back().group != pe.group) {
+        group_runs_.push_back(DerivedGroupRun{static_cast<uint32_t>(p.events.size()), pe.group});
+      }
       p.events.push_back(e);
-      if (pe.group == kNoGroup) continue;
-      Stat g;
-      g.name = group_id_;
-      g.kind = StatKind::kInt64;
-      g.i64 = pe.group;
-      p.event_stats.push_back(g);
-      if (!steps) continue;
+      if (pe.group == kNoGroup || !steps) continue;
       if (auto it = groups_.group_names.find(pe.group); it != groups_.group_names.end()) {
         Stat n;
         n.name = step_name_;
@@ -406,9 +408,10 @@ class PlaneDeriver {
 
   // A kernel's framework op named by its own stat (tf_op, or level 0).
   const FrameworkOpEntry& FrameworkOpOfStat(StrId fullname) {
-    auto [it, inserted] = framework_op_of_stat_.try_emplace(fullname, nullptr);
-    if (inserted) it->second = &FrameworkOp(space_.Str(fullname));
-    return *it->second;
+    if (fullname >= framework_op_of_stat_.size()) framework_op_of_stat_.resize(space_.strings.size(), nullptr);
+    const FrameworkOpEntry*& entry = framework_op_of_stat_[fullname];
+    if (entry == nullptr) entry = &FrameworkOp(space_.Str(fullname));
+    return *entry;
   }
 
   // An XLA op's framework op, as its HLO instruction's metadata names it
@@ -488,6 +491,9 @@ class PlaneDeriver {
     DerivedLine name_scopes({&tf_ops});
     DerivedLine hlo_ops;
     DerivedLine modules({&name_scopes, &hlo_ops});
+    // Mostly a kernel makes at most one event per line: room for that many
+    // spares the copies (and fresh pages) of growing vectors of millions.
+    for (DerivedLine* line : {&tf_ops, &name_scopes, &hlo_ops, &modules}) line->events().reserve(sorted.size());
     for (uint32_t e : sorted) {
       const KernelStats k = ReadKernelStats(plane_, e, names_);
       if (!k.kernel) continue;
@@ -536,10 +542,15 @@ class PlaneDeriver {
   std::vector<std::vector<uint32_t>> sorted_lines_;  // per line of the plane (derived ones left empty)
   const int32_t* group_ = nullptr;                   // per event of the plane; null: no groups
   std::vector<int32_t> inherited_;                   // the groups after inheritance, when some were missing
-  StrId group_id_ = kNoStr, step_name_ = kNoStr;
+  std::vector<uint32_t> time_order_;
+  bool time_order_ready_ = false;
+  StrId step_name_ = kNoStr;
+  std::vector<DerivedGroupRun> group_runs_;  // of the derived plane being built
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
-  std::unordered_map<StrId, const FrameworkOpEntry*> framework_op_of_stat_;
+  // By string id of the file: one pointer per string, read once per kernel (a
+  // hash map lookup per kernel cost more than the rest of the stream).
+  std::vector<const FrameworkOpEntry*> framework_op_of_stat_;
   std::map<std::pair<uint64_t, StrId>, const FrameworkOpEntry*> framework_op_of_xla_op_;
   std::map<std::tuple<bool, uint64_t, StrId>, uint32_t> modules_;
   std::map<std::tuple<bool, uint64_t, StrId, StrId>, std::vector<uint32_t>> hlo_ops_;
@@ -574,14 +585,23 @@ void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
     out.space.planes.push_back(std::move(plane));
   }
   out.file_plane.insert(out.file_plane.end(), part.file_plane.begin(), part.file_plane.end());
+  for (auto& runs : part.group_runs) out.group_runs.push_back(std::move(runs));
   for (auto& ids : part.file_line_display_ids) out.file_line_display_ids.push_back(std::move(ids));
 }
 
 }  // namespace
 
+int32_t DerivedTimelines::Group(size_t plane, uint32_t event) const {
+  const std::vector<DerivedGroupRun>& runs = group_runs[plane];
+  auto after = std::upper_bound(runs.begin(), runs.end(), event,
+                                [](uint32_t e, const DerivedGroupRun& run) { return e < run.first_event; });
+  return after == runs.begin() ? kNoGroup : std::prev(after)->group;
+}
+
 size_t DerivedTimelines::MemoryBytes() const {
   size_t bytes = space.planes.empty() ? 0 : space.MemoryBytes();
   bytes += file_plane.capacity() * sizeof(uint32_t);
+  for (const auto& runs : group_runs) bytes += runs.capacity() * sizeof(DerivedGroupRun);
   for (const auto& ids : file_line_display_ids) bytes += ids.capacity() * sizeof(int64_t);
   return bytes;
 }

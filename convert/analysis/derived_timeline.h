@@ -1,9 +1,11 @@
 // The derived timelines of GPU device planes, as xprof's derived_timeline.cc
 // adds them before the trace viewer reads a profile:
 //   - "Steps" (line id kThreadIdStepInfo): one event per run of consecutive
-//     device events of one step group, named by the group id, with the stats
-//     group_id and step_name (the host step's name, which the trace viewer
-//     shows instead).
+//     device events of one step group, named by the group id, with the stat
+//     step_name (the host step's name, which the trace viewer shows instead).
+//   - Every derived event of a step group shows it as the arg group_id; the
+//     groups are kept beside the events (DerivedTimelines::Group), not as a
+//     stat per event, since millions of derived events share a few steps.
 //   - Per GPU stream, up to 16 streams (compute streams first, then by number
 //     of events): "Framework Name Scope - from #<stream>", "Framework Ops - from
 //     #<stream>", "XLA Modules - from #<stream>" and "XLA Ops - from #<stream>",
@@ -44,6 +46,12 @@
 
 namespace tbprof {
 
+// Derived events from first_event up to the next run's belong to `group`.
+struct DerivedGroupRun {
+  uint32_t first_event = 0;
+  int32_t group = kNoGroup;
+};
+
 struct DerivedTimelines {
   // One plane per file plane that got derived lines (same name and id),
   // holding only those lines, with names interned in this space's own table.
@@ -54,6 +62,12 @@ struct DerivedTimelines {
   // line keeps its own).
   std::vector<std::vector<int64_t>> file_line_display_ids;
 
+  // Derived plane i: its events' step groups, as runs in event order (the
+  // events of a line mostly share their step).
+  std::vector<std::vector<DerivedGroupRun>> group_runs;
+
+  // The step group of derived plane `plane`'s event (kNoGroup: none).
+  int32_t Group(size_t plane, uint32_t event) const;
   bool empty() const { return space.planes.empty(); }
   size_t NumEvents() const { return space.NumEvents(); }
   size_t MemoryBytes() const;

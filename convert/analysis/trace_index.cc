@@ -32,6 +32,28 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view lower_prefix) {
   return true;
 }
 
+// Whether a string step_name stat names one of the line's events (the stats
+// of a line's events are one contiguous run).
+bool LineNamesSteps(const XPlaneModel& plane, const LineModel& line, StrId step_name) {
+  if (step_name == kNoStr || line.num_events == 0) return false;
+  const uint32_t end_event = line.first_event + line.num_events;
+  const Stat* first = plane.event_stats.data() + plane.events[line.first_event].first_stat;
+  const Stat* last = plane.event_stats.data() +
+                     (end_event < plane.events.size() ? plane.events[end_event].first_stat : plane.event_stats.size());
+  if (std::any_of(first, last, [&](const Stat& s) { return s.name == step_name && s.kind == StatKind::kStr; })) {
+    return true;
+  }
+  std::vector<bool> seen(plane.event_metadata.size());
+  for (uint32_t e = line.first_event; e < end_event; ++e) {
+    const uint32_t md = plane.events[e].metadata;
+    if (seen[md]) continue;
+    seen[md] = true;
+    auto [b, end] = plane.MetadataStatsOf(md);
+    if (std::any_of(b, end, [&](const Stat& s) { return s.name == step_name && s.kind == StatKind::kStr; })) return true;
+  }
+  return false;
+}
+
 struct Candidate {
   int64_t begin, end;
   uint32_t pos;  // position in order_
@@ -52,22 +74,28 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
 
   size_t total = 0;
   for (const TraceRow& row : rows) total += renderer.Plane(row).lines[row.line].num_events;
-  index->order_.reserve(total);
   index->group_offsets_.assign(rows.size() * kGroups + 1, 0);
+  // The file's events are searched by name event by event when the file names
+  // steps at all; a derived line only when one of its events does.
+  index->row_names_steps_.assign(rows.size(), s.Find(schema::kStepName) != kNoStr);
+  const StrId derived_step_name = index->derived_->space.Find(schema::kStepName);
 
   // Rows are independent: the first ones (about half the events) are indexed
-  // into order_ on this thread, the rest into `tail` on a second one, and
-  // appended with their offsets moved behind the first part.
-  size_t split = 0;
-  for (size_t seen = 0; split < rows.size() && 2 * seen < total; ++split) {
-    seen += renderer.Plane(rows[split]).lines[rows[split].line].num_events;
+  // into `head` on this thread, the rest into `tail` on a second one; order_
+  // then takes both, the tail's offsets moved behind the head, at its exact
+  // size (hidden events take no room).
+  size_t split = 0, head_events = 0;
+  for (; split < rows.size() && 2 * head_events < total; ++split) {
+    head_events += renderer.Plane(rows[split]).lines[rows[split].line].num_events;
   }
   struct Part {
     std::vector<uint32_t>* order;
     int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
   };
-  std::vector<uint32_t> tail;
-  Part head_part{&index->order_}, tail_part{&tail};
+  std::vector<uint32_t> head, tail;
+  head.reserve(head_events);
+  tail.reserve(total - head_events);
+  Part head_part{&head}, tail_part{&tail};
   // Group offsets of rows [first, last) relative to the start of part.order.
   auto index_rows = [&](size_t first, size_t last, Part& part) {
     std::vector<uint32_t>& order = *part.order;
@@ -78,24 +106,18 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
       if (CancelRequested()) break;  // the caller discards a partial index
       const XPlaneModel& plane = renderer.Plane(rows[r]);
       const LineModel& line = plane.lines[rows[r].line];
-      ids.clear();
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (!renderer.Hidden(rows[r], e)) ids.push_back(e);
-      }
+      if (rows[r].derived) index->row_names_steps_[r] = LineNamesSteps(plane, line, derived_step_name);
       // Outer events before the ones they enclose; files are normally sorted so.
       auto before = [&](uint32_t a, uint32_t b) {
         const Event& ea = plane.events[a];
         const Event& eb = plane.events[b];
         return ea.begin_ps != eb.begin_ps ? ea.begin_ps < eb.begin_ps : ea.duration_ps > eb.duration_ps;
       };
-      if (!std::is_sorted(ids.begin(), ids.end(), before)) std::stable_sort(ids.begin(), ids.end(), before);
-
-      keys.resize(ids.size());
+      uint32_t counts[kGroups] = {};
       open_ends.clear();
       last_begin.clear();
-      uint32_t counts[kGroups] = {};
-      for (size_t i = 0; i < ids.size(); ++i) {
-        const Event& e = plane.events[ids[i]];
+      // The key of the next event in begin order (and its place in the stack of enclosing events).
+      auto key_of = [&](const Event& e) {
         const int64_t duration = std::max<int64_t>(e.duration_ps, 0);
         const int64_t end = e.begin_ps + duration;
         part.min_ps = std::min(part.min_ps, e.begin_ps);
@@ -112,8 +134,29 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
         } else {
           last_begin.push_back(e.begin_ps);
         }
-        keys[i] = static_cast<uint8_t>(key);
         ++counts[key];
+        return static_cast<uint8_t>(key);
+      };
+      // One walk over the line's events while they come sorted; the rest
+      // again in sorted order when one does not.
+      const std::vector<bool>& hidden = renderer.HiddenMetadata(rows[r]);
+      ids.clear();
+      keys.clear();
+      bool sorted = true;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const Event& event = plane.events[e];
+        if (hidden[event.metadata]) continue;
+        if (sorted && !ids.empty() && before(e, ids.back())) sorted = false;
+        ids.push_back(e);
+        if (sorted) keys.push_back(key_of(event));
+      }
+      if (!sorted) {
+        std::stable_sort(ids.begin(), ids.end(), before);
+        std::fill(std::begin(counts), std::end(counts), 0);
+        open_ends.clear();
+        last_begin.clear();
+        keys.clear();
+        for (uint32_t e : ids) keys.push_back(key_of(plane.events[e]));
       }
       // Counting sort by key keeps each group in begin order.
       uint32_t next[kGroups];
@@ -128,8 +171,11 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
     }
   };
   RunBoth([&] { index_rows(0, split, head_part); }, [&] { index_rows(split, rows.size(), tail_part); });
-  const uint32_t tail_base = static_cast<uint32_t>(index->order_.size());
+  const uint32_t tail_base = static_cast<uint32_t>(head.size());
   for (size_t i = split * kGroups; i < rows.size() * kGroups; ++i) index->group_offsets_[i] += tail_base;
+  index->order_.reserve(head.size() + tail.size());
+  index->order_.insert(index->order_.end(), head.begin(), head.end());
+  std::vector<uint32_t>().swap(head);
   index->order_.insert(index->order_.end(), tail.begin(), tail.end());
   const int64_t min_ps = std::min(head_part.min_ps, tail_part.min_ps);
   const int64_t max_ps = std::max(head_part.max_ps, tail_part.max_ps);
@@ -228,14 +274,15 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
                                          bool* truncated) const {
   std::string lower(prefix);
   for (char& c : lower) c = AsciiLower(c);
-  // Event metadata whose names match, per plane of the file ([0]) and of the derived lines ([1]).
+  // Event metadata whose names match, per plane of the file ([0]) and of the
+  // derived lines ([1]), and whether any of a plane's does.
   const XSpaceModel* spaces[2] = {space_.get(), &derived_->space};
   std::vector<std::vector<bool>> match[2];
-  StrId step_name[2];
+  std::vector<bool> plane_matches[2];
   for (int k = 0; k < 2; ++k) {
     const XSpaceModel& s = *spaces[k];
-    step_name[k] = s.Find(schema::kStepName);
     match[k].resize(s.planes.size());
+    plane_matches[k].resize(s.planes.size());
     for (size_t p = 0; p < s.planes.size(); ++p) {
       const XPlaneModel& plane = s.planes[p];
       match[k][p].resize(plane.event_metadata.size());
@@ -243,6 +290,7 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
         const EventMetadata& md = plane.event_metadata[m];
         match[k][p][m] =
             StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
+        if (match[k][p][m]) plane_matches[k][p] = true;
       }
     }
   }
@@ -250,6 +298,9 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
   *truncated = false;
   for (size_t r = 0; r < layout_.rows.size(); ++r) {
     const TraceRow& row = layout_.rows[r];
+    const bool names_steps = row_names_steps_[r];
+    // A row whose events can match neither by metadata nor by a step name nor by a stat.
+    if (!plane_matches[row.derived][row.plane] && !names_steps && !search_metadata) continue;
     const XSpaceModel& s = *spaces[row.derived];
     const XPlaneModel& plane = renderer_->Plane(row);
     const std::vector<bool>& row_match = match[row.derived][row.plane];
@@ -261,7 +312,7 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
     for (uint32_t p = first; p < last; ++p) {
       const uint32_t e = order_[p];
       bool hit = row_match[plane.events[e].metadata];
-      if (!hit && step_name[row.derived] != kNoStr) hit = StartsWithIgnoreCase(renderer_->Name(row, e), lower);
+      if (!hit && names_steps) hit = StartsWithIgnoreCase(renderer_->Name(row, e), lower);
       if (!hit && search_metadata) {
         auto [b, end] = plane.StatsOf(e);
         hit = std::any_of(b, end, [&](const Stat& st) {
@@ -323,7 +374,7 @@ std::optional<TraceHit> TraceIndex::FindEvent(std::string_view name, int64_t beg
 
 size_t TraceIndex::MemoryBytes() const {
   size_t bytes = sizeof(*this) + order_.capacity() * sizeof(uint32_t) + group_offsets_.capacity() * sizeof(uint32_t) +
-                 layout_.rows.capacity() * sizeof(TraceRow);
+                 layout_.rows.capacity() * sizeof(TraceRow) + row_names_steps_.capacity();
   for (const TraceProcess& p : layout_.processes) {
     bytes += sizeof(p) + p.name.capacity();
     for (const TraceThread& t : p.threads) bytes += sizeof(t) + t.name.capacity();

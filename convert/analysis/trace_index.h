@@ -118,6 +118,9 @@ class TraceIndex {
   std::unique_ptr<TraceEventRenderer> renderer_;
   std::vector<uint32_t> order_;          // event indices, by row, then key, then begin
   std::vector<uint32_t> group_offsets_;  // rows·kGroups + 1 offsets into order_
+  // Per row: whether an event may be shown under a step name rather than its
+  // metadata's (Search then reads each event's stats).
+  std::vector<uint8_t> row_names_steps_;
   int64_t min_ps_ = 0, max_ps_ = 0;
 };
 

@@ -197,6 +197,7 @@ TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space)
 TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space, const DerivedTimelines* derived) {
   sources_[0] = Resolve(space);
   if (derived != nullptr) sources_[1] = Resolve(derived->space);
+  derived_ = derived;
 }
 
 bool TraceEventRenderer::InternalStat(const Source& src, StrId name) const {
@@ -304,6 +305,13 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     if (std::any_of(eb, ee, [&](const Stat& o) { return o.name == s->name; })) continue;
     key(space.Str(s->name));
     AppendStatValue(space, *s, out);
+  }
+  // A derived event's step group comes first among its own args.
+  if (row.derived && derived_ != nullptr) {
+    if (const int32_t group = derived_->Group(row.plane, event); group != kNoGroup) {
+      key(schema::kGroupId);
+      AppendInt(group, out);
+    }
   }
   for (const Stat* s = eb; s != ee; ++s) {
     if (!shown(*s)) continue;

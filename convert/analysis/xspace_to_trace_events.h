@@ -114,11 +114,23 @@ class TraceEventRenderer {
   // The plane a row's events live in.
   const XPlaneModel& Plane(const TraceRow& row) const { return sources_[row.derived].space->planes[row.plane]; }
   // Internal tf.data producer/consumer and allocator events are not shown.
-  bool Hidden(const TraceRow& row, uint32_t event) const {
-    return sources_[row.derived].hidden[row.plane][Plane(row).events[event].metadata];
-  }
+  bool Hidden(const TraceRow& row, uint32_t event) const { return HiddenMetadata(row)[Plane(row).events[event].metadata]; }
+  // The same per event metadata of the row's plane, for walks over many events.
+  const std::vector<bool>& HiddenMetadata(const TraceRow& row) const { return sources_[row.derived].hidden[row.plane]; }
   // The name the viewer shows: step_name stat, else display name, else name.
   std::string_view Name(const TraceRow& row, uint32_t event) const;
+  // Hits are scattered over the planes' events, so rendering them waits on
+  // memory more than it computes: a caller names an event some hits ahead
+  // (PrefetchEvent), then its stats and metadata a few hits later (PrefetchStats).
+  void PrefetchEvent(const TraceRow& row, uint32_t event) const { __builtin_prefetch(&Plane(row).events[event]); }
+  void PrefetchStats(const TraceRow& row, uint32_t event) const {
+    const XPlaneModel& p = Plane(row);
+    const Event& e = p.events[event];
+    const Stat* stats = p.event_stats.data() + e.first_stat;
+    __builtin_prefetch(stats);
+    __builtin_prefetch(reinterpret_cast<const char*>(stats) + 64);
+    __builtin_prefetch(&p.event_metadata[e.metadata]);
+  }
   // Appends one event object (no separator).
   void Append(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
 
@@ -137,6 +149,7 @@ class TraceEventRenderer {
   void AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const;
 
   Source sources_[2];  // [0]: the file, [1]: its derived timelines
+  const DerivedTimelines* derived_ = nullptr;
 };
 
 // Appends the process/thread metadata events of `layout`, each followed by

@@ -50,11 +50,16 @@ bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::ve
   style.host_index = static_cast<uint32_t>(host_index);
   style.pid_offset = StreamingPidOffset(host_index);
   const TraceIndex& index = *host.index;
+  const TraceEventRenderer& renderer = index.renderer();
+  const std::vector<TraceRow>& rows = index.layout().rows;
+  constexpr size_t kEventsAhead = 16, kStatsAhead = 8;
   for (size_t i = 0; i < hits.size(); ++i) {
     if ((i & 0xffff) == 0xffff && CancelRequested()) return false;
+    if (i + kEventsAhead < hits.size()) renderer.PrefetchEvent(rows[hits[i + kEventsAhead].row], hits[i + kEventsAhead].event);
+    if (i + kStatsAhead < hits.size()) renderer.PrefetchStats(rows[hits[i + kStatsAhead].row], hits[i + kStatsAhead].event);
     const TraceHit& h = hits[i];
     style.uid = (static_cast<int64_t>(host_index) << kUidHostShift) + h.uid;
-    index.renderer().Append(index.layout().rows[h.row], h.event, style, out);
+    renderer.Append(rows[h.row], h.event, style, out);
     out.push_back(',');
   }
   return true;

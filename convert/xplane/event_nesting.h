@@ -11,25 +11,37 @@
 
 namespace tbprof {
 
-// Walks one line's events in SortedLineEvents order (begin ascending, longer
-// first) and calls on_nest(parent, child) for every event that an earlier
-// event contains: its parent is the innermost such event. An event ends the
-// candidates it outlives (a partial overlap is no nesting). Events marked
-// async (`async_stat` non-zero, on the event or its metadata) neither nest
-// nor contain.
+// Takes one line's events in SortedLineEvents order (begin ascending, longer
+// first) and reports, for every event that an earlier one contains, its parent:
+// the innermost such event. An event ends the candidates it outlives (a partial
+// overlap is no nesting). Async events are not passed in at all.
+class LineNester {
+ public:
+  template <typename OnNest>
+  void Add(const XPlaneModel& plane, uint32_t e, OnNest&& on_nest) {
+    const int64_t end = plane.events[e].end_ps();
+    while (!open_.empty() && plane.events[open_.back()].end_ps() < end) open_.pop_back();
+    if (!open_.empty()) on_nest(open_.back(), e);
+    open_.push_back(e);
+  }
+
+ private:
+  std::vector<uint32_t> open_;  // the enclosing candidates, outermost first
+};
+
+// Walks one line's events in SortedLineEvents order and calls
+// on_nest(parent, child) as LineNester does. Events marked async
+// (`async_stat` non-zero, on the event or its metadata) neither nest nor contain.
 template <typename OnNest>
 void NestLineEvents(const XPlaneModel& plane, const std::vector<uint32_t>& sorted_line, StrId async_stat,
                     OnNest&& on_nest) {
-  std::vector<uint32_t> open;
+  LineNester nester;
   for (uint32_t e : sorted_line) {
     if (async_stat != kNoStr) {
       const Stat* async = plane.FindEventOrMetadataStat(e, async_stat);
       if (async != nullptr && async->IntValue() != 0) continue;
     }
-    const int64_t end = plane.events[e].end_ps();
-    while (!open.empty() && plane.events[open.back()].end_ps() < end) open.pop_back();
-    if (!open.empty()) on_nest(open.back(), e);
-    open.push_back(e);
+    nester.Add(plane, e, on_nest);
   }
 }
 

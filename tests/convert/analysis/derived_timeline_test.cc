@@ -56,7 +56,7 @@ std::map<std::string, SeenLine> Lines(const DerivedTimelines& d, std::string_vie
   std::map<std::string, SeenLine> out;
   for (const XPlaneModel& p : d.space.planes) {
     if (d.space.Str(p.name) != plane) continue;
-    const StrId group_id = d.space.Find("group_id"), step_name = d.space.Find("step_name");
+    const StrId step_name = d.space.Find("step_name");
     for (const LineModel& line : p.lines) {
       SeenLine& l = out[std::string(d.space.Str(line.name))];
       l.id = line.id;
@@ -65,7 +65,7 @@ std::map<std::string, SeenLine> Lines(const DerivedTimelines& d, std::string_vie
         const EventMetadata& md = p.event_metadata[p.events[e].metadata];
         Seen s{std::string(d.space.Str(md.name)), std::string(d.space.Str(md.display_name)), p.events[e].begin_ps,
                p.events[e].duration_ps};
-        if (const Stat* g = p.FindStat(e, group_id)) s.group = g->IntValue();
+        if (const int32_t g = d.Group(&p - d.space.planes.data(), e); g != kNoGroup) s.group = g;
         if (const Stat* n = p.FindStat(e, step_name)) s.step_name = std::string(d.space.Str(n->str));
         l.events.push_back(s);
       }
