@@ -1,7 +1,7 @@
 #include "convert/analysis/derived_timeline.h"
 
 #include <algorithm>
-#include <deque>
+#include <future>
 #include <iterator>
 #include <map>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "convert/analysis/derived_line.h"
 #include "convert/analysis/hlo_module.h"
+#include "convert/analysis/host_offload_rows.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
@@ -33,8 +34,6 @@ constexpr int64_t kHloOpOffset = schema::kThreadIdHloOp - schema::kThreadIdTfNam
 constexpr int64_t kSourceOffset = schema::kThreadIdSource - schema::kThreadIdTfNameScope;
 // The line ids a stream's derived lines take, in display order (ids ascending).
 constexpr int64_t kDisplayOrder[] = {kNameScopeOffset, kTfOpOffset, kModuleOffset, kHloOpOffset, kSourceOffset};
-// TPU host-offload rows: one line id each, the last row taking what does not fit.
-constexpr int64_t kMaxHostOffloadRows = schema::kThreadIdHostOffloadOpEnd - schema::kThreadIdHostOffloadOpStart + 1;
 
 // A finished derived line waiting for its plane to be done.
 struct PendingLine {
@@ -189,7 +188,9 @@ struct PlanePlan {
   uint32_t plane = 0;
   bool steps = false, streams = false;  // GPU planes
   bool tpu = false;                     // a TPU TensorCore's framework, source and host-offload lines
-  const std::map<int32_t, LaunchGroup>* launches = nullptr;  // GPU planes: the Launch Stats line
+  // GPU planes without a Launch Stats line: their index among the GPU planes
+  // (-1: none), which launches name by device_id.
+  int64_t launch_device = -1;
 };
 
 // The shared inputs of every plane's derivation.
@@ -199,6 +200,8 @@ struct DeriveContext {
   const StatNames& names;
   const HloPrograms& programs;
   const ScopeRangeTree& scope_tree;
+  // Read from the host while the planes are derived; waited for at the end.
+  std::shared_future<LaunchesPerGpu> launches;
 };
 
 // Builds the derived lines of one device plane into `out`.
@@ -206,7 +209,8 @@ class PlaneDeriver {
  public:
   PlaneDeriver(const DeriveContext& context, uint32_t plane_index, DerivedTimelines& out)
       : space_(context.space), plane_(space_.planes[plane_index]), plane_index_(plane_index), groups_(context.groups),
-        names_(context.names), programs_(context.programs), scope_tree_(context.scope_tree), out_(out) {}
+        names_(context.names), programs_(context.programs), scope_tree_(context.scope_tree),
+        launches_(context.launches), out_(out) {}
 
   void Run(const PlanePlan& plan) {
     XPlaneModel derived;
@@ -230,7 +234,10 @@ class PlaneDeriver {
     if (plan.steps || plan.streams) InheritGroups();
     if (plan.steps && group_ != nullptr) DeriveSteps();
     if (plan.streams) DeriveStreams(display_ids);
-    if (plan.launches != nullptr) DeriveLaunchStats(*plan.launches);
+    if (plan.launch_device >= 0) {
+      const LaunchesPerGpu& launches = launches_.get();
+      if (static_cast<size_t>(plan.launch_device) < launches.size()) DeriveLaunchStats(launches[plan.launch_device]);
+    }
     if (plan.tpu) DeriveTpuLines();
     EmitLines();
     if (derived.lines.empty()) return;
@@ -592,15 +599,11 @@ class PlaneDeriver {
   // A CUDA graph node's XLA op event names the graph and the launch's
   // correlation id (the latest node's), on its innermost level.
   void MarkCudaGraphNode(const KernelStats& k, DerivedLine& hlo_ops, size_t level) {
-    Stat graph;
-    graph.name = out_.space.strings.Intern(schema::kCudaGraphId);
-    graph.kind = StatKind::kUint64;
+    Stat graph = NamedStat(schema::kCudaGraphId, StatKind::kUint64);
     graph.u64 = k.cuda_graph_id;
     hlo_ops.SetStatOfLastEvent(level, graph);
     if (k.correlation_id != nullptr) {
-      Stat correlation;
-      correlation.name = out_.space.strings.Intern(schema::kCorrelationId);
-      correlation.kind = StatKind::kInt64;
+      Stat correlation = NamedStat(schema::kCorrelationId, StatKind::kInt64);
       correlation.i64 = k.correlation_id->IntValue();
       hlo_ops.SetStatOfLastEvent(level, correlation);
     }
@@ -633,7 +636,7 @@ class PlaneDeriver {
   // DeriveLinesFromStats on a TPU TensorCore plane: the framework op and the
   // source line of every op that names them (stats of the op's metadata, its
   // own overriding), over all lines in time order, asynchronous ops left out;
-  // and the host-offload copies.
+  // and the host-offload copies (host_offload_rows.h).
   void DeriveTpuLines() {
     DerivedLine tf_ops(Growth::kOverShortGaps);
     DerivedLine name_scopes(Growth::kOverShortGaps, {&tf_ops});
@@ -641,6 +644,7 @@ class PlaneDeriver {
     std::vector<TpuOpStats> of_metadata(plane_.event_metadata.size());
     std::vector<uint8_t> metadata_read(plane_.event_metadata.size(), 0);
     std::unordered_map<StrId, uint32_t> source_metadata;
+    derived::HostOffloadRows offloads(space_, plane_, *derived_, out_.space.strings);
     for (uint32_t e : TimeOrder()) {
       const Event& ev = plane_.events[e];
       const uint32_t md = ev.metadata;
@@ -664,116 +668,17 @@ class PlaneDeriver {
         if (fresh) it->second = Metadata(space_.Str(op.source));
         sources.ExpandOrAdd(it->second, begin_ps, end_ps, op.group);
       }
-      AddHostOffloadOp(e);
+      offloads.Add(e);
     }
     name_scopes.ResetLastEvents(0);
     AddLine(schema::kThreadIdTfNameScope, 0, schema::kFrameworkNameScopeLine, name_scopes);
     AddLine(schema::kThreadIdTfOp, 0, schema::kFrameworkOpLine, tf_ops);
     AddLine(schema::kThreadIdSource, 0, schema::kSourceLine, sources);
-    for (size_t row = 0; row < offload_rows_.size(); ++row) {
+    for (size_t row = 0; row < offloads.NumRows(); ++row) {
       AddLine(schema::kThreadIdHostOffloadOpStart + static_cast<int64_t>(row), 0,
-              std::string(schema::kHostOffloadOpLine) + " row " + std::to_string(row), offload_rows_[row].line);
+              std::string(schema::kHostOffloadOpLine) + " row " + std::to_string(row), offloads.Row(row));
     }
   }
-
-  // A host-offload op: a copy (or dynamic slice) start or done whose shape
-  // lives in host memory (memory space 5, "S(5)"); kNoOffload otherwise.
-  enum class OffloadStep : uint8_t { kUnchecked, kNoOffload, kStart, kDone };
-  struct OffloadOp {
-    OffloadStep step = OffloadStep::kUnchecked;
-    uint32_t metadata = 0;  // the derived event's: named "offload-<op>.<id>"
-  };
-
-  const OffloadOp& OffloadOpOf(uint32_t md) {
-    if (offload_ops_.empty()) offload_ops_.resize(plane_.event_metadata.size());
-    OffloadOp& op = offload_ops_[md];
-    if (op.step != OffloadStep::kUnchecked) return op;
-    op.step = OffloadStep::kNoOffload;
-    const EventMetadata& m = plane_.event_metadata[md];
-    const std::string_view name = space_.Str(m.name);
-    const std::string_view shown = m.display_name != kNoStr && !space_.Str(m.display_name).empty()
-                                       ? space_.Str(m.display_name)
-                                       : name;
-    static constexpr std::string_view kKinds[] = {"copy-start",          "copy-done",
-                                                  "dynamic-slice-start", "dynamic-slice-done",
-                                                  "dynamic-update-slice-start", "dynamic-update-slice-done"};
-    const bool offload = name.find("S(5)") != std::string_view::npos &&
-                         std::any_of(std::begin(kKinds), std::end(kKinds),
-                                     [&](std::string_view k) { return shown.find(k) != std::string_view::npos; });
-    if (!offload) return op;
-    const size_t start = shown.find("-start"), done = shown.find("-done");
-    if (start == std::string_view::npos && done == std::string_view::npos) return op;
-    op.step = start != std::string_view::npos ? OffloadStep::kStart : OffloadStep::kDone;
-    // The instruction's number is what follows its last '.', "0" without one.
-    const size_t dot = shown.rfind('.');
-    const std::string_view number = dot == std::string_view::npos ? "0" : shown.substr(dot + 1);
-    const std::string label =
-        "offload-" + std::string(shown.substr(0, std::min(start, done))) + "." + std::string(number);
-    auto [it, fresh] = offload_metadata_.try_emplace(label, 0);
-    if (fresh) {
-      // Named by its display name only, as xprof makes these events' metadata.
-      it->second = NewMetadata("");
-      derived_->event_metadata[it->second].display_name = out_.space.strings.Intern(label);
-    }
-    op.metadata = it->second;
-    return op;
-  }
-
-  // HostOffloadEventProcessor: starts wait for their done (first in, first
-  // out, per label); the copy spans start to done, on the row whose last copy
-  // ended earliest before it begins, or a new row (the last one when all are used).
-  void AddHostOffloadOp(uint32_t e) {
-    const OffloadOp& op = OffloadOpOf(plane_.events[e].metadata);
-    if (op.step == OffloadStep::kStart) {
-      offload_starts_[op.metadata].push_back(e);
-      return;
-    }
-    if (op.step != OffloadStep::kDone) return;
-    std::deque<uint32_t>& starts = offload_starts_[op.metadata];
-    if (starts.empty()) return;  // its start was not traced
-    const uint32_t start = starts.front();
-    starts.pop_front();
-    const int64_t begin = plane_.events[start].begin_ps, end = plane_.events[e].end_ps();
-    int64_t frontier = begin;
-    size_t row = offload_rows_.size();
-    for (size_t i = 0; i < offload_rows_.size(); ++i) {
-      if (offload_rows_[i].frontier <= frontier) {
-        row = i;
-        frontier = offload_rows_[i].frontier;
-      }
-    }
-    if (row == offload_rows_.size()) {
-      if (offload_rows_.size() < kMaxHostOffloadRows) offload_rows_.push_back(OffloadRow{end, DerivedLine(Growth::kOverShortGaps)});
-      row = offload_rows_.size() - 1;
-    }
-    offload_rows_[row].frontier = std::max(offload_rows_[row].frontier, end);
-    std::vector<Stat> stats;
-    Stat async = NamedStat(schema::kIsAsync, StatKind::kInt64);
-    async.i64 = 1;
-    stats.push_back(async);
-    auto copy_metadata_stat = [&](uint32_t event, StrId name, std::string_view as, StatKind kind) {
-      auto [mb, me] = plane_.MetadataStatsOf(plane_.events[event].metadata);
-      for (const Stat* s = mb; s != me; ++s) {
-        if (name == kNoStr || s->name != name) continue;
-        Stat copy = NamedStat(as, kind);
-        if (kind == StatKind::kStr) {
-          copy.str = out_.space.strings.Intern(s->kind == StatKind::kStr ? space_.Str(s->str) : "");
-        } else {
-          copy.i64 = s->IntValue();
-        }
-        stats.push_back(copy);
-      }
-    };
-    copy_metadata_stat(e, names_.raw_bytes_accessed, schema::kRawBytesAccessed, StatKind::kInt64);
-    // The start's shape holds the done's.
-    copy_metadata_stat(start, names_.shape_with_layout, schema::kShapeWithLayout, StatKind::kStr);
-    offload_rows_[row].line.AddEvent(op.metadata, begin, end, kNoGroup, std::move(stats));
-  }
-
-  struct OffloadRow {
-    int64_t frontier = 0;  // the end of its latest copy
-    DerivedLine line;
-  };
 
   const XSpaceModel& space_;
   const XPlaneModel& plane_;
@@ -782,6 +687,7 @@ class PlaneDeriver {
   const StatNames& names_;
   const HloPrograms& programs_;
   const ScopeRangeTree& scope_tree_;
+  std::shared_future<LaunchesPerGpu> launches_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
   std::vector<PendingLine> pending_lines_;
@@ -793,10 +699,6 @@ class PlaneDeriver {
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
   std::unordered_map<StrId, const FrameworkOpEntry*> framework_op_of_stat_;
   std::map<std::pair<uint64_t, StrId>, XlaOpSymbol> symbols_;
-  std::vector<OffloadOp> offload_ops_;  // per event metadata of the plane
-  std::unordered_map<std::string, uint32_t> offload_metadata_;
-  std::unordered_map<uint32_t, std::deque<uint32_t>> offload_starts_;  // by label: starts awaiting their done
-  std::vector<OffloadRow> offload_rows_;
   std::map<std::tuple<bool, uint64_t, StrId>, uint32_t> modules_;
   std::map<std::tuple<bool, uint64_t, StrId, StrId>, std::vector<uint32_t>> hlo_ops_;
 };
@@ -939,25 +841,34 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   if (known_groups != nullptr && need_groups) *known_groups = shared_groups;
   static const EventGroups kNoGroups;
   const EventGroups& groups = shared_groups ? *shared_groups : kNoGroups;
-  const LaunchesPerGpu launches = need_groups ? CollectLaunches(space, names, groups, gpu_planes.size()) : LaunchesPerGpu{};
+  // Launch Stats need the host's launches; a plane that already has the line
+  // gets none.
+  const bool any_launches = need_groups && names.device_id != kNoStr && names.correlation_id != kNoStr;
   for (PlanePlan& plan : plans) {
     auto gpu = std::find(gpu_planes.begin(), gpu_planes.end(), plan.plane);
-    if (gpu == gpu_planes.end() || static_cast<size_t>(gpu - gpu_planes.begin()) >= launches.size()) continue;
-    const std::map<int32_t, LaunchGroup>& of_gpu = launches[gpu - gpu_planes.begin()];
+    if (!any_launches || gpu == gpu_planes.end()) continue;
     const XPlaneModel& p = space.planes[plan.plane];
     const bool has_line = std::any_of(p.lines.begin(), p.lines.end(), [&](const LineModel& l) {
       return l.id == schema::kThreadIdKernelLaunch || space.Str(l.name) == schema::kKernelLaunchLine;
     });
-    if (!of_gpu.empty() && !has_line) plan.launches = &of_gpu;
+    if (!has_line) plan.launch_device = gpu - gpu_planes.begin();
   }
-  std::erase_if(plans, [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && p.launches == nullptr; });
+  std::erase_if(plans, [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && p.launch_device < 0; });
   const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
-  const DeriveContext context{space, groups, names, programs, scope_tree};
+  std::promise<LaunchesPerGpu> launches;
+  const DeriveContext context{space, groups, names, programs, scope_tree, launches.get_future().share()};
   // The planes are independent: each is derived into a space of its own, the
-  // planes shared out between two threads by event count, then merged in order.
+  // planes shared out between two threads by event count, then merged in
+  // order. The host's launches are read first on the lighter side (job
+  // kLaunchJob), so that a plane waiting for them never waits on its own thread.
+  constexpr size_t kLaunchJob = SIZE_MAX;
   std::vector<DerivedTimelines> parts(plans.size());
   std::vector<size_t> halves[2];
   size_t load[2] = {0, 0};
+  if (any_launches) {
+    halves[0].push_back(kLaunchJob);
+    if (const XPlaneModel* host = space.FindPlane(schema::kHostPlane)) load[0] += host->events.size();
+  }
   for (size_t i = 0; i < plans.size(); ++i) {
     const int lighter = load[1] < load[0];
     halves[lighter].push_back(i);
@@ -965,7 +876,13 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   }
   auto derive = [&](const std::vector<size_t>& half) {
     for (size_t i : half) {
-      if (CancelRequested()) return;  // the caller discards a partial result
+      if (i == kLaunchJob) {
+        // Set even when cancelled: planes of the other side may wait for it.
+        launches.set_value(CancelRequested() ? LaunchesPerGpu{}
+                                             : CollectLaunches(space, names, groups, gpu_planes.size()));
+        continue;
+      }
+      if (CancelRequested()) continue;  // the caller discards a partial result
       PlaneDeriver(context, plans[i].plane, parts[i]).Run(plans[i]);
     }
   };

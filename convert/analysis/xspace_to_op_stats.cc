@@ -144,7 +144,8 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
   // AddHostOps: all that is read on /host:CPU...
   static constexpr std::string_view kHost[] = {"_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id",
                                                "step_name", "iter_num", "step_num", "id", "is_eager",
-                                               schema::kTfOp};
+                                               schema::kTfOp, schema::kInputPipelineStageId,
+                                               schema::kInputPipelineStageCategory};
   // ...and on device planes also by KernelStatsCollector and the device op
   // and step code. A name missing here reads as an absent stat; OpsProjection
   // tests compare the tools against whole-model results.

@@ -98,6 +98,11 @@ inline constexpr std::string_view kId = "id";
 inline constexpr std::string_view kParentId = "parent_id";
 inline constexpr std::string_view kElementId = "element_id";
 inline constexpr std::string_view kCudaGraphExecId = "cuda_graph_exec_id";
+// Newer input-pipeline instrumentation tags each stage's host event with the
+// stage's id (unique per stage execution), name and category ("preprocessing", …).
+inline constexpr std::string_view kInputPipelineStageId = "_ipl_stage_id";
+inline constexpr std::string_view kInputPipelineStageName = "_ipl_stage_name";
+inline constexpr std::string_view kInputPipelineStageCategory = "_ipl_stage_cat";
 // A kernel that is a node of a CUDA graph names the graph.
 inline constexpr std::string_view kCudaGraphId = "cuda_graph_id";
 inline constexpr std::string_view kScopeRangeId = "scope_range_id";
@@ -154,10 +159,13 @@ struct StatIds {
         name(space.Find(kName)),
         device_offset_ps(space.Find(kDeviceOffsetPs)),
         device_duration_ps(space.Find(kDeviceDurationPs)),
-        step_num(space.Find(kStepNum)) {}
+        step_num(space.Find(kStepNum)),
+        ipl_stage_id(space.Find(kInputPipelineStageId)),
+        ipl_stage_category(space.Find(kInputPipelineStageCategory)) {}
 
   StrId tf_op, level0, hlo_op, hlo_module, hlo_category, program_id, correlation_id, kernel_details, equation,
-      shape, is_eager, flops, bytes_accessed, name, device_offset_ps, device_duration_ps, step_num;
+      shape, is_eager, flops, bytes_accessed, name, device_offset_ps, device_duration_ps, step_num, ipl_stage_id,
+      ipl_stage_category;
 
   // The string value of event e's stat `id` (own stat), kNoStr when absent or not a string.
   static StrId StrOf(const XPlaneModel& p, uint32_t e, StrId id) {
