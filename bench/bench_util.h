@@ -17,6 +17,7 @@
 #include <functional>
 #include <string>
 
+#include "convert/base/status.h"
 #include "synthetic/profile_generator.h"
 
 namespace tbprof::bench {
@@ -98,9 +99,17 @@ inline void ReportChildPeakRss(benchmark::State& state, const char* child_flag, 
 }
 
 // main() of a benchmark program with a child mode: `prog <child_flag> PATH`
-// runs `child(PATH)` (which does the work, then returns PrintPeakRssKiB()).
-inline int BenchMain(int argc, char** argv, const char* child_flag, const std::function<int(const char*)>& child) {
-  if (argc == 3 && std::strcmp(argv[1], child_flag) == 0) return child(argv[2]);
+// runs `child(PATH)`, the work to measure, then prints the peak RSS (or the
+// work's error, failing).
+inline int BenchMain(int argc, char** argv, const char* child_flag, const std::function<Status(const char*)>& child) {
+  if (argc == 3 && std::strcmp(argv[1], child_flag) == 0) {
+    Status s = child(argv[2]);
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      return 1;
+    }
+    return PrintPeakRssKiB();
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

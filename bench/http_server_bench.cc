@@ -8,10 +8,6 @@
 //
 // Counters: req_per_s, p50_us / p99_us / p999_us / max_us (per-request round
 // trip seen by the client), errors (non-200 or truncated responses).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/http_client.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 
@@ -77,63 +74,26 @@ struct LoadResult {
 // One keep-alive connection sending `request` back to back until `deadline`.
 void ClientLoop(int port, const std::string& request, std::chrono::steady_clock::time_point deadline,
                 LoadResult* out) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  // Blocking reads, as a client that waits for every answer.
+  tbprof::bench::Connection c(port, /*recv_timeout_s=*/0);
+  if (!c.ok()) {
     ++out->errors;
-    close(fd);
     return;
   }
-  std::string buf;
-  buf.reserve(1 << 16);
-  char tmp[1 << 16];
   out->latencies_us.reserve(1 << 20);
   while (std::chrono::steady_clock::now() < deadline) {
     auto t0 = std::chrono::steady_clock::now();
-    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+    int status = c.Send(request) ? c.ReadAnswer() : -1;
+    if (status < 0) {  // not sent, or an answer cut short
       ++out->errors;
       break;
     }
-    // Read one response: headers, then Content-Length bytes.
-    size_t header_end = std::string::npos, total = 0;
-    bool ok = true;
-    for (;;) {
-      if (header_end == std::string::npos) {
-        header_end = buf.find("\r\n\r\n");
-        if (header_end != std::string::npos) {
-          size_t cl = buf.find("Content-Length: ");
-          if (cl == std::string::npos || cl > header_end) {
-            ok = false;
-            break;
-          }
-          total = header_end + 4 + std::strtoul(buf.c_str() + cl + 16, nullptr, 10);
-        }
-      }
-      if (header_end != std::string::npos && buf.size() >= total) break;
-      ssize_t n = recv(fd, tmp, sizeof tmp, 0);
-      if (n <= 0) {
-        ok = false;
-        break;
-      }
-      buf.append(tmp, static_cast<size_t>(n));
-    }
-    if (!ok) {
-      ++out->errors;
-      break;
-    }
-    if (buf.compare(0, 12, "HTTP/1.1 200") != 0) ++out->errors;
-    buf.erase(0, total);
+    if (status != 200) ++out->errors;
     auto t1 = std::chrono::steady_clock::now();
     out->latencies_us.push_back(
         static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count()));
     ++out->requests;
   }
-  close(fd);
 }
 
 void RunLoad(benchmark::State& state, const std::string& target) {

@@ -23,10 +23,7 @@ using namespace tbprof;
 
 std::string Testdata() {
   if (const char* env = std::getenv("TBPROF_BENCH_TESTDATA")) return env;
-  for (const char* p : {"../shared/testdata", "../../shared/testdata", "/work/shared/testdata"}) {
-    if (fs::exists(p)) return p;
-  }
-  return "";
+  return TBPROF_TESTDATA;
 }
 
 struct Largest {

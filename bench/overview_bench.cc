@@ -106,16 +106,11 @@ BENCHMARK(BM_OverviewFromLoadedModel)->Unit(benchmark::kMillisecond)->Iterations
 BENCHMARK(BM_OverviewWarm)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 BENCHMARK(BM_OverviewColdPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
-// Child mode: one cold overview request, then the peak RSS.
-int MeasureColdRss(const char* path) {
+// Child mode: one cold overview request (BenchMain then prints the peak RSS).
+tbprof::Status MeasureColdRss(const char* path) {
   tbprof::ToolInput in;
   in.xplane_paths = {path};
-  auto out = tbprof::FindXPlaneTool("overview_page")->run(in);
-  if (!out.ok()) {
-    std::fprintf(stderr, "%s\n", out.status().message().c_str());
-    return 1;
-  }
-  return tbprof::bench::PrintPeakRssKiB();
+  return tbprof::FindXPlaneTool("overview_page")->run(in).status();
 }
 
 }  // namespace

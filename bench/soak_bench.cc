@@ -21,12 +21,7 @@
 //                        --memory_mb 512": twice the cache for cache and conversions together)
 //   TBPROF_SOAK_HOSTILE  "all" (default) or "safe": only the requests that cannot
 //                        exhaust an unprotected server (to measure one for comparison)
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -46,11 +41,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/http_client.h"
 #include "synthetic/profile_generator.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using tbprof::bench::Connection;
 using Clock = std::chrono::steady_clock;
 
 std::string Env(const char* name, const std::string& fallback) {
@@ -104,63 +101,6 @@ void Synth(const fs::path& path, uint64_t seed, int64_t events) {
     std::exit(1);
   }
 }
-
-// One HTTP/1.1 connection; Exchange sends a request and reads one answer
-// (Content-Length framed), returning its status or -1.
-class Connection {
- public:
-  explicit Connection(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    timeval tv{60, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~Connection() {
-    if (fd_ >= 0) close(fd_);
-  }
-  bool ok() const { return fd_ >= 0; }
-  bool Send(const std::string& bytes) {
-    return fd_ >= 0 && send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
-  }
-  int Exchange(const std::string& target, const std::string& headers = "Host: localhost\r\n") {
-    if (!Send("GET " + target + " HTTP/1.1\r\n" + headers + "\r\n")) return -1;
-    return ReadAnswer();
-  }
-  int ReadAnswer() {
-    size_t header_end = std::string::npos, total = 0;
-    char tmp[1 << 16];
-    for (;;) {
-      if (header_end == std::string::npos) {
-        header_end = buf_.find("\r\n\r\n");
-        if (header_end != std::string::npos) {
-          size_t cl = buf_.find("Content-Length: ");
-          if (cl == std::string::npos || cl > header_end) return -1;
-          total = header_end + 4 + std::strtoul(buf_.c_str() + cl + 16, nullptr, 10);
-        }
-      }
-      if (header_end != std::string::npos && buf_.size() >= total) break;
-      ssize_t n = recv(fd_, tmp, sizeof tmp, 0);
-      if (n <= 0) return -1;
-      buf_.append(tmp, static_cast<size_t>(n));
-    }
-    int status = buf_.size() > 12 ? std::atoi(buf_.c_str() + 9) : -1;
-    buf_.erase(0, total);
-    return status;
-  }
-
- private:
-  int fd_ = -1;
-  std::string buf_;
-};
 
 struct Tally {
   uint64_t requests = 0, errors = 0, hostile = 0, hostile_unexpected = 0;

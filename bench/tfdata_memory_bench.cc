@@ -2,7 +2,9 @@
 // planes (model already loaded: this measures the analyses and the JSON).
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "convert/analysis/xspace_to_memory_profile.h"
 #include "convert/analysis/xspace_to_tf_data_stats.h"
@@ -36,18 +38,23 @@ std::unique_ptr<XSpaceModel> TfDataModel(int64_t calls) {
   return std::move(*model);
 }
 
-void BM_TfDataBottleneckAnalysis(benchmark::State& state) {
-  auto model = TfDataModel(state.range(0));
+// Runs `to_json` (the analysis and its JSON) on `model` once per iteration.
+void RunAnalysis(benchmark::State& state, const XSpaceModel& model,
+                 const std::function<std::string(const XSpaceModel&)>& to_json) {
   size_t bytes = 0;
   for (auto _ : state) {
-    auto stats = ComputeTfDataStats({{"host", model.get()}});
-    std::string json = TfDataStatsToJson(*stats);
+    std::string json = to_json(model);
     bytes = json.size();
     benchmark::DoNotOptimize(json);
   }
-  state.counters["events"] = static_cast<double>(model->NumEvents());
+  state.counters["events"] = static_cast<double>(model.NumEvents());
   state.counters["json_bytes"] = static_cast<double>(bytes);
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(model->NumEvents()));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(model.NumEvents()));
+}
+
+void BM_TfDataBottleneckAnalysis(benchmark::State& state) {
+  RunAnalysis(state, *TfDataModel(state.range(0)),
+              [](const XSpaceModel& m) { return TfDataStatsToJson(*ComputeTfDataStats({{"host", &m}})); });
 }
 BENCHMARK(BM_TfDataBottleneckAnalysis)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
@@ -73,17 +80,8 @@ std::unique_ptr<XSpaceModel> MemoryModel(int64_t n) {
 }
 
 void BM_MemoryProfile(benchmark::State& state) {
-  auto model = MemoryModel(state.range(0));
-  size_t bytes = 0;
-  for (auto _ : state) {
-    auto profile = ComputeMemoryProfile(*model);
-    std::string json = MemoryProfileToJson(*profile);
-    bytes = json.size();
-    benchmark::DoNotOptimize(json);
-  }
-  state.counters["events"] = static_cast<double>(model->NumEvents());
-  state.counters["json_bytes"] = static_cast<double>(bytes);
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(model->NumEvents()));
+  RunAnalysis(state, *MemoryModel(state.range(0)),
+              [](const XSpaceModel& m) { return MemoryProfileToJson(*ComputeMemoryProfile(m)); });
 }
 BENCHMARK(BM_MemoryProfile)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 

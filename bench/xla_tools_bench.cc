@@ -28,12 +28,7 @@ constexpr uint64_t kTargetBytes = uint64_t{260} << 20;
 
 std::string SourcePath() {
   if (const char* env = std::getenv("TBPROF_BENCH_TPU_XPLANE")) return env;
-  for (const char* p : {"../shared/testdata/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb",
-                        "../../shared/testdata/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb",
-                        "/work/shared/testdata/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb"}) {
-    if (fs::exists(p)) return p;
-  }
-  return "";
+  return std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
 }
 
 const std::string& InputPath() {

@@ -91,15 +91,8 @@ BENCHMARK(BM_OurLoadXSpaceFile)->Unit(benchmark::kMillisecond)->MinTime(2.0)->Us
 BENCHMARK(BM_LibprotobufParseFromString)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_OurLoadPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
-// Child mode: load once, then the peak RSS.
-int MeasureLoadRss(const char* path) {
-  auto m = tbprof::LoadXSpaceFile(path);
-  if (!m.ok()) {
-    std::fprintf(stderr, "%s\n", m.status().message().c_str());
-    return 1;
-  }
-  return tbprof::bench::PrintPeakRssKiB();
-}
+// Child mode: load once (BenchMain then prints the peak RSS).
+tbprof::Status MeasureLoadRss(const char* path) { return tbprof::LoadXSpaceFile(path).status(); }
 
 }  // namespace
 

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-testdata="${TBPROF_TESTDATA:-$(pwd)/../shared/testdata}"
+testdata="${TBPROF_TESTDATA:-$(pwd)/tests/realdata}"
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTBPROF_BUILD_FUZZ=ON -DTBPROF_BUILD_TESTS=OFF -DTBPROF_BUILD_BENCH=OFF \

@@ -259,32 +259,21 @@ std::string HloGraphToDot(const HloGraph& g, bool show_metadata) {
 std::string HloGraphToJson(const HloGraph& g) {
   std::string out = "{\"moduleName\":";
   AppendJsonString(out, g.module_name);
-  out += ",\"programId\":";
-  AppendJsonString(out, std::to_string(g.program_id));
-  out += ",\"computation\":";
-  AppendJsonString(out, g.computation);
-  out += ",\"center\":";
-  AppendJsonString(out, g.center);
+  AppendJsonStringMember(out, ",\"programId\":", std::to_string(g.program_id));
+  AppendJsonStringMember(out, ",\"computation\":", g.computation);
+  AppendJsonStringMember(out, ",\"center\":", g.center);
   out += ",\"nodes\":[";
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const HloGraphNode& n = g.nodes[i];
     if (i) out += ',';
-    out += "{\"name\":";
-    AppendJsonString(out, n.name);
-    out += ",\"opcode\":";
-    AppendJsonString(out, n.opcode);
-    out += ",\"shape\":";
-    AppendJsonString(out, n.shape);
-    out += ",\"category\":";
-    AppendJsonString(out, n.category);
-    out += ",\"fusionKind\":";
-    AppendJsonString(out, n.fusion_kind);
-    out += ",\"parent\":";
-    AppendJsonString(out, n.parent);
-    out += ",\"opName\":";
-    AppendJsonString(out, n.op_name);
-    out += ",\"source\":";
-    AppendJsonString(out, n.source);
+    AppendJsonStringMember(out, "{\"name\":", n.name);
+    AppendJsonStringMember(out, ",\"opcode\":", n.opcode);
+    AppendJsonStringMember(out, ",\"shape\":", n.shape);
+    AppendJsonStringMember(out, ",\"category\":", n.category);
+    AppendJsonStringMember(out, ",\"fusionKind\":", n.fusion_kind);
+    AppendJsonStringMember(out, ",\"parent\":", n.parent);
+    AppendJsonStringMember(out, ",\"opName\":", n.op_name);
+    AppendJsonStringMember(out, ",\"source\":", n.source);
     out += ",\"hops\":" + std::to_string(n.hops);
     out += ",\"center\":" + std::string(n.center ? "true" : "false");
     out += ",\"hiddenOperands\":" + std::to_string(n.hidden_operands);
@@ -295,10 +284,8 @@ std::string HloGraphToJson(const HloGraph& g) {
   out += "],\"edges\":[";
   for (size_t i = 0; i < g.edges.size(); ++i) {
     if (i) out += ',';
-    out += "{\"from\":";
-    AppendJsonString(out, g.edges[i].from);
-    out += ",\"to\":";
-    AppendJsonString(out, g.edges[i].to);
+    AppendJsonStringMember(out, "{\"from\":", g.edges[i].from);
+    AppendJsonStringMember(out, ",\"to\":", g.edges[i].to);
     out += ",\"operand\":" + std::to_string(g.edges[i].operand) + "}";
   }
   out += "]}";

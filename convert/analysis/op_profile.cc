@@ -190,14 +190,10 @@ class TreeBuilder {
 
   void WriteXla(const std::string& op, const std::string& expression, const std::string& provenance,
                 const std::string& category, uint64_t program_id, std::string& out) const {
-    out += "\"xla\":{\"op\":";
-    AppendJsonString(out, op);
-    out += ",\"expression\":";
-    AppendJsonString(out, expression);
-    out += ",\"provenance\":";
-    AppendJsonString(out, provenance);
-    out += ",\"category\":";
-    AppendJsonString(out, category);
+    AppendJsonStringMember(out, "\"xla\":{\"op\":", op);
+    AppendJsonStringMember(out, ",\"expression\":", expression);
+    AppendJsonStringMember(out, ",\"provenance\":", provenance);
+    AppendJsonStringMember(out, ",\"category\":", category);
     out += ",\"computationPrimitiveSize\":0,\"fingerprint\":\"0\",\"programId\":\"" + std::to_string(program_id) +
            "\"},";
   }
@@ -257,8 +253,7 @@ std::string ConvertHloOpDbToOpProfileJson(const HloOpDb& db, int children_per_no
   out += TreeBuilder(db, false, false, children_per_node).Json();
   out += ",\"byProgram\":";
   out += TreeBuilder(db, true, false, children_per_node).Json();
-  out += ",\"deviceType\":";
-  AppendJsonString(out, device_type);
+  AppendJsonStringMember(out, ",\"deviceType\":", device_type);
   out += ",\"byCategoryExcludeIdle\":";
   out += TreeBuilder(db, false, true, children_per_node).Json();
   out += ",\"byProgramExcludeIdle\":";

@@ -260,10 +260,7 @@ DataTable AnalysisTable(const OverviewPageAnalysis& a, const std::string& hardwa
 
 DataTable RunEnvironmentTable(const OverviewPageRunEnvironment& env) {
   DataTable t;
-  t.AddColumn("host_id", "host_id", "string");
-  t.AddColumn("command_line", "command_line", "string");
-  t.AddColumn("start_time", "start_time", "string");
-  t.AddColumn("bns_address", "bns_address", "string");
+  for (const char* id : {"host_id", "command_line", "start_time", "bns_address"}) t.AddColumn(id, id, "string");
   uint64_t profile_start_ns = 0;
   for (const auto& job : env.host_dependent_job_info()) {
     // The job's own start time is unknown (not the epoch) when it was not recorded.
@@ -298,9 +295,7 @@ DataTable RunEnvironmentTable(const OverviewPageRunEnvironment& env) {
 
 DataTable RecommendationTable(const OverviewPageRecommendation& r) {
   DataTable t;
-  t.AddColumn("tip_type", "tip_type", "string");
-  t.AddColumn("link", "link", "string");
-  t.AddColumn("description", "description", "string");
+  for (const char* id : {"tip_type", "link", "description"}) t.AddColumn(id, id, "string");
   auto add = [&](const auto& tips, const char* type, const char* description) {
     for (const auto& tip : tips) t.AddRow({std::string(type), tip.link(), std::string(description)});
   };

@@ -74,8 +74,7 @@ std::string ConvertOpStatsToPodViewerJson(const OpStats& op_stats) {
         if (i) out += ",";
         out += "\"" + std::to_string(i + 1) + "\":" + JsonNumber(us[i]);
       }
-      out += "},\"bottleneck\":";
-      AppendJsonString(out, kGenericEventNames[worst]);
+      AppendJsonStringMember(out, "},\"bottleneck\":", kGenericEventNames[worst]);
       out += "}";
     }
     out += "}}";

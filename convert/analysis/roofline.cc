@@ -1,6 +1,9 @@
 #include "convert/analysis/roofline.h"
 
 #include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
@@ -41,7 +44,9 @@ Record FromOp(const HloOpMetrics& m) {
 class TableWriter {
  public:
   explicit TableWriter(const HloOpDb& db) : db_(db), gpu_(db.peaks.kind == DeviceKind::kGpu) {
-    auto col = [&](const char* id, const char* type, const char* label) { t_.AddColumn(id, label, type); };
+    auto col = [&](std::string id, const char* type, std::string label) {
+      t_.AddColumn(std::move(id), std::move(label), type);
+    };
     col("step", "string", "Step");
     col("rank", "number", "Rank");
     col("category", "string", "Category");
@@ -56,25 +61,28 @@ class TableWriter {
     if (!gpu_) col("dma_stall_percent", "number", "%time stalled by DMA");
     col("measured_flop_rate", "number", "Normalized FLOP Rate (TFLOP/s)");
     col("model_flop_rate", "number", "Model FLOP Rate (TFLOP/s)");
+    // The memories besides HBM with a bandwidth and an operational intensity
+    // column each: a GPU's shared memory/L1 (xprof's vmem_write ids), a TPU's
+    // CMEM and VMEM.
+    struct Memory {
+      const char* id;
+      const char* label;
+    };
+    static constexpr Memory kGpuMemories[] = {{"vmem_write", "SHM/L1"}};
+    static constexpr Memory kTpuMemories[] = {{"cmem_read", "CMEM Read"},
+                                              {"cmem_write", "CMEM Write"},
+                                              {"vmem_read", "VMEM Read"},
+                                              {"vmem_write", "VMEM Write"}};
+    const std::span<const Memory> memories =
+        gpu_ ? std::span<const Memory>(kGpuMemories) : std::span<const Memory>(kTpuMemories);
     col("measured_memory_bw", "number", "Memory BW (GiB/s)");
     col("hbm_bw", "number", "HBM BW (GiB/s)");
-    if (gpu_) {
-      col("vmem_write_bw", "number", "SHM/L1 BW (GiB/s)");
-    } else {
-      col("cmem_read_bw", "number", "CMEM Read BW (GiB/s)");
-      col("cmem_write_bw", "number", "CMEM Write BW (GiB/s)");
-      col("vmem_read_bw", "number", "VMEM Read BW (GiB/s)");
-      col("vmem_write_bw", "number", "VMEM Write BW (GiB/s)");
-    }
+    for (const Memory& m : memories) col(std::string(m.id) + "_bw", "number", std::string(m.label) + " BW (GiB/s)");
     col("operational_intensity", "number", "Operational Intensity (FLOP/Byte)");
     col("hbm_operational_intensity", "number", "HBM Operational Intensity (FLOP/Byte)");
-    if (gpu_) {
-      col("vmem_write_operational_intensity", "number", "SHM/L1 Operational Intensity (FLOP/Byte)");
-    } else {
-      col("cmem_read_operational_intensity", "number", "CMEM Read Operational Intensity (FLOP/Byte)");
-      col("cmem_write_operational_intensity", "number", "CMEM Write Operational Intensity (FLOP/Byte)");
-      col("vmem_read_operational_intensity", "number", "VMEM Read Operational Intensity (FLOP/Byte)");
-      col("vmem_write_operational_intensity", "number", "VMEM Write Operational Intensity (FLOP/Byte)");
+    for (const Memory& m : memories) {
+      col(std::string(m.id) + "_operational_intensity", "number",
+          std::string(m.label) + " Operational Intensity (FLOP/Byte)");
     }
     col("bottleneck_operational_intensity", "number", "Bottleneck Operational Intensity (FLOP/Byte)");
     col("bound_by", "string", "Bound by");

@@ -193,6 +193,12 @@ void AppendInt64(std::string& out, int64_t v) {
   out += '"';
 }
 
+// A member as AppendJsonStringMember writes one, its value a quoted int64.
+void Int64Field(std::string& out, std::string_view key, int64_t v) {
+  out += key;
+  AppendInt64(out, v);
+}
+
 // Protobuf's SimpleDtoa: 15 significant digits when that round-trips, else 17.
 void AppendDouble(std::string& out, double v) {
   if (std::isnan(v)) {
@@ -221,54 +227,50 @@ const char* ActivityName(MemoryActivity a) {
 }
 
 void AppendStats(std::string& out, const MemoryAggregationStats& s) {
-  out += "{\"stackReservedBytes\":";
-  AppendInt64(out, s.stack_reserved_bytes);
-  out += ",\"heapAllocatedBytes\":";
-  AppendInt64(out, s.heap_allocated_bytes);
-  out += ",\"freeMemoryBytes\":";
-  AppendInt64(out, s.free_memory_bytes);
+  Int64Field(out, "{\"stackReservedBytes\":", s.stack_reserved_bytes);
+  Int64Field(out, ",\"heapAllocatedBytes\":", s.heap_allocated_bytes);
+  Int64Field(out, ",\"freeMemoryBytes\":", s.free_memory_bytes);
   out += ",\"fragmentation\":";
   AppendDouble(out, s.fragmentation);
-  out += ",\"peakBytesInUse\":";
-  AppendInt64(out, s.peak_bytes_in_use);
+  Int64Field(out, ",\"peakBytesInUse\":", s.peak_bytes_in_use);
   out += '}';
 }
 
 void AppendMetadata(std::string& out, const MemoryActivityMetadata& m) {
   out += "{\"memoryActivity\":\"";
   out += ActivityName(m.memory_activity);
-  out += "\",\"requestedBytes\":";
-  AppendInt64(out, m.requested_bytes);
-  out += ",\"allocationBytes\":";
-  AppendInt64(out, m.allocation_bytes);
+  Int64Field(out, "\",\"requestedBytes\":", m.requested_bytes);
+  Int64Field(out, ",\"allocationBytes\":", m.allocation_bytes);
   out += ",\"address\":\"";
   out += std::to_string(m.address);
-  out += "\",\"tfOpName\":";
-  AppendJsonString(out, m.tf_op_name);
-  out += ",\"stepId\":";
-  AppendInt64(out, m.step_id);
-  out += ",\"regionType\":";
-  AppendJsonString(out, m.region_type);
-  out += ",\"dataType\":";
-  AppendJsonString(out, m.data_type);
-  out += ",\"tensorShape\":";
-  AppendJsonString(out, m.tensor_shape);
+  AppendJsonStringMember(out, "\",\"tfOpName\":", m.tf_op_name);
+  Int64Field(out, ",\"stepId\":", m.step_id);
+  AppendJsonStringMember(out, ",\"regionType\":", m.region_type);
+  AppendJsonStringMember(out, ",\"dataType\":", m.data_type);
+  AppendJsonStringMember(out, ",\"tensorShape\":", m.tensor_shape);
   out += '}';
 }
 
-void AppendSnapshots(std::string& out, const std::vector<MemoryProfileSnapshot>& snapshots) {
+// A JSON array: `append_one` writes each item.
+template <typename T, typename Fn>
+void AppendArray(std::string& out, const std::vector<T>& items, Fn append_one) {
   out += '[';
-  for (size_t i = 0; i < snapshots.size(); ++i) {
+  for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ',';
-    out += "{\"timeOffsetPs\":";
-    AppendInt64(out, snapshots[i].time_offset_ps);
-    out += ",\"aggregationStats\":";
-    AppendStats(out, snapshots[i].aggregation_stats);
-    out += ",\"activityMetadata\":";
-    AppendMetadata(out, snapshots[i].activity_metadata);
-    out += '}';
+    append_one(items[i]);
   }
   out += ']';
+}
+
+void AppendSnapshots(std::string& out, const std::vector<MemoryProfileSnapshot>& snapshots) {
+  AppendArray(out, snapshots, [&](const MemoryProfileSnapshot& s) {
+    Int64Field(out, "{\"timeOffsetPs\":", s.time_offset_ps);
+    out += ",\"aggregationStats\":";
+    AppendStats(out, s.aggregation_stats);
+    out += ",\"activityMetadata\":";
+    AppendMetadata(out, s.activity_metadata);
+    out += '}';
+  });
 }
 
 }  // namespace
@@ -396,65 +398,42 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
     AppendJsonString(out, memory_id);
     out += ":{\"memoryProfileSnapshots\":";
     AppendSnapshots(out, p.memory_profile_snapshots);
-    out += ",\"profileSummary\":{\"peakBytesUsageLifetime\":";
-    AppendInt64(out, p.profile_summary.peak_bytes_usage_lifetime);
+    Int64Field(out, ",\"profileSummary\":{\"peakBytesUsageLifetime\":", p.profile_summary.peak_bytes_usage_lifetime);
     out += ",\"peakStats\":";
     AppendStats(out, p.profile_summary.peak_stats);
-    out += ",\"peakStatsTimePs\":";
-    AppendInt64(out, p.profile_summary.peak_stats_time_ps);
-    out += ",\"memoryCapacity\":";
-    AppendInt64(out, p.profile_summary.memory_capacity);
-    out += ",\"numAllocations\":";
-    AppendInt64(out, p.profile_summary.num_allocations);
-    out += ",\"numDeallocations\":";
-    AppendInt64(out, p.profile_summary.num_deallocations);
-    out += "},\"activeAllocations\":[";
-    for (size_t i = 0; i < p.active_allocations.size(); ++i) {
-      const ActiveAllocation& a = p.active_allocations[i];
-      if (i > 0) out += ',';
-      out += "{\"snapshotIndex\":";
-      AppendInt64(out, a.snapshot_index);
-      out += ",\"specialIndex\":";
-      AppendInt64(out, a.special_index);
-      out += ",\"numOccurrences\":";
-      AppendInt64(out, a.num_occurrences);
+    Int64Field(out, ",\"peakStatsTimePs\":", p.profile_summary.peak_stats_time_ps);
+    Int64Field(out, ",\"memoryCapacity\":", p.profile_summary.memory_capacity);
+    Int64Field(out, ",\"numAllocations\":", p.profile_summary.num_allocations);
+    Int64Field(out, ",\"numDeallocations\":", p.profile_summary.num_deallocations);
+    out += "},\"activeAllocations\":";
+    AppendArray(out, p.active_allocations, [&](const ActiveAllocation& a) {
+      Int64Field(out, "{\"snapshotIndex\":", a.snapshot_index);
+      Int64Field(out, ",\"specialIndex\":", a.special_index);
+      Int64Field(out, ",\"numOccurrences\":", a.num_occurrences);
       out += '}';
-    }
-    out += "],\"specialAllocations\":[";
-    for (size_t i = 0; i < p.special_allocations.size(); ++i) {
-      if (i > 0) out += ',';
-      AppendMetadata(out, p.special_allocations[i]);
-    }
-    out += "],\"sampledTimelineSnapshots\":";
+    });
+    out += ",\"specialAllocations\":";
+    AppendArray(out, p.special_allocations, [&](const MemoryActivityMetadata& m) { AppendMetadata(out, m); });
+    out += ",\"sampledTimelineSnapshots\":";
     AppendSnapshots(out, p.sampled_timeline_snapshots);
     out += '}';
   }
   out += "},\"numHosts\":";
   out += std::to_string(profile.num_hosts);
-  out += ",\"memoryIds\":[";
-  for (size_t i = 0; i < profile.memory_ids.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendJsonString(out, profile.memory_ids[i]);
-  }
-  out += "],\"version\":";
+  out += ",\"memoryIds\":";
+  AppendArray(out, profile.memory_ids, [&](const std::string& id) { AppendJsonString(out, id); });
+  out += ",\"version\":";
   out += std::to_string(profile.version);
-  out += ",\"hloModules\":[";
-  for (size_t i = 0; i < profile.hlo_modules.size(); ++i) {
-    const HloModuleRun& m = profile.hlo_modules[i];
-    if (i > 0) out += ',';
-    out += "{\"name\":";
-    AppendJsonString(out, m.name);
-    out += ",\"startTimePs\":";
-    AppendInt64(out, m.start_time_ps);
-    out += ",\"endTimePs\":";
-    AppendInt64(out, m.end_time_ps);
-    out += ",\"id\":";
-    AppendInt64(out, m.id);
-    out += ",\"planeName\":";
-    AppendJsonString(out, m.plane_name);
+  out += ",\"hloModules\":";
+  AppendArray(out, profile.hlo_modules, [&](const HloModuleRun& m) {
+    AppendJsonStringMember(out, "{\"name\":", m.name);
+    Int64Field(out, ",\"startTimePs\":", m.start_time_ps);
+    Int64Field(out, ",\"endTimePs\":", m.end_time_ps);
+    Int64Field(out, ",\"id\":", m.id);
+    AppendJsonStringMember(out, ",\"planeName\":", m.plane_name);
     out += '}';
-  }
-  out += "]}";
+  });
+  out += '}';
   return out;
 }
 

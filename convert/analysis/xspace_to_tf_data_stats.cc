@@ -212,10 +212,14 @@ struct Column {
   const char* label;
 };
 
+// Opens a table: its columns, the host and the input pipeline first in every
+// table, then `cols`.
 void AppendCols(std::string& out, std::initializer_list<Column> cols) {
   out += "{\"cols\":[";
   bool first = true;
-  for (const Column& c : cols) {
+  std::vector<Column> all = {{"host", "string", "Host"}, {"input_pipeline", "string", "Input Pipeline"}};
+  all.insert(all.end(), cols.begin(), cols.end());
+  for (const Column& c : all) {
     if (!first) out += ',';
     first = false;
     out += "{\"id\":\"";
@@ -231,14 +235,24 @@ void AppendCols(std::string& out, std::initializer_list<Column> cols) {
 
 // Cells: numbers are emitted as integers, strings escaped.
 void AppendStrCell(std::string& out, std::string_view v) {
-  out += "{\"v\":";
-  AppendJsonString(out, v);
+  AppendJsonStringMember(out, "{\"v\":", v);
   out += '}';
 }
 void AppendNumCell(std::string& out, int64_t v) {
   out += "{\"v\":";
   out += std::to_string(v);
   out += '}';
+}
+
+// Opens a row of one of the tables, all of which start with the host and the
+// input pipeline; rows are separated by commas.
+void BeginRow(std::string& out, bool& first_row, std::string_view host, std::string_view pipeline) {
+  if (!first_row) out += ',';
+  first_row = false;
+  out += "{\"c\":[";
+  AppendStrCell(out, host);
+  out += ',';
+  AppendStrCell(out, pipeline);
 }
 
 std::string FormatIteratorStat(const TfDataIteratorStat& s) {
@@ -392,9 +406,7 @@ StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string
 std::string TfDataStatsToJson(const TfDataStats& stats) {
   std::string out = "[";
   // Graph table: one row per iterator of every call; rank = the call's rank by duration.
-  AppendCols(out, {{"host", "string", "Host"},
-                   {"input_pipeline", "string", "Input Pipeline"},
-                   {"rank", "number", "Rank"},
+  AppendCols(out, {{"rank", "number", "Rank"},
                    {"name", "string", "Name"},
                    {"parent", "string", "Parent"},
                    {"type", "number", "Type"}});
@@ -404,20 +416,13 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
       int64_t rank = 0;
       for (const TfDataPipelineCall& call : p.calls) {
         for (const TfDataIteratorStat& it : call.iterators) {
-          if (!first_row) out += ',';
-          first_row = false;
           // 0: off the critical path, 1: blocking, 2: the call's bottleneck.
           int64_t type = !it.is_blocking ? 0 : (it.id == call.bottleneck_iterator_id ? 2 : 1);
-          out += "{\"c\":[";
-          AppendStrCell(out, h.host);
-          out += ',';
-          AppendStrCell(out, p.name);
+          BeginRow(out, first_row, h.host, p.name);
           out += ',';
           AppendNumCell(out, rank);
-          out += ",{\"v\":";
-          AppendJsonString(out, std::to_string(it.id));
-          out += ",\"f\":";
-          AppendJsonString(out, FormatIteratorStat(it));
+          AppendJsonStringMember(out, ",{\"v\":", std::to_string(it.id));
+          AppendJsonStringMember(out, ",\"f\":", FormatIteratorStat(it));
           out += "},";
           AppendStrCell(out, it.parent_id > 0 || it.parent_id < -1 ? std::to_string(it.parent_id) : "");
           out += ',';
@@ -430,9 +435,7 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   }
   out += "]},";
 
-  AppendCols(out, {{"host", "string", "Host"},
-                   {"input_pipeline", "string", "Input Pipeline"},
-                   {"min", "number", "Min (us)"},
+  AppendCols(out, {{"min", "number", "Min (us)"},
                    {"mean", "number", "Avg (us)"},
                    {"max", "number", "Max (us)"},
                    {"num_calls", "number", "# calls"},
@@ -440,12 +443,7 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   first_row = true;
   for (const TfDataHostStats& h : stats.hosts) {
     for (const TfDataPipeline& p : h.pipelines) {
-      if (!first_row) out += ',';
-      first_row = false;
-      out += "{\"c\":[";
-      AppendStrCell(out, h.host);
-      out += ',';
-      AppendStrCell(out, p.name);
+      BeginRow(out, first_row, h.host, p.name);
       for (int64_t v : {PsToUs(p.min_latency_ps), PsToUs(p.avg_latency_ps), PsToUs(p.max_latency_ps),
                         static_cast<int64_t>(p.calls.size()), p.num_slow_calls}) {
         out += ',';
@@ -456,19 +454,12 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   }
   out += "]},";
 
-  AppendCols(out, {{"host", "string", "Host"},
-                   {"input_pipeline", "string", "Input Pipeline"},
-                   {"max_latency", "number", "Max Latency (us)"},
+  AppendCols(out, {{"max_latency", "number", "Max Latency (us)"},
                    {"bottleneck", "string", "Bottleneck"},
                    {"suggestion", "string", "Suggestion"}});
   first_row = true;
   for (const TfDataBottleneck& b : stats.bottlenecks) {
-    if (!first_row) out += ',';
-    first_row = false;
-    out += "{\"c\":[";
-    AppendStrCell(out, b.host);
-    out += ',';
-    AppendStrCell(out, b.input_pipeline);
+    BeginRow(out, first_row, b.host, b.input_pipeline);
     out += ',';
     AppendNumCell(out, PsToUs(b.max_latency_ps));
     out += ',';
@@ -479,8 +470,7 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
   }
   out += "],\"p\":{\"is_input_bound\":";
   out += stats.is_input_bound ? "\"true\"" : "\"false\"";
-  out += ",\"summary_message\":";
-  AppendJsonString(out, stats.summary);
+  AppendJsonStringMember(out, ",\"summary_message\":", stats.summary);
   out += "}}]";
   return out;
 }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace tbprof {
 namespace {
@@ -46,6 +47,26 @@ void AppendInt(int64_t v, std::string& out) {
 
 // Picoseconds as microseconds, the unit of ts/dur.
 void AppendPicosAsMicros(int64_t ps, std::string& out) { AppendJsonDouble(out, static_cast<double>(ps) / 1e6); }
+
+// A metadata event ("ph":"M") naming or ordering a process, or a thread when
+// `tid` is set: its args ({"name": …} or {"sort_index": …}, written by the
+// caller after `args_key`), then the event's name and ids. The caller closes it.
+template <typename WriteValue>
+void AppendMetadataEvent(std::string& out, std::string_view args_key, WriteValue write_value, std::string_view event,
+                         uint32_t pid, std::optional<uint32_t> tid = std::nullopt) {
+  out.append("{\"args\":{\"");
+  out.append(args_key);
+  out.append("\":");
+  write_value();
+  out.append("},\"name\":\"");
+  out.append(event);
+  out.append("\",\"ph\":\"M\",\"pid\":");
+  AppendUint(pid, out);
+  if (tid) {
+    out.append(",\"tid\":");
+    AppendUint(*tid, out);
+  }
+}
 
 }  // namespace
 
@@ -133,32 +154,18 @@ void AppendTraceMetadataJson(const TraceLayout& layout, bool streaming, uint32_t
   for (TraceProcess proc : layout.processes) {
     proc.pid += pid_offset;
     if (!host_name.empty()) proc.name = std::string(host_name) + " " + proc.name;
-    out.append("{\"args\":{\"name\":");
-    AppendJsonString(out, proc.name);
-    out.append("},\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
-    AppendUint(proc.pid, out);
+    AppendMetadataEvent(out, "name", [&] { AppendJsonString(out, proc.name); }, "process_name", proc.pid);
     if (streaming) {
       out.append(",\"thread_count\":");
       AppendUint(proc.threads.size(), out);
     }
-    out.append("},{\"args\":{\"sort_index\":");
-    AppendUint(proc.pid, out);
-    out.append("},\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
-    AppendUint(proc.pid, out);
+    out.append("},");
+    AppendMetadataEvent(out, "sort_index", [&] { AppendUint(proc.pid, out); }, "process_sort_index", proc.pid);
     out.append("},");
     for (const TraceThread& t : proc.threads) {
-      out.append("{\"args\":{\"name\":");
-      AppendJsonString(out, t.name);
-      out.append("},\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
-      AppendUint(proc.pid, out);
-      out.append(",\"tid\":");
-      AppendUint(t.tid, out);
-      out.append("},{\"args\":{\"sort_index\":");
-      AppendUint(t.tid, out);
-      out.append("},\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
-      AppendUint(proc.pid, out);
-      out.append(",\"tid\":");
-      AppendUint(t.tid, out);
+      AppendMetadataEvent(out, "name", [&] { AppendJsonString(out, t.name); }, "thread_name", proc.pid, t.tid);
+      out.append("},");
+      AppendMetadataEvent(out, "sort_index", [&] { AppendUint(t.tid, out); }, "thread_sort_index", proc.pid, t.tid);
       out.append("},");
     }
   }

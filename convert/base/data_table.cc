@@ -67,17 +67,13 @@ std::string DataTable::ToJson() const {
   for (size_t i = 0; i < columns_.size(); ++i) {
     const Column& c = columns_[i];
     if (i) out.push_back(',');
-    out += "{\"id\":";
-    AppendJsonString(out, c.id);
-    out += ",\"label\":";
-    AppendJsonString(out, c.label);
+    AppendJsonStringMember(out, "{\"id\":", c.id);
+    AppendJsonStringMember(out, ",\"label\":", c.label);
     if (!c.role.empty()) {
-      out += ",\"p\":{\"role\":";
-      AppendJsonString(out, c.role);
+      AppendJsonStringMember(out, ",\"p\":{\"role\":", c.role);
       out += "}";
     }
-    out += ",\"type\":";
-    AppendJsonString(out, c.type);
+    AppendJsonStringMember(out, ",\"type\":", c.type);
     out.push_back('}');
   }
   out += "]";

@@ -92,6 +92,11 @@ std::string ValidUtf8(std::string_view s) {
   return out;
 }
 
+void AppendJsonStringMember(std::string& out, std::string_view key, std::string_view value) {
+  out += key;
+  AppendJsonString(out, value);
+}
+
 std::string JsonString(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);

@@ -16,6 +16,10 @@ namespace tbprof {
 // U+10FFFF, truncated sequences) replaced byte by byte with U+FFFD.
 void AppendJsonString(std::string& out, std::string_view s);
 
+// Appends `key`, a member's quoted name with the punctuation around it (e.g.
+// `,"name":`), then `value` as AppendJsonString writes it.
+void AppendJsonStringMember(std::string& out, std::string_view key, std::string_view value);
+
 // `s` as a quoted JSON string (AppendJsonString into a new string).
 std::string JsonString(std::string_view s);
 

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <typeindex>
 #include <unordered_map>
 #include <vector>
@@ -156,5 +157,19 @@ class ArtifactCache {
   uint64_t evicted_ = 0;
   uint64_t hits_ = 0, misses_ = 0;
 };
+
+// What `compute` makes of the file at `path`: with a cache, computed once per
+// file identity (a changed file is computed again) under `kind`; without one,
+// computed on each call.
+template <typename T>
+StatusOr<std::shared_ptr<const T>> GetForFile(ArtifactCache* cache, std::string_view kind, const std::string& path,
+                                              const ArtifactCache::Compute<T>& compute) {
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(CacheValue<T> v, compute());
+    return v.value;
+  }
+  ASSIGN_OR_RETURN(std::string key, FileIdentityKey(path));
+  return cache->Get<T>(std::string(kind) + "|" + key, compute);
+}
 
 }  // namespace tbprof

@@ -7,17 +7,11 @@
 namespace tbprof {
 
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
-  auto load = [&]() -> StatusOr<std::pair<std::shared_ptr<const XSpaceModel>, size_t>> {
+  return GetForFile<XSpaceModel>(cache, "model", path, [&]() -> StatusOr<CacheValue<XSpaceModel>> {
     ASSIGN_OR_RETURN(auto m, LoadXSpaceFile(path));
-    size_t bytes = (m)->MemoryBytes();
-    return std::make_pair(std::shared_ptr<const XSpaceModel>(std::move(m)), bytes);
-  };
-  if (cache == nullptr) {
-    ASSIGN_OR_RETURN(auto r, load());
-    return r.first;
-  }
-  ASSIGN_OR_RETURN(auto key, FileIdentityKey(path));
-  return cache->Get<XSpaceModel>("model|" + key, load);
+    size_t bytes = m->MemoryBytes();
+    return CacheValue<XSpaceModel>{std::move(m), bytes, {}};
+  });
 }
 
 std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache) {
@@ -46,7 +40,7 @@ void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups
 }
 
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
-  auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
+  return GetForFile<OpStats>(cache, "op_stats", xplane_path, [&]() -> StatusOr<CacheValue<OpStats>> {
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
     if (!model) {
       ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, OpStatsLoadOptions()));
@@ -58,14 +52,8 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
     if (CancelRequested()) return CancelledError("op statistics of " + xplane_path);
     KeepGroupsCached(xplane_path, std::move(groups), cache);
     size_t bytes = stats->ApproxBytes();
-    return std::make_pair(std::shared_ptr<const OpStats>(stats), bytes);
-  };
-  if (cache == nullptr) {
-    ASSIGN_OR_RETURN(auto r, compute());
-    return r.first;
-  }
-  ASSIGN_OR_RETURN(auto key, FileIdentityKey(xplane_path));
-  return cache->Get<OpStats>("op_stats|" + key, compute);
+    return CacheValue<OpStats>{std::move(stats), bytes, {}};
+  });
 }
 
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,

@@ -66,10 +66,8 @@ std::string MatchingProgramsJson(const HloPrograms& programs, std::string_view m
   std::string out = "[";
   for (const HloProgram* p : found) {
     if (out.size() > 1) out += ',';
-    out += "{\"moduleName\":";
-    AppendJsonString(out, p->name());
-    out += ",\"programId\":";
-    AppendJsonString(out, std::to_string(p->program_id()));
+    AppendJsonStringMember(out, "{\"moduleName\":", p->name());
+    AppendJsonStringMember(out, ",\"programId\":", std::to_string(p->program_id()));
     out += '}';
   }
   return out + "]";
@@ -117,7 +115,7 @@ StatusOr<std::shared_ptr<const HloOpDb>> FirstHostDb(const ToolInput& in) {
 }  // namespace
 
 StatusOr<std::shared_ptr<const HloOpDb>> LoadHloOpDbCached(const std::string& xplane_path, ArtifactCache* cache) {
-  auto compute = [&]() -> StatusOr<std::pair<std::shared_ptr<const HloOpDb>, size_t>> {
+  return GetForFile<HloOpDb>(cache, "hlo_op_db", xplane_path, [&]() -> StatusOr<CacheValue<HloOpDb>> {
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
     if (!model) {
       LoadOptions options;
@@ -128,14 +126,8 @@ StatusOr<std::shared_ptr<const HloOpDb>> LoadHloOpDbCached(const std::string& xp
     auto db = std::make_shared<const HloOpDb>(ConvertXSpaceToHloOpDb(*model));
     size_t bytes = sizeof(HloOpDb) + db->ops.size() * (sizeof(HloOpMetrics) + 256);
     for (const auto& [id, p] : db->programs.by_id) bytes += p->proto().SpaceUsedLong() * 2;
-    return std::make_pair(std::shared_ptr<const HloOpDb>(db), bytes);
-  };
-  if (cache == nullptr) {
-    ASSIGN_OR_RETURN(auto r, compute());
-    return r.first;
-  }
-  ASSIGN_OR_RETURN(auto key, FileIdentityKey(xplane_path));
-  return cache->Get<HloOpDb>("hlo_op_db|" + key, compute);
+    return CacheValue<HloOpDb>{std::move(db), bytes, {}};
+  });
 }
 
 StatusOr<ToolOutput> HloStatsTool(const ToolInput& in) {

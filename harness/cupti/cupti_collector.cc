@@ -142,7 +142,8 @@ std::string Demangle(const char* name) {
 }
 
 // The fields every timed CUPTI activity record carries, copied the same way
-// for kernels, copies, memsets and synchronisations.
+// for kernels, copies, memsets and synchronisations; and the device, which a
+// synchronisation record does not name.
 template <typename Activity, typename Record>
 void CopyPlacement(const Activity& a, Record& r) {
   r.start_ns = a.start;
@@ -150,6 +151,7 @@ void CopyPlacement(const Activity& a, Record& r) {
   r.context_id = a.contextId;
   r.stream_id = a.streamId;
   r.correlation_id = a.correlationId;
+  if constexpr (requires { r.device_id = a.deviceId; }) r.device_id = a.deviceId;
 }
 
 MemoryKind ToMemoryKind(unsigned k) { return k <= 7 ? static_cast<MemoryKind>(k) : MemoryKind::kUnknown; }
@@ -289,7 +291,6 @@ struct CuptiCollector::Impl {
           KernelRecord k;
           k.name = Demangle(a->name);
           CopyPlacement(*a, k);
-          k.device_id = a->deviceId;
           k.grid[0] = a->gridX, k.grid[1] = a->gridY, k.grid[2] = a->gridZ;
           k.block[0] = a->blockX, k.block[1] = a->blockY, k.block[2] = a->blockZ;
           k.registers_per_thread = a->registersPerThread;
@@ -306,7 +307,6 @@ struct CuptiCollector::Impl {
           m.dst_kind = ToMemoryKind(a->dstKind);
           m.bytes = a->bytes;
           CopyPlacement(*a, m);
-          m.device_id = a->deviceId;
           m.destination_device = a->deviceId;
           m.async = (a->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
           trace.memcpys.push_back(m);
@@ -318,7 +318,6 @@ struct CuptiCollector::Impl {
           m.kind = ToMemoryKind(a->memoryKind);
           m.bytes = a->bytes;
           CopyPlacement(*a, m);
-          m.device_id = a->deviceId;
           m.async = (a->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0;
           trace.memsets.push_back(m);
           break;

@@ -20,13 +20,13 @@ namespace tbprof::capture {
 
 struct CaptureOptions {
   std::vector<std::string> service_addresses;  // "host:port" each
-  std::string logdir;
+  std::string logdir;  // traces go to <logdir>/plugins/profile/<new run>/
   int64_t duration_ms = 2000;
-  int num_tracing_attempts = 1;
-  uint32_t host_tracer_level = 2;
-  uint32_t device_tracer_level = 1;
-  uint32_t python_tracer_level = 0;
-  int64_t delay_ms = 0;
+  int num_tracing_attempts = 1;  // tries again while no worker returned a trace
+  uint32_t host_tracer_level = 2;  // 0 off, 1 user annotations, 2 also the runtime's costly ops, 3 all
+  uint32_t device_tracer_level = 1;  // 0 off, 1 on
+  uint32_t python_tracer_level = 0;  // 1 traces Python calls
+  int64_t delay_ms = 0;  // tracing starts this long after the request, at the same time on every worker
   bool include_dataset_ops = true;  // what TensorBoard's capture sends
   // A worker that has not answered by max(min_grace_ms, 2 * duration) plus
   // the delay has timed out (TSL's session deadline, 60 s at least).

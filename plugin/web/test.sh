@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Browser tests of the UI: starts `build/tbprof serve` on a demo logdir (a
-# synthetic run plus copies of ../shared/testdata profiles) and drives Debian's
+# synthetic run plus copies of the real profiles in tests/realdata) and drives Debian's
 # chromium headless through every page. Screenshots go to build/web-artifacts/.
 # Without a tbprof that has `serve` (or with TBPROF_WEB_TARGET=mock) the same
 # tests run against dev/mock_server.mjs, which answers from testdata samples.
 set -euo pipefail
 web="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$web/../.." && pwd)"
-testdata="${TBPROF_TESTDATA:-$repo/../shared/testdata}"
+testdata="${TBPROF_TESTDATA:-$repo/tests/realdata}"
 artifacts="$repo/build/web-artifacts"
 # The executable is built in build/cli/ (older trees: build/).
 tbprof="$repo/build/tbprof"
@@ -51,17 +51,14 @@ if [ "$target" = real ]; then
   fi
   # The demo's harness runs (named naive, prefetch, cache) with TensorFlow-style step markers.
   "$tbprof" harness demo --logdir "$logdir" >/dev/null
-  if [ -d "$testdata" ]; then
-    for name in jax_tpu_v6e jax_rocm_mi300_gemm; do
-      mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"
-    done
-    mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
-    cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
-    cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
-    chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"
-  else
-    echo "web tests: $testdata not found; skipping the testdata runs"
-  fi
+  if [ ! -d "$testdata/xplane" ]; then echo "web tests: the real profiles are missing at $testdata" >&2; exit 1; fi
+  for name in jax_tpu_v6e jax_rocm_mi300_gemm; do
+    mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"
+  done
+  mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
+  cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
+  cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
+  chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
   # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).
@@ -69,7 +66,7 @@ if [ "$target" = real ]; then
     >"$artifacts/job.log" 2>&1 &
   job_pid=$!
 else
-  if [ ! -d "$testdata" ]; then echo "web tests: no tbprof serve and no testdata ($testdata): skipped"; echo "0 passed, 0 failed"; exit 0; fi
+  if [ ! -d "$testdata" ]; then echo "web tests: no tbprof serve and no real profiles at $testdata" >&2; echo "0 passed, 1 failed"; exit 1; fi
   echo "web tests: running against the dev mock server (tbprof serve not available)"
   node "$web/dev/mock_server.mjs" --port "$port" --testdata "$testdata" >"$artifacts/server.log" 2>&1 &
   server_pid=$!

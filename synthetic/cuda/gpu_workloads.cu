@@ -183,14 +183,22 @@ Status VerifyGemm(const TIn* a, const TIn* b, const TOut* c, Shape sh, cudaStrea
   return Status::Ok();
 }
 
-Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
-  GemmSetup<float, float> g;
-  RETURN_IF_ERROR(g.Prepare(sh, 1, out));
+// One of our own GEMM kernels (`launch`) timed on C = A*B of shape `sh`
+// filled from `seed`, then the product checked; `g` keeps the operands.
+template <typename T>
+Status TimedOwnGemm(GemmSetup<T, float>& g, const WorkloadInfo& w, Shape sh, unsigned seed, int iters, OpAnnotator& ann,
+                    WorkloadRun& out, void (*launch)(const T*, const T*, float*, int, int, int, cudaStream_t)) {
+  RETURN_IF_ERROR(g.Prepare(sh, seed, out));
   RETURN_IF_ERROR(TimedLoop(w, iters, ann, g.st.s, out, [&](cudaStream_t s) {
-    LaunchSgemmSimt(g.a.p, g.b.p, g.c.p, sh.m, sh.n, sh.k, s);
+    launch(g.a.p, g.b.p, g.c.p, sh.m, sh.n, sh.k, s);
     return Status::Ok();
   }));
-  RETURN_IF_ERROR(VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str()));
+  return VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str());
+}
+
+Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
+  GemmSetup<float, float> g;
+  RETURN_IF_ERROR(TimedOwnGemm<float>(g, w, sh, 1, iters, ann, out, LaunchSgemmSimt));
   {  // the activation after the layer, as a model would have it
     Scope op(ann, "model/dense_fp32/Relu:Relu");
     LaunchRelu(g.c.p, (long)sh.m * sh.n, g.st.s);
@@ -202,12 +210,7 @@ Status SimtGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, Wo
 template <typename T>
 Status TensorCoreGemm(const WorkloadInfo& w, Shape sh, int iters, OpAnnotator& ann, WorkloadRun& out) {
   GemmSetup<T, float> g;
-  RETURN_IF_ERROR(g.Prepare(sh, 3, out));
-  RETURN_IF_ERROR(TimedLoop(w, iters, ann, g.st.s, out, [&](cudaStream_t s) {
-    LaunchHmmaGemm(g.a.p, g.b.p, g.c.p, sh.m, sh.n, sh.k, s);
-    return Status::Ok();
-  }));
-  return VerifyGemm(g.a.p, g.b.p, g.c.p, sh, g.st.s, w.name.c_str());
+  return TimedOwnGemm<T>(g, w, sh, 3, iters, ann, out, LaunchHmmaGemm);
 }
 
 template <typename T>

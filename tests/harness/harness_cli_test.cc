@@ -11,27 +11,20 @@
 #include <fstream>
 
 #include "convert/xplane/xspace_reader.h"
+#include "tests/testing/test_files.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 struct Result {
-  int rc = -1;
+  int rc = -1;  // the exit code; -1 when it did not exit
   std::string out;
 };
 
 Result RunTbprof(const std::string& args) {
-  Result r;
-  std::string cmd = std::string(TBPROF_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  auto [status, out] = tbprof::test_files::RunCommand(std::string(TBPROF_BINARY) + " " + args + " 2>/dev/null");
+  return {status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::move(out)};
 }
 
 class HarnessCli : public ::testing::Test {

@@ -13,13 +13,16 @@
 #include <boost/json.hpp>
 
 #include "tests/plugin/plugin_test_util.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
 
 namespace json = boost::json;
 using testing_plugin::RawClient;
+using testing_plugin::PathEscapeTargets;
 using testing_plugin::RawResponse;
+using testing_plugin::ServeProcess;
 using testing_plugin::ReadFile;
 using testing_plugin::TempLogdir;
 
@@ -232,17 +235,7 @@ TEST_F(PluginHttp, KeepAliveServesManyRequestsOnOneConnection) {
 }
 
 TEST_F(PluginHttp, BadRequestsGetErrorsAndTheServerStaysUp) {
-  const std::vector<std::string> escapes = {
-      "/data/plugin/profile/data?tag=overview_page&run=..%2F..%2Fetc",
-      "/data?tag=overview_page&run=%2Fetc%2Fpasswd",
-      "/data?tag=overview_page&run=tf22/Cloud-TPU%00",
-      "/data?tag=overview_page&run=evil_link",
-      "/data/plugin/profile%2Fruns",
-      "/runs?session_path=%2Fetc",
-      "/hosts?run=tf22/Cloud-TPU&tag=..%2F..",
-      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=..%2Fx",
-  };
-  for (const std::string& t : escapes) {
+  for (const std::string& t : PathEscapeTargets()) {
     RawResponse r = Get(t);
     EXPECT_EQ(r.status, 400) << t << ": " << r.body;
     EXPECT_EQ(r.Header("content-type"), "text/plain") << t;
@@ -310,51 +303,22 @@ TEST_F(PluginHttp, ConcurrentClientsGetTheSameAnswer) {
 // The real executable: `tbprof serve --port 0` prints its URL, answers, and
 // exits cleanly on SIGTERM.
 TEST_F(PluginHttp, ServeCommandSubprocess) {
-  std::string cmd = std::string("exec ") + TBPROF_BINARY + " serve --port 0 --log_level warn --logdir " +
-                    logdir_->logdir().string();
-  int out_pipe[2];
-  ASSERT_EQ(pipe(out_pipe), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    close(out_pipe[0]);
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  FILE* out = fdopen(out_pipe[0], "r");
-  char line[512] = {0};
-  ASSERT_NE(fgets(line, sizeof line, out), nullptr);
-  std::string first(line);
-  size_t at = first.find("http://127.0.0.1:");
-  ASSERT_NE(at, std::string::npos) << first;
-  int port = std::atoi(first.c_str() + at + 17);
-  ASSERT_GT(port, 0);
+  ServeProcess server({"--log_level", "warn", "--logdir", logdir_->logdir().string()}, "/dev/null");
+  ASSERT_GT(server.port(), 0);
   {
-    RawClient c(port);
+    RawClient c(server.port());
     auto r = c.Get("/data/plugin/profile/runs");
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(r->status, 200);
     EXPECT_EQ(json::parse(r->body).as_array().size(), 7u);
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  fclose(out);
+  EXPECT_EQ(server.Stop(), 0);  // exited, with status 0
 }
 
 TEST_F(PluginHttp, ServeCommandReportsAPortInUse) {
   std::string cmd = std::string(TBPROF_BINARY) + " serve --port " + std::to_string(server_->port()) +
                     " --logdir " + logdir_->logdir().string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[512] = {0};
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
+  auto [rc, out] = test_files::RunCommand(cmd);
   EXPECT_EQ(WEXITSTATUS(rc), 1) << out;
   EXPECT_NE(out.find(std::to_string(server_->port())), std::string::npos) << out;
   EXPECT_NE(out.find("in use"), std::string::npos) << out;
@@ -363,12 +327,7 @@ TEST_F(PluginHttp, ServeCommandReportsAPortInUse) {
 
 TEST(PluginServeCommand, MissingLogdirIsAnError) {
   std::string cmd = std::string(TBPROF_BINARY) + " serve --port 0 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[512] = {0};
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
+  auto [rc, out] = test_files::RunCommand(cmd);
   EXPECT_NE(rc, 0);
   EXPECT_NE(out.find("--logdir"), std::string::npos) << out;
 }

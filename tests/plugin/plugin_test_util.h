@@ -3,7 +3,7 @@
 // legacy tool protos serialized with the generated classes, legacy JSON and
 // trace.json.gz written by hand), and a raw-socket HTTP/1.1 client
 // (independent of the server's Beast code, so the wire format is checked by a
-// second parser). Nothing here needs ../shared/testdata.
+// second parser). Nothing here needs the real profiles.
 #pragma once
 
 #include <arpa/inet.h>
@@ -38,6 +38,7 @@
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 #include "synthetic/profile_generator.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof::testing_plugin {
 
@@ -73,15 +74,7 @@ inline std::string Gzip(const std::string& in) {
 
 // A small synthetic host profile (one GPU, a few steps) written to `path`.
 inline void WriteSyntheticXPlane(const fs::path& path, uint64_t seed, int64_t events = 3000) {
-  SynthOptions o;
-  o.gpus = 1;
-  o.steps = 4;
-  o.events = events;
-  o.seed = seed;
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  Status s = WriteSyntheticXSpace(o, 0, out);
-  ASSERT_TRUE(s.ok()) << s.message();
+  test_files::WriteSyntheticFile(path, test_files::SynthShape(/*gpus=*/1, /*steps=*/4, events, seed));
 }
 
 template <typename Proto>
@@ -424,6 +417,49 @@ class ScratchDir {
  private:
   fs::path path_;
 };
+
+// Requests that try to leave the logdir of TempLogdir (or to read its
+// outside/ files through a link): each must be refused with 400.
+inline const std::vector<std::string>& PathEscapeTargets() {
+  static const std::vector<std::string> kTargets = {
+      "/data?tag=overview_page&run=../logdir",
+      "/data?tag=overview_page&run=..%2F..%2Fetc",
+      "/data?tag=overview_page&run=%2Fetc%2Fpasswd",
+      "/data?tag=overview_page&run=tf22/Cloud-TPU%00",
+      "/data?tag=overview_page&run=evil_link",
+      "/data?tag=..%2Foverview_page&run=tf22/Cloud-TPU",
+      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=..%2F..%2Fsecret",
+      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=a%00b",
+      "/data?tag=trace_viewer&run=tf22/Cloud-TPU&hosts=a,..%2Fb",
+      "/run_tools?run=../outside",
+      "/run_tools?run=evil_link",
+      "/hosts?run=/etc&tag=overview_page",
+      "/hosts?run=tf22/Cloud-TPU&tag=..",
+      "/module_list?run=..%2Foutside",
+      "/runs?session_path=/etc",
+      "/runs?session_path=..%2Foutside",
+      "/runs?run_path=%2F",
+      "/runs?session_path=plugins/profile/evil_link",
+      "/data/plugin/profile%2Fruns",
+      "/data/plugin/profile/..%2F..%2Fetc/passwd",
+      "/%2e%2e/%2e%2e/etc/passwd",
+      "/../../etc/passwd",
+      "/a%5c..%5cb",
+      "/index.html%00.js",
+      "/data/plugin/profile/data?tag=overview_page&run=..%2F..%2Fetc",
+      "/runs?session_path=%2Fetc",
+      "/hosts?run=tf22/Cloud-TPU&tag=..%2F..",
+      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=..%2Fx",
+  };
+  return kTargets;
+}
+
+// Options of a server with a single conversion worker, behind which work queues.
+inline HttpServerOptions OneWorker() {
+  HttpServerOptions o;
+  o.worker_threads = 1;
+  return o;
+}
 
 // An in-process server over `logdir` on a free loopback port, stopped at
 // scope exit.

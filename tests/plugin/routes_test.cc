@@ -18,6 +18,7 @@ namespace tbprof {
 namespace {
 
 namespace json = boost::json;
+using testing_plugin::PathEscapeTargets;
 using testing_plugin::ReadFile;
 using testing_plugin::TempLogdir;
 using testing_plugin::WriteFile;
@@ -223,33 +224,7 @@ TEST_F(PluginRoutes, DataErrors) {
 }
 
 TEST_F(PluginRoutes, PathEscapesAre400) {
-  const std::vector<std::string> targets = {
-      "/data?tag=overview_page&run=../logdir",
-      "/data?tag=overview_page&run=..%2F..%2Fetc",
-      "/data?tag=overview_page&run=%2Fetc%2Fpasswd",
-      "/data?tag=overview_page&run=tf22/Cloud-TPU%00",
-      "/data?tag=overview_page&run=evil_link",
-      "/data?tag=..%2Foverview_page&run=tf22/Cloud-TPU",
-      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=..%2F..%2Fsecret",
-      "/data?tag=overview_page&run=tf22/Cloud-TPU&host=a%00b",
-      "/data?tag=trace_viewer&run=tf22/Cloud-TPU&hosts=a,..%2Fb",
-      "/run_tools?run=../outside",
-      "/run_tools?run=evil_link",
-      "/hosts?run=/etc&tag=overview_page",
-      "/hosts?run=tf22/Cloud-TPU&tag=..",
-      "/module_list?run=..%2Foutside",
-      "/runs?session_path=/etc",
-      "/runs?session_path=..%2Foutside",
-      "/runs?run_path=%2F",
-      "/runs?session_path=plugins/profile/evil_link",
-      "/data/plugin/profile%2Fruns",
-      "/data/plugin/profile/..%2F..%2Fetc/passwd",
-      "/%2e%2e/%2e%2e/etc/passwd",
-      "/../../etc/passwd",
-      "/a%5c..%5cb",
-      "/index.html%00.js",
-  };
-  for (const std::string& t : targets) {
+  for (const std::string& t : PathEscapeTargets()) {
     HttpResponse r = Get(t);
     EXPECT_EQ(r.status, 400) << t << " -> " << r.Body();
     EXPECT_EQ(r.Body().find("SECRET"), std::string::npos) << t;

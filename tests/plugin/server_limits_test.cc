@@ -32,6 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 using testing_plugin::InProcessServer;
+using testing_plugin::OneWorker;
 using testing_plugin::RawClient;
 using testing_plugin::RawResponse;
 using testing_plugin::ScratchDir;
@@ -155,8 +156,7 @@ TEST(PluginServerLimits, PeakRssStaysBoundedUnderTheHostileMix) {
 TEST(PluginServerLimits, AFullWorkerQueueAnswers503) {
   ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 400000);  // ~0.5 s to convert
-  HttpServerOptions ho;
-  ho.worker_threads = 1;
+  HttpServerOptions ho = OneWorker();
   ho.max_queued = 1;
   InProcessServer server(t.path(), ho);
   std::vector<std::unique_ptr<RawClient>> clients;
@@ -186,9 +186,7 @@ TEST(PluginServerLimits, AFullWorkerQueueAnswers503) {
 TEST(PluginServerLimits, WorkOfAClientThatHasGoneIsNotStarted) {
   ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 400000);
-  HttpServerOptions ho;
-  ho.worker_threads = 1;
-  InProcessServer server(t.path(), ho);
+  InProcessServer server(t.path(), OneWorker());
   RawClient slow(server.port());
   ASSERT_TRUE(slow.SendRaw("GET /data?run=r&tag=overview_page HTTP/1.1\r\nHost: localhost\r\n\r\n"));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the worker is busy with it

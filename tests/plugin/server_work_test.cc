@@ -25,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing_plugin::InProcessServer;
+using testing_plugin::OneWorker;
 using testing_plugin::RawClient;
 using testing_plugin::ScratchDir;
 using testing_plugin::WriteFile;
@@ -61,9 +62,7 @@ TEST(PluginServerWork, AConversionWhoseClientLeavesStopsAtItsNextCheckpointAndIs
   WriteSyntheticXPlane(t.path() / "plugins/profile/whole/host1.xplane.pb", 7, 200000);
   fs::create_directories(t.path() / "plugins/profile/left");
   fs::copy_file(t.path() / "plugins/profile/whole/host1.xplane.pb", t.path() / "plugins/profile/left/host1.xplane.pb");
-  HttpServerOptions ho;
-  ho.worker_threads = 1;
-  InProcessServer server(t.path(), ho);
+  InProcessServer server(t.path(), OneWorker());
 
   const uint64_t before_whole = CancellationCheckpoints();
   RawClient first(server.port());
@@ -112,9 +111,7 @@ TEST(PluginServerWork, AConversionWhoseClientLeavesStopsAtItsNextCheckpointAndIs
 TEST(PluginServerWork, WorkWaitingForAWorkerIsNotStartedWhenItsClientLeaves) {
   ScratchDir t;
   WriteSyntheticXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 1, 20000);
-  HttpServerOptions ho;
-  ho.worker_threads = 1;
-  InProcessServer server(t.path(), ho);
+  InProcessServer server(t.path(), OneWorker());
   // The only worker is held at its first checkpoint until the second request has come and gone.
   HookGuard guard;
   std::atomic<bool> started{false}, release{false}, held_once{false};

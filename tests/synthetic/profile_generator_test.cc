@@ -13,11 +13,13 @@
 #include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
 #include "tests/convert/xplane/xspace_equivalence.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
 
 namespace fs = std::filesystem;
+using test_files::SynthShape;
 using tensorflow::profiler::XPlane;
 using tensorflow::profiler::XSpace;
 using tensorflow::profiler::XStat;
@@ -57,11 +59,7 @@ const XPlane* FindPlane(const XSpace& space, const std::string& name) {
 }
 
 TEST(SynthRoundTrip, LibprotobufAndOurReaderSeeTheSameEvents) {
-  SynthOptions o;
-  o.gpus = 2;
-  o.steps = 6;
-  o.events = 30000;
-  o.seed = 7;
+  const SynthOptions o = SynthShape(/*gpus=*/2, /*steps=*/6, /*events=*/30000, /*seed=*/7);
   const std::string bytes = Generate(o);
   XSpace space;
   ASSERT_TRUE(space.ParseFromString(bytes));
@@ -76,10 +74,7 @@ TEST(SynthRoundTrip, LibprotobufAndOurReaderSeeTheSameEvents) {
 
 // Lines streamed through the temporary spill file come back byte-identical.
 TEST(SynthRoundTrip, SpilledLinesMatchInMemoryOnes) {
-  SynthOptions o;
-  o.gpus = 2;
-  o.steps = 4;
-  o.events = 20000;
+  SynthOptions o = SynthShape(/*gpus=*/2, /*steps=*/4, /*events=*/20000);
   const std::string in_memory = Generate(o);
   o.spill_bytes = 4096;
   const std::string spilled = Generate(o);
@@ -92,10 +87,7 @@ TEST(SynthRoundTrip, SpilledLinesMatchInMemoryOnes) {
 }
 
 TEST(SynthRoundTrip, GzippedFileLoadsTheSame) {
-  SynthOptions o;
-  o.gpus = 1;
-  o.steps = 3;
-  o.events = 8000;
+  const SynthOptions o = SynthShape(/*gpus=*/1, /*steps=*/3, /*events=*/8000);
   const std::string bytes = Generate(o);
   fs::path p = fs::temp_directory_path() / ("tbprof_synth_gz_" + std::to_string(getpid()) + ".xplane.pb.gz");
   gzFile gz = gzopen(p.c_str(), "wb");
@@ -124,10 +116,7 @@ TEST(SynthRoundTrip, DeterministicForASeed) {
 TEST(SynthStructure, EventBudgetIsApproximatelyMet) {
   for (int64_t events : {2000, 50000, 200000}) {
     for (int gpus : {1, 4}) {
-      SynthOptions o;
-      o.gpus = gpus;
-      o.steps = 5;
-      o.events = events;
+      const SynthOptions o = SynthShape(gpus, /*steps=*/5, events);
       XSpace space;
       ASSERT_TRUE(space.ParseFromString(Generate(o)));
       double n = static_cast<double>(testing::CountProto(space).events);
@@ -138,10 +127,7 @@ TEST(SynthStructure, EventBudgetIsApproximatelyMet) {
 }
 
 TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
-  SynthOptions o;
-  o.gpus = 2;
-  o.steps = 8;
-  o.events = 20000;
+  const SynthOptions o = SynthShape(/*gpus=*/2, /*steps=*/8, /*events=*/20000);
   XSpace space;
   ASSERT_TRUE(space.ParseFromString(Generate(o)));
   ASSERT_EQ(space.hostnames_size(), 1);
@@ -304,13 +290,8 @@ TEST(SynthCommand, WritesALogdirPerHost) {
   fs::path dir = fs::temp_directory_path() / ("tbprof_synth_test_" + std::to_string(getpid()));
   std::string cmd = std::string(TBPROF_BINARY) + " synth --out " + dir.string() +
                     " --hosts 2 --gpus 1 --steps 3 --events 3000 --seed 5 --run r1 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[1024];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out;
+  auto [status, out] = test_files::RunCommand(cmd);
+  ASSERT_EQ(status, 0) << out;
   for (const char* host : {"worker0", "worker1"}) {
     fs::path f = dir / "plugins/profile/r1" / (std::string(host) + ".xplane.pb");
     ASSERT_TRUE(fs::exists(f)) << out;
@@ -319,10 +300,8 @@ TEST(SynthCommand, WritesALogdirPerHost) {
     EXPECT_EQ((*m)->hostnames, std::vector<std::string>{host});
   }
   fs::remove_all(dir);
-  FILE* bad = popen((std::string(TBPROF_BINARY) + " synth --steps 3 2>&1").c_str(), "r");
-  while (fread(buf, 1, sizeof buf, bad) > 0) {
-  }
-  EXPECT_NE(pclose(bad), 0) << "--out is required";
+  EXPECT_NE(test_files::RunCommand(std::string(TBPROF_BINARY) + " synth --steps 3 2>&1").status, 0)
+      << "--out is required";
 }
 
 }  // namespace

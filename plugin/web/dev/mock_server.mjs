@@ -1,5 +1,5 @@
 // Development stand-in for `tbprof serve`: serves dist/ and answers the profile
-// routes from the real xprof responses in ../shared/testdata, plus a generated
+// routes from the real xprof responses in tests/realdata, plus a generated
 // streaming trace (so the trace viewer can be exercised before the server lands).
 // Usage: node dev/mock_server.mjs [--port N] [--testdata DIR]   (prints "listening on PORT")
 import http from 'node:http';
@@ -16,7 +16,7 @@ const dist = path.join(webRoot, 'dist');
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const port = Number(arg('--port', '0'));
-const testdata = path.resolve(arg('--testdata', path.join(webRoot, '../../../shared/testdata')));
+const testdata = path.resolve(arg('--testdata', path.join(webRoot, '../../tests/realdata')));
 
 const readJson = (rel) => {
   const p = path.join(testdata, rel);

@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "convert/analysis/xspace_to_memory_profile.h"
@@ -18,6 +16,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/golden_file.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -409,11 +408,7 @@ struct RealAllocator {
 };
 // Allocators by memory id, plus (key "") the number of TPU "XLA Modules" events.
 std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& path, size_t* tpu_module_runs) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  XSpace space;
-  EXPECT_TRUE(space.ParseFromString(bytes.str())) << path;
+  const XSpace space = test_files::ParseWithLibprotobuf(path);
   std::map<std::string, RealAllocator> out;
   *tpu_module_runs = 0;
   for (const auto& plane : space.planes()) {
@@ -465,22 +460,8 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
   auto refused = tool->run(two);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "Memory profile tool expects only 1 XSpace path but gets 2");
-  std::filesystem::path root = std::filesystem::path(TBPROF_TESTDATA) / "xplane";
-  if (!std::filesystem::exists(root)) GTEST_FAIL() << "required: no testdata at " << root;
-  int ran = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    std::string path = entry.path().string();
-    if (!entry.is_regular_file() || !path.ends_with(".xplane.pb")) continue;
-    ToolInput input;
-    input.hosts = {entry.path().filename().string()};
-    input.xplane_paths = {path};
-    auto out = tool->run(input);
-    if (path.find("/corrupt/") != std::string::npos) {
-      EXPECT_FALSE(out.ok()) << path;
-      continue;
-    }
-    ASSERT_TRUE(out.ok()) << path << ": " << out.status().message();
-    boost::json::object v = boost::json::parse(out->body).as_object();
+  int checked = test_files::CheckToolOnRealProfiles(*tool, [](const std::string& path, const ToolOutput& out) {
+    boost::json::object v = boost::json::parse(out.body).as_object();
     EXPECT_EQ(v.at("version").as_int64(), 1) << path;
     EXPECT_EQ(v.at("numHosts").as_int64(), 1) << path;
     EXPECT_EQ(v.at("memoryIds").as_array().size(), v.at("memoryProfilePerAllocator").as_object().size()) << path;
@@ -498,13 +479,13 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
       EXPECT_FALSE(p.at("activeAllocations").as_array().empty()) << path << " " << id;
       const auto& summary = p.at("profileSummary").as_object();
       EXPECT_EQ(summary.at("numAllocations").as_string(), std::to_string(allocator.allocations)) << path << " " << id;
-      EXPECT_EQ(summary.at("numDeallocations").as_string(), std::to_string(allocator.deallocations)) << path << " " << id;
+      EXPECT_EQ(summary.at("numDeallocations").as_string(), std::to_string(allocator.deallocations))
+          << path << " " << id;
     }
-    testing_golden::ExpectMatchesGolden("memory/real_" + entry.path().parent_path().filename().string() + ".json",
-                                        out->body);
-    ++ran;
-  }
-  EXPECT_GE(ran, 4);
+    testing_golden::ExpectMatchesGolden(
+        "memory/real_" + std::filesystem::path(path).parent_path().filename().string() + ".json", out.body);
+  });
+  EXPECT_GE(checked, 4);
 }
 
 }  // namespace

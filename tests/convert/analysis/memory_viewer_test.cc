@@ -52,6 +52,10 @@ struct AssignmentBuilder {
     }
     return i->id();
   }
+  // An f32 instruction whose whole result, `size` bytes, is logical buffer `id`.
+  void InstWithBuffer(int64_t id, const std::string& name, const std::string& opcode, int64_t size) {
+    Buffer(id, Inst(name, opcode, size / 4), size);
+  }
   void Buffer(int64_t id, int64_t inst, int64_t size, int64_t color = 0) {
     auto* b = proto.mutable_buffer_assignment()->add_logical_buffers();
     b->set_id(id);
@@ -208,12 +212,9 @@ TEST(MemoryViewer, SecondMemorySpaceAndSmallBuffers) {
 
 TEST(MemoryViewer, AliasedBuffersShareTheirCanonicalBytes) {
   AssignmentBuilder m;
-  int64_t a = m.Inst("a", "exponential", 262144);
-  int64_t b = m.Inst("b", "dynamic-update-slice", 262144);
-  int64_t c = m.Inst("c", "exponential", 524288);
-  m.Buffer(1, a, 1 * kMiB);
-  m.Buffer(2, b, 1 * kMiB);
-  m.Buffer(3, c, 2 * kMiB);
+  m.InstWithBuffer(1, "a", "exponential", 1 * kMiB);
+  m.InstWithBuffer(2, "b", "dynamic-update-slice", 1 * kMiB);
+  m.InstWithBuffer(3, "c", "exponential", 2 * kMiB);
   m.Allocation(0, 3 * kMiB, {1, 2, 3});
   auto* t = m.Trace();
   AssignmentBuilder::Event(t, kAlloc, 1);
@@ -235,10 +236,8 @@ TEST(MemoryViewer, AliasedBuffersShareTheirCanonicalBytes) {
 
 TEST(MemoryViewer, ShareAfterFreeRevivesTheCanonicalBuffer) {
   AssignmentBuilder m;
-  int64_t a = m.Inst("a", "exponential", 262144);
-  int64_t b = m.Inst("b", "bitcast", 262144);
-  m.Buffer(1, a, 1 * kMiB);
-  m.Buffer(2, b, 1 * kMiB);
+  m.InstWithBuffer(1, "a", "exponential", 1 * kMiB);
+  m.InstWithBuffer(2, "b", "bitcast", 1 * kMiB);
   m.Allocation(0, 1 * kMiB, {1, 2});
   auto* t = m.Trace();
   AssignmentBuilder::Event(t, kAlloc, 1);
@@ -254,10 +253,8 @@ TEST(MemoryViewer, ShareAfterFreeRevivesTheCanonicalBuffer) {
 
 TEST(MemoryViewer, ErrorsOnDoubleFreeAndOnTracesOverSeveralAllocations) {
   AssignmentBuilder m;
-  int64_t a = m.Inst("a", "exponential", 262144);
-  int64_t b = m.Inst("b", "exponential", 262144);
-  m.Buffer(1, a, 1 * kMiB);
-  m.Buffer(2, b, 1 * kMiB);
+  m.InstWithBuffer(1, "a", "exponential", 1 * kMiB);
+  m.InstWithBuffer(2, "b", "exponential", 1 * kMiB);
   m.Allocation(0, 1 * kMiB, {1});
   m.Allocation(1, 1 * kMiB, {2});
   auto* t = m.Trace();

@@ -12,11 +12,13 @@
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
 
 namespace fs = std::filesystem;
+using test_files::SynthShape;
 
 const char* const kOpStatsTools[] = {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",
                                      "pod_viewer"};
@@ -43,33 +45,17 @@ void ExpectProjectionChangesNothing(const std::string& path) {
 }
 
 TEST(OpsProjection, RealProfilesGiveTheSameTools) {
-  const std::string root = std::string(TBPROF_TESTDATA) + "/xplane";
-  if (!fs::exists(root)) GTEST_FAIL() << "required: testdata not found: " << root;
-  size_t files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.path().string().find("/corrupt/") != std::string::npos) continue;
-    if (!e.path().string().ends_with(".xplane.pb")) continue;
-    ExpectProjectionChangesNothing(e.path().string());
-    ++files;
-  }
-  EXPECT_GE(files, 4u);
+  const std::vector<std::string> files = test_files::RealXPlaneFiles();
+  if (files.empty()) GTEST_FAIL() << "required: testdata not found: " << test_files::RealXPlaneDir();
+  for (const std::string& path : files) ExpectProjectionChangesNothing(path);
+  EXPECT_GE(files.size(), 4u);
 }
 
 TEST(OpsProjection, SyntheticGpuTrainingGivesTheSameTools) {
-  fs::path dir = fs::temp_directory_path() / ("tbprof_projection_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string path = (dir / "worker0.xplane.pb").string();
-  {
-    SynthOptions o;
-    o.gpus = 2;
-    o.steps = 6;
-    o.events = 60000;
-    o.seed = 7;
-    std::ofstream out(path, std::ios::binary);
-    ASSERT_TRUE(WriteSyntheticXSpace(o, 0, out).ok());
-  }
+  const std::string path = test_files::TempPath("projection/worker0.xplane.pb");
+  test_files::WriteSyntheticFile(path, SynthShape(/*gpus=*/2, /*steps=*/6, /*events=*/60000, /*seed=*/7));
   ExpectProjectionChangesNothing(path);
-  fs::remove_all(dir);
+  fs::remove_all(fs::path(path).parent_path());
 }
 
 TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
@@ -112,18 +98,8 @@ TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
 // keeping the stat on the whole plane does. The synthetic profile's host
 // writes `tf_op` on allocator events only.
 TEST(OpsProjection, HostTfOpIsNotStoredOnAllocatorEvents) {
-  fs::path dir = fs::temp_directory_path() / ("tbprof_projection_alloc_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string path = (dir / "worker0.xplane.pb").string();
-  {
-    SynthOptions o;
-    o.gpus = 1;
-    o.steps = 3;
-    o.events = 20000;
-    o.seed = 3;
-    std::ofstream out(path, std::ios::binary);
-    ASSERT_TRUE(WriteSyntheticXSpace(o, 0, out).ok());
-  }
+  const std::string path = test_files::TempPath("projection_alloc/worker0.xplane.pb");
+  test_files::WriteSyntheticFile(path, SynthShape(/*gpus=*/1, /*steps=*/3, /*events=*/20000, /*seed=*/3));
   auto host_tf_op_stats = [](const XSpaceModel& m) {
     size_t n = 0;
     for (const XPlaneModel& p : m.planes) {
@@ -139,7 +115,7 @@ TEST(OpsProjection, HostTfOpIsNotStoredOnAllocatorEvents) {
   ASSERT_TRUE(wide.ok() && narrow.ok());
   EXPECT_GT(host_tf_op_stats(**wide), 0u);
   EXPECT_EQ(host_tf_op_stats(**narrow), 0u);
-  fs::remove_all(dir);
+  fs::remove_all(fs::path(path).parent_path());
 }
 
 }  // namespace

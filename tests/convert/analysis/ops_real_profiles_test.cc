@@ -133,9 +133,15 @@ const LegacyToolSpec* Legacy(const std::string& suffix) {
   return nullptr;
 }
 
-json::value RunLegacy(const std::string& suffix, const std::string& path) {
+// The legacy converter of `suffix` (e.g. "overview_page.pb") run on the
+// testdata file `rel`; null, failing the test, when either is missing.
+json::value RunLegacy(const std::string& suffix, const std::string& rel) {
+  const std::string path = Testdata(rel);
   const LegacyToolSpec* spec = Legacy(suffix);
-  EXPECT_NE(spec, nullptr) << suffix;
+  if (spec == nullptr || !fs::exists(path)) {
+    ADD_FAILURE() << "required: " << suffix << " converter and testdata " << path;
+    return json::value();
+  }
   auto out = spec->run(path, {});
   EXPECT_TRUE(out.ok()) << out.status().message();
   return out.ok() ? json::parse(out->body) : json::value();
@@ -174,13 +180,11 @@ TEST(OpsRealRunEnvironment, SessionAndTraining) {
   }
 }
 
-constexpr char kTf22[] = "legacy_logdir_tf22/plugins/profile/";
-constexpr char kTf23[] = "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/8c859046be41.ant.amazon.com.";
+const std::string kTf22 = "legacy_logdir_tf22/plugins/profile/";
+const std::string kTf23 = "legacy_logdir_tf23_cpu/plugins/profile/2020_08_05_13_37_44/8c859046be41.ant.amazon.com.";
 
 TEST(OpsLegacy, InputPipelinePb) {
-  std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.input_pipeline.pb");
-  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
-  json::value v = RunLegacy("input_pipeline.pb", path);
+  json::value v = RunLegacy("input_pipeline.pb", kTf22 + "GPU-input-bound/localhost.input_pipeline.pb");
   ASSERT_EQ(v.as_array().size(), 4u);
   const json::value& steps = v.as_array()[0];
   EXPECT_EQ(Rows(steps).size(), 11u);
@@ -199,9 +203,7 @@ TEST(OpsLegacy, InputPipelinePb) {
 }
 
 TEST(OpsLegacy, OverviewPagePb) {
-  std::string path = Testdata(std::string(kTf22) + "GPU-compute-bound/localhost.overview_page.pb");
-  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
-  json::value v = RunLegacy("overview_page.pb", path);
+  json::value v = RunLegacy("overview_page.pb", kTf22 + "GPU-compute-bound/localhost.overview_page.pb");
   ASSERT_EQ(v.as_array().size(), 7u);
   const json::value& analysis = v.as_array()[0];
   ASSERT_FALSE(Rows(analysis).empty());
@@ -224,9 +226,7 @@ TEST(OpsLegacy, OverviewPagePb) {
 }
 
 TEST(OpsLegacy, TensorflowStatsPb) {
-  std::string path = Testdata(std::string(kTf22) + "GPU-input-bound/localhost.tensorflow_stats.pb");
-  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
-  json::value v = RunLegacy("tensorflow_stats.pb", path);
+  json::value v = RunLegacy("tensorflow_stats.pb", kTf22 + "GPU-input-bound/localhost.tensorflow_stats.pb");
   ASSERT_EQ(v.as_array().size(), 2u);
   const json::value& with_idle = v.as_array()[0];
   EXPECT_EQ(Rows(with_idle).size(), 9749u);
@@ -241,28 +241,25 @@ TEST(OpsLegacy, TensorflowStatsPb) {
   EXPECT_DOUBLE_EQ(Num(Cell(first, 5)), 82285503.313);
   EXPECT_DOUBLE_EQ(Num(Cell(first, 9)), 0.8390147112352071);
 
-  std::string cpu = Testdata(std::string(kTf23) + "tensorflow_stats.pb");
-  json::value c = RunLegacy("tensorflow_stats.pb", cpu);
+  json::value c = RunLegacy("tensorflow_stats.pb", kTf23 + "tensorflow_stats.pb");
   EXPECT_EQ(Rows(c.as_array()[0]).size(), 81u);
   EXPECT_EQ(Rows(c.as_array()[1]).size(), 80u);
   ToolInput csv_input;
   csv_input.csv = true;
-  auto csv = Legacy("tensorflow_stats.pb")->run(cpu, csv_input);
+  auto csv = Legacy("tensorflow_stats.pb")->run(Testdata(kTf23 + "tensorflow_stats.pb"), csv_input);
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(csv->content_type, "text/csv");
   EXPECT_EQ(std::count(csv->body.begin(), csv->body.end(), '\n'), 82);  // header + 81 rows
 }
 
 TEST(OpsLegacy, EmptyKernelStatsPbAndBadFiles) {
-  std::string path = Testdata(std::string(kTf23) + "kernel_stats.pb");
-  if (!fs::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
-  json::value v = RunLegacy("kernel_stats.pb", path);
+  json::value v = RunLegacy("kernel_stats.pb", kTf23 + "kernel_stats.pb");
   EXPECT_EQ(v.at("cols").as_array().size(), 15u);
   EXPECT_TRUE(Rows(v).empty());
   // A file that is not the named proto, and a missing file, are errors.
   std::string not_proto = Testdata("legacy_logdir_tf22/plugins/profile/Cloud-TPU/10.240.1.50.overview_page.json");
   EXPECT_FALSE(Legacy("overview_page.pb")->run(not_proto, {}).ok());
-  EXPECT_FALSE(Legacy("input_pipeline.pb")->run(path + ".missing", {}).ok());
+  EXPECT_FALSE(Legacy("input_pipeline.pb")->run(Testdata(kTf23 + "missing.input_pipeline.pb"), {}).ok());
 }
 
 }  // namespace

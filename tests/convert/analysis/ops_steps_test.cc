@@ -173,7 +173,7 @@ TEST(OpsKernelStats, ReportsGroupedSortedAndFlagged) {
   EXPECT_EQ(einsum.block_dim(1), 2u);
 }
 
-TEST(OpsNaming, TfOpFullnameAndTensorCoreRules) {
+TEST(OpsNaming, TfOpFullname) {
   TfOp op = ParseTfOpFullname("model/dense/MatMul:MatMul");
   EXPECT_EQ(op.category, TfOpCategory::kTensorFlow);
   EXPECT_EQ(op.name, "model/dense/MatMul");
@@ -188,17 +188,6 @@ TEST(OpsNaming, TfOpFullnameAndTensorCoreRules) {
   EXPECT_EQ(op.category, TfOpCategory::kJax);
   EXPECT_EQ(op.type, "dot_general");
   EXPECT_EQ(DeriveOpType("a/b/relu_12"), "relu");
-  for (const char* k : {"volta_h884gemm", "turing_s1688cudnn", "ampere_16816gemm", "sm90_xmma_gemm_f16", "hmma_x"}) {
-    EXPECT_TRUE(IsKernelUsingTensorCore(k)) << k;
-  }
-  EXPECT_FALSE(IsKernelUsingTensorCore("volta_sgemm_128x64_nn"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("a/Conv2DBackpropFilter"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("a/BatchMatMulV2/x"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("a/MatMulx"));
-  EXPECT_TRUE(IsEinsumTensorCoreEligible("ab,bc->ac"));
-  EXPECT_FALSE(IsEinsumTensorCoreEligible("ab,bc,cd->ad"));
-  EXPECT_FALSE(IsEinsumTensorCoreEligible("ab->ba"));
-  EXPECT_FALSE(IsEinsumTensorCoreEligible(""));
 }
 
 TEST(OpsCombine, AllHostsSumsOpsAndIntersectsSteps) {

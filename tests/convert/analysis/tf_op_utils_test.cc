@@ -7,27 +7,43 @@ namespace tbprof {
 namespace {
 
 TEST(TfOpUtils, TensorCoreKernelNamesFollowTheReferencePatterns) {
-  EXPECT_TRUE(IsKernelUsingTensorCore("sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4"));
-  EXPECT_TRUE(IsKernelUsingTensorCore("volta_h884gemm_64x64_ldg8_nn"));
-  EXPECT_TRUE(IsKernelUsingTensorCore("turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn"));
-  EXPECT_TRUE(IsKernelUsingTensorCore("ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_nn"));
-  EXPECT_TRUE(IsKernelUsingTensorCore("void tbprof::gpu::hmma_gemm_wmma<__half>(__half const*, int)"));
-  EXPECT_FALSE(IsKernelUsingTensorCore("ampere_sgemm_128x64_nn"));
-  EXPECT_FALSE(IsKernelUsingTensorCore("void tbprof::gpu::sgemm_simt_tiled(float const*, int)"));
-  EXPECT_FALSE(IsKernelUsingTensorCore("void tbprof::gpu::relu_kernel(float*, long)"));
-  // xprof's list (Volta/Turing era) says no here; Hopper and Blackwell cuBLAS
-  // run their tensor-op GEMMs as "nvjet" kernels, so tbprof says yes.
-  EXPECT_TRUE(IsKernelUsingTensorCore("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNN"));
+  for (const char* uses :
+       {"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4", "volta_h884gemm_64x64_ldg8_nn",
+        "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_tn", "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_nn",
+        "void tbprof::gpu::hmma_gemm_wmma<__half>(__half const*, int)",
+        // xprof's list (Volta/Turing era) says no here; Hopper and Blackwell cuBLAS
+        // run their tensor-op GEMMs as "nvjet" kernels, so tbprof says yes.
+        "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNN"}) {
+    EXPECT_TRUE(IsKernelUsingTensorCore(uses)) << uses;
+  }
+  for (const char* not_tc : {"ampere_sgemm_128x64_nn", "void tbprof::gpu::sgemm_simt_tiled(float const*, int)",
+                             "void tbprof::gpu::relu_kernel(float*, long)"}) {
+    EXPECT_FALSE(IsKernelUsingTensorCore(not_tc)) << not_tc;
+  }
 }
 
 TEST(TfOpUtils, OpEligibilityFollowsTheReferenceRule) {
-  EXPECT_TRUE(IsOpTensorCoreEligible("model/dense/MatMul"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("model/attn/BatchMatMulV2"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("model/conv1/Conv2D"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("model/dense/FusedMatMul"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("MatMul"));  // EndsWith "/MatMul" needs the slash
-  EXPECT_FALSE(IsOpTensorCoreEligible("model/relu"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("model/add"));
+  for (const char* eligible :
+       {"model/dense/MatMul", "model/attn/BatchMatMulV2", "model/conv1/Conv2D", "model/dense/FusedMatMul"}) {
+    EXPECT_TRUE(IsOpTensorCoreEligible(eligible)) << eligible;
+  }
+  // "MatMul" alone: the rule ends with "/MatMul", which needs the slash.
+  for (const char* not_eligible : {"MatMul", "model/relu", "model/add"}) {
+    EXPECT_FALSE(IsOpTensorCoreEligible(not_eligible)) << not_eligible;
+  }
+}
+
+// Name fragments each rule keys on, and near misses.
+TEST(TfOpUtils, TensorCoreRulesMatchOnNameFragments) {
+  for (const char* k : {"volta_h884gemm", "turing_s1688cudnn", "ampere_16816gemm", "sm90_xmma_gemm_f16", "hmma_x"}) {
+    EXPECT_TRUE(IsKernelUsingTensorCore(k)) << k;
+  }
+  EXPECT_FALSE(IsKernelUsingTensorCore("volta_sgemm_128x64_nn"));
+  for (const char* op : {"a/Conv2DBackpropFilter", "a/BatchMatMulV2/x"}) EXPECT_TRUE(IsOpTensorCoreEligible(op)) << op;
+  EXPECT_FALSE(IsOpTensorCoreEligible("a/MatMulx"));
+  // An einsum is eligible when it multiplies exactly two operands.
+  EXPECT_TRUE(IsEinsumTensorCoreEligible("ab,bc->ac"));
+  for (const char* eq : {"ab,bc,cd->ad", "ab->ba", ""}) EXPECT_FALSE(IsEinsumTensorCoreEligible(eq)) << eq;
 }
 
 // Kernel names from real profiles: PyTorch/Kineto traces on H100 and B200
@@ -84,18 +100,15 @@ TEST(TfOpUtils, EveryTensorCoreRuleMatchesItsExample) {
 // xprof's name rule knows only TensorFlow op types and says false to all of
 // these (openxla/xprof#1704).
 TEST(TfOpUtils, JaxAndXlaOpsAreEligible) {
-  EXPECT_TRUE(IsOpTensorCoreEligible("jit(dot)/dot_general"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("jit(loss_fn)/jvp(bsd,de->bse)/dot_general"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("jit(train_step)/conv_general_dilated"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("dot.3"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("convolution.12"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("gemm_fusion_dot_general.1"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("__cublas$lt$matmul"));
-  EXPECT_TRUE(IsOpTensorCoreEligible("__cudnn$convForward"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("jit(broadcast_in_dim)/broadcast_in_dim"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("jit(loss_fn)/transpose(jvp(bsd,de->bse))/transpose"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("copy.1"));
-  EXPECT_FALSE(IsOpTensorCoreEligible("dotted_fusion"));
+  for (const char* eligible :
+       {"jit(dot)/dot_general", "jit(loss_fn)/jvp(bsd,de->bse)/dot_general", "jit(train_step)/conv_general_dilated",
+        "dot.3", "convolution.12", "gemm_fusion_dot_general.1", "__cublas$lt$matmul", "__cudnn$convForward"}) {
+    EXPECT_TRUE(IsOpTensorCoreEligible(eligible)) << eligible;
+  }
+  for (const char* not_eligible : {"jit(broadcast_in_dim)/broadcast_in_dim",
+                                   "jit(loss_fn)/transpose(jvp(bsd,de->bse))/transpose", "copy.1", "dotted_fusion"}) {
+    EXPECT_FALSE(IsOpTensorCoreEligible(not_eligible)) << not_eligible;
+  }
 }
 
 }  // namespace

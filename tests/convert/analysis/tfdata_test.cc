@@ -17,6 +17,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/golden_file.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -43,6 +44,12 @@ TfDataStats Analyze(const std::vector<std::pair<std::string, const XSpaceModel*>
   auto stats = ComputeTfDataStats(hosts);
   EXPECT_TRUE(stats.ok()) << stats.status().message();
   return std::move(*stats);
+}
+
+// One host's XSpace, loaded and analysed.
+TfDataStats AnalyzeOneHost(const std::string& host, const XSpace& space) {
+  auto model = Load(space);
+  return Analyze({{host, model.get()}});
 }
 
 const TfDataIteratorStat* FindIterator(const TfDataPipelineCall& call, int64_t id) {
@@ -74,8 +81,7 @@ XSpace SequentialMapUnderBatch() {
 
 TEST(TfDataStats, SlowSequentialMapUnderBatch) {
   XSpace space = SequentialMapUnderBatch();
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host0", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host0", space);
   ASSERT_EQ(stats.hosts.size(), 1u);
   ASSERT_EQ(stats.hosts[0].pipelines.size(), 1u);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
@@ -226,8 +232,7 @@ TEST(TfDataEventForest, ContextGroupsLinkAcrossThreads) {
 
 TEST(TfDataStats, SlowParallelMapOnAnotherThread) {
   XSpace space = ParallelMapOnWorker();
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host0", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host0", space);
   ASSERT_EQ(stats.hosts[0].pipelines.size(), 1u);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.num_calls, 2);
@@ -272,8 +277,7 @@ TEST(TfDataStats, SlowSource) {
   Iter(line, "Iterator::Root", 0, 80, 1);
   Iter(line, "Iterator::Root::Map", 1, 78, 2, 1);
   Iter(line, "Iterator::Root::Map::TFRecord", 2, 70, 3, 2);
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   const TfDataPipelineCall& call = stats.hosts[0].pipelines[0].calls[0];
   EXPECT_EQ(FindIterator(call, 1)->self_time_ps, 2 * kUs);
   EXPECT_EQ(FindIterator(call, 2)->self_time_ps, 8 * kUs);
@@ -302,8 +306,7 @@ XSpace RootCalls(const std::vector<int64_t>& durations_us) {
 
 TEST(TfDataStats, ExactlyFiftyMicrosecondsIsNotSlow) {
   XSpace space = RootCalls({50});
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.num_slow_calls, 0);
   EXPECT_EQ(p.max_latency_ps, 50 * kUs);
@@ -318,8 +321,7 @@ TEST(TfDataStats, ExactlyFiftyMicrosecondsIsNotSlow) {
 
 TEST(TfDataStats, FiftyOneMicrosecondsIsSlow) {
   XSpace space = RootCalls({50, 51});
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.num_calls, 2);
   EXPECT_EQ(p.num_slow_calls, 1);
@@ -331,8 +333,7 @@ TEST(TfDataStats, FiftyOneMicrosecondsIsSlow) {
 
 TEST(TfDataStats, PipelineWithoutSlowCalls) {
   XSpace space = RootCalls({10, 30, 20});
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.num_calls, 3);
   EXPECT_EQ(p.num_slow_calls, 0);
@@ -349,8 +350,7 @@ TEST(TfDataStats, NoTfDataActivity) {
   XSpace space;
   XPlaneBuilder plane = AddPlane(space, "/host:CPU");
   plane.AddLine(1, "t").AddEvent("IteratorGetNextOp::DoCompute", 0, 100 * kUs).Int("id", 5);
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   EXPECT_TRUE(stats.hosts[0].pipelines.empty());
   EXPECT_TRUE(stats.bottlenecks.empty());
   EXPECT_FALSE(stats.is_input_bound);
@@ -401,8 +401,7 @@ TEST(TfDataStats, CyclicLinksTerminate) {
     Iter(other, "Iterator::Root", i * 300 + 1, 100, 5, 5);
     other.AddEvent("PrefetchConsume", (i * 300 + 10) * kUs, kUs).Int("element_id", 2);
   }
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"h", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("h", space);
   ASSERT_EQ(stats.hosts[0].pipelines.size(), 2u);
   const TfDataIteratorStat& self_loop = stats.hosts[0].pipelines[0].calls[0].iterators[0];
   EXPECT_EQ(self_loop.num_calls, 101);  // levels 0..100: deeper than 100 is not walked
@@ -426,8 +425,7 @@ TEST(TfDataStats, PrefetchBlockingAndNonBlockingProducers) {
   Iter(producer, "Iterator::Prefetch::Range", 0, 80, 456, 123);  // same span as its Produce
   producer.AddEvent("PrefetchProduce", 100 * kUs, 80 * kUs).Int("element_id", 200);
   Iter(producer, "Iterator::Prefetch::Range", 100, 80, 456, 123);
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host1", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host1", space);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.name, "Host:0");
   EXPECT_EQ(p.avg_latency_ps, 60 * kUs);
@@ -460,8 +458,7 @@ TEST(TfDataStats, DeviceOnlyPipelineIsNotAnalysed) {
   XLineBuilder producer = plane.AddLine(1, "producer");
   producer.AddEvent("PrefetchProduce", 100 * kUs, 80 * kUs).Int("element_id", 100);
   Iter(producer, "Iterator::Prefetch::Generator", 100, 80, 456, 123);
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host1", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host1", space);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.name, "Device:0");
   EXPECT_EQ(p.avg_latency_ps, 65 * kUs);
@@ -486,8 +483,7 @@ TEST(TfDataStats, MapAndBatchTwoProducersOfOneElement) {
     producer.AddEvent("MapAndBatchProduce", start * kUs, 30 * kUs).Int("element_id", 100);
     Iter(producer, "Iterator::MapAndBatch::Range", start, 30, 456, 123);
   }
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host1", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host1", space);
   const TfDataPipelineCall& call = stats.hosts[0].pipelines[0].calls[0];
   EXPECT_EQ(FindIterator(call, 123)->self_time_ps, 40 * kUs);  // 100 - 30 - 30
   EXPECT_EQ(FindIterator(call, 456)->num_calls, 2);
@@ -508,8 +504,7 @@ TEST(TfDataStats, MissingHostPlaneIsAnError) {
 
 TEST(TfDataJson, ThreeTablesWithXprofColumns) {
   XSpace space = ParallelMapOnWorker();
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"host0", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("host0", space);
   std::string json = TfDataStatsToJson(stats);
   boost::json::value v = boost::json::parse(json);
   const boost::json::array& tables = v.as_array();
@@ -617,8 +612,7 @@ TEST(TfDataStats, RealTensorFlowTrace) {
       }
     }
   }
-  auto model = Load(space);
-  TfDataStats stats = Analyze({{"8c859046be41", model.get()}});
+  TfDataStats stats = AnalyzeOneHost("8c859046be41", space);
   ASSERT_EQ(stats.hosts[0].pipelines.size(), 1u);
   const TfDataPipeline& p = stats.hosts[0].pipelines[0];
   EXPECT_EQ(p.name, "Host:0");
@@ -643,28 +637,13 @@ TEST(TfDataTool, RegisteredAndRunsOnRealProfiles) {
   const ToolSpec* tool = FindXPlaneTool("tf_data_bottleneck_analysis");
   ASSERT_NE(tool, nullptr);
   EXPECT_TRUE(tool->all_hosts);
-  std::filesystem::path root = std::filesystem::path(TBPROF_TESTDATA) / "xplane";
-  if (!std::filesystem::exists(root)) GTEST_FAIL() << "required: no testdata at " << root;
-  int ran = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    std::string path = entry.path().string();
-    if (!entry.is_regular_file() || !path.ends_with(".xplane.pb")) continue;
-    ToolInput input;
-    input.hosts = {entry.path().filename().string()};
-    input.xplane_paths = {path};
-    auto out = tool->run(input);
-    if (path.find("/corrupt/") != std::string::npos) {
-      EXPECT_FALSE(out.ok()) << path;  // a clear error, not a crash
-      continue;
-    }
-    ASSERT_TRUE(out.ok()) << path << ": " << out.status().message();
-    boost::json::value v = boost::json::parse(out->body);
+  int checked = test_files::CheckToolOnRealProfiles(*tool, [](const std::string& path, const ToolOutput& out) {
+    boost::json::value v = boost::json::parse(out.body);
     ASSERT_EQ(v.as_array().size(), 3u) << path;
     // These JAX profiles have no Iterator:: events (checked with `strings`).
     EXPECT_TRUE(v.as_array()[2].as_object().at("rows").as_array().empty()) << path;
-    ++ran;
-  }
-  EXPECT_GE(ran, 4);
+  });
+  EXPECT_GE(checked, 4);
 }
 
 }  // namespace

@@ -7,13 +7,12 @@
 #include <cmath>
 #include <map>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "convert/tools/tool_registry.h"
 #include "proto/xplane.pb.h"
 #include "tests/convert/analysis/trace_test_util.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -22,18 +21,6 @@ namespace fs = std::filesystem;
 using trace_testing::Events;
 using trace_testing::ParseTraceDocument;
 
-std::vector<std::string> RealProfiles() {
-  std::vector<std::string> out;
-  fs::path dir = fs::path(TBPROF_TESTDATA) / "xplane";
-  if (!fs::exists(dir)) return out;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    std::string p = entry.path().string();
-    if (p.find("/corrupt/") == std::string::npos && p.size() > 10 && p.ends_with(".xplane.pb")) out.push_back(p);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // Begin times (ps) of the events the trace viewer shows, read with libprotobuf:
@@ -41,11 +28,7 @@ bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 
 // /device:CUSTOM:*; lines not named "counters_…"; events other than the
 // tf.data producer/consumer and allocator markers.
 std::vector<int64_t> ShownEventBegins(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  tensorflow::profiler::XSpace space;
-  EXPECT_TRUE(space.ParseFromString(buf.str())) << path;
+  const tensorflow::profiler::XSpace space = test_files::ParseWithLibprotobuf(path);
   static const std::set<std::string> kHidden = {
       "MemoryAllocation",   "MemoryDeallocation", "PrefetchProduce",           "PrefetchConsume",
       "ParallelInterleaveProduce", "ParallelInterleaveConsume", "ParallelInterleaveInitializeInput",
@@ -76,11 +59,7 @@ std::vector<int64_t> ShownEventBegins(const std::string& path) {
 // Correlation ids that appear both on a host event and on a shown device
 // event (each such pair is one launch → kernel flow), read with libprotobuf.
 size_t LinkedCorrelationIds(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  tensorflow::profiler::XSpace space;
-  EXPECT_TRUE(space.ParseFromString(buf.str()));
+  const tensorflow::profiler::XSpace space = test_files::ParseWithLibprotobuf(path);
   std::set<uint64_t> host, device;
   for (const auto& plane : space.planes()) {
     const bool is_host = plane.name() == "/host:CPU";
@@ -114,11 +93,7 @@ size_t LinkedCorrelationIds(const std::string& path) {
 // previous op extends its event, unless a different module ("module(program
 // id)") came in between, which starts every level anew.
 size_t DerivedXlaOpEvents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  tensorflow::profiler::XSpace space;
-  EXPECT_TRUE(space.ParseFromString(buf.str()));
+  const tensorflow::profiler::XSpace space = test_files::ParseWithLibprotobuf(path);
   size_t count = 0;
   for (const auto& plane : space.planes()) {
     if (!StartsWith(plane.name(), "/device:GPU:")) continue;
@@ -211,16 +186,14 @@ std::vector<boost::json::object> DerivedLineEvents(const boost::json::object& do
 
 StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& path, ToolParams params,
                              ArtifactCache* cache) {
-  ToolInput in;
-  in.hosts = {fs::path(path).filename().string()};
-  in.xplane_paths = {path};
+  ToolInput in = test_files::OneHostInput(path);
   in.params = std::move(params);
   in.cache = cache;
   return FindXPlaneTool(tool)->run(in);
 }
 
 TEST(TraceRealProfiles, EventCountsMatchTheFile) {
-  auto profiles = RealProfiles();
+  auto profiles = test_files::RealXPlaneFiles();
   if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
   ArtifactCache cache(size_t{1} << 30);
   for (const std::string& path : profiles) {
@@ -261,7 +234,7 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
 }
 
 TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
-  auto profiles = RealProfiles();
+  auto profiles = test_files::RealXPlaneFiles();
   if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
@@ -295,7 +268,7 @@ TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
 // Every GPU kernel's XLA op shows on its stream's "XLA Ops" line, consecutive
 // kernels of one op as one event: as many events as a second reading finds.
 TEST(TraceRealProfiles, DerivedXlaOpsMatchASecondReading) {
-  auto profiles = RealProfiles();
+  auto profiles = test_files::RealXPlaneFiles();
   if (profiles.empty()) GTEST_FAIL() << "required: no real profiles under " << TBPROF_TESTDATA << "/xplane";
   size_t total = 0;
   for (const std::string& path : profiles) {

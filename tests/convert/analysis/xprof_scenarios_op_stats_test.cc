@@ -43,6 +43,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "convert/analysis/duty_cycle_tracker.h"
 #include "convert/analysis/op_stats_combiner.h"
@@ -290,33 +292,36 @@ DutyCycleTracker TrackerOf(const XSpace& space, std::string_view plane) {
   return ConstructDutyCycleTracker(*model, ids, *model->FindPlane(plane));
 }
 
-TEST(XprofScenarioOpStats, ConstructDutyCycleTrackerFromXlaOps) {
-  XSpace space;
-  XPlaneBuilder tpu = TpuPlane(space, 0);
-  tpu.Str("device_type_string", "TPU v4");
-  XLineBuilder ops = tpu.AddLine(0, "XLA Ops");
-  const char* categories[] = {"infeed", "call", "call", "outfeed"};
-  for (int i = 0; i < 4; ++i) {
-    std::string name = "op." + std::to_string(i + 1);
-    MetadataStr(tpu, name, "hlo_category", categories[i]);
-    ops.AddEvent(name, 10 * (i + 1), 10);
+// xprof's ConstructDutyCycleTrackerFromXlaOps and
+// ConstructDutyCycleTrackerFromSparseCore: four 10 ps ops from 10 ps on, in a
+// module [5, 55); XLA's infeed and outfeed ops count as idle.
+TEST(XprofScenarioOpStats, ConstructDutyCycleTracker) {
+  struct Case {
+    const char* ops_line;
+    const char* modules_line;
+    std::vector<const char*> categories;  // of op.1 .. op.4; none on SparseCore ops
+    uint64_t active_ps, idle_ps;
+  };
+  const Case cases[] = {
+      {"XLA Ops", "XLA Modules", {"infeed", "call", "call", "outfeed"}, 20, 30},
+      {"Sparse Core Ops", "Sparse Core Modules", {}, 40, 10},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.ops_line);
+    XSpace space;
+    XPlaneBuilder tpu = TpuPlane(space, 0);
+    tpu.Str("device_type_string", "TPU v4");
+    XLineBuilder ops = tpu.AddLine(0, c.ops_line);
+    for (int i = 0; i < 4; ++i) {
+      std::string name = "op." + std::to_string(i + 1);
+      if (!c.categories.empty()) MetadataStr(tpu, name, "hlo_category", c.categories[i]);
+      ops.AddEvent(name, 10 * (i + 1), 10);
+    }
+    tpu.AddLine(1, c.modules_line).AddEvent("module.1", 5, 50);
+    DutyCycleTracker t = TrackerOf(space, "/device:TPU:0");
+    EXPECT_EQ(t.ActivePs(), c.active_ps);
+    EXPECT_EQ(t.IdlePs(), c.idle_ps);
   }
-  tpu.AddLine(1, "XLA Modules").AddEvent("module.1", 5, 50);
-  DutyCycleTracker t = TrackerOf(space, "/device:TPU:0");
-  EXPECT_EQ(t.ActivePs(), 20u);
-  EXPECT_EQ(t.IdlePs(), 30u);
-}
-
-TEST(XprofScenarioOpStats, ConstructDutyCycleTrackerFromSparseCore) {
-  XSpace space;
-  XPlaneBuilder sc = TpuPlane(space, 0);
-  sc.Str("device_type_string", "TPU v4");
-  XLineBuilder ops = sc.AddLine(0, "Sparse Core Ops");
-  for (int i = 1; i <= 4; ++i) ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
-  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
-  DutyCycleTracker t = TrackerOf(space, "/device:TPU:0");
-  EXPECT_EQ(t.ActivePs(), 40u);
-  EXPECT_EQ(t.IdlePs(), 10u);
 }
 
 TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeTest) {
@@ -394,32 +399,27 @@ TEST(XprofScenarioKernelStats, MultiKernels) {
 
 // --- duty_cycle_tracker_test.cc ----------------------------------------------
 
-TEST(XprofScenarioDutyCycleTracker, NonOverlappingIntervalsTest) {
-  DutyCycleTracker t;
-  t.AddInterval(10, 20, true);
-  t.AddInterval(30, 40, true);
-  EXPECT_EQ(t.ActivePs(), 20u);
-  EXPECT_EQ(t.IdlePs(), 10u);
-  EXPECT_EQ(t.DurationPs(), 30u);
-}
-
-TEST(XprofScenarioDutyCycleTracker, OverlappingIntervalsTest) {
-  DutyCycleTracker t;
-  t.AddInterval(10, 20, true);
-  t.AddInterval(30, 40, true);
-  t.AddInterval(20, 35, true);
-  EXPECT_EQ(t.ActivePs(), 30u);
-  EXPECT_EQ(t.IdlePs(), 0u);
-  EXPECT_EQ(t.DurationPs(), 30u);
-}
-
-TEST(XprofScenarioDutyCycleTracker, DutyCycleTestWithIncludedIntervals) {
-  DutyCycleTracker t;
-  t.AddInterval(10, 40, true);
-  t.AddInterval(20, 30, true);
-  EXPECT_EQ(t.ActivePs(), 30u);
-  EXPECT_EQ(t.IdlePs(), 0u);
-  EXPECT_EQ(t.DurationPs(), 30u);
+// xprof's NonOverlappingIntervalsTest, OverlappingIntervalsTest and
+// DutyCycleTestWithIncludedIntervals: active intervals added in this order.
+TEST(XprofScenarioDutyCycleTracker, ActiveIntervals) {
+  struct Case {
+    const char* name;
+    std::vector<std::pair<int64_t, int64_t>> intervals;
+    uint64_t active_ps, idle_ps, duration_ps;
+  };
+  const Case cases[] = {
+      {"non-overlapping", {{10, 20}, {30, 40}}, 20, 10, 30},
+      {"overlapping", {{10, 20}, {30, 40}, {20, 35}}, 30, 0, 30},
+      {"included", {{10, 40}, {20, 30}}, 30, 0, 30},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    DutyCycleTracker t;
+    for (auto [begin, end] : c.intervals) t.AddInterval(begin, end, true);
+    EXPECT_EQ(t.ActivePs(), c.active_ps);
+    EXPECT_EQ(t.IdlePs(), c.idle_ps);
+    EXPECT_EQ(t.DurationPs(), c.duration_ps);
+  }
 }
 
 TEST(XprofScenarioDutyCycleTracker, UnionTest) {

@@ -210,17 +210,23 @@ xla::ShapeProto Array(xla::PrimitiveType type, std::initializer_list<int64_t> di
   return s;
 }
 
+// Module `r` with one computation, `e` (id 1), its entry.
+xla::HloComputationProto* AddEntryComputation(xla::HloProto& proto) {
+  auto* module = proto.mutable_hlo_module();
+  module->set_name("r");
+  module->set_entry_computation_id(1);
+  auto* e = module->add_computations();
+  e->set_name("e");
+  e->set_id(1);
+  return e;
+}
+
 // Entry computation `e`: the parameters, then `gemm`, a GEMM custom call of
 // them whose result is (out, s8[workspace]), as XLA's GPU backend emits it.
 std::shared_ptr<const HloProgram> GemmProgram(const std::vector<xla::ShapeProto>& params, xla::ShapeProto out,
                                               int64_t workspace, const std::string& target) {
   xla::HloProto proto;
-  auto* module = proto.mutable_hlo_module();
-  module->set_name("r");
-  auto* e = module->add_computations();
-  e->set_name("e");
-  e->set_id(1);
-  module->set_entry_computation_id(1);
+  xla::HloComputationProto* e = AddEntryComputation(proto);
   int64_t id = 1;
   e->add_instructions();  // the gemm, filled in once its operands have ids
   for (size_t i = 0; i < params.size(); ++i) {
@@ -284,12 +290,7 @@ TEST(XprofGpuCostPort, Fp8GemmWithScaleOperands) {
 // with no operands is analysed without failing; its FLOPs are unknown to us.
 TEST(XprofGpuCostPort, CustomCallWithZeroOperands) {
   xla::HloProto proto;
-  auto* module = proto.mutable_hlo_module();
-  module->set_name("r");
-  auto* e = module->add_computations();
-  e->set_name("e");
-  e->set_id(1);
-  module->set_entry_computation_id(1);
+  xla::HloComputationProto* e = AddEntryComputation(proto);
   auto* custom = e->add_instructions();
   custom->set_name("custom");
   custom->set_opcode("custom-call");

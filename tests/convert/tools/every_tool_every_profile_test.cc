@@ -1,8 +1,8 @@
 // `tbprof convert` of every tool on every real profile in testdata (and on
 // hand-built profiles that once crashed it or broke its JSON) exits 0 or 1,
 // never by a signal, and prints UTF-8 that parses as JSON; a failure prints a
-// message. The real profiles are in ../shared/testdata in CI: without them
-// the test fails instead of skipping.
+// message. The real profiles are in tests/realdata: without them the test
+// fails instead of skipping.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -91,7 +91,7 @@ std::string Write(const XSpace& space, const std::string& name) {
 TEST(EveryToolEveryProfile, RealProfilesInTestdata) {
   fs::path root = fs::path(TBPROF_TESTDATA) / "xplane";
   ASSERT_TRUE(fs::is_directory(root)) << "testdata missing at " << root
-                                      << " (CI has it at ../shared/testdata; the real profiles cannot be rebuilt here)";
+                                      << " (the real profiles cannot be rebuilt; they are kept in tests/realdata)";
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     if (entry.is_regular_file() && entry.path().string().ends_with(".xplane.pb")) files.push_back(entry.path());

@@ -39,33 +39,21 @@ inline void ExpectSameStat(const XSpaceModel& m, const tensorflow::profiler::XPl
   auto name_it = pp.stat_metadata().find(ps.metadata_id());
   std::string want_name = name_it == pp.stat_metadata().end() ? "" : name_it->second.name();
   ASSERT_EQ(m.Str(ms.name), want_name) << where;
+  // The model's kind and value against the proto's.
+  auto same = [&](StatKind kind, const auto& ours, const auto& want) {
+    ASSERT_EQ(ms.kind, kind) << where;
+    ASSERT_EQ(ours, want) << where;
+  };
   using S = tensorflow::profiler::XStat;
   switch (ps.value_case()) {
-    case S::kDoubleValue:
-      ASSERT_EQ(ms.kind, StatKind::kDouble) << where;
-      ASSERT_EQ(ms.f64, ps.double_value()) << where;
-      break;
-    case S::kUint64Value:
-      ASSERT_EQ(ms.kind, StatKind::kUint64) << where;
-      ASSERT_EQ(ms.u64, ps.uint64_value()) << where;
-      break;
-    case S::kInt64Value:
-      ASSERT_EQ(ms.kind, StatKind::kInt64) << where;
-      ASSERT_EQ(ms.i64, ps.int64_value()) << where;
-      break;
-    case S::kStrValue:
-      ASSERT_EQ(ms.kind, StatKind::kStr) << where;
-      ASSERT_EQ(m.Str(ms.str), ps.str_value()) << where;
-      break;
-    case S::kBytesValue:
-      ASSERT_EQ(ms.kind, StatKind::kBytes) << where;
-      ASSERT_EQ(m.Blob(ms.blob), ps.bytes_value()) << where;
-      break;
-    case S::kRefValue: {
-      ASSERT_EQ(ms.kind, StatKind::kStr) << where;
+    case S::kDoubleValue: return same(StatKind::kDouble, ms.f64, ps.double_value());
+    case S::kUint64Value: return same(StatKind::kUint64, ms.u64, ps.uint64_value());
+    case S::kInt64Value: return same(StatKind::kInt64, ms.i64, ps.int64_value());
+    case S::kStrValue: return same(StatKind::kStr, m.Str(ms.str), ps.str_value());
+    case S::kBytesValue: return same(StatKind::kBytes, m.Blob(ms.blob), ps.bytes_value());
+    case S::kRefValue: {  // a string: the name of the stat metadata it refers to
       auto ref = pp.stat_metadata().find(static_cast<int64_t>(ps.ref_value()));
-      ASSERT_EQ(m.Str(ms.str), ref == pp.stat_metadata().end() ? "" : ref->second.name()) << where;
-      break;
+      return same(StatKind::kStr, m.Str(ms.str), ref == pp.stat_metadata().end() ? "" : ref->second.name());
     }
     default:
       ASSERT_EQ(ms.kind, StatKind::kNone) << where;

@@ -11,6 +11,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/xplane/xspace_equivalence.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -20,22 +21,23 @@ using tensorflow::profiler::XSpace;
 
 const fs::path kTestdata = TBPROF_TESTDATA;
 
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_files::ReadAll;
 
-std::vector<fs::path> RealXPlanes() {
-  std::vector<fs::path> out;
-  if (!fs::exists(kTestdata / "xplane")) return out;
-  for (const auto& e : fs::recursive_directory_iterator(kTestdata / "xplane")) {
-    if (e.path().string().find("/corrupt/") != std::string::npos) continue;
-    if (e.path().string().ends_with(".xplane.pb")) out.push_back(e.path());
+// Every `step`-th prefix of a real file: our reader accepts it exactly when
+// libprotobuf does, and a refusal says where the bytes went wrong.
+void ExpectPrefixesParseLikeLibprotobuf(size_t step, const LoadOptions& options) {
+  auto files = test_files::RealXPlaneFiles();
+  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
+  const std::string bytes = ReadAll(files.front());
+  for (size_t n = 1; n < bytes.size(); n += step) {
+    std::string prefix = bytes.substr(0, n);
+    XSpace space;
+    auto ours = ParseXSpace(prefix, "real-prefix", options);
+    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
+    if (!ours.ok()) {
+      EXPECT_NE(ours.status().message().find("byte offset"), std::string::npos);
+    }
   }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 fs::path TempPath(const std::string& name) {
@@ -60,15 +62,15 @@ std::string SmallSpaceBytes() {
 }
 
 TEST(ReaderRealFiles, MatchLibprotobufEventByEvent) {
-  auto files = RealXPlanes();
+  auto files = test_files::RealXPlaneFiles();
   if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
   ASSERT_GE(files.size(), 4u);
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
     std::string bytes = ReadAll(f);
     XSpace space;
     ASSERT_TRUE(space.ParseFromString(bytes));
-    auto loaded = LoadXSpaceFile(f.string());
+    auto loaded = LoadXSpaceFile(f);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     const auto counts = testing::CountProto(space);
     size_t lines = 0, events = 0, stats = 0, stat_md = 0, plane_stats = 0;
@@ -156,17 +158,7 @@ TEST(ReaderBadInput, EveryPrefixFailsCleanlyOrMatchesLibprotobuf) {
   EXPECT_LT(accepted, 10);
 }
 
-TEST(ReaderBadInput, PrefixesOfARealFile) {
-  auto files = RealXPlanes();
-  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
-  const std::string bytes = ReadAll(files.front());
-  for (size_t n = 1; n < bytes.size(); n += 997) {
-    std::string prefix = bytes.substr(0, n);
-    XSpace space;
-    auto ours = ParseXSpace(prefix, "real-prefix");
-    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
-  }
-}
+TEST(ReaderBadInput, PrefixesOfARealFile) { ExpectPrefixesParseLikeLibprotobuf(997, LoadOptions()); }
 
 // Legacy per-tool .pb files (OverviewPage, InputPipelineAnalysisResult,
 // TfStatsDatabase) and gzip'ed JSON traces are not XSpaces.
@@ -276,14 +268,8 @@ TEST(ReaderInspectCommand, PrintsPlanesAndCountsOfARealFile) {
   XSpace space;
   ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
   const auto counts = testing::CountProto(space);
-  std::string cmd = std::string(TBPROF_BINARY) + " inspect " + f.string() + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out;
+  auto [status, out] = test_files::RunCommand(std::string(TBPROF_BINARY) + " inspect " + f.string() + " 2>&1");
+  ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find(std::to_string(counts.planes) + " planes, " + std::to_string(counts.events) + " events"),
             std::string::npos)
       << out;
@@ -299,31 +285,20 @@ LoadOptions TwoThreads() {
 }
 
 TEST(ReaderTwoThreads, RealFilesMatchLibprotobuf) {
-  auto files = RealXPlanes();
+  auto files = test_files::RealXPlaneFiles();
   if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
     XSpace space;
     ASSERT_TRUE(space.ParseFromString(ReadAll(f)));
-    auto loaded = LoadXSpaceFile(f.string(), TwoThreads());
+    auto loaded = LoadXSpaceFile(f, TwoThreads());
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     testing::ExpectSameSpace(space, **loaded);
   }
 }
 
 TEST(ReaderTwoThreads, PrefixesFailLikeLibprotobuf) {
-  auto files = RealXPlanes();
-  if (files.empty()) GTEST_FAIL() << "required: no testdata at " << kTestdata;
-  const std::string bytes = ReadAll(files.front());
-  for (size_t n = 1; n < bytes.size(); n += 1499) {
-    std::string prefix = bytes.substr(0, n);
-    XSpace space;
-    auto ours = ParseXSpace(prefix, "real-prefix", TwoThreads());
-    ASSERT_EQ(ours.ok(), space.ParseFromString(prefix)) << n;
-    if (!ours.ok()) {
-      EXPECT_NE(ours.status().message().find("byte offset"), std::string::npos);
-    }
-  }
+  ExpectPrefixesParseLikeLibprotobuf(1499, TwoThreads());
   const std::string small = SmallSpaceBytes();
   for (size_t n = 1; n <= small.size(); ++n) {
     XSpace space;
