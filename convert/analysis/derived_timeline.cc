@@ -65,27 +65,8 @@ struct KernelStats {
   int64_t scope_range = kNoScopeRange;
 };
 
-struct StatNames {
-  explicit StatNames(const XSpaceModel& s)
-      : kernel_details(s.Find(schema::kKernelDetails)),
-        cuda_graph_exec_id(s.Find(schema::kCudaGraphExecId)),
-        cuda_graph_id(s.Find(schema::kCudaGraphId)),
-        correlation_id(s.Find(schema::kCorrelationId)),
-        scope_range_id(s.Find(schema::kScopeRangeId)),
-        hlo_module(s.Find(schema::kHloModule)),
-        hlo_op(s.Find(schema::kHloOp)),
-        program_id(s.Find(schema::kProgramId)),
-        tf_op(s.Find(schema::kTfOp)),
-        level0(s.Find(schema::kLevel0)),
-        group_id(s.Find(schema::kGroupId)),
-        source(s.Find(schema::kSourceInfo)),
-        is_async(s.Find(schema::kIsAsync)),
-        device_id(s.Find(schema::kDeviceId)),
-        raw_bytes_accessed(s.Find(schema::kRawBytesAccessed)),
-        shape_with_layout(s.Find(schema::kShapeWithLayout)) {}
-  StrId kernel_details, cuda_graph_exec_id, cuda_graph_id, correlation_id, scope_range_id, hlo_module, hlo_op,
-      program_id, tf_op, level0, group_id, source, is_async, device_id, raw_bytes_accessed, shape_with_layout;
-};
+// The stat ids the derivation reads (schema::StatIds: resolved once per space).
+using StatNames = schema::StatIds;
 
 KernelStats ReadKernelStats(const XPlaneModel& p, uint32_t e, const StatNames& n) {
   KernelStats k;
@@ -133,7 +114,7 @@ void ReadTpuOpStats(const Stat* b, const Stat* end, const StatNames& n, TpuOpSta
     if (s->name == kNoStr) continue;
     if (s->name == n.tf_op) {
       out.framework_op = s->kind == StatKind::kStr ? s->str : kNoStr;
-    } else if (s->name == n.source) {
+    } else if (s->name == n.source_info) {
       out.source = s->kind == StatKind::kStr ? s->str : kNoStr;
     } else if (s->name == n.group_id) {
       out.group = static_cast<int32_t>(s->IntValue());

@@ -161,11 +161,19 @@ struct StatIds {
         device_duration_ps(space.Find(kDeviceDurationPs)),
         step_num(space.Find(kStepNum)),
         ipl_stage_id(space.Find(kInputPipelineStageId)),
-        ipl_stage_category(space.Find(kInputPipelineStageCategory)) {}
+        ipl_stage_category(space.Find(kInputPipelineStageCategory)),
+        group_id(space.Find(kGroupId)),
+        cuda_graph_exec_id(space.Find(kCudaGraphExecId)),
+        cuda_graph_id(space.Find(kCudaGraphId)),
+        scope_range_id(space.Find(kScopeRangeId)),
+        source_info(space.Find(kSourceInfo)),
+        is_async(space.Find(kIsAsync)),
+        device_id(space.Find(kDeviceId)) {}
 
   StrId tf_op, level0, hlo_op, hlo_module, hlo_category, program_id, correlation_id, kernel_details, equation,
       shape, is_eager, flops, bytes_accessed, name, device_offset_ps, device_duration_ps, step_num, ipl_stage_id,
-      ipl_stage_category;
+      ipl_stage_category, group_id, cuda_graph_exec_id, cuda_graph_id, scope_range_id, source_info, is_async,
+      device_id;
 
   // The string value of event e's stat `id` (own stat), kNoStr when absent or not a string.
   static StrId StrOf(const XPlaneModel& p, uint32_t e, StrId id) {
