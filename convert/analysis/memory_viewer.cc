@@ -157,6 +157,9 @@ struct Simulation {
   int32_t peak_position = 0;
   std::list<int64_t> live;  // buffer ids in the order they were allocated
   std::list<int64_t> live_at_peak;
+  // Root buffer id -> the buffer whose SHARE_WITH last revived the root's
+  // memory: the one using those bytes, so the one shown for them.
+  std::unordered_map<int64_t, int64_t> shown_as, shown_as_at_peak;
   std::vector<int64_t> heap_timeline, unpadded_timeline;
   std::vector<std::string> names;
   std::unordered_set<Buffer*> seen;
@@ -172,6 +175,7 @@ struct Simulation {
       peak_unpadded = unpadded;
       peak_position = static_cast<int32_t>(heap_timeline.size()) - 1;
       live_at_peak = live;
+      shown_as_at_peak = shown_as;
     }
     if (starts_span) b->span.emplace(static_cast<int32_t>(heap_timeline.size()) - 1, event_count - 1);
   }
@@ -209,14 +213,23 @@ Status Simulate(Assignment& assignment, int64_t color, Simulation& sim) {
         int64_t refs = b->Dec();
         if (refs < 0) return InvalidArgument("buffer " + std::to_string(b->proto->id()) + " is freed more than once");
         if (refs == 0) RETURN_IF_ERROR(sim.Shrink(b->Root()));
+        // A sharer's own span ends where it is freed.
+        if (b->span && b->canonical) b->span->second = static_cast<int32_t>(sim.heap_timeline.size()) - 1;
         break;
       }
       case Event::SHARE_WITH: {
         Buffer* canonical = assignment.Find(e.share_with_canonical_id());
         if (canonical == nullptr) break;
         b->canonical = canonical;
-        // A share that revives a freed canonical buffer brings its bytes back.
-        if (canonical->Inc() == 1) sim.Grow(canonical, false);
+        // A share that revives a freed canonical buffer brings the bytes of
+        // the chain's root back; they are the sharer's from here on (its span
+        // starts here, and it is the buffer shown for them).
+        if (canonical->Inc() == 1) {
+          Buffer* root = canonical->Root();
+          sim.shown_as[root->proto->id()] = b->proto->id();
+          b->span.emplace(static_cast<int32_t>(sim.heap_timeline.size()) - 1, sim.event_count - 1);
+          sim.Grow(root, false);
+        }
         break;
       }
       default:
@@ -328,7 +341,8 @@ StatusOr<MemoryViewerResult> ComputeMemoryViewer(const xla::HloProto& proto, con
     add(*largest);
   }
   for (int64_t id : sim.live_at_peak) {
-    const Buffer* b = assignment.Find(id);
+    auto shown = sim.shown_as_at_peak.find(id);
+    const Buffer* b = assignment.Find(shown == sim.shown_as_at_peak.end() ? id : shown->second);
     if (b == nullptr) break;
     add(*b);
   }

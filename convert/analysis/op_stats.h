@@ -64,14 +64,54 @@ struct OpMetricsDb {
   // device was traced: the duty cycle is then unknown, not 0.
   uint64_t busy_time_ps = 0;
   uint64_t idle_time_ps = 0;
+  // Host TF ops: over each thread's consecutive InfeedEnqueue ops, the time
+  // they ran and the time from one's start to the next's (xprof's estimate
+  // of the host's share of time spent sending input to a TPU).
+  uint64_t total_host_infeed_enq_duration_ps = 0;
+  uint64_t total_host_infeed_enq_start_timestamp_ps_diff = 0;
 };
 
+// Core ids (xprof): a TPU TensorCore's is its plane id, a SparseCore's
+// kSparseCoreIndexStart + its plane id; generic hardware (GPU, CPU) keeps a
+// host's steps under kDefaultGpuLocalCoreId. Once hosts are combined, a core
+// of host h is h * kMaxCoresPerHost + its id on the host (GlobalCoreId).
+inline constexpr uint32_t kSparseCoreIndexStart = 1000000;
+inline constexpr uint32_t kDefaultGpuLocalCoreId = 1;
+inline constexpr uint32_t kMaxCoresPerHost = 1000;
+inline constexpr char kIdleCategory[] = "IDLE";
+
+// One step on one host or core (xprof StepInfoResult). Its breakdown is
+// either by event type (generic hardware) or, on a TPU core, by HLO category.
 struct StepInfo {
   int64_t step_num = 0;
   std::string step_name;
   int64_t begin_ps = 0;
   uint64_t duration_ps = 0;
   std::map<int, uint64_t> type_ps;  // EventType -> ps inside the step
+  // TPU core: self time of the step's ops by HLO category, and "IDLE": the
+  // step's duration minus that sum, in unsigned arithmetic as xprof's
+  // (ops that outlast their step make it wrap around).
+  std::map<std::string, uint64_t> category_ps;
+};
+
+// One all-reduce on a core (xprof AllReduceInfo): the same id on every core.
+struct AllReduceInfo {
+  uint64_t id = 0;
+  uint64_t start_time_ps = 0, end_time_ps = 0;
+};
+
+// One TPU step on every core that took part (xprof PerCoreStepInfo).
+struct PerCoreStepInfo {
+  int64_t step_num = 0;
+  std::map<uint32_t, StepInfo> step_info_per_core;
+  std::map<uint32_t, std::vector<AllReduceInfo>> all_reduce_per_core;
+};
+
+// Where a core is (xprof CoreDetails, read from a TPU plane's core_details).
+struct CoreDetails {
+  std::string hostname;
+  uint32_t device_ordinal = 0, core_num = 0, local_chip_id = 0, global_chip_id = 0, global_core_id = 0;
+  bool is_sparse_core = false;
 };
 
 // Steps of one host (or of a device core, TPU).
@@ -106,9 +146,15 @@ struct OpStats {
   // device_op_metrics_db rolled up to framework ops, with IDLE; computed once
   // here rather than per request (CreateTfMetricsDbFromDeviceOpMetricsDb).
   OpMetricsDb device_tf_op_metrics_db;
-  // steps[i] holds host i's steps; after combining, steps of the same number
-  // share an index across hosts (intersection of the hosts' step numbers).
+  // Generic hardware (GPU, CPU): steps[i] holds host i's steps (xprof's
+  // core kDefaultGpuLocalCoreId of that host); after combining, steps of the
+  // same number share an index across hosts (intersection by time).
   std::vector<HostSteps> steps;
+  // TPU: the steps every core took part in, each core's part on its own
+  // (xprof step_db.step_sequence); `steps` stays empty.
+  std::vector<PerCoreStepInfo> tpu_step_db;
+  // TPU cores whose plane says where they are (xprof core_id_to_details).
+  std::map<uint32_t, CoreDetails> core_id_to_details;
   tensorflow::profiler::KernelStatsDb kernel_stats_db;
   RunEnvironment run_environment;
   uint64_t compute_16bit_ps = 0;

@@ -19,6 +19,56 @@ using tensorflow::profiler::KernelReport;
 // Kernel reports kept after combining hosts (kMaxNumOfKernels).
 constexpr size_t kMaxCombinedKernels = 1000;
 
+// A TPU step's span over all its cores (xprof StepTimespan).
+StepSpan TpuStepSpan(const PerCoreStepInfo& step) {
+  uint64_t begin = std::numeric_limits<uint64_t>::max(), end = 0;
+  for (const auto& [core, info] : step.step_info_per_core) {
+    uint64_t b = static_cast<uint64_t>(std::max<int64_t>(0, info.begin_ps));
+    begin = std::min(begin, b);
+    end = std::max(end, b + info.duration_ps);
+  }
+  return begin < end ? StepSpan{begin, end} : StepSpan{};
+}
+
+// TPU steps and cores of several hosts (xprof CombineStepDatabase and
+// CombineCoreIdMap): the steps every host took part in, matched by time as
+// the generic steps are and numbered as the chief's; a core of host h becomes
+// h * kMaxCoresPerHost + its id. A single host is kept as it is.
+void CombineTpuSteps(const std::vector<std::shared_ptr<const OpStats>>& hosts, OpStats& out) {
+  if (hosts.size() == 1) {
+    out.tpu_step_db = hosts[0]->tpu_step_db;
+    out.core_id_to_details = hosts[0]->core_id_to_details;
+    return;
+  }
+  auto global_core = [](size_t host, uint32_t core) { return static_cast<uint32_t>(host) * kMaxCoresPerHost + core; };
+  std::vector<std::vector<StepSpan>> spans(hosts.size());
+  bool any_steps = false;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    for (const auto& [core, details] : hosts[h]->core_id_to_details) {
+      out.core_id_to_details[global_core(h, core)] = details;
+    }
+    for (const PerCoreStepInfo& step : hosts[h]->tpu_step_db) spans[h].push_back(TpuStepSpan(step));
+    any_steps |= !spans[h].empty();
+  }
+  if (!any_steps) return;
+  StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
+    PerCoreStepInfo& dst = out.tpu_step_db.emplace_back();
+    dst.step_num =
+        hosts[intersection.ChiefHost()]->tpu_step_db[intersection.FirstChiefIndex() + k].step_num;
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      const PerCoreStepInfo& src = hosts[h]->tpu_step_db[intersection.FirstStepIndex(h) + k];
+      for (const auto& [core, info] : src.step_info_per_core) {
+        StepInfo& d = dst.step_info_per_core[global_core(h, core)] = info;
+        d.step_num = dst.step_num;
+      }
+      for (const auto& [core, all_reduces] : src.all_reduce_per_core) {
+        dst.all_reduce_per_core[global_core(h, core)] = all_reduces;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
@@ -42,6 +92,8 @@ void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
   dst.busy_time_ps += src.busy_time_ps;
   dst.idle_time_ps += src.idle_time_ps;
   dst.total_op_time_ps += src.total_op_time_ps;
+  dst.total_host_infeed_enq_duration_ps += src.total_host_infeed_enq_duration_ps;
+  dst.total_host_infeed_enq_start_timestamp_ps_diff += src.total_host_infeed_enq_start_timestamp_ps_diff;
 }
 
 
@@ -67,10 +119,10 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
       out.run_environment.is_training = out.run_environment.is_training.value_or(false) || *env.is_training;
     }
     out.run_environment.sessions.insert(env.sessions.begin(), env.sessions.end());
-    if (env.hardware_type != "CPU_ONLY") {
-      out.run_environment.hardware_type = env.hardware_type;
-      out.run_environment.device_type = env.device_type;
-    }
+    // A coordinator's "CPU" and an unknown "Device" do not name the run's
+    // devices (CombineRunEnvironment); the hardware type is the highest seen.
+    if (env.device_type != "CPU" && env.device_type != "Device") out.run_environment.device_type = env.device_type;
+    if (env.hardware_type != "CPU_ONLY") out.run_environment.hardware_type = env.hardware_type;
     for (const KernelReport& r : h->kernel_stats_db.reports()) {
       std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
       dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());
@@ -117,6 +169,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     }
     out.steps.push_back(std::move(kept));
   }
+  CombineTpuSteps(hosts, out);
   std::vector<KernelReport*> all;
   for (auto& [k, r] : kernels) all.push_back(&r);
   SortKernelReports(all);

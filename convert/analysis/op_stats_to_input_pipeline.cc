@@ -1,20 +1,15 @@
 #include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/analysis/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <vector>
 
 namespace tbprof {
-
-using tensorflow::profiler::BottleneckAnalysis;
-using tensorflow::profiler::Diagnostics;
-using tensorflow::profiler::GenericStepTimeBreakdown;
-using tensorflow::profiler::InputPipelineAnalysisResult;
-using tensorflow::profiler::PerGenericStepDetails;
-using tensorflow::profiler::StepSummary;
 
 namespace {
 
@@ -28,28 +23,6 @@ constexpr double kModeratelyDeviceCollectivesBoundThresholdInPercent = 3;
 constexpr double kHighlyDeviceCollectivesBoundThresholdInPercent = 15;
 
 double PsToMs(uint64_t ps) { return static_cast<double>(ps) / 1e9; }
-
-// GetStepSummaryForSampleStats: sample standard deviation, zeros when empty.
-StepSummary Summarize(const std::vector<double>& xs) {
-  StepSummary s;
-  if (xs.empty()) return s;
-  double sum = 0, sum_sq = 0, lo = xs[0], hi = xs[0];
-  bool all_same = true;
-  for (double x : xs) {
-    sum += x;
-    sum_sq += x * x;
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-    all_same &= x == xs[0];
-  }
-  double n = static_cast<double>(xs.size());
-  double variance = all_same || xs.size() < 2 ? 0.0 : (sum_sq - sum * sum / n) / (n - 1);
-  s.set_average(sum / n);
-  s.set_standard_deviation(std::sqrt(std::max(0.0, variance)));
-  s.set_minimum(lo);
-  s.set_maximum(hi);
-  return s;
-}
 
 uint64_t TypePs(const StepInfo& step, int type) {
   auto it = step.type_ps.find(type);
@@ -75,6 +48,16 @@ const char* CategorizeInputOp(const std::string& name, const std::string& catego
     }
   }
   return "Preprocessing";
+}
+
+// RatioOfHostToDeviceTimeToStepTime: with InfeedEnqueue ops on the host,
+// their share of the time between them (HostInfeedEnqueueRatio); else
+// `step_ratio`, the steps' share of host-to-device time. At most 1.
+double HostToDeviceRatio(const OpMetricsDb& host_db, double step_ratio) {
+  const uint64_t span = host_db.total_host_infeed_enq_start_timestamp_ps_diff;
+  return std::min(1.0, span > 0 ? SafeDivide(static_cast<double>(host_db.total_host_infeed_enq_duration_ps),
+                                             static_cast<double>(span))
+                                : step_ratio);
 }
 
 // The host's input ops and the input time's breakdown (GenerateHostResult).
@@ -177,9 +160,12 @@ bool ClassifyInputBound(double input_percent, double all_other_percent, std::str
   return false;
 }
 
-InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats) {
-  InputPipelineAnalysisResult result;
-  result.set_hardware_type(op_stats.run_environment.hardware_type);
+namespace {
+
+// The generic (GPU, CPU) steps, summaries, host input ops and bottleneck
+// (ComputeGenericInputPipelineAnalysisResult, GenerateHostResult and
+// ComputeBottleneckAnalysis). Returns whether any host has steps.
+bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnalysisResult& result) {
   const std::vector<StepInfo>* steps = nullptr;
   for (const HostSteps& h : op_stats.steps) {
     if (!h.steps.empty()) {
@@ -187,13 +173,10 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
       break;
     }
   }
-  std::vector<double> step_ms, input_pct, unknown, wait_input, h2d, input, output, dev_compute, d2d, collectives,
-      host_compute, prepare, compile;
-  double total_step = 0, total_input = 0, total_output = 0, total_compute = 0, total_collectives = 0,
-         total_prepare = 0, total_unknown = 0;
+  std::vector<PerGenericStepDetails> details;
   if (steps) {
     for (const StepInfo& s : *steps) {
-      PerGenericStepDetails d;
+      PerGenericStepDetails& d = details.emplace_back();
       d.set_step_number(static_cast<int32_t>(s.step_num));
       d.set_step_name(s.step_name.empty() ? std::to_string(s.step_num) : s.step_name);
       d.set_step_time_ms(PsToMs(s.duration_ps));
@@ -208,49 +191,49 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
       d.set_host_prepare_ms(PsToMs(TypePs(s, HOST_PREPARE)));
       d.set_host_compile_ms(PsToMs(TypePs(s, HOST_COMPILE)));
       result.add_step_details()->PackFrom(d);
-      double in = d.host_wait_input_ms() + d.host_to_device_ms();
-      step_ms.push_back(d.step_time_ms());
-      input_pct.push_back(SafeDivide(100.0 * in, d.step_time_ms()));
-      unknown.push_back(d.unknown_time_ms());
-      wait_input.push_back(d.host_wait_input_ms());
-      h2d.push_back(d.host_to_device_ms());
-      input.push_back(in);
-      output.push_back(d.output_ms());
-      dev_compute.push_back(d.device_compute_ms());
-      d2d.push_back(d.device_to_device_ms());
-      collectives.push_back(d.device_collectives_ms());
-      host_compute.push_back(d.host_compute_ms());
-      prepare.push_back(d.host_prepare_ms());
-      compile.push_back(d.host_compile_ms());
-      total_step += d.step_time_ms();
-      total_input += in;
-      total_output += d.output_ms();
-      total_compute += d.device_compute_ms();
-      total_collectives += d.device_collectives_ms();
-      total_prepare += d.host_prepare_ms();
-      total_unknown += d.unknown_time_ms();
     }
   }
-  *result.mutable_step_time_summary() = Summarize(step_ms);
-  *result.mutable_input_percent_summary() = Summarize(input_pct);
+  using D = PerGenericStepDetails;
+  using Figure = std::function<double(const D&)>;
+  auto summary = [&](const Figure& figure) {
+    SampleStat<double> stat;
+    for (const D& d : details) stat.Update(figure(d));
+    return StepSummaryOf(stat);
+  };
+  auto total = [&](const Figure& figure) {
+    double sum = 0;
+    for (const D& d : details) sum += figure(d);
+    return sum;
+  };
+  const Figure input_ms = [](const D& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); };
+  *result.mutable_step_time_summary() = summary(&D::step_time_ms);
+  *result.mutable_input_percent_summary() =
+      summary([&](const D& d) { return SafeDivide(100.0 * input_ms(d), d.step_time_ms()); });
   GenericStepTimeBreakdown breakdown;
-  *breakdown.mutable_unknown_time_ms_summary() = Summarize(unknown);
-  *breakdown.mutable_host_wait_input_ms_summary() = Summarize(wait_input);
-  *breakdown.mutable_host_to_device_ms_summary() = Summarize(h2d);
-  *breakdown.mutable_input_ms_summary() = Summarize(input);
-  *breakdown.mutable_output_ms_summary() = Summarize(output);
-  *breakdown.mutable_device_compute_ms_summary() = Summarize(dev_compute);
-  *breakdown.mutable_device_to_device_ms_summary() = Summarize(d2d);
-  *breakdown.mutable_device_collectives_ms_summary() = Summarize(collectives);
-  *breakdown.mutable_host_compute_ms_summary() = Summarize(host_compute);
-  *breakdown.mutable_host_prepare_ms_summary() = Summarize(prepare);
-  *breakdown.mutable_host_compile_ms_summary() = Summarize(compile);
+  using B = GenericStepTimeBreakdown;
+  for (const auto& [figure, out] : std::vector<std::pair<Figure, StepSummary* (B::*)()>>{
+           {&D::unknown_time_ms, &B::mutable_unknown_time_ms_summary},
+           {&D::host_wait_input_ms, &B::mutable_host_wait_input_ms_summary},
+           {&D::host_to_device_ms, &B::mutable_host_to_device_ms_summary},
+           {input_ms, &B::mutable_input_ms_summary},
+           {&D::output_ms, &B::mutable_output_ms_summary},
+           {&D::device_compute_ms, &B::mutable_device_compute_ms_summary},
+           {&D::device_to_device_ms, &B::mutable_device_to_device_ms_summary},
+           {&D::device_collectives_ms, &B::mutable_device_collectives_ms_summary},
+           {&D::host_compute_ms, &B::mutable_host_compute_ms_summary},
+           {&D::host_prepare_ms, &B::mutable_host_prepare_ms_summary},
+           {&D::host_compile_ms, &B::mutable_host_compile_ms_summary}}) {
+    *(breakdown.*out)() = summary(figure);
+  }
   result.mutable_step_time_breakdown()->PackFrom(breakdown);
 
   // The share of the average step spent sending input to the device.
-  double h2d_ratio = std::min(1.0, SafeDivide(h2d.empty() ? 0.0 : Summarize(h2d).average(),
-                                              step_ms.empty() ? 0.0 : Summarize(step_ms).average()));
-  AddHostInputOps(op_stats.host_op_metrics_db, h2d_ratio, result);
+  double step_h2d_ratio =
+      SafeDivide(breakdown.host_to_device_ms_summary().average(), result.step_time_summary().average());
+  AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, step_h2d_ratio), result);
+  const double total_step = total(&D::step_time_ms), total_input = total(input_ms), total_output = total(&D::output_ms),
+               total_compute = total(&D::device_compute_ms), total_collectives = total(&D::device_collectives_ms),
+               total_prepare = total(&D::host_prepare_ms), total_unknown = total(&D::unknown_time_ms);
   const auto& tb = result.input_time_breakdown();
 
   // Bottleneck analysis over the totals of all steps.
@@ -308,9 +291,33 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
   result.set_output_percent(b.output_percent());
   result.set_idle_percent(b.idle_percent());
   result.set_compute_percent(b.compute_percent());
+  result.mutable_recommendation()->mutable_bottleneck_analysis()->PackFrom(b);
+  return steps != nullptr;
+}
+
+}  // namespace
+
+InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats) {
+  InputPipelineAnalysisResult result;
+  result.set_hardware_type(op_stats.run_environment.hardware_type);
+  bool has_steps = false;
+  std::string cls;
+  if (result.hardware_type() == "TPU") {
+    ComputeTpuInputPipelineAnalysis(op_stats, result);
+    has_steps = !op_stats.tpu_step_db.empty();
+    // The TPU breakdown says nothing of host-to-device time.
+    AddHostInputOps(op_stats.host_op_metrics_db, HostToDeviceRatio(op_stats.host_op_metrics_db, 0.0), result);
+    TpuBottleneckAnalysis b;
+    result.recommendation().bottleneck_analysis().UnpackTo(&b);
+    cls = b.input_classification();
+  } else {
+    has_steps = ComputeGenericInputPipelineAnalysis(op_stats, result);
+    BottleneckAnalysis b;
+    result.recommendation().bottleneck_analysis().UnpackTo(&b);
+    cls = b.input_classification();
+  }
+  const auto& tb = result.input_time_breakdown();
   auto& rec = *result.mutable_recommendation();
-  rec.mutable_bottleneck_analysis()->PackFrom(b);
-  const std::string& cls = b.input_classification();
   if (cls == "host" || cls == "both") {
     bool tf_data_in_use = tb.demanded_file_read_us() > 0 || tb.advanced_file_read_us() > 0 ||
                           tb.preprocessing_us() > 0;
@@ -345,24 +352,19 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
       "Other data reading or processing: you may consider using the <a "
       "href=\"https://www.tensorflow.org/programmers_guide/datasets\" target=\"_blank\">tf.data API</a> (if you "
       "are not using it now)");
-  if (!steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
+  if (!has_steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
   return result;
 }
 
 DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   DataTable t;
-  t.AddColumn("stepname", "Step Name", "string");
-  t.AddColumn("deviceComputeTimeMs", "Device compute", "number");
-  t.AddColumn("deviceToDeviceTimeMs", "Device to device", "number");
-  t.AddColumn("deviceCollectivesTimeMs", "Device collectives", "number");
-  t.AddColumn("hostComputeTimeMs", "Host compute", "number");
-  t.AddColumn("kernelLaunchTimeMs", "Kernel launch", "number");
-  t.AddColumn("infeedTimeMs", "Input", "number");
-  t.AddColumn("outfeedTimeMs", "Output", "number");
-  t.AddColumn("compileTimeMs", "Compilation", "number");
-  t.AddColumn("otherTimeMs", "All others", "number");
-  t.AddColumn("tooltip", "tooltip", "string", "tooltip");
-  t.AddColumn("stepTimeMs", "Step time", "number");
+  t.AddColumns({{"stepname", "Step Name", "string"}, {"deviceComputeTimeMs", "Device compute", "number"},
+                {"deviceToDeviceTimeMs", "Device to device", "number"},
+                {"deviceCollectivesTimeMs", "Device collectives", "number"},
+                {"hostComputeTimeMs", "Host compute", "number"}, {"kernelLaunchTimeMs", "Kernel launch", "number"},
+                {"infeedTimeMs", "Input", "number"}, {"outfeedTimeMs", "Output", "number"},
+                {"compileTimeMs", "Compilation", "number"}, {"otherTimeMs", "All others", "number"},
+                {"tooltip", "tooltip", "string", "tooltip"}, {"stepTimeMs", "Step time", "number"}});
   for (const auto& any : result.step_details()) {
     PerGenericStepDetails d;
     if (!any.UnpackTo(&d)) continue;
@@ -383,12 +385,7 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   result.recommendation().bottleneck_analysis().UnpackTo(&b);
   GenericStepTimeBreakdown bd;
   result.step_time_breakdown().UnpackTo(&bd);
-  const StepSummary& st = result.step_time_summary();
-  t.SetProperty("hardware_type", result.hardware_type());
-  t.SetProperty("steptime_ms_average", OneDigit(st.average()));
-  t.SetProperty("steptime_ms_standard_deviation", OneDigit(st.standard_deviation()));
-  t.SetProperty("steptime_ms_minimum", OneDigit(st.minimum()));
-  t.SetProperty("steptime_ms_maximum", OneDigit(st.maximum()));
+  SetStepTimeProperties(result, t);
   t.SetProperty("step_time_graph_column_ids",
                 "stepname,deviceComputeTimeMs,deviceToDeviceTimeMs,deviceCollectivesTimeMs,hostComputeTimeMs,"
                 "kernelLaunchTimeMs,infeedTimeMs,outfeedTimeMs,compileTimeMs,otherTimeMs,tooltip");
@@ -407,13 +404,20 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   avg_sdv("other_time_ms", bd.unknown_time_ms_summary());
   t.SetProperty("input_conclusion", b.input_statement());
   t.SetProperty("summary_nextstep", result.recommendation().summary_next_step());
-  t.SetProperty("device_collectives_bottleneck", b.device_collectives_classification());
-  t.SetProperty("device_collectives_statement", b.device_collectives_statement());
-  t.SetProperty("kernel_launch_bottleneck", b.kernel_launch_classification());
-  t.SetProperty("kernel_launch_statement", b.kernel_launch_statement());
-  t.SetProperty("all_other_bottleneck", b.all_other_classification());
-  t.SetProperty("all_other_statement", b.all_other_statement());
+  SetGenericBottleneckProperties({b.kernel_launch_classification(), b.kernel_launch_statement(),
+                                  b.all_other_classification(), b.all_other_statement(),
+                                  b.device_collectives_classification(), b.device_collectives_statement()},
+                                 t);
   return t;
+}
+
+void SetGenericBottleneckProperties(const GenericBottlenecks& g, DataTable& t) {
+  const std::pair<const char*, const std::string*> properties[] = {
+      {"kernel_launch_bottleneck", &g.kernel_launch},   {"kernel_launch_statement", &g.kernel_launch_statement},
+      {"all_other_bottleneck", &g.all_other},           {"all_other_statement", &g.all_other_statement},
+      {"device_collectives_bottleneck", &g.device_collectives},
+      {"device_collectives_statement", &g.device_collectives_statement}};
+  for (const auto& [key, value] : properties) t.SetProperty(key, *value);
 }
 
 DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
@@ -426,30 +430,52 @@ DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
   return t;
 }
 
+void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t) {
+  t.SetProperty(prefix + "_average", OneDigit(summary.average()));
+  t.SetProperty(prefix + "_standard_deviation", OneDigit(summary.standard_deviation()));
+  t.SetProperty(prefix + "_minimum", OneDigit(summary.minimum()));
+  t.SetProperty(prefix + "_maximum", OneDigit(summary.maximum()));
+}
+
+void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t) {
+  t.SetProperty("hardware_type", result.hardware_type());
+  SetSummaryProperties("steptime_ms", result.step_time_summary(), t);
+}
+
+DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {
+  return result.tag() ? TpuStepBreakdownTable(result) : GenericStepBreakdownTable(result);
+}
+
 std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
-  DataTable steps = GenericStepBreakdownTable(result);
+  DataTable steps = StepBreakdownTable(result);
   DataTable ops;
-  ops.AddColumn("opName", "Input Op", "string");
-  ops.AddColumn("count", "Count", "number");
-  ops.AddColumn("timeInMs", "Total Time (in ms)", "number");
-  ops.AddColumn("timeInPercent", "Total Time (as % of total input-processing time)", "number");
-  ops.AddColumn("selfTimeInMs", "Total Self Time (in ms)", "number");
-  ops.AddColumn("selfTimeInPercent", "Total Self Time (as % of total input-processing time)", "number");
-  ops.AddColumn("category", "Category", "string");
+  ops.AddColumns({{"opName", "Input Op", "string"}, {"count", "Count", "number"},
+                  {"timeInMs", "Total Time (in ms)", "number"},
+                  {"timeInPercent", "Total Time (as % of total input-processing time)", "number"},
+                  {"selfTimeInMs", "Total Self Time (in ms)", "number"},
+                  {"selfTimeInPercent", "Total Self Time (as % of total input-processing time)", "number"},
+                  {"category", "Category", "string"}});
   for (const auto& d : result.input_op_details()) {
     ops.AddRow({d.op_name(), static_cast<double>(d.count()), d.time_in_ms(), d.time_in_percent() / 100.0,
                 d.self_time_in_ms(), d.self_time_in_percent() / 100.0, d.category()});
   }
   const auto& tb = result.input_time_breakdown();
-  ops.SetProperty("enqueue_us", FixedDigits(tb.enqueue_us(), 3));
-  ops.SetProperty("demanded_file_read_us", FixedDigits(tb.demanded_file_read_us(), 3));
-  ops.SetProperty("advanced_file_read_us", FixedDigits(tb.advanced_file_read_us(), 3));
-  ops.SetProperty("preprocessing_us", FixedDigits(tb.preprocessing_us(), 3));
-  ops.SetProperty("unclassified_nonequeue_us", FixedDigits(tb.unclassified_non_enqueue_us(), 3));
+  for (const auto& [key, us] : {std::pair{"enqueue_us", tb.enqueue_us()},
+                                {"demanded_file_read_us", tb.demanded_file_read_us()},
+                                {"advanced_file_read_us", tb.advanced_file_read_us()},
+                                {"preprocessing_us", tb.preprocessing_us()},
+                                {"unclassified_nonequeue_us", tb.unclassified_non_enqueue_us()}}) {
+    ops.SetProperty(key, FixedDigits(us, 3));
+  }
   DataTable links;
   links.AddColumn("link", "link", "string");
   for (const std::string& d : result.recommendation().details()) links.AddRow({d});
   DataTable diag = DiagnosticsTable(result.diagnostics());
+  // TPU results lead with the table of the cores that waited longest for input.
+  if (result.hardware_type() == "TPU") {
+    DataTable max_infeed_cores = MaxInfeedCoreTable(result);
+    return DataTablesToJson({&max_infeed_cores, &steps, &ops, &links, &diag});
+  }
   return DataTablesToJson({&steps, &ops, &links, &diag});
 }
 

@@ -10,13 +10,36 @@
 
 namespace tbprof {
 
+// The input-pipeline tool's messages, as the conversion steps name them.
+using tensorflow::profiler::BottleneckAnalysis, tensorflow::profiler::Diagnostics,
+    tensorflow::profiler::GenericStepTimeBreakdown, tensorflow::profiler::InputPipelineAnalysisResult,
+    tensorflow::profiler::PerGenericStepDetails, tensorflow::profiler::PerTpuStepDetails,
+    tensorflow::profiler::StepSummary, tensorflow::profiler::TpuBottleneckAnalysis,
+    tensorflow::profiler::TpuStepTimeBreakdown;
+
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
 
-// Tables: [step breakdown, input ops, recommendation links, diagnostics].
+// Tables: [step breakdown, input ops, recommendation links, diagnostics],
+// led on TPU by the cores that waited longest for input.
 std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 
-// The generic (GPU/CPU) step-time table, also the overview page's step graph.
+// The step-time table, also the overview page's step graph: the TPU one for
+// TPU results, else the generic (GPU/CPU) one.
+DataTable StepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAnalysisResult& result);
+// A step table's properties: "<prefix>_average", "_standard_deviation",
+// "_minimum" and "_maximum" of a summary (one decimal); the hardware type and
+// the step time's.
+void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t);
+void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t);
+// The generic bottlenecks (classification and statement of kernel launch,
+// all-other and device-collective time) that the step table and the
+// overview's recommendation both carry as properties.
+struct GenericBottlenecks {
+  std::string kernel_launch, kernel_launch_statement, all_other, all_other_statement, device_collectives,
+      device_collectives_statement;
+};
+void SetGenericBottleneckProperties(const GenericBottlenecks& g, DataTable& t);
 DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics);
 
 // Input-bound classification and statement for an input percentage and an

@@ -242,8 +242,11 @@ DataTable AnalysisTable(const OverviewPageAnalysis& a, const std::string& hardwa
   t.SetProperty("device_idle_time_percent", pct(a.device_idle_time_percent()));
   t.SetProperty("device_op_time_eager_percent", pct(a.device_op_time_eager_percent()));
   t.SetProperty("device_tf_op_percent", pct(a.device_tf_op_percent()));
-  t.SetProperty("device_compute_16bit_percent", pct(a.device_compute_16bit_percent()));
-  t.SetProperty("device_compute_32bit_percent", pct(a.device_compute_32bit_percent()));
+  // A TPU's analysis leaves out the precision split (xprof's TPU table).
+  if (!tpu) {
+    t.SetProperty("device_compute_16bit_percent", pct(a.device_compute_16bit_percent()));
+    t.SetProperty("device_compute_32bit_percent", pct(a.device_compute_32bit_percent()));
+  }
   t.SetProperty("flop_rate_utilization_relative_to_roofline",
                 pct(a.flop_rate_utilization_relative_to_roofline_percent()));
   t.SetProperty("host_idle_time_percent", pct(a.host_idle_time_percent()));
@@ -308,12 +311,10 @@ DataTable RecommendationTable(const OverviewPageRecommendation& r) {
   r.recommendation().UnpackTo(&g);
   t.SetProperty("bottleneck", r.bottleneck());
   t.SetProperty("statement", r.statement());
-  t.SetProperty("kernel_launch_bottleneck", g.kernel_launch_bottleneck());
-  t.SetProperty("kernel_launch_statement", g.kernel_launch_statement());
-  t.SetProperty("all_other_bottleneck", g.all_other_bottleneck());
-  t.SetProperty("all_other_statement", g.all_other_statement());
-  t.SetProperty("device_collectives_bottleneck", g.device_collectives_bottleneck());
-  t.SetProperty("device_collectives_statement", g.device_collectives_statement());
+  SetGenericBottleneckProperties({g.kernel_launch_bottleneck(), g.kernel_launch_statement(), g.all_other_bottleneck(),
+                                  g.all_other_statement(), g.device_collectives_bottleneck(),
+                                  g.device_collectives_statement()},
+                                 t);
   t.SetProperty("precision_statement", g.precision_statement());
   t.SetProperty("non_bottleneck_tip_types",
                 r.bottleneck() == "host" ? "device" : r.bottleneck() == "device" ? "host" : "");
@@ -329,11 +330,11 @@ DataTable RecommendationTable(const OverviewPageRecommendation& r) {
 
 DataTable InferenceLatencyTable(const tensorflow::profiler::OverviewInferenceLatency& latency) {
   DataTable t;
-  t.AddColumn("percentile", "percentile", "string");
-  t.AddColumn("hostTimeMs", "Host time (in ms)", "number");
-  t.AddColumn("deviceTimeMs", "Device time (in ms)", "number");
-  t.AddColumn("communicationTimeMs", "Host-device communication time (in ms)", "number");
-  t.AddColumn("totalTimeMs", "Total latency (in ms)", "number");
+  t.AddColumns({{"percentile", "percentile", "string"},
+                {"hostTimeMs", "Host time (in ms)", "number"},
+                {"deviceTimeMs", "Device time (in ms)", "number"},
+                {"communicationTimeMs", "Host-device communication time (in ms)", "number"},
+                {"totalTimeMs", "Total latency (in ms)", "number"}});
   for (int i = 0; i < latency.latency_breakdowns_size() && i < latency.percentile_numbers_size(); ++i) {
     const auto& b = latency.latency_breakdowns(i);
     t.AddRow({FixedDigits(latency.percentile_numbers(i), 1) + "%", b.host_latency_us() / 1000.0,
@@ -365,7 +366,7 @@ OverviewPage ConvertOpStatsToOverviewPage(const OpStats& op_stats) {
 std::string OverviewPageToJson(const OverviewPage& page) {
   std::string hardware = page.input_analysis().hardware_type();
   DataTable analysis = AnalysisTable(page.analysis(), hardware);
-  DataTable steps = GenericStepBreakdownTable(page.input_analysis());
+  DataTable steps = StepBreakdownTable(page.input_analysis());
   DataTable env = RunEnvironmentTable(page.run_environment());
   DataTable rec = RecommendationTable(page.recommendation());
   DataTable latency = InferenceLatencyTable(page.inference_latency());

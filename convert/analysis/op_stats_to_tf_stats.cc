@@ -164,23 +164,19 @@ TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats) {
 
 DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& device_type) {
   DataTable t;
-  t.AddColumn("rank", "Rank", "number");
-  t.AddColumn("host_or_device", "Host/device", "string");
-  t.AddColumn("type", "Operation Type", "string");
-  t.AddColumn("operation", "Operation Name", "string");
-  t.AddColumn("occurrences", "#Occurrences", "number");
-  t.AddColumn("total_time", "Total time (us)", "number");
-  t.AddColumn("avg_time", "Avg. time (us)", "number");
-  t.AddColumn("total_self_time", "Total self-time (us)", "number");
-  t.AddColumn("avg_self_time", "Avg. self-time (us)", "number");
-  t.AddColumn("device_total_self_time_percent", "Total self-time on Device (%)", "number");
-  t.AddColumn("device_cumulative_total_self_time_percent", "Cumulative total-self time on Device (%)", "number");
-  t.AddColumn("host_total_self_time_percent", "Total self-time on Host (%)", "number");
-  t.AddColumn("Host_cumulative_total_self_time_percent", "Cumulative total-self time on Host (%)", "number");
-  t.AddColumn("measured_flop_rate", "Normalized FLOP Rate (FLOPs/s)", "number");
-  t.AddColumn("model_flop_rate", "Model FLOP Rate (GFLOP/s)", "number");
-  t.AddColumn("measured_memory_bw", "Measured Memory BW (GBytes/Sec)", "number");
-  t.AddColumn("operational_intensity", "Operational Intensity (FLOPs/Byte)", "number");
+  t.AddColumns({{"rank", "Rank", "number"}, {"host_or_device", "Host/device", "string"},
+                {"type", "Operation Type", "string"}, {"operation", "Operation Name", "string"},
+                {"occurrences", "#Occurrences", "number"}, {"total_time", "Total time (us)", "number"},
+                {"avg_time", "Avg. time (us)", "number"}, {"total_self_time", "Total self-time (us)", "number"},
+                {"avg_self_time", "Avg. self-time (us)", "number"},
+                {"device_total_self_time_percent", "Total self-time on Device (%)", "number"},
+                {"device_cumulative_total_self_time_percent", "Cumulative total-self time on Device (%)", "number"},
+                {"host_total_self_time_percent", "Total self-time on Host (%)", "number"},
+                {"Host_cumulative_total_self_time_percent", "Cumulative total-self time on Host (%)", "number"},
+                {"measured_flop_rate", "Normalized FLOP Rate (FLOPs/s)", "number"},
+                {"model_flop_rate", "Model FLOP Rate (GFLOP/s)", "number"},
+                {"measured_memory_bw", "Measured Memory BW (GBytes/Sec)", "number"},
+                {"operational_intensity", "Operational Intensity (FLOPs/Byte)", "number"}});
   bool gpu = device_type.find("GPU") != std::string::npos;
   if (gpu) t.AddColumn("gpu_tensorcore_utilization", "GPU TensorCore utilization", "number");
   t.AddColumn("bound_by", "Bound by", "string");

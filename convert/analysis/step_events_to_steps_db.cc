@@ -64,12 +64,9 @@ std::vector<StepInfo> ConvertStepEventsToStepDb(const StepEvents& step_events, b
                                                 uint64_t& compute_16bit_ps, uint64_t& compute_32bit_ps) {
   std::vector<StepInfo> steps;
   for (const auto& [group, ge] : step_events) {
-    // A step with no core's marker is none (IntersectCombineStepEvents); a
-    // step of SparseCores only (no TensorCore traced) takes their time.
-    const std::vector<Span>& core_markers = ge.device_markers.empty() ? ge.sparse_core_markers : ge.device_markers;
-    if (has_device && core_markers.empty()) continue;
+    if (has_device && ge.device_markers.empty()) continue;
     auto [has_h, h] = Longest(ge.host_markers);
-    auto [has_d, d] = Longest(core_markers);
+    auto [has_d, d] = Longest(ge.device_markers);
     if (!has_h && !has_d) continue;
     Span step = !has_d ? h : (has_h && h.begin <= d.begin && d.end <= h.end ? h : d);
     bool well_formed = false;
@@ -97,6 +94,29 @@ std::vector<StepInfo> ConvertStepEventsToStepDb(const StepEvents& step_events, b
     steps.push_back(std::move(info));
   }
   return steps;
+}
+
+std::vector<PerCoreStepInfo> ConvertTpuStepEventsToStepDb(const StepEvents& step_events) {
+  std::vector<PerCoreStepInfo> db;
+  for (const auto& [step_num, ge] : step_events) {
+    PerCoreStepInfo& step = db.emplace_back();
+    step.step_num = step_num;
+    for (const auto& [core, category_ps] : ge.core_category_ps) {
+      auto marker = ge.core_markers.find(core);
+      if (marker == ge.core_markers.end() || marker->second.duration() <= 0) continue;  // no step time on this core
+      StepInfo& info = step.step_info_per_core[core];
+      info.step_num = step_num;
+      info.step_name = ge.step_name;
+      info.begin_ps = marker->second.begin;
+      info.duration_ps = static_cast<uint64_t>(marker->second.duration());
+      info.category_ps = category_ps;
+      uint64_t op_ps = 0;
+      for (const auto& [category, ps] : category_ps) op_ps += ps;
+      info.category_ps[kIdleCategory] += info.duration_ps - op_ps;
+    }
+    for (const auto& [core, all_reduces] : ge.core_all_reduces) step.all_reduce_per_core[core] = all_reduces;
+  }
+  return db;
 }
 
 }  // namespace tbprof

@@ -20,6 +20,11 @@ std::vector<StepInfo> ConvertStepEventsToStepDb(const StepEvents& step_events, b
                                                 const std::map<int32_t, std::string>& group_names,
                                                 uint64_t& compute_16bit_ps, uint64_t& compute_32bit_ps);
 
+// TPU steps (xprof StepEventsToPerCoreStepInfo): in step-number order, each
+// core's part of the step with its own step time and its ops' self time by
+// HLO category, the rest IDLE; the cores' all-reduces.
+std::vector<PerCoreStepInfo> ConvertTpuStepEventsToStepDb(const StepEvents& step_events);
+
 // ToNonOverlappedEvents: at every instant the highest-priority type wins.
 std::vector<TypedSpan> ToNonOverlapped(const std::vector<TypedSpan>& events);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <variant>
 #include <vector>
@@ -228,8 +229,17 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
     Stack stack(/*ends_before_next_begin=*/true);
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t line_op_time = 0;
+    std::optional<Span> last_infeed_enqueue;
     auto close = [&](const Stack::Open& o) {
       OpMetrics& m = *o.payload;
+      if (m.category.starts_with("InfeedEnqueue")) {
+        if (last_infeed_enqueue) {
+          db.total_host_infeed_enq_duration_ps += static_cast<uint64_t>(last_infeed_enqueue->duration());
+          db.total_host_infeed_enq_start_timestamp_ps_diff +=
+              static_cast<uint64_t>(o.span.begin - last_infeed_enqueue->begin);
+        }
+        last_infeed_enqueue = o.span;
+      }
       const uint64_t self = o.SelfPs();
       m.occurrences += 1;
       m.time_ps += o.span.duration();
@@ -239,29 +249,28 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
       line_op_time += self;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
-      const uint32_t md = p.events[e].metadata;
-      if (const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id)) {
+      // A stage's event is its stage's op or, when no event categorizes the
+      // stage, only what a tf_op stat names: never a TF op by its name.
+      const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id);
+      OpMetrics* row = nullptr;
+      if (stage != nullptr) {
         auto it = stage_rows.find(stage->IntValue());
-        OpMetrics* row = it != stage_rows.end() ? it->second : stat_op_row(e);
-        if (row == nullptr) continue;
-        const Event& ev = p.events[e];
-        first = std::min(first, ev.begin_ps);
-        last = std::max(last, ev.end_ps());
-        stack.Push(e, Span{ev.begin_ps, ev.end_ps()}, row, close);
-        continue;
-      }
-      if (kind[md] == kUnchecked) {
-        std::string_view name = space_.Str(p.event_metadata[md].name);
-        TfOp op = ParseTfOpFullname(name);
-        if (op.category != TfOpCategory::kUnknown) {
-          kind[md] = kNamedOp;
-          row_of[md] = &HostOpRow(db, op);
-        } else {
-          kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;
+        row = it != stage_rows.end() ? it->second : stat_op_row(e);
+      } else {
+        const uint32_t md = p.events[e].metadata;
+        if (kind[md] == kUnchecked) {
+          std::string_view name = space_.Str(p.event_metadata[md].name);
+          TfOp op = ParseTfOpFullname(name);
+          if (op.category != TfOpCategory::kUnknown) {
+            kind[md] = kNamedOp;
+            row_of[md] = &HostOpRow(db, op);
+          } else {
+            kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;
+          }
         }
+        if (kind[md] == kNoOp) continue;
+        row = kind[md] == kNamedOp ? row_of[md] : stat_op_row(e);
       }
-      if (kind[md] == kNoOp) continue;
-      OpMetrics* row = kind[md] == kNamedOp ? row_of[md] : stat_op_row(e);
       if (row == nullptr) continue;
       const Event& ev = p.events[e];
       first = std::min(first, ev.begin_ps);
@@ -355,6 +364,20 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
 
 // TPU TensorCore planes: the `XLA Ops` line gives the device ops, their
 // self time by nesting.
+StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e) {
+  const Stat* cat = ids.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids.hlo_category);
+  return cat && cat->kind == StatKind::kStr ? cat->str : kNoStr;
+}
+
+void ForEachTpuOpSelfTime(const XPlaneModel& p, const schema::StatIds& ids, const LineModel& line,
+                          const std::function<void(uint32_t event, const Span& span, uint64_t self_ps)>& visit) {
+  using Stack = SelfTimeStack<std::monostate>;
+  Stack stack(/*ends_before_next_begin=*/false);
+  auto close = [&](const Stack::Open& o) { visit(o.event, o.span, o.SelfPs()); };
+  for (uint32_t e : SortedLineEvents(p, line)) stack.Push(e, DeviceEventSpan(p, e, ids), std::monostate{}, close);
+  stack.Drain(close);
+}
+
 void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) const {
   // The XLA Ops line; a plane without one may carry its ops on the
   // Framework Ops line (xprof reads both kinds of op line).
@@ -364,47 +387,39 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     if (n == schema::kXlaOpLine || (n == schema::kFrameworkOpLine && !ops_line)) ops_line = &l;
   }
   if (!ops_line) return;
-  using Stack = SelfTimeStack<std::monostate>;
-  Stack stack(/*ends_before_next_begin=*/false);
   int64_t first = INT64_MAX, last = INT64_MIN;
   uint64_t op_time = 0;
-  auto close = [&](const Stack::Open& o) {
-    const uint64_t duration = static_cast<uint64_t>(o.span.duration());
-    const EventMetadata& md = p.event_metadata[p.events[o.event].metadata];
+  ForEachTpuOpSelfTime(p, ids_, *ops_line, [&](uint32_t e, const Span& span, uint64_t self) {
+    const uint64_t duration = static_cast<uint64_t>(span.duration());
+    first = std::min(first, span.begin);
+    last = std::max(last, span.end);
+    const EventMetadata& md = p.event_metadata[p.events[e].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
     OpMetrics& m = db.ops[name];
     if (m.occurrences == 0) {
       m.name = name;
-      const Stat* cat = Find(p, o.event, ids_.hlo_category);
-      if (!cat) cat = ids_.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.hlo_category);
-      m.category = cat && cat->kind == StatKind::kStr ? std::string(space_.Str(cat->str)) : "";
-      const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.tf_op);
+      m.category = std::string(space_.Str(HloCategoryOf(ids_, p, e)));
+      const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.tf_op);
       m.provenance = tf && tf->kind == StatKind::kStr ? std::string(space_.Str(tf->str)) : "";
       m.min_time_ps = duration;
     }
-    const uint64_t self = o.SelfPs();
-    m.occurrences += 1;
+    // An aggregated event stands for num_occurrences runs: its duration is
+    // theirs together, its FLOPs and bytes are per run.
+    const uint64_t runs = static_cast<uint64_t>(std::max<int64_t>(1, p.NumOccurrences(e)));
+    m.occurrences += runs;
     m.time_ps += duration;
     m.self_time_ps += self;
     m.min_time_ps = std::min<uint64_t>(m.min_time_ps, duration);
-    if (const Stat* f = ids_.flops == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.flops)) {
-      m.flops += f->DoubleValue();
+    if (const Stat* f = ids_.flops == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.flops)) {
+      m.flops += f->DoubleValue() * static_cast<double>(runs);
     }
-    if (const Stat* b = ids_.bytes_accessed == kNoStr ? nullptr : p.FindEventOrMetadataStat(o.event, ids_.bytes_accessed)) {
-      m.bytes_accessed += b->UintValue();
+    if (const Stat* b = ids_.bytes_accessed == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.bytes_accessed)) {
+      m.bytes_accessed += b->UintValue() * runs;
     }
     op_time += self;
-  };
-  for (uint32_t e : SortedLineEvents(p, *ops_line)) {
-    const Span sp = DeviceEventSpan(p, e, ids_);
-    first = std::min(first, sp.begin);
-    last = std::max(last, sp.end);
-    stack.Push(e, sp, std::monostate{}, close);
-  }
-  stack.Drain(close);
+  });
   AddSpanTotals(db, op_time, first, last);
 }
-
 
 DutyCycleTracker ConstructDutyCycleTracker(const XSpaceModel& space, const schema::StatIds& ids,
                                            const XPlaneModel& p) {

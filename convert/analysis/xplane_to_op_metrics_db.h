@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
 #include "convert/analysis/duty_cycle_tracker.h"
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
+#include "convert/analysis/xplane_to_step_events.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
 #include "convert/xplane/xspace_model.h"
@@ -45,6 +47,16 @@ class OpMetricsDbBuilder {
   std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
   std::unordered_map<StrId, TfOp> tf_ops_;
 };
+
+// A device op's HLO category: its own hlo_category stat, else its
+// metadata's; kNoStr (empty) when it has neither.
+StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e);
+
+// The ops of one TPU op line by nesting of their device spans: each op once,
+// children before their parents, with its span and its self time (its
+// duration less its direct children's).
+void ForEachTpuOpSelfTime(const XPlaneModel& p, const schema::StatIds& ids, const LineModel& line,
+                          const std::function<void(uint32_t event, const Span& span, uint64_t self_ps)>& visit);
 
 // Adds `idle_ps` to the db's IDLE row.
 void AddIdle(OpMetricsDb& db, uint64_t idle_ps);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
+#include <optional>
 #include <unordered_map>
 
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
+#include "convert/analysis/xplane_to_op_metrics_db.h"
 
 namespace tbprof {
 namespace {
@@ -121,7 +124,13 @@ void AddHostStepEvents(const XSpaceModel& space, const schema::StatIds& ids, con
   }
 }
 
-StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p) {
+uint32_t TpuCoreId(const XSpaceModel& space, const XPlaneModel& plane) {
+  const uint32_t id = static_cast<uint32_t>(plane.id);
+  return schema::IsSparseCorePlane(space.Str(plane.name)) ? kSparseCoreIndexStart + id : id;
+}
+
+StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p,
+                              uint32_t core_id) {
   bool sparse_core = schema::IsSparseCorePlane(space.Str(p.name));
   std::string_view step_line_name = sparse_core ? schema::kSparseCoreStepLine : schema::kStepLine;
   std::string_view op_line_name = sparse_core ? schema::kSparseCoreOpLine : schema::kXlaOpLine;
@@ -132,9 +141,14 @@ StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& i
     if (n == step_line_name) steps_line = &l;
     if (n == op_line_name) ops_line = &l;
   }
-  StepEvents out;
-  if (!steps_line) return out;
+  if (!steps_line || !ops_line) return {};
   StrId group_id = space.Find(schema::kGroupId);
+  auto group_of = [&](uint32_t e) -> std::optional<int64_t> {
+    const Stat* g = group_id == kNoStr ? nullptr : p.FindStat(e, group_id);
+    if (g && g->IsInteger()) return g->IntValue();
+    return std::nullopt;
+  };
+  StepEvents markers;
   std::vector<std::pair<int64_t, Span>> steps;
   for (uint32_t e : SortedLineEvents(p, *steps_line)) {
     std::string_view n = space.Str(p.EventName(e));
@@ -142,34 +156,47 @@ StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& i
     // name such as "Step 1", or a number past int64: TPU step names can be
     // 20-digit ids) its position.
     int64_t num = 0;
-    if (const Stat* g = group_id == kNoStr ? nullptr : p.FindStat(e, group_id); g && g->IsInteger()) {
-      num = g->IntValue();
+    if (std::optional<int64_t> g = group_of(e)) {
+      num = *g;
     } else {
       auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), num);
       if (n.empty() || ec != std::errc() || end != n.data() + n.size() || num < 0) {
         num = static_cast<int64_t>(steps.size());
       }
     }
-    Span span{p.events[e].begin_ps, p.events[e].end_ps()};
+    Span span = DeviceEventSpan(p, e, ids);
     steps.push_back({num, span});
-    (sparse_core ? out[num].sparse_core_markers : out[num].device_markers).push_back(span);
-    out[num].step_name = std::string(n);
+    GroupStepEvents& ge = markers[num];
+    auto [marker, fresh] = ge.core_markers.try_emplace(core_id, span);
+    if (!fresh && span.duration() > marker->second.duration()) marker->second = span;
+    ge.step_name = std::string(n);
   }
   std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
-  if (!ops_line) return out;
-  int64_t open_end = INT64_MIN;
-  for (uint32_t e : SortedLineEvents(p, *ops_line)) {
-    Span sp = DeviceEventSpan(p, e, ids);
-    if (sp.begin < open_end) continue;  // nested in the op before: not top level
-    open_end = sp.end;
-    // Top-level ops are the device-compute spans of their step.
-    auto it = std::upper_bound(steps.begin(), steps.end(), sp.begin,
-                               [](int64_t t, const auto& s) { return t < s.second.begin; });
-    if (it == steps.begin()) continue;
-    --it;
-    out[it->first].events.push_back({DEVICE_COMPUTE_32, sp});
+  StepEvents ops;
+  // Self time by category id, named once per step at the end.
+  std::map<int64_t, std::unordered_map<StrId, uint64_t>> category_ps;
+  StrId all_reduce_id = space.Find("all_reduce_unique_id");
+  ForEachTpuOpSelfTime(p, ids, *ops_line, [&](uint32_t e, const Span& span, uint64_t self_ps) {
+    std::optional<int64_t> step = group_of(e);
+    if (!step) {
+      auto it = std::upper_bound(steps.begin(), steps.end(), span.begin,
+                                 [](int64_t t, const auto& s) { return t < s.second.begin; });
+      if (it == steps.begin()) return;
+      step = std::prev(it)->first;
+    }
+    category_ps[*step][HloCategoryOf(ids, p, e)] += self_ps;
+    if (const Stat* id = all_reduce_id == kNoStr ? nullptr : p.FindStat(e, all_reduce_id)) {
+      ops[*step].core_all_reduces[core_id].push_back(
+          {id->UintValue(), static_cast<uint64_t>(span.begin), static_cast<uint64_t>(span.end)});
+    }
+  });
+  for (const auto& [step, by_id] : category_ps) {
+    auto& named = ops[step].core_category_ps[core_id];
+    for (const auto& [category, ps] : by_id) named[std::string(space.Str(category))] += ps;
   }
-  return out;
+  // The steps with both a marker and ops on this core.
+  if (!ops.empty()) IntersectCombineStepEvents(std::move(markers), ops, /*dst_is_empty_set=*/false);
+  return ops;
 }
 
 void IntersectCombineStepEvents(StepEvents src, StepEvents& dst, bool dst_is_empty_set) {
@@ -187,8 +214,9 @@ void IntersectCombineStepEvents(StepEvents src, StepEvents& dst, bool dst_is_emp
     GroupStepEvents& s = found->second;
     d.device_markers.insert(d.device_markers.end(), s.device_markers.begin(), s.device_markers.end());
     d.host_markers.insert(d.host_markers.end(), s.host_markers.begin(), s.host_markers.end());
-    d.sparse_core_markers.insert(d.sparse_core_markers.end(), s.sparse_core_markers.begin(),
-                                 s.sparse_core_markers.end());
+    for (const auto& [core, marker] : s.core_markers) d.core_markers.insert_or_assign(core, marker);
+    for (const auto& [core, category_ps] : s.core_category_ps) d.core_category_ps.insert_or_assign(core, category_ps);
+    d.core_all_reduces.insert(s.core_all_reduces.begin(), s.core_all_reduces.end());
     d.events.insert(d.events.end(), s.events.begin(), s.events.end());
     if (d.step_name.empty()) d.step_name = s.step_name;
     ++it;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/op_stats.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
 #include "convert/xplane/xspace_model.h"
@@ -27,12 +28,14 @@ struct TypedSpan {
 // Step events of one step: markers and typed spans (xprof StepDetails).
 struct GroupStepEvents {
   std::vector<Span> device_markers, host_markers;
-  // A TPU SparseCore's own step markers: the step is one that every core took
-  // part in, but its time is the TensorCores' (xprof's step-time summary
-  // leaves SparseCores out).
-  std::vector<Span> sparse_core_markers;
   std::vector<TypedSpan> events;
   std::string step_name;
+  // TPU, by core id: the core's longest step marker (xprof StepTimeOnCore),
+  // the self time of its ops in the step by HLO category (xprof's per-core
+  // op metrics db), and its all-reduces.
+  std::map<uint32_t, Span> core_markers;
+  std::map<uint32_t, std::map<std::string, uint64_t>> core_category_ps;
+  std::map<uint32_t, std::vector<AllReduceInfo>> core_all_reduces;
 };
 
 // Keyed by step number (the group id, or a TPU step's number).
@@ -47,9 +50,16 @@ void AddGpuStepEvents(const XSpaceModel& space, const schema::StatIds& ids, cons
 void AddHostStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
                        size_t plane_index, StepEvents& out);
 
-// A TPU TensorCore or SparseCore plane: its step line gives the markers, its
-// top-level ops the device compute of the step they start in.
-StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& plane);
+// A TPU TensorCore or SparseCore plane as core `core_id` (xprof
+// ConvertDeviceTraceXPlaneToStepEvents): its step line gives the markers, its
+// op line each step's ops (by their group_id, else the step they begin in) by
+// category and self time. Only steps with both are kept.
+StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& plane,
+                              uint32_t core_id);
+
+// The core id xprof gives a TPU plane: TensorCores their plane id,
+// SparseCores kSparseCoreIndexStart + their plane id.
+uint32_t TpuCoreId(const XSpaceModel& space, const XPlaneModel& plane);
 
 // Keeps the steps both have (xprof IntersectCombineStepEvents), merging their
 // markers and events.

@@ -189,9 +189,9 @@ void SortKernelReports(std::vector<KernelReport*>& all) {
 std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const KernelStatsDb& db) {
   std::map<std::string, OpKernelSummary> out;
   for (const KernelReport& r : db.reports()) {
-    auto [it, inserted] = out.try_emplace(r.op_name());
-    OpKernelSummary& s = it->second;
-    if (inserted) s.is_op_tensor_core_eligible = r.is_op_tensor_core_eligible();
+    OpKernelSummary& s = out[r.op_name()];
+    // One eligible kernel makes its op eligible, whichever report comes first.
+    s.is_op_tensor_core_eligible |= r.is_op_tensor_core_eligible();
     s.total_duration_ns += r.total_duration_ns();
     if (r.is_kernel_using_tensor_core()) s.tensor_core_duration_ns += r.total_duration_ns();
   }
@@ -211,21 +211,17 @@ std::string Dims(const google::protobuf::RepeatedField<uint32_t>& d) {
 
 DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
   DataTable t;
-  t.AddColumn("rank", "Rank", "number");
-  t.AddColumn("kernel_name", "Kernel Name", "string");
-  t.AddColumn("registers_per_thread", "Registers per thread", "number");
-  t.AddColumn("shmem_bytes", "Shared Mem bytes", "number");
-  t.AddColumn("block_dim", "Block dim", "string");
-  t.AddColumn("grid_dim", "Grid dim", "string");
-  t.AddColumn("occupancy_pct", "Theoretical Occupancy %", "number");
-  t.AddColumn("is_op_tensor_core_eligible", "Op is TensorCore eligible", "boolean");
-  t.AddColumn("is_kernel_using_tensor_core", "Kernel uses TensorCore", "boolean");
-  t.AddColumn("op_name", "Op Name", "string");
-  t.AddColumn("occurrences", "Occurrences", "number");
-  t.AddColumn("total_duration_us", "Total Duration (μs)", "number");
-  t.AddColumn("avg_duration_us", "Avg Duration (μs)", "number");
-  t.AddColumn("min_duration_us", "Min Duration (μs)", "number");
-  t.AddColumn("max_duration_us", "Max Duration (μs)", "number");
+  t.AddColumns({{"rank", "Rank", "number"}, {"kernel_name", "Kernel Name", "string"},
+                {"registers_per_thread", "Registers per thread", "number"},
+                {"shmem_bytes", "Shared Mem bytes", "number"}, {"block_dim", "Block dim", "string"},
+                {"grid_dim", "Grid dim", "string"}, {"occupancy_pct", "Theoretical Occupancy %", "number"},
+                {"is_op_tensor_core_eligible", "Op is TensorCore eligible", "boolean"},
+                {"is_kernel_using_tensor_core", "Kernel uses TensorCore", "boolean"},
+                {"op_name", "Op Name", "string"}, {"occurrences", "Occurrences", "number"},
+                {"total_duration_us", "Total Duration (μs)", "number"},
+                {"avg_duration_us", "Avg Duration (μs)", "number"},
+                {"min_duration_us", "Min Duration (μs)", "number"},
+                {"max_duration_us", "Max Duration (μs)", "number"}});
   int rank = 0;
   for (const KernelReport& r : db.reports()) {
     uint64_t avg_ns = r.occurrences() ? r.total_duration_ns() / r.occurrences() : 0;

@@ -1,10 +1,12 @@
 #include "convert/analysis/xspace_to_op_stats.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/step_events_to_steps_db.h"
+#include "convert/analysis/tpu_step_analysis.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
 #include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/analysis/xplane_to_step_events.h"
@@ -13,6 +15,7 @@
 #include "convert/base/run_both.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
+#include "proto/op_stats.pb.h"
 
 namespace tbprof {
 namespace {
@@ -22,6 +25,26 @@ namespace {
 std::string_view ChipOf(std::string_view plane_name) {
   size_t sc = plane_name.find(schema::kSparseCorePlaneInfix);
   return sc == std::string_view::npos ? plane_name : plane_name.substr(0, sc);
+}
+
+// Where a TPU core is, from its plane's core_details stat (a serialized
+// CoreDetails), on host `hostname`; none when the plane has no such stat.
+std::optional<CoreDetails> CoreDetailsOf(const XSpaceModel& space, const XPlaneModel& p, const std::string& hostname) {
+  StrId name = space.Find("core_details");
+  const Stat* stat = name == kNoStr ? nullptr : p.FindPlaneStat(name);
+  if (!stat || stat->kind != StatKind::kBytes) return std::nullopt;
+  tensorflow::profiler::CoreDetails proto;
+  std::string_view bytes = space.Blob(stat->blob);
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return std::nullopt;
+  CoreDetails d;
+  d.hostname = hostname;
+  d.device_ordinal = proto.device_ordinal();
+  d.core_num = proto.core_num();
+  d.local_chip_id = proto.local_chip_id();
+  d.global_chip_id = proto.global_chip_id();
+  d.global_core_id = proto.global_core_id();
+  d.is_sparse_core = schema::IsSparseCorePlane(space.Str(p.name));
+  return d;
 }
 
 class OpStatsBuilder {
@@ -78,6 +101,8 @@ class OpStatsBuilder {
       has_gpu |= schema::IsGpuPlane(space_.Str(p.name));
       has_tpu |= schema::IsTpuCorePlane(space_.Str(p.name));
     }
+    const std::string hostname = space_.hostnames.empty() ? "localhost" : space_.hostnames[0];
+    std::optional<size_t> host_plane;
     OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_);
     StepEvents step_events;
     bool first_tpu_plane = true;
@@ -88,6 +113,7 @@ class OpStatsBuilder {
       const XPlaneModel& p = space_.planes[pi];
       std::string_view name = space_.Str(p.name);
       if (name == schema::kHostPlane) {
+        host_plane = pi;
         if (!has_gpu && !has_tpu) AddHostStepEvents(space_, ids_, *shared_groups_, pi, step_events);
       } else if (schema::IsGpuPlane(name)) {
         device_ops.AddGpuPlane(pi, s.device_op_metrics_db);
@@ -95,8 +121,13 @@ class OpStatsBuilder {
         chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
       } else if (schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name)) {
         if (schema::IsTpuCorePlane(name)) device_ops.AddTpuPlane(p, s.device_op_metrics_db);
-        // TPU steps are the ones every core (TensorCores and SparseCores) took part in.
-        StepEvents core_steps = TpuPlaneStepEvents(space_, ids_, p);
+        if (std::optional<CoreDetails> details = CoreDetailsOf(space_, p, hostname)) {
+          s.core_id_to_details[static_cast<uint32_t>(p.id)] = std::move(*details);
+        }
+        // TPU steps are the ones every core (TensorCores and SparseCores) took
+        // part in. (A core without any step is passed over; xprof's
+        // intersection would drop every step.)
+        StepEvents core_steps = TpuPlaneStepEvents(space_, ids_, p, TpuCoreId(space_, p));
         if (!core_steps.empty()) {
           IntersectCombineStepEvents(std::move(core_steps), step_events, first_tpu_plane);
           first_tpu_plane = false;
@@ -108,11 +139,20 @@ class OpStatsBuilder {
       s.device_op_metrics_db.busy_time_ps += tracker.ActivePs();
       s.device_op_metrics_db.idle_time_ps += tracker.IdlePs();
     }
-    HostSteps host;
-    host.hostname = space_.hostnames.empty() ? "localhost" : space_.hostnames[0];
-    host.steps = ConvertStepEventsToStepDb(step_events, has_gpu || has_tpu, shared_groups_->group_names,
-                                           s.compute_16bit_ps, s.compute_32bit_ps);
-    s.steps.push_back(std::move(host));
+    if (has_tpu) {
+      s.tpu_step_db = ConvertTpuStepEventsToStepDb(step_events);
+      if (host_plane) {
+        StepEvents host_step_events;
+        AddHostStepEvents(space_, ids_, *shared_groups_, *host_plane, host_step_events);
+        MayFixTpuStepAnalysis(host_step_events, s.device_op_metrics_db, s.tpu_step_db, s.core_id_to_details);
+      }
+    } else {
+      HostSteps host;
+      host.hostname = hostname;
+      host.steps = ConvertStepEventsToStepDb(step_events, has_gpu, shared_groups_->group_names, s.compute_16bit_ps,
+                                             s.compute_32bit_ps);
+      s.steps.push_back(std::move(host));
+    }
     s.run_environment = ConvertXSpaceToRunEnvironment(space_);
   }
 

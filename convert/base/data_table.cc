@@ -1,4 +1,6 @@
 #include "convert/base/data_table.h"
+
+#include <iterator>
 #include "convert/base/json.h"
 
 #include <charconv>
@@ -9,6 +11,10 @@ namespace tbprof {
 
 void DataTable::AddColumn(std::string id, std::string label, std::string type, std::string role) {
   columns_.push_back({std::move(id), std::move(label), std::move(type), std::move(role)});
+}
+
+void DataTable::AddColumns(std::vector<Column> columns) {
+  columns_.insert(columns_.end(), std::make_move_iterator(columns.begin()), std::make_move_iterator(columns.end()));
 }
 
 void DataTable::AddRow(std::vector<Cell> cells) {

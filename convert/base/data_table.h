@@ -16,10 +16,12 @@ class DataTable {
   using Cell = std::variant<std::monostate, double, std::string, bool>;
   struct Column {
     std::string id, label, type;  // type: "number", "string" or "boolean"
-    std::string role;             // column property {"role": …} when non-empty
+    std::string role = "";        // column property {"role": …} when non-empty
   };
 
   void AddColumn(std::string id, std::string label, std::string type, std::string role = "");
+  // A table's columns written as one list (xprof writes most tables' columns from such lists).
+  void AddColumns(std::vector<Column> columns);
   // Cells must match the columns in number; missing cells are written as null.
   void AddRow(std::vector<Cell> cells);
   void SetProperty(const std::string& key, std::string value) { properties_[key] = std::move(value); }

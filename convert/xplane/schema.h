@@ -82,6 +82,10 @@ inline constexpr std::string_view kKernelDetails = "kernel_details";
 inline constexpr std::string_view kEquation = "equation";
 inline constexpr std::string_view kShape = "shape";
 inline constexpr std::string_view kIsEager = "is_eager";
+// An input-pipeline stage (a PyGrain or tf.data stage TraceMe on the host):
+// its id, and its category ("preprocessing", "read", "enqueue", …).
+inline constexpr std::string_view kInputPipelineStageId = "_ipl_stage_id";
+inline constexpr std::string_view kInputPipelineStageCategory = "_ipl_stage_cat";
 inline constexpr std::string_view kFlops = "flops";
 inline constexpr std::string_view kBytesAccessed = "bytes_accessed";
 inline constexpr std::string_view kName = "name";
@@ -98,11 +102,6 @@ inline constexpr std::string_view kId = "id";
 inline constexpr std::string_view kParentId = "parent_id";
 inline constexpr std::string_view kElementId = "element_id";
 inline constexpr std::string_view kCudaGraphExecId = "cuda_graph_exec_id";
-// Newer input-pipeline instrumentation tags each stage's host event with the
-// stage's id (unique per stage execution), name and category ("preprocessing", …).
-inline constexpr std::string_view kInputPipelineStageId = "_ipl_stage_id";
-inline constexpr std::string_view kInputPipelineStageName = "_ipl_stage_name";
-inline constexpr std::string_view kInputPipelineStageCategory = "_ipl_stage_cat";
 // A kernel that is a node of a CUDA graph names the graph.
 inline constexpr std::string_view kCudaGraphId = "cuda_graph_id";
 inline constexpr std::string_view kScopeRangeId = "scope_range_id";

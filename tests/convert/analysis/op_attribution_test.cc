@@ -236,46 +236,5 @@ TEST(OpAttributionXla, XlaCpuOpsSurviveTheOpStatsLoad) {
       << out->body.substr(0, 2000);
 }
 
-// xprof ConvertXPlaneToOpMetricsDb.HostXPlaneWithInputPipelineTracemeOps: the
-// events of input-pipeline stages (`_ipl_stage_id` and `_ipl_stage_cat`) are
-// host ops named by the event, typed by the stage's category, one row per
-// stage (its id as hlo_module_id), self time by nesting.
-TEST(OpAttributionInputPipeline, StagesAreHostOpsPerStage) {
-  XSpace space;
-  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
-  XLineBuilder t = host.AddLine(10, "tf_data");
-  auto stage = [&](std::string_view name, int64_t begin, int64_t duration, int64_t id) {
-    t.AddEvent(name, begin, duration).Int("_ipl_stage_id", id).Str("_ipl_stage_cat", "preprocessing");
-  };
-  stage("ShuffleMapDataset", 100000000, 10000000, 1);
-  stage("MapMapDataset", 100000000, 8000000, 2);
-  stage("ShuffleMapDataset", 120000000, 10000000, 3);
-  stage("MapMapDataset", 120000000, 8000000, 4);
-  // A stage without a category is no op, even with a TF op's name.
-  t.AddEvent("model/dense/MatMul:MatMul", 140000000, 1000000).Int("_ipl_stage_id", 5);
-  std::string path = ops_test::WriteSpace(space, "input_pipeline_stages");
-  auto model = LoadXSpaceFile(path, OpStatsLoadOptions());
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  const OpMetricsDb& db = ConvertXSpaceToOpStats(**model).host_op_metrics_db;
-  struct Row {
-    std::string name, category;
-    int64_t stage;
-    uint64_t occurrences, time_ps, self_time_ps;
-    bool operator==(const Row&) const = default;
-  };
-  std::vector<Row> rows;
-  for (const auto& [key, m] : db.ops) {
-    rows.push_back({m.name, m.category, m.hlo_module_id, m.occurrences, m.time_ps, m.self_time_ps});
-  }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.stage < b.stage; });
-  EXPECT_EQ(rows, (std::vector<Row>{{"IDLE", "IDLE", 0, 0, 10000000, 10000000},
-                                    {"ShuffleMapDataset", "preprocessing", 1, 1, 10000000, 2000000},
-                                    {"MapMapDataset", "preprocessing", 2, 1, 8000000, 8000000},
-                                    {"ShuffleMapDataset", "preprocessing", 3, 1, 10000000, 2000000},
-                                    {"MapMapDataset", "preprocessing", 4, 1, 8000000, 8000000}}));
-  EXPECT_EQ(db.total_time_ps, 30000000u);
-  EXPECT_EQ(db.total_op_time_ps, 20000000u);
-}
-
 }  // namespace
 }  // namespace tbprof

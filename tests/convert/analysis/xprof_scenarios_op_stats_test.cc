@@ -15,8 +15,8 @@
 //   TpuRunEnvironment                        ported             pass
 //   TpuDeviceTraceToStepDb                   ported             pass (ops {op_name, IDLE})
 //   TpuMultiDeviceStepDbTest                 ported             pass (1 step: intersection across cores)
-//   TpuTCAndSCStepDbTest                     ported in part     pass (1 step, the TensorCore's 100/100000 ps);
-//                                            the per-core map (2 entries) is not modeled: our step table is per host
+//   TpuTCAndSCStepDbTest                     ported             pass (1 step, 2 cores: TensorCore 100/100000 ps,
+//                                            SparseCore kSparseCoreIndexStart + 2: 1000/10000 ps)
 //   ConstructDutyCycleTrackerFromXlaOps      ported             pass (active 20, idle 30)
 //   ConstructDutyCycleTrackerFromSparseCore  ported             pass (active 40, idle 10)
 //   GpuPerfEnv, TpuPerfEnv                   left out: OpStats has no PerfEnv (peak FLOPs/bandwidth) yet
@@ -48,6 +48,7 @@
 
 #include "convert/analysis/duty_cycle_tracker.h"
 #include "convert/analysis/op_stats_combiner.h"
+#include "convert/analysis/op_stats_to_input_pipeline.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
 #include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/analysis/xspace_to_op_stats.h"
@@ -219,7 +220,7 @@ TEST(XprofScenarioOpStats, TpuMultiDeviceStepDbTest) {
   ops1.AddEvent("op.1", 310, 10).Str("hlo_category", "infeed").Int("group_id", 1);
   ops1.AddEvent("op.2", 310, 10).Str("hlo_category", "infeed").Int("group_id", 2);
   // TPU steps are intersected across cores.
-  EXPECT_EQ(NumSteps(OpStatsOf(space)), 1u);
+  EXPECT_EQ(OpStatsOf(space).tpu_step_db.size(), 1u);
 }
 
 // TPU V4 core 0 with one step (group 1, 100 µs from 100 ps) holding an infeed op.
@@ -232,22 +233,26 @@ void AddTpuV4CoreWithOneStep(XSpace& space) {
 
 TEST(XprofScenarioOpStats, TpuTCAndSCStepDbTest) {
   XSpace space;
-  AddTpuV4CoreWithOneStep(space);
+  AddTpuV4CoreWithOneStep(space);  // plane id 0 (xprof's test gives it id 1)
   XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 2);
   sc.Str("device_type_string", "TPU V4");
   sc.AddLine(0, "Sparse Core Steps").AddEvent("Step 1", 1000, 10000).Int("group_id", 1).Int("step_idle_time_ps", 9000);
   sc.AddLine(1, "Sparse Core Ops").AddEvent("op.2", 1010, 1000).Str("hlo_category", "sparse_core_op").Int("group_id", 1);
   OpStats s = OpStatsOf(space);
-  ASSERT_EQ(NumSteps(s), 1u);
-  // xprof keeps one entry per core; tbprof's step is the TensorCore's, the longest.
-  const StepInfo& step = s.steps[0].steps[0];
-  EXPECT_EQ(step.begin_ps, 100);
-  EXPECT_EQ(step.duration_ps, 100000u);
+  ASSERT_EQ(s.tpu_step_db.size(), 1u);
+  const auto& cores = s.tpu_step_db[0].step_info_per_core;
+  ASSERT_EQ(cores.size(), 2u);
+  // Each core keeps its own step time.
+  EXPECT_EQ(cores.at(0).duration_ps, 100000u);
+  EXPECT_EQ(cores.at(0).begin_ps, 100);
+  EXPECT_EQ(cores.at(kSparseCoreIndexStart + 2).duration_ps, 10000u);
+  EXPECT_EQ(cores.at(kSparseCoreIndexStart + 2).begin_ps, 1000);
+  EXPECT_TRUE(s.steps.empty());
 }
 
 // TpuTCAndSCStepDbTest with the SparseCore's step outlasting the TensorCore's:
-// xprof's step time (ComputeStepTimeSummaryInMs) is the slowest TensorCore's,
-// SparseCore cores left out, so the step is still the TensorCore's 100 µs.
+// the step time (ComputeStepTimeSummaryInMs) is the slowest TensorCore's,
+// SparseCores left out, so the step is the TensorCore's 100 µs.
 TEST(XprofScenarioOpStats, TpuStepTimeLeavesSparseCoresOut) {
   XSpace space;
   AddTpuV4CoreWithOneStep(space);
@@ -256,13 +261,15 @@ TEST(XprofScenarioOpStats, TpuStepTimeLeavesSparseCoresOut) {
   sc.AddLine(0, "Sparse Core Steps").AddEvent("Step 1", 50, 300000).Int("group_id", 1);
   sc.AddLine(1, "Sparse Core Ops").AddEvent("op.2", 60, 1000).Str("hlo_category", "sparse_core_op").Int("group_id", 1);
   OpStats s = OpStatsOf(space);
-  ASSERT_EQ(NumSteps(s), 1u);
-  EXPECT_EQ(s.steps[0].steps[0].begin_ps, 100);
-  EXPECT_EQ(s.steps[0].steps[0].duration_ps, 100000u);
+  ASSERT_EQ(s.tpu_step_db.size(), 1u);
+  EXPECT_EQ(s.tpu_step_db[0].step_info_per_core.at(kSparseCoreIndexStart + 2).duration_ps, 300000u);
+  auto ipa = ConvertOpStatsToInputPipelineAnalysis(s);
+  EXPECT_DOUBLE_EQ(ipa.step_time_summary().average(), 100000 / 1e9);
 }
 
-// A step that only one of two TensorCores took is dropped, whatever the
-// SparseCore saw (steps are intersected across every core).
+// A step that only one of two TensorCores took is dropped (steps are
+// intersected across every core). The SparseCore here has no ops, so it has
+// no steps and is passed over (xprof's intersection would drop every step).
 TEST(XprofScenarioOpStats, TpuStepMissingOnATensorCoreIsDropped) {
   XSpace space;
   XPlaneBuilder tc0 = TpuPlane(space, 0);
@@ -280,10 +287,14 @@ TEST(XprofScenarioOpStats, TpuStepMissingOnATensorCoreIsDropped) {
   sc_steps.AddEvent("Step 1", 100, 1000).Int("group_id", 1);
   sc_steps.AddEvent("Step 2", 2000, 5000).Int("group_id", 2);
   OpStats s = OpStatsOf(space);
-  ASSERT_EQ(NumSteps(s), 1u);
-  EXPECT_EQ(s.steps[0].steps[0].step_num, 2);
-  // The slower TensorCore's 1200 ps, not the SparseCore's 5000.
-  EXPECT_EQ(s.steps[0].steps[0].duration_ps, 1200u);
+  ASSERT_EQ(s.tpu_step_db.size(), 1u);
+  EXPECT_EQ(s.tpu_step_db[0].step_num, 2);
+  const auto& cores = s.tpu_step_db[0].step_info_per_core;
+  ASSERT_EQ(cores.size(), 2u);
+  EXPECT_EQ(cores.at(0).duration_ps, 1000u);
+  EXPECT_EQ(cores.at(1).duration_ps, 1200u);
+  // The step's time is the slower TensorCore's 1200 ps.
+  EXPECT_DOUBLE_EQ(ConvertOpStatsToInputPipelineAnalysis(s).step_time_summary().average(), 1200 / 1e9);
 }
 
 DutyCycleTracker TrackerOf(const XSpace& space, std::string_view plane) {

@@ -1,5 +1,5 @@
 import { el, section, safeHtml, message } from '../dom';
-import { DataTable, isTable, strings } from '../datatable';
+import { DataTable, isTable, strings, cellText } from '../datatable';
 import { PageContext } from '../page';
 import { card, cards, stepChart } from './common';
 import { pie } from '../charts';
@@ -25,6 +25,8 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
   const ops = findTable(data, (t) => hasCol(t, 'opName'));
   const links = findTable(data, (t) => t.cols.length === 1 && t.cols[0].id === 'link');
   const diagnostics = findTable(data, (t) => hasCol(t, 'severity'));
+  // TPU: per step (one column each), the core that waited longest for input.
+  const maxInfeedCores = findTable(data, (t) => hasCol(t, 'index'));
   const root = ctx.root;
   if (!steps && !ops) { root.appendChild(message('empty', 'This profile has no input-pipeline data.')); return; }
   const sp = steps?.p ?? {};
@@ -50,6 +52,16 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
         stat('infeed_percent_minimum', 'Input wait (min)', '%'), stat('infeed_percent_maximum', 'Input wait (max)', '%'))
       : null;
     root.appendChild(section('Device-side: step time', stepChart(steps, 'input-steps'), stats, infeed));
+  }
+
+  if (maxInfeedCores && maxInfeedCores.cols.length > 1 && maxInfeedCores.rows.length === 2) {
+    const steps = maxInfeedCores.cols.slice(1).map((_, i) => i + 1);
+    root.appendChild(section('Device-side: core waiting longest for input',
+      el('table', { class: 'kv', id: 'max-infeed-cores' },
+        el('tr', {}, el('th', {}, 'Step'), el('th', {}, 'Core')),
+        ...steps.map((col) => el('tr', {}, el('td', {}, cellText(maxInfeedCores, 0, col)),
+          // "unknown": no core of the step waited for input.
+          el('td', {}, cellText(maxInfeedCores, 1, col)))))));
   }
 
   if (ops) {
