@@ -1,13 +1,16 @@
 #include "convert/analysis/derived_timeline.h"
 
 #include <algorithm>
+#include <future>
 #include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 
+#include "convert/analysis/derived_line.h"
 #include "convert/analysis/hlo_module.h"
+#include "convert/analysis/host_offload_rows.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
@@ -17,22 +20,20 @@
 namespace tbprof {
 namespace {
 
-constexpr size_t kNoEvent = SIZE_MAX;
+using derived::DerivedLine;
+using derived::Growth;
+using derived::kNoScopeRange;
+using derived::PendingEvent;
+
 // Ids reserved per stream: name scope, framework op, module, XLA op, overhead, source.
 constexpr int64_t kIdsPerStream = schema::kThreadIdSource - schema::kThreadIdTfNameScope + 1;
 constexpr int64_t kNameScopeOffset = 0;
 constexpr int64_t kTfOpOffset = schema::kThreadIdTfOp - schema::kThreadIdTfNameScope;
 constexpr int64_t kModuleOffset = schema::kThreadIdHloModule - schema::kThreadIdTfNameScope;
 constexpr int64_t kHloOpOffset = schema::kThreadIdHloOp - schema::kThreadIdTfNameScope;
+constexpr int64_t kSourceOffset = schema::kThreadIdSource - schema::kThreadIdTfNameScope;
 // The line ids a stream's derived lines take, in display order (ids ascending).
-constexpr int64_t kDisplayOrder[] = {kNameScopeOffset, kTfOpOffset, kModuleOffset, kHloOpOffset,
-                                     schema::kThreadIdSource - schema::kThreadIdTfNameScope};
-
-struct PendingEvent {
-  int64_t begin_ps = 0, end_ps = 0;
-  uint32_t metadata = 0;
-  int32_t group = kNoGroup;
-};
+constexpr int64_t kDisplayOrder[] = {kNameScopeOffset, kTfOpOffset, kModuleOffset, kHloOpOffset, kSourceOffset};
 
 // A finished derived line waiting for its plane to be done.
 struct PendingLine {
@@ -40,80 +41,18 @@ struct PendingLine {
   StrId name = kNoStr;
   bool steps = false;  // the Steps line, whose events also name their step
   std::vector<PendingEvent> events;
+  std::vector<std::vector<Stat>> extras;
 };
 
-// One derived line under construction: the last event of each nesting depth
-// is extended while kernels repeat it, and replaced when they do not.
-class DerivedLine {
- public:
-  explicit DerivedLine(std::vector<DerivedLine*> dependents = {}) : dependents_(std::move(dependents)) {}
-  std::vector<PendingEvent>& events() { return events_; }
-
-  void ExpandOrAdd(uint32_t metadata, int64_t begin, int64_t end, int32_t group) {
-    ExpandOrAddLevel(metadata, begin, end, group, 0);
-  }
-  // One event per depth (outermost first); deeper events of the previous call end.
-  void ExpandOrAddLevels(const std::vector<uint32_t>& per_level, int64_t begin, int64_t end, int32_t group) {
-    if (per_level.empty()) return;
-    for (size_t level = 0; level < per_level.size(); ++level) ExpandOrAddLevel(per_level[level], begin, end, group, level);
-    ResetLastEvents(per_level.size());
-  }
-  // Events at `level` and deeper can no longer grow; at level 0 neither can
-  // the dependent lines' events.
-  void ResetLastEvents(size_t level) {
-    ShortenStackedEvents(level);
-    for (size_t i = level; i < last_.size(); ++i) last_[i] = kNoEvent;
-    if (level == 0) {
-      for (DerivedLine* d : dependents_) d->ResetLastEvents(0);
-    }
-  }
-
- private:
-  void ExpandOrAddLevel(uint32_t metadata, int64_t begin, int64_t end, int32_t group, size_t level) {
-    if (level >= last_.size()) last_.resize(level + 1, kNoEvent);
-    if (last_[level] != kNoEvent) {
-      PendingEvent& last = events_[last_[level]];
-      // On GPU planes an event extends over any gap while the kernels repeat it.
-      if (last.metadata == metadata && last.group == group) {
-        last.begin_ps = std::min(last.begin_ps, begin);
-        last.end_ps = std::max(last.end_ps, end);
-        return;
-      }
-    }
-    ResetLastEvents(level);
-    last_[level] = events_.size();
-    events_.push_back(PendingEvent{begin, end, metadata, group});
-  }
-
-  // Events stacked from `level` down with identical spans would be drawn in
-  // an arbitrary order: each one deeper ends 1 ns earlier than the one above
-  // it, as long as the innermost keeps at least 1 ns.
-  void ShortenStackedEvents(size_t level) {
-    if (level >= last_.size() || last_[level] == kNoEvent) return;
-    size_t deepest = level;
-    while (deepest + 1 < last_.size() && last_[deepest + 1] != kNoEvent) ++deepest;
-    if (deepest == level) return;
-    const PendingEvent& top = events_[last_[deepest]];
-    const int64_t max_shrink_ns = (top.end_ps - top.begin_ps) / 1000 - 1;
-    int64_t shrink_ns = 0;
-    bool has_previous = false;
-    int64_t previous_begin = 0, previous_end = 0;
-    for (size_t i = level; i <= deepest; ++i) {
-      PendingEvent& e = events_[last_[i]];
-      if (shrink_ns < max_shrink_ns && has_previous && previous_begin == e.begin_ps && previous_end == e.end_ps) {
-        ++shrink_ns;
-      }
-      has_previous = true;
-      previous_begin = e.begin_ps;
-      previous_end = e.end_ps;
-      e.end_ps -= 1000 * shrink_ns;
-    }
-  }
-
-  std::vector<PendingEvent> events_;
-  std::vector<size_t> last_;  // per depth: index into events_, or kNoEvent
-  std::vector<DerivedLine*> dependents_;
+// One GPU's kernel launches of one step, on the host (DeriveEventsFromHostTrace).
+struct LaunchGroup {
+  int64_t begin_ps = INT64_MAX, end_ps = INT64_MIN;
+  int64_t count = 0;
+  uint64_t max_ps = 0;
+  double sum_ps = 0;
 };
+// Per GPU plane (file order among the GPU planes), the launches by group.
+using LaunchesPerGpu = std::vector<std::map<int32_t, LaunchGroup>>;
 
 // The stats of one device event that the derivation reads.
 struct KernelStats {
@@ -121,19 +60,13 @@ struct KernelStats {
   StrId hlo_module = kNoStr, hlo_op = kNoStr, framework_op = kNoStr, level0 = kNoStr;
   bool has_program_id = false;
   uint64_t program_id = 0;
+  uint64_t cuda_graph_id = 0;  // a CUDA graph's node: its graph (0: none)
+  const Stat* correlation_id = nullptr;
+  int64_t scope_range = kNoScopeRange;
 };
 
-struct StatNames {
-  explicit StatNames(const XSpaceModel& s)
-      : kernel_details(s.Find(schema::kKernelDetails)),
-        cuda_graph_exec_id(s.Find(schema::kCudaGraphExecId)),
-        hlo_module(s.Find(schema::kHloModule)),
-        hlo_op(s.Find(schema::kHloOp)),
-        program_id(s.Find(schema::kProgramId)),
-        tf_op(s.Find(schema::kTfOp)),
-        level0(s.Find(schema::kLevel0)) {}
-  StrId kernel_details, cuda_graph_exec_id, hlo_module, hlo_op, program_id, tf_op, level0;
-};
+// The stat ids the derivation reads (schema::StatIds: resolved once per space).
+using StatNames = schema::StatIds;
 
 KernelStats ReadKernelStats(const XPlaneModel& p, uint32_t e, const StatNames& n) {
   KernelStats k;
@@ -156,10 +89,55 @@ KernelStats ReadKernelStats(const XPlaneModel& p, uint32_t e, const StatNames& n
       if (str) k.framework_op = s->str;
     } else if (s->name == n.level0) {
       if (str) k.level0 = s->str;
+    } else if (s->name == n.cuda_graph_id) {
+      k.cuda_graph_id = s->UintValue();
+    } else if (s->name == n.correlation_id) {
+      k.correlation_id = s;
+    } else if (s->name == n.scope_range_id) {
+      if (s->IsInteger()) k.scope_range = s->IntValue();
     }
   }
   if (k.framework_op == kNoStr) k.framework_op = k.level0;
   return k;
+}
+
+// What a TPU op's event says for the framework lines (DeriveLinesFromStats):
+// its metadata's stats, overridden by its own.
+struct TpuOpStats {
+  StrId framework_op = kNoStr, source = kNoStr;
+  int32_t group = kNoGroup;
+  bool is_async = false;
+};
+
+void ReadTpuOpStats(const Stat* b, const Stat* end, const StatNames& n, TpuOpStats& out) {
+  for (const Stat* s = b; s != end; ++s) {
+    if (s->name == kNoStr) continue;
+    if (s->name == n.tf_op) {
+      out.framework_op = s->kind == StatKind::kStr ? s->str : kNoStr;
+    } else if (s->name == n.source_info) {
+      out.source = s->kind == StatKind::kStr ? s->str : kNoStr;
+    } else if (s->name == n.group_id) {
+      out.group = static_cast<int32_t>(s->IntValue());
+    } else if (s->name == n.is_async) {
+      out.is_async = s->IntValue() != 0;
+    }
+  }
+}
+
+// Scope range ids of kernels and their parents (the plane
+// /host:__ScopeRangeCallStack__); empty when the profile has none.
+using ScopeRangeTree = std::unordered_map<int64_t, int64_t>;
+
+ScopeRangeTree ReadScopeRangeTree(const XSpaceModel& space) {
+  ScopeRangeTree tree;
+  const XPlaneModel* p = space.FindPlane(schema::kScopeRangeIdTreePlane);
+  if (p == nullptr) return tree;
+  std::unordered_map<StrId, int64_t> id_of;
+  for (const auto& [name, id] : p->stat_metadata) id_of.emplace(name, id);
+  for (const Stat& s : p->plane_stats) {
+    if (auto it = id_of.find(s.name); it != id_of.end()) tree.emplace(it->second, s.IntValue());
+  }
+  return tree;
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -186,15 +164,36 @@ std::string FrameworkOpEventName(const TfOp& op) {
   return op.type;
 }
 
-// Builds the derived lines of one GPU plane into `out`.
+// What to derive for one plane.
+struct PlanePlan {
+  uint32_t plane = 0;
+  bool steps = false, streams = false;  // GPU planes
+  bool tpu = false;                     // a TPU TensorCore's framework, source and host-offload lines
+  // GPU planes without a Launch Stats line: their index among the GPU planes
+  // (-1: none), which launches name by device_id.
+  int64_t launch_device = -1;
+};
+
+// The shared inputs of every plane's derivation.
+struct DeriveContext {
+  const XSpaceModel& space;
+  const EventGroups& groups;
+  const StatNames& names;
+  const HloPrograms& programs;
+  const ScopeRangeTree& scope_tree;
+  // Read from the host while the planes are derived; waited for at the end.
+  std::shared_future<LaunchesPerGpu> launches;
+};
+
+// Builds the derived lines of one device plane into `out`.
 class PlaneDeriver {
  public:
-  PlaneDeriver(const XSpaceModel& space, uint32_t plane_index, const EventGroups& groups, const StatNames& names,
-               const HloPrograms& programs, DerivedTimelines& out)
-      : space_(space), plane_(space.planes[plane_index]), plane_index_(plane_index), groups_(groups), names_(names),
-        programs_(programs), out_(out) {}
+  PlaneDeriver(const DeriveContext& context, uint32_t plane_index, DerivedTimelines& out)
+      : space_(context.space), plane_(space_.planes[plane_index]), plane_index_(plane_index), groups_(context.groups),
+        names_(context.names), programs_(context.programs), scope_tree_(context.scope_tree),
+        launches_(context.launches), out_(out) {}
 
-  void Run(bool derive_steps, bool derive_streams) {
+  void Run(const PlanePlan& plan) {
     XPlaneModel derived;
     derived.id = plane_.id;
     derived.name = out_.space.strings.Intern(space_.Str(plane_.name));
@@ -202,14 +201,24 @@ class PlaneDeriver {
     derived_ = &derived;
     step_name_ = out_.space.strings.Intern(schema::kStepName);
     std::vector<int64_t> display_ids;
-    // Each stream's events in time order (files are normally sorted already).
+    // Each line's events in time order (files are normally sorted already).
+    // A TPU plane's derived-id lines are read too, as xprof reads them there.
     sorted_lines_.resize(plane_.lines.size());
-    for (uint32_t l = 0; l < plane_.lines.size(); ++l) {
-      if (!schema::IsDerivedThreadId(plane_.lines[l].id)) sorted_lines_[l] = SortedLineEvents(plane_, plane_.lines[l]);
+    if (plan.steps || plan.streams || plan.tpu) {
+      for (uint32_t l = 0; l < plane_.lines.size(); ++l) {
+        if (plan.tpu || !schema::IsDerivedThreadId(plane_.lines[l].id)) {
+          sorted_lines_[l] = SortedLineEvents(plane_, plane_.lines[l]);
+        }
+      }
     }
-    InheritGroups();
-    if (derive_steps && group_ != nullptr) DeriveSteps();
-    if (derive_streams) DeriveStreams(display_ids);
+    if (plan.steps || plan.streams) InheritGroups();
+    if (plan.steps && group_ != nullptr) DeriveSteps();
+    if (plan.streams) DeriveStreams(display_ids);
+    if (plan.launch_device >= 0) {
+      const LaunchesPerGpu& launches = launches_.get();
+      if (static_cast<size_t>(plan.launch_device) < launches.size()) DeriveLaunchStats(launches[plan.launch_device]);
+    }
+    if (plan.tpu) DeriveTpuLines();
     EmitLines();
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
@@ -284,24 +293,28 @@ class PlaneDeriver {
     group_ = inherited_.data();
   }
 
+  // The plane's metadata named `name` (created on first use).
   uint32_t Metadata(std::string_view name, std::string_view display_name = {}) {
     auto [it, inserted] = metadata_.try_emplace(std::string(name), 0);
-    if (inserted) {
-      it->second = static_cast<uint32_t>(derived_->event_metadata.size());
-      EventMetadata md;
-      md.id = static_cast<int64_t>(it->second);
-      md.name = out_.space.strings.Intern(name);
-      derived_->event_metadata.push_back(std::move(md));
-    }
+    if (inserted) it->second = NewMetadata(name);
     EventMetadata& md = derived_->event_metadata[it->second];
     if (md.display_name == kNoStr && !display_name.empty()) md.display_name = out_.space.strings.Intern(display_name);
     return it->second;
   }
 
+  uint32_t NewMetadata(std::string_view name) {
+    const auto index = static_cast<uint32_t>(derived_->event_metadata.size());
+    EventMetadata md;
+    md.id = static_cast<int64_t>(index);
+    md.name = out_.space.strings.Intern(name);
+    derived_->event_metadata.push_back(std::move(md));
+    return index;
+  }
+
   // Lines are kept until the plane is done so that its events and stats are
   // allocated once, at their exact sizes.
-  void AddLine(int64_t id, int64_t display_id, std::string_view name, std::vector<PendingEvent>& events,
-               bool steps) {
+  void AddLine(int64_t id, int64_t display_id, std::string_view name, DerivedLine& source, bool steps = false) {
+    std::vector<PendingEvent>& events = source.events();
     if (events.empty()) return;
     PendingLine line;
     line.id = id;
@@ -317,6 +330,7 @@ class PlaneDeriver {
       }
     }
     line.events.swap(events);
+    line.extras.swap(source.extras());
     pending_lines_.push_back(std::move(line));
   }
 
@@ -327,6 +341,7 @@ class PlaneDeriver {
       for (const PendingEvent& pe : line.events) {
         num_stats += line.steps && pe.group != kNoGroup && groups_.group_names.count(pe.group) != 0;
       }
+      for (const std::vector<Stat>& extra : line.extras) num_stats += extra.size();
     }
     derived_->events.reserve(num_events);
     derived_->event_stats.reserve(num_stats);
@@ -354,22 +369,28 @@ class PlaneDeriver {
         group_runs_.push_back(DerivedGroupRun{static_cast<uint32_t>(p.events.size()), pe.group});
       }
       p.events.push_back(e);
-      if (pe.group == kNoGroup || !steps) continue;
-      if (auto it = groups_.group_names.find(pe.group); it != groups_.group_names.end()) {
-        Stat n;
-        n.name = step_name_;
-        n.kind = StatKind::kStr;
-        n.str = out_.space.strings.Intern(it->second);
-        p.event_stats.push_back(n);
+      if (pe.group != kNoGroup && steps) {
+        if (auto it = groups_.group_names.find(pe.group); it != groups_.group_names.end()) {
+          Stat n;
+          n.name = step_name_;
+          n.kind = StatKind::kStr;
+          n.str = out_.space.strings.Intern(it->second);
+          p.event_stats.push_back(n);
+        }
+      }
+      if (pe.extra != 0) {
+        const std::vector<Stat>& extra = pending.extras[pe.extra - 1];
+        p.event_stats.insert(p.event_stats.end(), extra.begin(), extra.end());
       }
     }
     p.lines.push_back(line);
     std::vector<PendingEvent>().swap(events);
+    std::vector<std::vector<Stat>>().swap(pending.extras);
   }
 
   // DeriveStepEventsFromGroups: every grouped event of the plane, in time order.
   void DeriveSteps() {
-    DerivedLine steps;
+    DerivedLine steps(Growth::kOverAnyGap);
     std::unordered_map<int32_t, uint32_t> step_metadata;
     for (uint32_t e : TimeOrder()) {
       const int32_t group = GroupOf(e);
@@ -379,7 +400,7 @@ class PlaneDeriver {
       const Event& ev = plane_.events[e];
       steps.ExpandOrAdd(it->second, ev.begin_ps, ev.begin_ps + std::max<int64_t>(ev.duration_ps, 0), group);
     }
-    AddLine(schema::kThreadIdStepInfo, 0, schema::kStepLine, steps.events(), /*steps=*/true);
+    AddLine(schema::kThreadIdStepInfo, 0, schema::kStepLine, steps, /*steps=*/true);
   }
 
   struct FrameworkOpEntry {
@@ -414,19 +435,32 @@ class PlaneDeriver {
     return *entry;
   }
 
-  // An XLA op's framework op, as its HLO instruction's metadata names it
-  // ("op_name:op_type"); null when the program or the name is unknown.
-  const FrameworkOpEntry* FrameworkOpOfXlaOp(const KernelStats& k) {
-    if (!k.has_program_id) return nullptr;
-    auto [it, inserted] = framework_op_of_xla_op_.try_emplace(std::make_pair(k.program_id, k.hlo_op), nullptr);
+  // What the HLO protos tell of an XLA op (xprof's symbol resolver): its
+  // framework op, as its instruction's metadata names it ("op_name:op_type"),
+  // and its source line; unknown program, instruction or fact: null / none.
+  struct XlaOpSymbol {
+    const FrameworkOpEntry* op = nullptr;
+    bool has_source = false;
+    uint32_t source = 0;  // metadata of the source line's event
+  };
+  const XlaOpSymbol& SymbolOfXlaOp(const KernelStats& k) {
+    static const XlaOpSymbol kUnknown;
+    if (!k.has_program_id) return kUnknown;
+    auto [it, inserted] = symbols_.try_emplace(std::make_pair(k.program_id, k.hlo_op));
     if (!inserted) return it->second;
     const HloProgram* program = programs_.Find(k.program_id);
-    if (program == nullptr) return nullptr;
+    if (program == nullptr) return it->second;
     std::string_view innermost = space_.Str(k.hlo_op);
     if (size_t at = innermost.rfind("::"); at != std::string_view::npos) innermost.remove_prefix(at + 2);
     const HloInstruction* inst = program->FindInstruction(innermost);
-    if (inst == nullptr || inst->metadata().op_name().empty()) return nullptr;
-    it->second = &FrameworkOp(inst->metadata().op_name() + ":" + inst->metadata().op_type());
+    if (inst == nullptr) return it->second;
+    if (!inst->metadata().op_name().empty()) {
+      it->second.op = &FrameworkOp(inst->metadata().op_name() + ":" + inst->metadata().op_type());
+    }
+    if (std::string source = InstructionSourceInfo(*inst); !source.empty()) {
+      it->second.has_source = true;
+      it->second.source = Metadata(source);
+    }
     return it->second;
   }
 
@@ -485,28 +519,52 @@ class PlaneDeriver {
     }
   }
 
+  // A kernel's scope range ids, innermost first, then each parent's up to the
+  // module's (the last).
+  void ScopeRangesOf(int64_t scope, std::vector<int64_t>& out) const {
+    out.clear();
+    if (scope == kNoScopeRange) return;
+    out.push_back(scope);
+    for (auto it = scope_tree_.find(scope); it != scope_tree_.end(); it = scope_tree_.find(it->second)) {
+      if (std::find(out.begin() + 1, out.end(), it->second) != out.end()) break;  // a cycle
+      out.push_back(it->second);
+    }
+  }
+
   void DeriveStream(const LineModel& stream, const std::vector<uint32_t>& sorted, int64_t first_id,
                     int64_t first_display) {
-    DerivedLine tf_ops;
-    DerivedLine name_scopes({&tf_ops});
-    DerivedLine hlo_ops;
-    DerivedLine modules({&name_scopes, &hlo_ops});
+    DerivedLine tf_ops(Growth::kOverAnyGap);
+    DerivedLine name_scopes(Growth::kOverAnyGap, {&tf_ops});
+    DerivedLine hlo_ops(Growth::kOverAnyGap);
+    DerivedLine modules(Growth::kOverAnyGap, {&name_scopes, &hlo_ops});
+    DerivedLine sources(Growth::kOverAnyGap);
     // Mostly a kernel makes at most one event per line: room for that many
     // spares the copies (and fresh pages) of growing vectors of millions.
-    for (DerivedLine* line : {&tf_ops, &name_scopes, &hlo_ops, &modules}) line->events().reserve(sorted.size());
+    for (DerivedLine* line : {&tf_ops, &name_scopes, &hlo_ops, &modules, &sources}) {
+      line->events().reserve(sorted.size());
+    }
+    std::vector<int64_t> scopes;
     for (uint32_t e : sorted) {
       const KernelStats k = ReadKernelStats(plane_, e, names_);
       if (!k.kernel) continue;
       const Event& ev = plane_.events[e];
       const int64_t begin = ev.begin_ps, end = ev.begin_ps + std::max<int64_t>(ev.duration_ps, 0);
       const int32_t group = GroupOf(e);
-      if (k.hlo_module != kNoStr) modules.ExpandOrAdd(ModuleMetadata(k), begin, end, group);
-      // An XLA op's framework op comes from its HLO instruction, any other
-      // kernel's from its own stat.
+      ScopeRangesOf(k.hlo_module != kNoStr || k.hlo_op != kNoStr ? k.scope_range : kNoScopeRange, scopes);
+      if (k.hlo_module != kNoStr) {
+        modules.ExpandOrAdd(ModuleMetadata(k), begin, end, group, scopes.empty() ? kNoScopeRange : scopes.back());
+      }
+      // An XLA op's framework op and source come from its HLO instruction, any
+      // other kernel's framework op from its own stat.
       const FrameworkOpEntry* op = nullptr;
       if (k.hlo_op != kNoStr) {
-        hlo_ops.ExpandOrAddLevels(HloOpMetadata(k), begin, end, group);
-        op = FrameworkOpOfXlaOp(k);
+        const std::vector<uint32_t>& levels = HloOpMetadata(k);
+        std::reverse(scopes.begin(), scopes.end());  // outermost first, as the levels
+        hlo_ops.ExpandOrAddLevels(levels, begin, end, group, scopes);
+        if (k.cuda_graph_id != 0) MarkCudaGraphNode(k, hlo_ops, levels.size() - 1);
+        const XlaOpSymbol& symbol = SymbolOfXlaOp(k);
+        op = symbol.op;
+        if (symbol.has_source) sources.ExpandOrAdd(symbol.source, begin, end, group);
       } else if (k.framework_op != kNoStr) {
         op = &FrameworkOpOfStat(k.framework_op);
       }
@@ -516,18 +574,99 @@ class PlaneDeriver {
       }
     }
     const std::string suffix = std::string(schema::kDerivedFromStreamInfix) + std::to_string(stream.id);
-    auto display_of = [&](int64_t offset) {
+    auto add = [&](int64_t offset, std::string_view kind, DerivedLine& line) {
       const auto* at = std::find(std::begin(kDisplayOrder), std::end(kDisplayOrder), offset);
-      return first_display + (at - std::begin(kDisplayOrder));
+      AddLine(first_id + offset, first_display + (at - std::begin(kDisplayOrder)), std::string(kind) + suffix, line);
     };
-    AddLine(first_id + kNameScopeOffset, display_of(kNameScopeOffset),
-            std::string(schema::kFrameworkNameScopeLine) + suffix, name_scopes.events(), false);
-    AddLine(first_id + kTfOpOffset, display_of(kTfOpOffset), std::string(schema::kFrameworkOpLine) + suffix,
-            tf_ops.events(), false);
-    AddLine(first_id + kModuleOffset, display_of(kModuleOffset), std::string(schema::kXlaModuleLine) + suffix,
-            modules.events(), false);
-    AddLine(first_id + kHloOpOffset, display_of(kHloOpOffset), std::string(schema::kXlaOpLine) + suffix,
-            hlo_ops.events(), false);
+    add(kNameScopeOffset, schema::kFrameworkNameScopeLine, name_scopes);
+    add(kTfOpOffset, schema::kFrameworkOpLine, tf_ops);
+    add(kModuleOffset, schema::kXlaModuleLine, modules);
+    add(kHloOpOffset, schema::kXlaOpLine, hlo_ops);
+    add(kSourceOffset, schema::kSourceLine, sources);
+  }
+
+  // A CUDA graph node's XLA op event names the graph and the launch's
+  // correlation id (the latest node's), on its innermost level.
+  void MarkCudaGraphNode(const KernelStats& k, DerivedLine& hlo_ops, size_t level) {
+    Stat graph = NamedStat(schema::kCudaGraphId, StatKind::kUint64);
+    graph.u64 = k.cuda_graph_id;
+    hlo_ops.SetStatOfLastEvent(level, graph);
+    if (k.correlation_id != nullptr) {
+      Stat correlation = NamedStat(schema::kCorrelationId, StatKind::kInt64);
+      correlation.i64 = k.correlation_id->IntValue();
+      hlo_ops.SetStatOfLastEvent(level, correlation);
+    }
+  }
+
+  Stat NamedStat(std::string_view name, StatKind kind) {
+    Stat s;
+    s.name = out_.space.strings.Intern(name);
+    s.kind = kind;
+    return s;
+  }
+
+  // DeriveEventsFromHostTrace: one event per step that launched kernels on
+  // this GPU, spanning the launches, named after the step.
+  void DeriveLaunchStats(const std::map<int32_t, LaunchGroup>& launches) {
+    DerivedLine line(Growth::kOverAnyGap);
+    for (const auto& [group, g] : launches) {
+      auto name = groups_.group_names.find(group);
+      if (name == groups_.group_names.end()) continue;
+      Stat count = NamedStat("num_launches", StatKind::kInt64), max = NamedStat("max_launch_time_us", StatKind::kDouble),
+           avg = NamedStat("avg_launch_time_us", StatKind::kDouble);
+      count.i64 = g.count;
+      max.f64 = static_cast<double>(g.max_ps) / 1e6;
+      avg.f64 = g.sum_ps / static_cast<double>(g.count) / 1e6;
+      line.AddEvent(Metadata("Launch Stats for " + name->second), g.begin_ps, g.end_ps, group, {count, max, avg});
+    }
+    AddLine(schema::kThreadIdKernelLaunch, 0, schema::kKernelLaunchLine, line);
+  }
+
+  // DeriveLinesFromStats on a TPU TensorCore plane: the framework op and the
+  // source line of every op that names them (stats of the op's metadata, its
+  // own overriding), over all lines in time order, asynchronous ops left out;
+  // and the host-offload copies (host_offload_rows.h).
+  void DeriveTpuLines() {
+    DerivedLine tf_ops(Growth::kOverShortGaps);
+    DerivedLine name_scopes(Growth::kOverShortGaps, {&tf_ops});
+    DerivedLine sources(Growth::kOverShortGaps);
+    std::vector<TpuOpStats> of_metadata(plane_.event_metadata.size());
+    std::vector<uint8_t> metadata_read(plane_.event_metadata.size(), 0);
+    std::unordered_map<StrId, uint32_t> source_metadata;
+    derived::HostOffloadRows offloads(space_, plane_, *derived_, out_.space.strings);
+    for (uint32_t e : TimeOrder()) {
+      const Event& ev = plane_.events[e];
+      const uint32_t md = ev.metadata;
+      if (!metadata_read[md]) {
+        auto [mb, me] = plane_.MetadataStatsOf(md);
+        ReadTpuOpStats(mb, me, names_, of_metadata[md]);
+        metadata_read[md] = 1;
+      }
+      TpuOpStats op = of_metadata[md];
+      auto [b, end] = plane_.StatsOf(e);
+      ReadTpuOpStats(b, end, names_, op);
+      if (op.is_async) continue;
+      const int64_t begin_ps = ev.begin_ps, end_ps = ev.begin_ps + std::max<int64_t>(ev.duration_ps, 0);
+      if (op.framework_op != kNoStr && !space_.Str(op.framework_op).empty()) {
+        const FrameworkOpEntry& entry = FrameworkOpOfStat(op.framework_op);
+        if (entry.scoped) name_scopes.ExpandOrAddLevels(entry.scopes, begin_ps, end_ps, op.group);
+        tf_ops.ExpandOrAdd(entry.op, begin_ps, end_ps, op.group);
+      }
+      if (op.source != kNoStr && !space_.Str(op.source).empty()) {
+        auto [it, fresh] = source_metadata.try_emplace(op.source, 0);
+        if (fresh) it->second = Metadata(space_.Str(op.source));
+        sources.ExpandOrAdd(it->second, begin_ps, end_ps, op.group);
+      }
+      offloads.Add(e);
+    }
+    name_scopes.ResetLastEvents(0);
+    AddLine(schema::kThreadIdTfNameScope, 0, schema::kFrameworkNameScopeLine, name_scopes);
+    AddLine(schema::kThreadIdTfOp, 0, schema::kFrameworkOpLine, tf_ops);
+    AddLine(schema::kThreadIdSource, 0, schema::kSourceLine, sources);
+    for (size_t row = 0; row < offloads.NumRows(); ++row) {
+      AddLine(schema::kThreadIdHostOffloadOpStart + static_cast<int64_t>(row), 0,
+              std::string(schema::kHostOffloadOpLine) + " row " + std::to_string(row), offloads.Row(row));
+    }
   }
 
   const XSpaceModel& space_;
@@ -536,6 +675,8 @@ class PlaneDeriver {
   const EventGroups& groups_;
   const StatNames& names_;
   const HloPrograms& programs_;
+  const ScopeRangeTree& scope_tree_;
+  std::shared_future<LaunchesPerGpu> launches_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
   std::vector<PendingLine> pending_lines_;
@@ -551,15 +692,11 @@ class PlaneDeriver {
   // By string id of the file: one pointer per string, read once per kernel (a
   // hash map lookup per kernel cost more than the rest of the stream).
   std::vector<const FrameworkOpEntry*> framework_op_of_stat_;
-  std::map<std::pair<uint64_t, StrId>, const FrameworkOpEntry*> framework_op_of_xla_op_;
+  std::map<std::pair<uint64_t, StrId>, XlaOpSymbol> symbols_;
   std::map<std::tuple<bool, uint64_t, StrId>, uint32_t> modules_;
   std::map<std::tuple<bool, uint64_t, StrId, StrId>, std::vector<uint32_t>> hlo_ops_;
 };
 
-struct PlanePlan {
-  uint32_t plane = 0;
-  bool steps = false, streams = false;
-};
 
 // Moves the planes of `part` behind those of `out`. `part`'s strings are
 // interned into `out`'s table in `part`'s id order, which is the order their
@@ -589,6 +726,57 @@ void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
   for (auto& ids : part.file_line_display_ids) out.file_line_display_ids.push_back(std::move(ids));
 }
 
+// DeriveEventsFromHostTrace's reading of the host: a kernel launch is a host
+// event with `device_id` and `correlation_id` (CUDA API calls, named "cu…",
+// left out); per GPU and step, its launches' span, count and durations.
+LaunchesPerGpu CollectLaunches(const XSpaceModel& space, const StatNames& names, const EventGroups& groups,
+                               size_t num_gpus) {
+  LaunchesPerGpu launches;
+  if (num_gpus == 0 || names.device_id == kNoStr || names.correlation_id == kNoStr || groups.group_names.empty()) {
+    return launches;
+  }
+  for (uint32_t h = 0; h < space.planes.size(); ++h) {
+    const XPlaneModel& host = space.planes[h];
+    if (space.Str(host.name) != schema::kHostPlane || h >= groups.group_of.size() ||
+        groups.group_of[h].size() != host.events.size()) {
+      continue;
+    }
+    launches.resize(num_gpus);
+    std::vector<int8_t> api_call(host.event_metadata.size(), -1);  // per metadata: named "cu…"
+    for (const LineModel& line : host.lines) {
+      if (schema::IsDerivedThreadId(line.id)) continue;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const int32_t group = groups.group_of[h][e];
+        if (group == kNoGroup) continue;
+        const Event& ev = host.events[e];
+        int8_t& api = api_call[ev.metadata];
+        if (api < 0) api = space.Str(host.event_metadata[ev.metadata].name).starts_with("cu");
+        if (api) continue;
+        const Stat* device = nullptr;
+        bool correlated = false;
+        auto [b, end] = host.StatsOf(e);
+        for (const Stat* s = b; s != end; ++s) {
+          if (s->name == names.device_id) device = s;
+          correlated |= s->name == names.correlation_id;
+        }
+        if (device == nullptr || !correlated || device->IntValue() < 0 ||
+            static_cast<uint64_t>(device->IntValue()) >= num_gpus) {
+          continue;
+        }
+        LaunchGroup& g = launches[device->IntValue()][group];
+        const int64_t duration = std::max<int64_t>(ev.duration_ps, 0);
+        g.begin_ps = std::min(g.begin_ps, ev.begin_ps);
+        g.end_ps = std::max(g.end_ps, ev.begin_ps + duration);
+        g.count += 1;
+        g.max_ps = std::max<uint64_t>(g.max_ps, duration);
+        g.sum_ps += static_cast<double>(duration);
+      }
+    }
+    break;  // the first host plane of that name, as xprof finds it
+  }
+  return launches;
+}
+
 }  // namespace
 
 int32_t DerivedTimelines::Group(size_t plane, uint32_t event) const {
@@ -611,44 +799,80 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   const StatNames names(space);
   const bool any_kernel_stat = names.kernel_details != kNoStr || names.cuda_graph_exec_id != kNoStr;
   std::vector<PlanePlan> plans;
+  std::vector<uint32_t> gpu_planes;  // in file order: the launches' device ids index them
   for (uint32_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
-    if (!schema::IsGpuPlane(space.Str(p.name)) || p.events.empty()) continue;
-    PlanePlan plan{i, true, any_kernel_stat};
+    const std::string_view plane_name = space.Str(p.name);
+    const bool gpu = schema::IsGpuPlane(plane_name);
+    if (gpu) gpu_planes.push_back(i);
+    if (!gpu && !schema::IsTpuCorePlane(plane_name)) continue;
+    PlanePlan plan{i, gpu, gpu && any_kernel_stat, !gpu};
     for (const LineModel& line : p.lines) {
       const std::string_view name = space.Str(line.name);
       if (name == schema::kStepLine || line.id == schema::kThreadIdStepInfo) plan.steps = false;
       const bool annotation_line =
-          (line.id >= schema::kThreadIdTfNameScope && line.id <= schema::kThreadIdHloOp) ||
+          (line.id >= schema::kThreadIdTfNameScope && line.id <= schema::kThreadIdSource) ||
           (line.id >= schema::kThreadIdDeviceDerivedMin && line.id <= schema::kThreadIdDeviceDerivedMax);
       for (std::string_view kind : {schema::kXlaModuleLine, schema::kXlaOpLine, schema::kFrameworkOpLine,
                                     schema::kFrameworkNameScopeLine, schema::kTensorFlowOpLine,
-                                    schema::kTensorFlowNameScopeLine}) {
-        if (annotation_line || IsDerivedLineName(name, kind)) plan.streams = false;
+                                    schema::kTensorFlowNameScopeLine, schema::kSourceLine}) {
+        if (gpu && (annotation_line || IsDerivedLineName(name, kind))) plan.streams = false;
+      }
+      // A TPU plane written after this processing has its framework lines.
+      if (!gpu && (annotation_line || name == schema::kFrameworkOpLine || name == schema::kTensorFlowOpLine)) {
+        plan.tpu = false;
       }
     }
-    if (plan.steps || plan.streams) plans.push_back(plan);
+    if (p.events.empty()) plan.steps = plan.streams = plan.tpu = false;
+    plans.push_back(plan);
   }
   if (plans.empty()) return out;
-  // The HLO programs name the framework ops of XLA kernels.
+  const bool need_groups = std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.steps || p.streams; }) ||
+                           (!gpu_planes.empty() && names.device_id != kNoStr && names.correlation_id != kNoStr);
+  // The HLO programs name the framework ops and source lines of XLA kernels.
   const bool xla_kernels = names.hlo_op != kNoStr && names.program_id != kNoStr &&
                            std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.streams; });
   std::shared_ptr<const EventGroups> shared_groups = known_groups != nullptr ? *known_groups : nullptr;
   HloPrograms programs;
   RunBoth(
       [&] {
-        if (!shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
+        if (need_groups && !shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
       },
       [&] {
         if (xla_kernels) programs = LoadHloPrograms(space);
       });
-  if (known_groups != nullptr) *known_groups = shared_groups;
-  const EventGroups& groups = *shared_groups;
+  if (known_groups != nullptr && need_groups) *known_groups = shared_groups;
+  static const EventGroups kNoGroups;
+  const EventGroups& groups = shared_groups ? *shared_groups : kNoGroups;
+  // Launch Stats need the host's launches; a plane that already has the line
+  // gets none.
+  const bool any_launches = need_groups && names.device_id != kNoStr && names.correlation_id != kNoStr;
+  for (PlanePlan& plan : plans) {
+    auto gpu = std::find(gpu_planes.begin(), gpu_planes.end(), plan.plane);
+    if (!any_launches || gpu == gpu_planes.end()) continue;
+    const XPlaneModel& p = space.planes[plan.plane];
+    const bool has_line = std::any_of(p.lines.begin(), p.lines.end(), [&](const LineModel& l) {
+      return l.id == schema::kThreadIdKernelLaunch || space.Str(l.name) == schema::kKernelLaunchLine;
+    });
+    if (!has_line) plan.launch_device = gpu - gpu_planes.begin();
+  }
+  std::erase_if(plans, [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && p.launch_device < 0; });
+  const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
+  std::promise<LaunchesPerGpu> launches;
+  const DeriveContext context{space, groups, names, programs, scope_tree, launches.get_future().share()};
   // The planes are independent: each is derived into a space of its own, the
-  // planes shared out between two threads by event count, then merged in order.
+  // planes shared out between two threads by event count, then merged in
+  // order. The host's launches are read first on one side (job kLaunchJob),
+  // so that a plane waiting for them never waits on its own thread; reading
+  // a host event's stats costs about a tenth of deriving from a kernel.
+  constexpr size_t kLaunchJob = SIZE_MAX;
   std::vector<DerivedTimelines> parts(plans.size());
   std::vector<size_t> halves[2];
   size_t load[2] = {0, 0};
+  if (any_launches) {
+    halves[0].push_back(kLaunchJob);
+    if (const XPlaneModel* host = space.FindPlane(schema::kHostPlane)) load[0] += host->events.size() / 10;
+  }
   for (size_t i = 0; i < plans.size(); ++i) {
     const int lighter = load[1] < load[0];
     halves[lighter].push_back(i);
@@ -656,8 +880,14 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   }
   auto derive = [&](const std::vector<size_t>& half) {
     for (size_t i : half) {
-      if (CancelRequested()) return;  // the caller discards a partial result
-      PlaneDeriver(space, plans[i].plane, groups, names, programs, parts[i]).Run(plans[i].steps, plans[i].streams);
+      if (i == kLaunchJob) {
+        // Set even when cancelled: planes of the other side may wait for it.
+        launches.set_value(CancelRequested() ? LaunchesPerGpu{}
+                                             : CollectLaunches(space, names, groups, gpu_planes.size()));
+        continue;
+      }
+      if (CancelRequested()) continue;  // the caller discards a partial result
+      PlaneDeriver(context, plans[i].plane, parts[i]).Run(plans[i]);
     }
   };
   RunBoth([&] { derive(halves[0]); }, [&] { derive(halves[1]); });

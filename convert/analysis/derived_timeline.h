@@ -1,5 +1,6 @@
-// The derived timelines of GPU device planes, as xprof's derived_timeline.cc
-// adds them before the trace viewer reads a profile:
+// The derived timelines of device planes, as xprof's derived_timeline.cc
+// adds them before the trace viewer reads a profile.
+// GPU planes:
 //   - "Steps" (line id kThreadIdStepInfo): one event per run of consecutive
 //     device events of one step group, named by the group id, with the stat
 //     step_name (the host step's name, which the trace viewer shows instead).
@@ -8,31 +9,46 @@
 //     stat per event, since millions of derived events share a few steps.
 //   - Per GPU stream, up to 16 streams (compute streams first, then by number
 //     of events): "Framework Name Scope - from #<stream>", "Framework Ops - from
-//     #<stream>", "XLA Modules - from #<stream>" and "XLA Ops - from #<stream>",
-//     built from the stream's kernels (events with kernel_details, or CUDA graph
-//     launches): hlo_module (+ program_id) → an XLA Modules event named
-//     "module(program_id)"; hlo_op ("::"-separated levels) → nested XLA Ops
-//     events named "<program_id or module>/<op>" shown as "<op>"; the framework
-//     op → a Framework Ops event named "scope/name:Type" shown as its type, and
-//     one name-scope event per '/' component of its name, nested by depth. An
-//     XLA kernel's framework op is its HLO instruction's metadata ("op_name:
-//     op_type", the instruction found by program id and innermost op name in
-//     the /host:metadata plane's HLO protos); any other kernel's is its tf_op
-//     stat, or `level 0` as TensorFlow up to 2.4 wrote it.
+//     #<stream>", "XLA Modules - from #<stream>", "XLA Ops - from #<stream>" and
+//     "Source code - from #<stream>", built from the stream's kernels (events
+//     with kernel_details, or CUDA graph launches): hlo_module (+ program_id) →
+//     an XLA Modules event named "module(program_id)"; hlo_op ("::"-separated
+//     levels) → nested XLA Ops events named "<program_id or module>/<op>" shown
+//     as "<op>"; the framework op → a Framework Ops event named
+//     "scope/name:Type" shown as its type, and one name-scope event per '/'
+//     component of its name, nested by depth. An XLA kernel's framework op and
+//     source line ("<file basename>:<line>") come from its HLO instruction's
+//     metadata (found by program id and innermost op name in the
+//     /host:metadata plane's HLO protos); any other kernel's framework op is
+//     its tf_op stat, or `level 0` as TensorFlow up to 2.4 wrote it. A kernel
+//     that is a CUDA graph node (cuda_graph_id) marks its innermost XLA op
+//     event with cuda_graph_id and correlation_id.
 //   - Consecutive kernels with the same name and step group extend one derived
-//     event (on GPU planes gaps do not split it); a new event at one depth ends
-//     the deeper ones, a new module ends the name scopes and XLA ops, a new
-//     outermost name scope ends the framework op. Nested events that would
-//     end together are shortened by 1 ns per depth (never below 1 ns for the
-//     innermost) so that the viewer stacks them in order.
+//     event (on GPU planes gaps do not split it; kernels of another
+//     scope_range_id do); a new event at one depth ends the deeper ones, a new
+//     module ends the name scopes and XLA ops, a new outermost name scope ends
+//     the framework op. Nested events that would end together are shortened
+//     by 1 ns per depth (never below 1 ns for the innermost) so that the
+//     viewer stacks them in order.
 //   - The stream lines and their derived lines get display ids 1, 2, … in
-//     that order (stream, name scope, framework op, module, XLA op, a slot for
-//     source lines), which the trace viewer uses as thread ids.
+//     that order (stream, name scope, framework op, module, XLA op, source),
+//     which the trace viewer uses as thread ids.
+//   - "Launch Stats" (kThreadIdKernelLaunch): per named step, the host's
+//     kernel launches to this GPU (host events of /host:CPU with device_id, the
+//     index of the GPU plane, and correlation_id, not named "cu…"): one event
+//     "Launch Stats for <step>" over them with num_launches,
+//     max_launch_time_us and avg_launch_time_us.
+// TPU TensorCore planes ("/device:TPU:<n>"): over all lines in time order,
+// asynchronous ops (`_a`) left out, the ops' tf_op and source stats (their
+// metadata's, overridden by their own) make "Framework Name Scope",
+// "Framework Ops" and "Source code" lines (fixed ids); without a group_id a
+// repeat extends an event only across a gap of at most twice its length. Host
+// offloads (copy / dynamic-slice start and done of a shape in memory space
+// S(5)) make "Host Offload Ops row <n>" lines: one event "offload-<op>.<n>"
+// from the start to its done, on the first row free when it begins.
 // A plane that already carries such lines (files written after this
 // processing, or TensorFlow's "TensorFlow Ops" era) gets none added of that
-// kind. Not derived here: "Source code" lines, the "Launch Stats" line, CUDA
-// graph and scope-range stats, and the framework lines xprof derives on TPU
-// planes.
+// kind. Not derived here: the XLA:CPU lines of host planes.
 #pragma once
 
 #include <cstddef>
@@ -73,9 +89,9 @@ struct DerivedTimelines {
   size_t MemoryBytes() const;
 };
 
-// Derives the timelines of every GPU plane of `space`. Cheap when there is
-// none: profiles without GPU kernels get an empty result without reading
-// their events. `groups`, when given: the space's GroupEvents result if
+// Derives the timelines of every GPU and TPU TensorCore plane of `space`.
+// Cheap when there is none: host-only profiles get an empty result without
+// reading their events. `groups`, when given: the space's GroupEvents result if
 // already known (then not computed again), and on return the one used (left
 // as it was when no plane needed groups).
 DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space,

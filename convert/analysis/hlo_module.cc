@@ -129,6 +129,13 @@ std::vector<std::string> HloModuleNames(const XSpaceModel& space) {
   return names;
 }
 
+std::string InstructionSourceInfo(const HloInstruction& inst) {
+  std::string_view file = inst.metadata().source_file();
+  if (file.empty()) return {};
+  if (size_t slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  return std::string(file) + ":" + std::to_string(inst.metadata().source_line());
+}
+
 std::string ProgramDisplayName(std::string_view module_name, uint64_t program_id) {
   return std::string(module_name) + "(" + std::to_string(program_id) + ")";
 }

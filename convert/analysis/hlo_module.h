@@ -83,6 +83,10 @@ std::vector<std::string> HloModuleNames(const XSpaceModel& space);
 // "<module>(<program id>)", the way xprof names a program.
 std::string ProgramDisplayName(std::string_view module_name, uint64_t program_id);
 
+// "<file basename>:<line>" of the Python line that made the instruction, as
+// xprof shows an op's source; empty when its metadata names no file.
+std::string InstructionSourceInfo(const HloInstruction& inst);
+
 // Bytes of one element of `type` (sub-byte types rounded up to a byte); 0 for
 // tuples, tokens and opaque values.
 int64_t PrimitiveTypeBytes(xla::PrimitiveType type);

@@ -41,6 +41,9 @@ struct OpMetrics {
   std::string name;
   std::string category;    // framework op type, HLO category, "IDLE"
   std::string provenance;  // framework op full name of a device op ("name:type")
+  // A host input-pipeline stage's op: the stage id (xprof keeps each stage's
+  // row apart by it); 0 for every other op.
+  int64_t hlo_module_id = 0;
   bool is_eager = false;
   uint64_t occurrences = 0;
   uint64_t time_ps = 0;
@@ -51,7 +54,9 @@ struct OpMetrics {
 };
 
 struct OpMetricsDb {
-  std::map<std::string, OpMetrics> ops;  // by op name; includes "IDLE" when computed
+  // By op name (input-pipeline stages: by name and stage id); includes
+  // "IDLE" when computed.
+  std::map<std::string, OpMetrics> ops;
   uint64_t total_time_ps = 0;             // incl. idle
   uint64_t total_op_time_ps = 0;          // sum of self times of non-idle ops
   // Device duty cycle (DutyCycleTracker, summed over chips): time some op or

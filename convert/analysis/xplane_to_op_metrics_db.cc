@@ -161,14 +161,42 @@ const TfOp& OpMetricsDbBuilder::ParsedTfOp(StrId s) {
   return it->second;
 }
 
+namespace {
+
+// The input-pipeline stages of a host plane (CollectTfOpsFromHostThreadsXPlane):
+// per stage id, the row of the op its first categorized event names (event
+// name, typed by `_ipl_stage_cat`, kept apart from the same name in other
+// stages). A stage no event categorizes is no op.
+std::unordered_map<int64_t, OpMetrics*> InputPipelineStageRows(const XSpaceModel& space, const schema::StatIds& ids,
+                                                               const XPlaneModel& p, OpMetricsDb& db) {
+  std::unordered_map<int64_t, OpMetrics*> rows;
+  if (ids.ipl_stage_id == kNoStr || ids.ipl_stage_category == kNoStr) return rows;
+  for (uint32_t e = 0; e < p.events.size(); ++e) {
+    const Stat* id = p.FindStat(e, ids.ipl_stage_id);
+    const Stat* category = id == nullptr ? nullptr : p.FindStat(e, ids.ipl_stage_category);
+    const std::string_view name = space.Str(p.EventName(e));
+    if (category == nullptr || name.empty()) continue;
+    auto [it, fresh] = rows.try_emplace(id->IntValue(), nullptr);
+    if (!fresh) continue;
+    OpMetrics& m = db.ops[std::string(name) + '\x1f' + std::to_string(id->IntValue())];
+    m.name = name;
+    m.category = category->kind == StatKind::kStr ? space.Str(category->str) : space.StatToString(*category);
+    m.hlo_module_id = id->IntValue();
+    m.min_time_ps = UINT64_MAX;
+    it->second = &m;
+  }
+  return rows;
+}
+
+}  // namespace
+
 // ConvertHostThreadsXPlaneToOpMetricsDb: self time by a per-line op stack.
-// An op is an input-pipeline stage (an event with a stage id and category:
-// named by the event, typed by the category), an event named "name:type" (a
-// TF op), or one that carries a `tf_op` stat (an XLA:CPU op or an XLA
-// launch), which names the op, as in xprof's host op metrics. (xprof keeps a
-// row per stage id; rows here are per name, like every other host op.)
-// Instants are left out of the stat's ops: they are markers, not executions
-// (xprof would count each as an occurrence of 0 ps).
+// An op is an event named "name:type" (a TF op), or one that carries a
+// `tf_op` stat (an XLA:CPU op or an XLA launch), which names the op, as in
+// xprof's host op metrics. Instants are left out of the stat's ops: they are
+// markers, not executions (xprof would count each as an occurrence of 0 ps).
+// An event of an input-pipeline stage (`_ipl_stage_id`) is its stage's op,
+// and never a TF op by its name.
 void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) const {
   // Per event metadata, what its events are, decided once so the hot loop does
   // no string work: the row of the TF op the name gives, or whether the events
@@ -194,22 +222,7 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
     }
     return it->second;
   };
-  // Absent from the plane's strings (kNoStr) in profiles without stages, so
-  // that those pay nothing for them.
-  const StrId stage_id = space_.Find(schema::kInputPipelineStageId);
-  const StrId stage_category = space_.Find(schema::kInputPipelineStageCategory);
-  // The row of a stage event; nullptr for other events. `*is_stage`: the
-  // event has a stage id (without a category it is no op at all).
-  auto stage_op_row = [&](uint32_t e, bool* is_stage) -> OpMetrics* {
-    *is_stage = stage_id != kNoStr && p.FindEventOrMetadataStat(e, stage_id) != nullptr;
-    if (!*is_stage || stage_category == kNoStr || p.events[e].duration_ps <= 0) return nullptr;
-    const Stat* category = p.FindEventOrMetadataStat(e, stage_category);
-    if (category == nullptr || category->kind != StatKind::kStr) return nullptr;
-    TfOp op;
-    op.name = std::string(space_.Str(p.EventName(e)));
-    op.type = std::string(space_.Str(category->str));
-    return &HostOpRow(db, op);
-  };
+  const std::unordered_map<int64_t, OpMetrics*> stage_rows = InputPipelineStageRows(space_, ids_, p, db);
   using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
     if (IsDerivedLineId(line.id)) continue;
@@ -236,9 +249,14 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
       line_op_time += self;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
-      bool is_stage = false;
-      OpMetrics* row = stage_op_row(e, &is_stage);
-      if (!is_stage) {
+      // A stage's event is its stage's op or, when no event categorizes the
+      // stage, only what a tf_op stat names: never a TF op by its name.
+      const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id);
+      OpMetrics* row = nullptr;
+      if (stage != nullptr) {
+        auto it = stage_rows.find(stage->IntValue());
+        row = it != stage_rows.end() ? it->second : stat_op_row(e);
+      } else {
         const uint32_t md = p.events[e].metadata;
         if (kind[md] == kUnchecked) {
           std::string_view name = space_.Str(p.event_metadata[md].name);

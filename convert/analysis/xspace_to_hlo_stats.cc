@@ -34,11 +34,6 @@ bool HloStatsReadsEventStat(std::string_view plane_name, std::string_view stat_n
 
 namespace {
 
-std::string_view Basename(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 // Reads a serialized MemoryAccessBreakdown: repeated message (field 1) of
 // {operation_type = 1 (1 read, 2 write), memory_space = 2, bytes_accessed = 3}.
 // Memory spaces as TPUs report them: 1 HBM, 2 CMEM, 3 VMEM, others on chip.
@@ -164,10 +159,7 @@ class Builder {
     if (m.category.empty()) m.category = HloCategoryOf(*program, *inst);
     if (m.provenance.empty()) m.provenance = inst->metadata().op_name();
     if (m.deduplicated_name.empty()) m.deduplicated_name = inst->metadata().deduplicated_name();
-    if (m.source_info.empty() && !inst->metadata().source_file().empty()) {
-      m.source_info = std::string(Basename(inst->metadata().source_file())) + ":" +
-                      std::to_string(inst->metadata().source_line());
-    }
+    if (m.source_info.empty()) m.source_info = InstructionSourceInfo(*inst);
   }
 
   // Returns the idle time of the plane.

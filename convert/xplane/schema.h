@@ -17,6 +17,8 @@ inline constexpr std::string_view kGpuPlanePrefix = "/device:GPU:";
 inline constexpr std::string_view kTpuPlanePrefix = "/device:TPU:";
 inline constexpr std::string_view kCustomPlanePrefix = "/device:CUSTOM:";
 inline constexpr std::string_view kMetadataPlane = "/host:metadata";
+// Its plane stats link a scope range id (the stat's metadata id) to its parent's (the value).
+inline constexpr std::string_view kScopeRangeIdTreePlane = "/host:__ScopeRangeCallStack__";
 inline constexpr std::string_view kTaskEnvironmentPlane = "Task Environment";
 // A TPU chip's SparseCore planes are named "/device:TPU:<n> SparseCore <m>".
 inline constexpr std::string_view kSparseCorePlaneInfix = " SparseCore ";
@@ -33,6 +35,8 @@ inline constexpr std::string_view kSparseCoreOpLine = "Sparse Core Ops";
 inline constexpr std::string_view kSparseCoreModuleLine = "Sparse Core Modules";
 inline constexpr std::string_view kSourceLine = "Source code";
 inline constexpr std::string_view kKernelLaunchLine = "Launch Stats";
+// TPU host-offload copies, one line per row: "Host Offload Ops row <n>".
+inline constexpr std::string_view kHostOffloadOpLine = "Host Offload Ops";
 // TensorFlow's names of the framework lines before they became "Framework …".
 inline constexpr std::string_view kTensorFlowOpLine = "TensorFlow Ops";
 inline constexpr std::string_view kTensorFlowNameScopeLine = "TensorFlow Name Scope";
@@ -54,6 +58,8 @@ inline constexpr int64_t kThreadIdHloModule = kThreadIdDerivedMin + 4;
 inline constexpr int64_t kThreadIdHloOp = kThreadIdDerivedMin + 5;
 inline constexpr int64_t kThreadIdOverhead = kThreadIdDerivedMin + 6;
 inline constexpr int64_t kThreadIdSource = kThreadIdDerivedMin + 7;
+inline constexpr int64_t kThreadIdHostOffloadOpStart = kThreadIdDerivedMin + 8;
+inline constexpr int64_t kThreadIdHostOffloadOpEnd = kThreadIdDerivedMin + 48;
 inline constexpr int64_t kThreadIdHostXlaRegionEnd = kThreadIdDerivedMin + 49 + 240;
 // Per-stream derived lines of GPU planes: 100 ids after the host XLA regions,
 // six per stream (name scope, framework op, module, XLA op, overhead, source),
@@ -96,6 +102,15 @@ inline constexpr std::string_view kId = "id";
 inline constexpr std::string_view kParentId = "parent_id";
 inline constexpr std::string_view kElementId = "element_id";
 inline constexpr std::string_view kCudaGraphExecId = "cuda_graph_exec_id";
+// A kernel that is a node of a CUDA graph names the graph.
+inline constexpr std::string_view kCudaGraphId = "cuda_graph_id";
+inline constexpr std::string_view kScopeRangeId = "scope_range_id";
+// The GPU a host-side kernel launch targets.
+inline constexpr std::string_view kDeviceId = "device_id";
+// An XLA op's Python line ("file:line").
+inline constexpr std::string_view kSourceInfo = "source";
+inline constexpr std::string_view kRawBytesAccessed = "raw_bytes_accessed";
+inline constexpr std::string_view kShapeWithLayout = "shape_with_layout";
 // TraceMe context stats: a step root (its level), an async event, and the
 // producer/consumer pairs that link events across threads.
 inline constexpr std::string_view kIsRoot = "_r";
@@ -143,10 +158,21 @@ struct StatIds {
         name(space.Find(kName)),
         device_offset_ps(space.Find(kDeviceOffsetPs)),
         device_duration_ps(space.Find(kDeviceDurationPs)),
-        step_num(space.Find(kStepNum)) {}
+        step_num(space.Find(kStepNum)),
+        ipl_stage_id(space.Find(kInputPipelineStageId)),
+        ipl_stage_category(space.Find(kInputPipelineStageCategory)),
+        group_id(space.Find(kGroupId)),
+        cuda_graph_exec_id(space.Find(kCudaGraphExecId)),
+        cuda_graph_id(space.Find(kCudaGraphId)),
+        scope_range_id(space.Find(kScopeRangeId)),
+        source_info(space.Find(kSourceInfo)),
+        is_async(space.Find(kIsAsync)),
+        device_id(space.Find(kDeviceId)) {}
 
   StrId tf_op, level0, hlo_op, hlo_module, hlo_category, program_id, correlation_id, kernel_details, equation,
-      shape, is_eager, flops, bytes_accessed, name, device_offset_ps, device_duration_ps, step_num;
+      shape, is_eager, flops, bytes_accessed, name, device_offset_ps, device_duration_ps, step_num, ipl_stage_id,
+      ipl_stage_category, group_id, cuda_graph_exec_id, cuda_graph_id, scope_range_id, source_info, is_async,
+      device_id;
 
   // The string value of event e's stat `id` (own stat), kNoStr when absent or not a string.
   static StrId StrOf(const XPlaneModel& p, uint32_t e, StrId id) {

@@ -160,14 +160,17 @@ size_t DerivedXlaOpEvents(const std::string& path) {
   return count;
 }
 
-// The events of a trace document on derived lines ("Steps", "… - from #<stream>").
+// The events of a trace document on derived lines ("Steps", "… - from #<stream>",
+// and a TPU core's framework, source and host-offload lines).
 std::vector<boost::json::object> DerivedLineEvents(const boost::json::object& doc, std::string_view line_kind = "") {
   std::set<std::pair<int64_t, int64_t>> derived;
   for (const auto& v : doc.at("traceEvents").as_array()) {
     const auto& e = v.as_object();
     if (e.at("name") != "thread_name") continue;
     const std::string name(e.at("args").at("name").as_string());
-    const bool is_derived = name == "Steps" || name.find(" - from #") != std::string::npos;
+    const bool tpu_line = name == "Framework Ops" || name == "Framework Name Scope" || name == "Source code" ||
+                          StartsWith(name, "Host Offload Ops row ");
+    const bool is_derived = name == "Steps" || name.find(" - from #") != std::string::npos || tpu_line;
     if (is_derived && (line_kind.empty() || StartsWith(name, std::string(line_kind) + " - from #"))) {
       derived.emplace(e.at("pid").to_number<int64_t>(), e.at("tid").to_number<int64_t>());
     }
@@ -201,7 +204,7 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
     auto out = RunTool("trace_viewer", path, {}, &cache);
     ASSERT_TRUE(out.ok()) << out.status().message();
     boost::json::object doc = ParseTraceDocument(out->body);
-    // The file's events, plus the GPU planes' derived lines.
+    // The file's events, plus the device planes' derived lines.
     const size_t derived = DerivedLineEvents(doc).size();
     EXPECT_EQ(Events(doc).size(), begins.size() + derived);
     EXPECT_EQ(doc.at("eventLimit").at("totalEvents").to_number<size_t>(), begins.size() + derived);

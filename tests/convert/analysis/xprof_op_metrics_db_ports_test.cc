@@ -11,10 +11,8 @@
 //                                      2 occurrences, 68 FLOPs, 10 ns; tbprof counted it once, 34 FLOPs)
 //   HostXPlaneWithXlaOps               ported   pass (XLA:CPU ops named by their tf_op; IDLE 2 µs of 20 µs);
 //                                      the rows' type differs on purpose (see the test)
-//   HostXPlaneWithInputPipelineTracemeOps  in part  pass after a fix (20 µs of op time, IDLE 10 µs of
-//                                      30 µs, the "preprocessing" type; tbprof counted no stage op at all).
-//                                      xprof keeps one row per stage id (four rows); our table keeps one row
-//                                      per op name (two rows), whose sums are checked
+//   HostXPlaneWithInputPipelineTracemeOps  ported   pass (four rows, one per stage id as xprof keeps them,
+//                                      20 µs of op time, IDLE 10 µs of 30 µs, the "preprocessing" type)
 //   TensorCoreDeviceOpMetricsDbExtractsVddEnergy  left out: no energy in our op table
 //   TensorCoreDeviceOpMetricsDbFindsSparseCoreOffload, SparseCoreDeviceOpMetricsDb, SparseCoreTecTileXPlane
 //                                      left out: SparseCore ops as children of the TensorCore's offload op
@@ -161,13 +159,41 @@ TEST(XprofOpMetricsDbPorts, HostXPlaneWithInputPipelineTracemeOps) {
   // and whole.
   auto loaded = LoadXSpaceFile(ops_test::WriteSpace(space, "stages"), OpStatsLoadOptions());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  // One row per stage id (xprof's hlo_module_id), named by the event.
+  struct StageRow {
+    std::string name, category;
+    int64_t stage;
+    uint64_t occurrences, time_ns, self_ns;
+    bool operator==(const StageRow&) const = default;
+  };
   for (const OpStats& s : {ConvertXSpaceToOpStats(**loaded), OpStatsOf(space)}) {
-    ExpectTable(s.host_op_metrics_db,
-                {{"ShuffleMapDataset", "preprocessing", 2, 20000, 4000},
-                 {"MapMapDataset", "preprocessing", 2, 16000, 16000},
-                 {"IDLE", "IDLE", 0, 10000, 10000}},
-                30000, 20000);
+    std::vector<StageRow> rows;
+    for (const auto& [key, m] : s.host_op_metrics_db.ops) {
+      rows.push_back({m.name, m.category, m.hlo_module_id, m.occurrences, m.time_ps / kNs, m.self_time_ps / kNs});
+    }
+    std::sort(rows.begin(), rows.end(), [](const StageRow& a, const StageRow& b) { return a.stage < b.stage; });
+    EXPECT_EQ(rows, (std::vector<StageRow>{{"IDLE", "IDLE", 0, 0, 10000, 10000},
+                                           {"ShuffleMapDataset", "preprocessing", 1, 1, 10000, 2000},
+                                           {"MapMapDataset", "preprocessing", 2, 1, 8000, 8000},
+                                           {"ShuffleMapDataset", "preprocessing", 3, 1, 10000, 2000},
+                                           {"MapMapDataset", "preprocessing", 4, 1, 8000, 8000}}));
+    EXPECT_EQ(s.host_op_metrics_db.total_time_ps, 30000 * kNs);
+    EXPECT_EQ(s.host_op_metrics_db.total_op_time_ps, 20000 * kNs);
   }
+}
+
+// A stage no event categorizes is no op, not even a TF op by its name.
+TEST(XprofOpMetricsDbPorts, UncategorizedStageIsNoOp) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder line = host.AddLine(10, "line");
+  line.AddEvent("ShuffleMapDataset", 100 * 1000 * kNs, 10 * 1000 * kNs)
+      .Int("_ipl_stage_id", 1)
+      .Str("_ipl_stage_cat", "preprocessing");
+  line.AddEvent("model/dense/MatMul:MatMul", 140 * 1000 * kNs, 1000 * kNs).Int("_ipl_stage_id", 5);
+  const OpMetricsDb& db = OpStatsOf(space).host_op_metrics_db;
+  EXPECT_EQ(db.ops.size(), 2u);  // the stage and IDLE
+  EXPECT_EQ(db.total_op_time_ps, 10000 * kNs);
 }
 
 }  // namespace
