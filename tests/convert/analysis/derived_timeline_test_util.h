@@ -75,7 +75,10 @@ inline std::map<std::string, std::string> EventStats(const DerivedTimelines& d, 
     if (d.space.Str(p.name) != plane) continue;
     for (const LineModel& l : p.lines) {
       if (d.space.Str(l.name) != line || index >= l.num_events) continue;
-      auto [b, end] = p.StatsOf(l.first_event + static_cast<uint32_t>(index));
+      const uint32_t e = l.first_event + static_cast<uint32_t>(index);
+      // The step group is kept beside the events, not as a stat; the trace shows it as group_id.
+      if (const int32_t g = d.Group(&p - d.space.planes.data(), e); g != kNoGroup) out["group_id"] = std::to_string(g);
+      auto [b, end] = p.StatsOf(e);
       for (const Stat* s = b; s != end; ++s) out[std::string(d.space.Str(s->name))] = d.space.StatToString(*s);
     }
   }
