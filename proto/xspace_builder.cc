@@ -53,7 +53,7 @@ XEventBuilder XLineBuilder::AddAggregatedEvent(std::string_view name, int64_t nu
   return XEventBuilder(plane_, e);
 }
 
-XLineBuilder XPlaneBuilder::AddLine(int64_t id, std::string_view name, int64_t timestamp_ns) {
+XLineBuilder XPlaneBuilder::AddLine(int64_t id, std::string_view name, int64_t timestamp_ns) & {
   auto* l = plane_->add_lines();
   l->set_id(id);
   l->set_name(std::string(name));

@@ -63,7 +63,10 @@ class XPlaneBuilder : public XStatsBuilder {
   // Line and event builders point back at this object: it must stay in place.
   XPlaneBuilder(const XPlaneBuilder&) = delete;
   XPlaneBuilder& operator=(const XPlaneBuilder&) = delete;
-  XLineBuilder AddLine(int64_t id, std::string_view name, int64_t timestamp_ns = 0);
+  XLineBuilder AddLine(int64_t id, std::string_view name, int64_t timestamp_ns = 0) &;
+  // Not on a temporary (`AddPlane(...).AddLine(...)`): the line builder would
+  // point at a plane builder gone at the end of the statement.
+  XLineBuilder AddLine(int64_t id, std::string_view name, int64_t timestamp_ns = 0) && = delete;
   int64_t EventMetadataId(std::string_view name);
   tensorflow::profiler::XEventMetadata* EventMetadata(std::string_view name);
   int64_t StatMetadataId(std::string_view name);

@@ -256,12 +256,15 @@ TEST(DerivedTimeline, EachStreamGetsItsOwnLines) {
 TEST(DerivedTimeline, SeveralGpuPlanesKeepTheirOwnLines) {
   tensorflow::profiler::XSpace space;
   const std::string shared_op = "a/b/x:X", own_op = "c/y:Y";
-  AddKernels(AddPlane(space, "/device:GPU:0", 0).AddLine(0, "Stream #0"),
+  XPlaneBuilder plane0 = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(plane0.AddLine(0, "Stream #0"),
              {{"k0", 0, 100, {{"tf_op", shared_op}}, {{"group_id", 1}}}});
-  AddKernels(AddPlane(space, "/device:GPU:1", 1).AddLine(0, "Stream #0"),
+  XPlaneBuilder plane1 = AddPlane(space, "/device:GPU:1", 1);
+  AddKernels(plane1.AddLine(0, "Stream #0"),
              {{"k1", 0, 100, {{"tf_op", own_op}}, {{"group_id", 2}}},
               {"k2", 200, 100, {{"tf_op", own_op}}, {{"group_id", 2}}}});
-  AddKernels(AddPlane(space, "/device:GPU:2", 2).AddLine(3, "Stream #3"),
+  XPlaneBuilder plane2 = AddPlane(space, "/device:GPU:2", 2);
+  AddKernels(plane2.AddLine(3, "Stream #3"),
              {{"k3", 10, 40, {{"tf_op", shared_op}, {"hlo_module", "m"}}, {{"group_id", 1}}}});
   auto m = Model(space);
   const DerivedTimelines d = GenerateDerivedTimelines(*m);
@@ -493,7 +496,8 @@ TEST(DerivedTimeline, ExistingLinesAndHostOnlyProfiles) {
   EXPECT_TRUE(GenerateDerivedTimelines(*m).empty());
 
   tensorflow::profiler::XSpace host_only;
-  AddKernels(AddPlane(host_only, "/host:CPU", 0).AddLine(1, "main"), {{"k", 0, 10, {{"tf_op", "a/b:C"}}}});
+  XPlaneBuilder host = AddPlane(host_only, "/host:CPU", 0);
+  AddKernels(host.AddLine(1, "main"), {{"k", 0, 10, {{"tf_op", "a/b:C"}}}});
   auto h = Model(host_only);
   DerivedTimelines none = GenerateDerivedTimelines(*h);
   EXPECT_TRUE(none.empty());
@@ -545,8 +549,10 @@ TEST(DerivedTimeline, TraceViewerShowsDerivedLines) {
 // a sub-process's host plane is its own process, after the main host's.
 TEST(TraceLayout, SubprocessHostPlanes) {
   tensorflow::profiler::XSpace space;
-  AddPlane(space, "/host:CPU [100]", 0).AddLine(2, "Thread 2", 2).AddEvent("Event 2", 0, 200);
-  AddPlane(space, "/host:CPU", 0).AddLine(1, "Thread 1", 1).AddEvent("Event 1", 0, 100);
+  XPlaneBuilder subprocess = AddPlane(space, "/host:CPU [100]", 0);
+  subprocess.AddLine(2, "Thread 2", 2).AddEvent("Event 2", 0, 200);
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.AddLine(1, "Thread 1", 1).AddEvent("Event 1", 0, 100);
   auto model = Model(space);
   TraceJsonResult json = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
   boost::json::object doc = ParseTraceDocument(json.json);

@@ -211,7 +211,8 @@ TEST(TraceIndex, UnsortedLinesAreIndexedCorrectly) {
 
 TEST(TraceIndex, EmptySpaceAnswersEmpty) {
   tensorflow::profiler::XSpace space;
-  AddPlane(space, "/host:CPU", 0).AddLine(1, "idle", 0);
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.AddLine(1, "idle", 0);
   auto m = ParseXSpace(space.SerializeAsString(), "empty");
   ASSERT_TRUE(m.ok());
   std::shared_ptr<const TraceIndex> index = TraceIndex::Build(std::shared_ptr<const XSpaceModel>(std::move(*m)));

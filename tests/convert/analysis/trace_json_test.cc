@@ -42,7 +42,8 @@ tensorflow::profiler::XSpace TinySpace() {
     gpu.AddLine(0xdeadbeef + 21, "counters_hidden", 0).AddEvent("hidden", 0, 10);  // skipped line
     gpu.AddLine(6, "empty stream", 0);                                            // no events: no thread
   }
-  AddPlane(space, "/host:metadata", 0).AddLine(1, "hlo", 0).AddEvent("module", 0, 10);  // not shown
+  XPlaneBuilder metadata = AddPlane(space, "/host:metadata", 0);
+  metadata.AddLine(1, "hlo", 0).AddEvent("module", 0, 10);  // not shown
   return space;
 }
 

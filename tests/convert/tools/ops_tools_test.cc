@@ -229,7 +229,8 @@ TEST_F(OpsToolsTest, OverviewPageGpu) {
 
 TEST_F(OpsToolsTest, OverviewPageWithoutStepsWarns) {
   tensorflow::profiler::XSpace space;
-  AddPlane(space, "/host:CPU").AddLine(1, "t").AddEvent("x:X", 0, ops_test::kUs);
+  XPlaneBuilder host = AddPlane(space, "/host:CPU");
+  host.AddLine(1, "t").AddEvent("x:X", 0, ops_test::kUs);
   std::string path = ops_test::WriteSpace(space, "nosteps");
   json::value v = RunTool("overview_page", {path});
   const json::value& rec = v.as_array()[3];
