@@ -34,6 +34,7 @@
 #include "convert/xplane/schema.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
+#include "tests/testing/hlo_fixtures.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/derived_timeline_test_util.h"
 #include "tests/convert/analysis/trace_test_util.h"
@@ -367,7 +368,6 @@ TEST(DerivedTimeline, Level0ProgramIdsAndNestedXlaOps) {
 // kernel's own tf_op stat ("XlaModule:" in JAX's GPU profiles).
 TEST(DerivedTimeline, XlaKernelsTakeTheirFrameworkOpFromTheHloProto) {
   tensorflow::profiler::XSpace space;
-  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
   {
     xla::HloProto proto;
     xla::HloModuleProto* module = proto.mutable_hlo_module();
@@ -387,12 +387,7 @@ TEST(DerivedTimeline, XlaKernelsTakeTheirFrameworkOpFromTheHloProto) {
     copy->set_name("copy.1");  // no metadata: no framework op
     copy->set_opcode("copy");
     copy->set_id(2);
-    auto& md = (*meta.proto()->mutable_event_metadata())[9];
-    md.set_id(9);
-    md.set_name("jit_step");
-    auto* stat = md.add_stats();
-    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
-    stat->set_bytes_value(proto.SerializeAsString());
+    hlo_test::AddMetadataPlane(space, {{9, proto}});
   }
   XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
   const std::vector<std::pair<std::string, std::string>> dot = {

@@ -14,6 +14,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/hlo_fixtures.h"
 
 namespace tbprof {
 namespace {
@@ -113,16 +114,7 @@ constexpr int64_t kUs = 1000000;  // ps
 
 XSpace StepSpace() {
   XSpace space;
-  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
-  {
-    // The metadata id is the program id.
-    auto& md = (*meta.proto()->mutable_event_metadata())[7];
-    md.set_id(7);
-    md.set_name("jit_step");
-    auto* stat = md.add_stats();
-    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
-    stat->set_bytes_value(StepModule().SerializeAsString());
-  }
+  hlo_test::AddMetadataPlane(space, {{7, StepModule()}});  // program 7
   XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
   gpu.Int("compute_cap_major", 9).Int("compute_cap_minor", 0).Int("core_count", 132);
   gpu.Int("clock_rate", 1980000).Int("memory_bandwidth", 3350000000000LL);

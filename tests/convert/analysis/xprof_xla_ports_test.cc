@@ -23,6 +23,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/hlo_fixtures.h"
 
 namespace tbprof {
 namespace {
@@ -452,18 +453,14 @@ TEST(XprofOpMetricsPort, EventsOfOneOpAddUp) {
 
 // A /host:metadata plane holding one module per program, as XLA writes them.
 tensorflow::profiler::XSpace MetadataSpace(const std::vector<std::pair<int64_t, std::string>>& modules) {
-  tensorflow::profiler::XSpace space;
-  XPlaneBuilder meta = AddPlane(space, "/host:metadata");
+  std::vector<std::pair<int64_t, xla::HloProto>> protos;
   for (const auto& [id, name] : modules) {
     xla::HloProto proto;
     proto.mutable_hlo_module()->set_name(name);
-    auto& md = (*meta.proto()->mutable_event_metadata())[id];
-    md.set_id(id);
-    md.set_name(name);
-    auto* stat = md.add_stats();
-    stat->set_metadata_id(meta.StatMetadataId("Hlo Proto"));
-    stat->set_bytes_value(proto.SerializeAsString());
+    protos.emplace_back(id, std::move(proto));
   }
+  tensorflow::profiler::XSpace space;
+  hlo_test::AddMetadataPlane(space, protos);
   return space;
 }
 
