@@ -80,14 +80,7 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
     // model's own entry is evicted.
     return CacheValue<TraceIndex>{std::move(index), bytes, {SharedCharge{*model, (*model)->MemoryBytes()}}};
   };
-  if (cache == nullptr) {
-    auto r = build();
-    if (!r.ok()) return r.status();
-    return r->value;
-  }
-  auto key = FileIdentityKey(path);
-  if (!key.ok()) return key.status();
-  return cache->Get<TraceIndex>("trace_index|" + *key, ArtifactCache::Compute<TraceIndex>(build));
+  return GetForFile<TraceIndex>(cache, "trace_index", path, build);
 }
 
 StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& hosts, const ToolParams& params,
