@@ -16,12 +16,15 @@
 #include "convert/base/json.h"
 #include "convert/tools/tool_registry.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
 
 namespace fs = std::filesystem;
 using tensorflow::profiler::XSpace;
+using test_files::RealXPlaneDir;
+using test_files::RealXPlaneFiles;
 
 struct ConvertRun {
   int exit_code = -1;
@@ -89,13 +92,10 @@ std::string Write(const XSpace& space, const std::string& name) {
 }
 
 TEST(EveryToolEveryProfile, RealProfilesInTestdata) {
-  fs::path root = fs::path(TBPROF_TESTDATA) / "xplane";
-  ASSERT_TRUE(fs::is_directory(root)) << "testdata missing at " << root
-                                      << " (the real profiles cannot be rebuilt; they are kept in tests/realdata)";
-  std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    if (entry.is_regular_file() && entry.path().string().ends_with(".xplane.pb")) files.push_back(entry.path());
-  }
+  ASSERT_TRUE(fs::is_directory(RealXPlaneDir()))
+      << "testdata missing at " << RealXPlaneDir()
+      << " (the real profiles cannot be rebuilt; they are kept in tests/realdata)";
+  const std::vector<std::string> files = RealXPlaneFiles(/*include_corrupt=*/true);
   ASSERT_GE(files.size(), 5u);  // four real profiles and the corrupt one
   for (const std::string& f : files) ExpectEveryToolAnswers(f);
 }
