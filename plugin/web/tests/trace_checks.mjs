@@ -32,7 +32,9 @@ async function servedAround(firstUrl, us) {
 async function detailValue(page, key) {
   return page.$$eval('#trace-details table.kv tr', (rows, k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent ?? '', key);
 }
-const viewMs = (page) => { const q = new URL(page.url()).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
+// The page's own URL: Playwright's page.url() learns of history.replaceState later, so it can lag a key press.
+const pageHref = (page) => page.evaluate(() => location.href);
+const viewMs = async (page) => { const q = new URL(await pageHref(page)).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
 
 // ←/→ step through the selected event's row, F fits it, Z shows everything, ? opens the key help.
 async function checkTraceKeys(page, json, assert, firstUrl) {
@@ -52,12 +54,12 @@ async function checkTraceKeys(page, json, assert, firstUrl) {
     assert(back.name === before.name && Math.abs(back.start - before.start) < 6e-4, `${dir} did not return to ${before.name}@${before.start}`);
   }
   await page.keyboard.press('f');
-  const [f0, f1] = viewMs(page);
+  const [f0, f1] = await viewMs(page);
   const want = Math.max(before.dur * 1.2, before.dur + 2e-3) / 1000;
   assert(Math.abs((f1 - f0) - want) <= Math.max(want * 0.01, 3e-6), `F: view ${f1 - f0} ms, selection ${before.dur} µs wants ${want} ms`);
   assert(f0 * 1000 <= before.start && f1 * 1000 >= before.start + before.dur, 'F: the selection is not inside the view');
   await page.keyboard.press('z');
-  const [z0, z1] = viewMs(page);
+  const [z0, z1] = await viewMs(page);
   if (Array.isArray(json.fullTimespan)) assert(z0 <= json.fullTimespan[0] + 1e-6 && z1 >= json.fullTimespan[1] - 1e-6, `Z: view ${z0}–${z1} ms is not the whole trace ${json.fullTimespan}`);
   await page.keyboard.press('?');
   assert(await page.isVisible('#trace-help'), '? does not open the key help');
@@ -75,7 +77,7 @@ async function checkTraceKeys(page, json, assert, firstUrl) {
   await page.selectOption('#trace-wheel', 'zoom');
   const cv = await (await page.$('.trace-canvas')).boundingBox();
   await page.mouse.move(cv.x + cv.width * 0.5, cv.y + 80);
-  const [a0, a1] = viewMs(page);
+  const [a0, a1] = await viewMs(page);
   await page.mouse.wheel(0, -400);
   await page.waitForFunction((w) => { const q = new URL(location.href).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')) < w * 0.9; }, a1 - a0);
   await page.selectOption('#trace-wheel', 'scroll');
@@ -216,10 +218,10 @@ export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
   }
   // Ctrl+wheel over the timeline zooms in around the mouse.
   await page.click('#trace-reset');
-  const viewWidth = () => { const q = new URL(page.url()).searchParams; return Number(q.get('view_end')) - Number(q.get('view_start')); };
+  const viewWidth = async () => { const [v0, v1] = await viewMs(page); return v1 - v0; };
   const tl = await (await page.$('.trace-canvas')).boundingBox();
   await page.mouse.move(tl.x + tl.width * 0.5, tl.y + 80);
-  const wideView = viewWidth();
+  const wideView = await viewWidth();
   await page.keyboard.down('Control');
   await page.mouse.wheel(0, -600);
   await page.keyboard.up('Control');
@@ -268,12 +270,12 @@ export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
   console.log(`  trace: zoomed window ${width.toFixed(3)} ms of ${span.toFixed(3)} ms at resolution ${w.get('resolution')}; ` +
     `${await page.textContent('#trace-status')}; last frame drawn in ${drawMs} ms`);
   // Pan with A/D: the view moves (URL keeps it) and the page stays responsive.
-  const v0 = new URL(page.url()).searchParams.get('view_start');
+  const v0 = new URL(await pageHref(page)).searchParams.get('view_start');
   for (let i = 0; i < 3; i++) await page.keyboard.press('d');
   await page.waitForFunction((old) => new URL(location.href).searchParams.get('view_start') !== old, v0);
   // A deep link to this narrow window loads the window's detail at once, without any input.
   await page.waitForTimeout(300);
-  const link = page.url();
+  const link = await pageHref(page);
   const fresh = await page.context().newPage();
   const windowRequests = [];
   fresh.on('request', (r) => { if (/[?&]start_time_ms=/.test(r.url())) windowRequests.push(r.url()); });
