@@ -124,7 +124,7 @@ HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c) {
 }
 
 std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
-    const Query& q, bool csv, bool accepts_gzip, std::shared_ptr<const RunContents> listed) {
+    const Query& q, bool csv, bool accepts_gzip, const ListedRun* listed) {
   DataPlan plan;
   plan.csv = csv;
   std::string tag = q.Get("tag"), run = q.Get("run"), host = q.Get("host"), hosts_param = q.Get("hosts");
@@ -145,9 +145,10 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       if (std::find(wanted_hosts.begin(), wanted_hosts.end(), h) == wanted_hosts.end()) wanted_hosts.push_back(h);
     }
   }
-  auto ref = ResolveRun(run, q.Scope());
+  // A run the network thread found fresh was resolved for this request already (one stat of its directory).
+  StatusOr<RunRef> ref = listed ? StatusOr<RunRef>(listed->ref) : ResolveRun(run, q.Scope());
   if (!ref.ok()) return FromStatus(ref.status());
-  std::shared_ptr<const RunContents> scanned = listed ? std::move(listed) : Contents(ref->dir);
+  std::shared_ptr<const RunContents> scanned = listed ? listed->contents : Contents(ref->dir);
   const RunContents& contents = *scanned;
 
   ToolParams params = q.params;

@@ -210,7 +210,7 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
   }
   // /hosts and /data read the run's listing: here when it is fresh, else on a worker.
   if (path == "/hosts") {
-    if (auto listed = FreshContentsOf(query)) return Hosts(query, std::move(listed));
+    if (auto listed = FreshContentsOf(query)) return Hosts(query, &*listed);
     return later([this, query] { return Hosts(query); });
   }
   if (path == "/run_tools") return later([this, query] { return RunTools(query); });  // may look inside a profile
@@ -218,11 +218,11 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
   if (path == "/data" || path == "/data_csv") {
     const bool csv = path == "/data_csv";
     const bool accepts_gzip = AcceptsGzip(HeaderOf(request, "accept-encoding"));
-    std::shared_ptr<const RunContents> listed = FreshContentsOf(query);
-    if (listed == nullptr) {
+    std::optional<ListedRun> listed = FreshContentsOf(query);
+    if (!listed) {
       return later([this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
     }
-    auto plan = PlanData(query, csv, accepts_gzip, std::move(listed));
+    auto plan = PlanData(query, csv, accepts_gzip, &*listed);
     if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
     if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
     const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
@@ -370,15 +370,15 @@ std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& d
   return scanned;
 }
 
-std::shared_ptr<const RunContents> ProfileService::FreshContentsOf(const Query& q) {
-  if (!q.Scope().empty()) return nullptr;  // scoped runs are found by listing directories
+std::optional<ProfileService::ListedRun> ProfileService::FreshContentsOf(const Query& q) {
+  if (!q.Scope().empty()) return std::nullopt;  // scoped runs are found by listing directories
   // Resolving an unscoped run looks up the run index or stats its path; it lists nothing.
   auto ref = ResolveRun(q.Get("run"), RunScope{});
-  if (!ref.ok()) return nullptr;
+  if (!ref.ok()) return std::nullopt;
   std::lock_guard<std::mutex> lock(contents_mu_);
   auto c = contents_.find(ref->dir);
-  if (c == contents_.end() || std::chrono::steady_clock::now() - c->second.first >= runs_ttl_) return nullptr;
-  return c->second.second;
+  if (c == contents_.end() || std::chrono::steady_clock::now() - c->second.first >= runs_ttl_) return std::nullopt;
+  return ListedRun{std::move(*ref), c->second.second};
 }
 
 HttpResponse ProfileService::Runs(const Query& q) {
@@ -412,7 +412,7 @@ uint64_t ProfileService::FirstModelLoadBytes(const RunContents& contents) {
   return id.ok() ? ModelLoadBytes(contents.xplanes.front().path, *id) : 0;
 }
 
-HttpResponse ProfileService::Hosts(const Query& q, std::shared_ptr<const RunContents> listed) {
+HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
   std::string run = q.Get("run"), tag = q.Get("tag");
   if (!tag.empty()) {
     auto s = CheckPlainName("tag", tag);
@@ -420,11 +420,11 @@ HttpResponse ProfileService::Hosts(const Query& q, std::shared_ptr<const RunCont
     if (tag.back() == '^') tag.pop_back();
   }
   if (run.empty()) return Json(json::array());
-  auto ref = ResolveRun(run, q.Scope());
+  StatusOr<RunRef> ref = listed ? StatusOr<RunRef>(listed->ref) : ResolveRun(run, q.Scope());
   if (!ref.ok()) {
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
-  std::vector<std::string> hosts = HostsOfRun(listed ? *listed : *Contents(ref->dir), tag);
+  std::vector<std::string> hosts = HostsOfRun(listed ? *listed->contents : *Contents(ref->dir), tag);
   json::array a;
   for (const std::string& h : hosts) a.emplace_back(json::object{{"hostname", h}});
   return Json(a);

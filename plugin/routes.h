@@ -114,8 +114,14 @@ class ProfileService {
   Outcome Route(std::string_view path, const Query& q, const HttpRequest& request);
   HttpResponse Runs(const Query& q);
   std::variant<HttpResponse, Deferred> RunTools(const Query& q);
-  // `listed`: the run's fresh listing when the caller has it (else it is listed here).
-  HttpResponse Hosts(const Query& q, std::shared_ptr<const RunContents> listed = nullptr);
+  // A run resolved and listed less than runs_ttl ago, as the network thread
+  // finds it; the handler it is passed to neither resolves nor lists it again.
+  struct ListedRun {
+    RunRef ref;
+    std::shared_ptr<const RunContents> contents;
+  };
+  // `listed`: the run, fresh, when the caller has it (else it is resolved and listed here).
+  HttpResponse Hosts(const Query& q, const ListedRun* listed = nullptr);
   std::variant<HttpResponse, Deferred> ModuleList(const Query& q);
   HttpResponse ListModules(const RunContents& contents);
   // Working memory of loading the first profile of a run (0 when none or cached).
@@ -123,7 +129,7 @@ class ProfileService {
   // /data and /data_csv: a plan (inputs resolved, files identified, cache
   // key made) or the answer when planning already gives one.
   std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip,
-                                                std::shared_ptr<const RunContents> listed = nullptr);
+                                                const ListedRun* listed = nullptr);
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
@@ -158,9 +164,10 @@ class ProfileService {
   StatusOr<RunRef> ResolveRun(std::string_view run, const RunScope& scope);
   // ScanRun, reused for runs_ttl (file identities are still checked per request).
   std::shared_ptr<const RunContents> Contents(const std::string& dir);
-  // The listing of the run a request names when it is younger than runs_ttl;
-  // null otherwise (then listing it is a worker's job). Lists no directory.
-  std::shared_ptr<const RunContents> FreshContentsOf(const Query& q);
+  // The run a request names with its listing when that is younger than
+  // runs_ttl; nullopt otherwise (then listing it is a worker's job). Lists no
+  // directory.
+  std::optional<ListedRun> FreshContentsOf(const Query& q);
 
   Logdir logdir_;
   std::string web_dir_;
