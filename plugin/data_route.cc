@@ -145,11 +145,9 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       if (std::find(wanted_hosts.begin(), wanted_hosts.end(), h) == wanted_hosts.end()) wanted_hosts.push_back(h);
     }
   }
-  // A run the network thread found fresh was resolved for this request already (one stat of its directory).
-  StatusOr<RunRef> ref = listed ? StatusOr<RunRef>(listed->ref) : ResolveRun(run, q.Scope());
-  if (!ref.ok()) return FromStatus(ref.status());
-  std::shared_ptr<const RunContents> scanned = listed ? listed->contents : Contents(ref->dir);
-  const RunContents& contents = *scanned;
+  auto found = ListRun(run, q.Scope(), listed);
+  if (!found.ok()) return FromStatus(found.status());
+  const RunContents& contents = *found->contents;
 
   ToolParams params = q.params;
   plan.input.csv = csv;

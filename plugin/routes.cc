@@ -210,7 +210,7 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
   }
   // /hosts and /data read the run's listing: here when it is fresh, else on a worker.
   if (path == "/hosts") {
-    if (auto listed = FreshContentsOf(query)) return Hosts(query, &*listed);
+    if (auto listed = FreshListedRun(query)) return Hosts(query, &*listed);
     return later([this, query] { return Hosts(query); });
   }
   if (path == "/run_tools") return later([this, query] { return RunTools(query); });  // may look inside a profile
@@ -218,7 +218,7 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
   if (path == "/data" || path == "/data_csv") {
     const bool csv = path == "/data_csv";
     const bool accepts_gzip = AcceptsGzip(HeaderOf(request, "accept-encoding"));
-    std::optional<ListedRun> listed = FreshContentsOf(query);
+    std::optional<ListedRun> listed = FreshListedRun(query);
     if (!listed) {
       return later([this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
     }
@@ -370,7 +370,7 @@ std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& d
   return scanned;
 }
 
-std::optional<ProfileService::ListedRun> ProfileService::FreshContentsOf(const Query& q) {
+std::optional<ProfileService::ListedRun> ProfileService::FreshListedRun(const Query& q) {
   if (!q.Scope().empty()) return std::nullopt;  // scoped runs are found by listing directories
   // Resolving an unscoped run looks up the run index or stats its path; it lists nothing.
   auto ref = ResolveRun(q.Get("run"), RunScope{});
@@ -379,6 +379,16 @@ std::optional<ProfileService::ListedRun> ProfileService::FreshContentsOf(const Q
   auto c = contents_.find(ref->dir);
   if (c == contents_.end() || std::chrono::steady_clock::now() - c->second.first >= runs_ttl_) return std::nullopt;
   return ListedRun{std::move(*ref), c->second.second};
+}
+
+StatusOr<ProfileService::ListedRun> ProfileService::ListRun(std::string_view run, const RunScope& scope,
+                                                            const ListedRun* listed) {
+  // A run found fresh was resolved (its directory stat'ed) for this request already.
+  if (listed != nullptr) return *listed;
+  auto ref = ResolveRun(run, scope);
+  if (!ref.ok()) return ref.status();
+  std::shared_ptr<const RunContents> contents = Contents(ref->dir);
+  return ListedRun{std::move(*ref), std::move(contents)};
 }
 
 HttpResponse ProfileService::Runs(const Query& q) {
@@ -420,11 +430,11 @@ HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
     if (tag.back() == '^') tag.pop_back();
   }
   if (run.empty()) return Json(json::array());
-  StatusOr<RunRef> ref = listed ? StatusOr<RunRef>(listed->ref) : ResolveRun(run, q.Scope());
-  if (!ref.ok()) {
-    return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
+  auto found = ListRun(run, q.Scope(), listed);
+  if (!found.ok()) {
+    return found.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(found.status());
   }
-  std::vector<std::string> hosts = HostsOfRun(listed ? *listed->contents : *Contents(ref->dir), tag);
+  std::vector<std::string> hosts = HostsOfRun(*found->contents, tag);
   json::array a;
   for (const std::string& h : hosts) a.emplace_back(json::object{{"hostname", h}});
   return Json(a);

@@ -167,7 +167,10 @@ class ProfileService {
   // The run a request names with its listing when that is younger than
   // runs_ttl; nullopt otherwise (then listing it is a worker's job). Lists no
   // directory.
-  std::optional<ListedRun> FreshContentsOf(const Query& q);
+  std::optional<ListedRun> FreshListedRun(const Query& q);
+  // The run named `run` with its listing: `listed` when the network thread
+  // found it fresh for this request, else resolved and listed here.
+  StatusOr<ListedRun> ListRun(std::string_view run, const RunScope& scope, const ListedRun* listed);
 
   Logdir logdir_;
   std::string web_dir_;
