@@ -32,6 +32,8 @@ async function servedAround(firstUrl, us) {
 async function detailValue(page, key) {
   return page.$$eval('#trace-details table.kv tr', (rows, k) => rows.find((r) => r.querySelector('th')?.textContent === k)?.querySelector('td')?.textContent ?? '', key);
 }
+// What the search box finds: names containing the text, whatever the case.
+const searchFinds = (text, name) => String(name).toLowerCase().includes(String(text).toLowerCase());
 // The page's own URL: Playwright's page.url() learns of history.replaceState later, so it can lag a key press.
 const pageHref = (page) => page.evaluate(() => location.href);
 const viewMs = async (page) => { const q = new URL(await pageHref(page)).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
@@ -169,7 +171,7 @@ async function checkDerivedLane(page, json, assert) {
   const laneOf = (e) => `${e.pid}:${e.tid}`;
   // The search box matches names containing the text: pick a name only that derived lane holds.
   const pick = slices.find((e) => isDerived(threadName.get(laneOf(e))) &&
-    slices.every((o) => laneOf(o) === laneOf(e) || !o.name.toLowerCase().includes(e.name.toLowerCase())));
+    slices.every((o) => laneOf(o) === laneOf(e) || !searchFinds(e.name, o.name)));
   if (!pick) return;
   derivedLaneSeen.count++;
   await page.fill('#trace-search', pick.name);
@@ -192,7 +194,7 @@ export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
   // Search a name present in the response, jump to it: the details panel shows it. The search box matches
   // names containing the text, so the name must be in no other name (BatchV2 is in BatchV2::Map).
   const names = [...new Set((json.traceEvents ?? []).filter((e) => e.ph === 'X' && e.name).map((e) => e.name))];
-  const unique = new Set(names.filter((m) => names.every((o) => o === m || !o.toLowerCase().includes(m.toLowerCase()))));
+  const unique = new Set(names.filter((m) => names.every((o) => o === m || !searchFinds(m, o))));
   const ev = (json.traceEvents ?? []).filter((e) => e.ph === 'X' && unique.has(e.name)).sort((a, b) => b.dur - a.dur)[0];
   if (ev) {
     await page.fill('#trace-search', ev.name);
