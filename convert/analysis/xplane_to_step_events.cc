@@ -129,64 +129,39 @@ uint32_t TpuCoreId(const XSpaceModel& space, const XPlaneModel& plane) {
   return schema::IsSparseCorePlane(space.Str(plane.name)) ? kSparseCoreIndexStart + id : id;
 }
 
-StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& p,
-                              uint32_t core_id) {
+StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
+                              size_t plane_index, uint32_t core_id) {
+  const XPlaneModel& p = space.planes[plane_index];
   bool sparse_core = schema::IsSparseCorePlane(space.Str(p.name));
-  std::string_view step_line_name = sparse_core ? schema::kSparseCoreStepLine : schema::kStepLine;
   std::string_view op_line_name = sparse_core ? schema::kSparseCoreOpLine : schema::kXlaOpLine;
-  const LineModel* steps_line = nullptr;
   const LineModel* ops_line = nullptr;
   for (const LineModel& l : p.lines) {
-    std::string_view n = space.Str(l.name);
-    if (n == step_line_name) steps_line = &l;
-    if (n == op_line_name) ops_line = &l;
+    if (space.Str(l.name) == op_line_name) ops_line = &l;
   }
-  if (!steps_line || !ops_line) return {};
-  StrId group_id = space.Find(schema::kGroupId);
-  auto group_of = [&](uint32_t e) -> std::optional<int64_t> {
-    const Stat* g = group_id == kNoStr ? nullptr : p.FindStat(e, group_id);
-    if (g && g->IsInteger()) return g->IntValue();
-    return std::nullopt;
-  };
+  if (!ops_line || plane_index >= groups.tpu_steps.size()) return {};
   StepEvents markers;
-  std::vector<std::pair<int64_t, Span>> steps;
-  for (uint32_t e : SortedLineEvents(p, *steps_line)) {
-    std::string_view n = space.Str(p.EventName(e));
-    // The step's group_id names it; else a name that is a number; else (a
-    // name such as "Step 1", or a number past int64: TPU step names can be
-    // 20-digit ids) its position.
-    int64_t num = 0;
-    if (std::optional<int64_t> g = group_of(e)) {
-      num = *g;
-    } else {
-      auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), num);
-      if (n.empty() || ec != std::errc() || end != n.data() + n.size() || num < 0) {
-        num = static_cast<int64_t>(steps.size());
-      }
+  for (const EventGroups::TpuStep& step : groups.tpu_steps[plane_index]) {
+    if (step.group == kNoGroup) continue;
+    Span span = DeviceEventSpan(p, step.events.front(), ids);
+    for (uint32_t e : step.events) {
+      const Span s = DeviceEventSpan(p, e, ids);
+      span = {std::min(span.begin, s.begin), std::max(span.end, s.end)};
     }
-    Span span = DeviceEventSpan(p, e, ids);
-    steps.push_back({num, span});
-    GroupStepEvents& ge = markers[num];
+    GroupStepEvents& ge = markers[step.group];
     auto [marker, fresh] = ge.core_markers.try_emplace(core_id, span);
     if (!fresh && span.duration() > marker->second.duration()) marker->second = span;
-    ge.step_name = std::string(n);
+    ge.step_name = std::string(space.Str(p.EventName(step.events.front())));
   }
-  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.second.begin < b.second.begin; });
   StepEvents ops;
   // Self time by category id, named once per step at the end.
   std::map<int64_t, std::unordered_map<StrId, uint64_t>> category_ps;
   StrId all_reduce_id = space.Find("all_reduce_unique_id");
   ForEachTpuOpSelfTime(p, ids, *ops_line, [&](uint32_t e, const Span& span, uint64_t self_ps) {
-    std::optional<int64_t> step = group_of(e);
-    if (!step) {
-      auto it = std::upper_bound(steps.begin(), steps.end(), span.begin,
-                                 [](int64_t t, const auto& s) { return t < s.second.begin; });
-      if (it == steps.begin()) return;
-      step = std::prev(it)->first;
-    }
-    category_ps[*step][HloCategoryOf(ids, p, e)] += self_ps;
+    const int32_t step = groups.Group(plane_index, e);
+    if (step == kNoGroup) return;
+    category_ps[step][HloCategoryOf(ids, p, e)] += self_ps;
     if (const Stat* id = all_reduce_id == kNoStr ? nullptr : p.FindStat(e, all_reduce_id)) {
-      ops[*step].core_all_reduces[core_id].push_back(
+      ops[step].core_all_reduces[core_id].push_back(
           {id->UintValue(), static_cast<uint64_t>(span.begin), static_cast<uint64_t>(span.end)});
     }
   });

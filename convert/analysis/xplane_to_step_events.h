@@ -50,12 +50,13 @@ void AddGpuStepEvents(const XSpaceModel& space, const schema::StatIds& ids, cons
 void AddHostStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
                        size_t plane_index, StepEvents& out);
 
-// A TPU TensorCore or SparseCore plane as core `core_id` (xprof
-// ConvertDeviceTraceXPlaneToStepEvents): its step line gives the markers, its
-// op line each step's ops (by their group_id, else the step they begin in) by
-// category and self time. Only steps with both are kept.
-StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const XPlaneModel& plane,
-                              uint32_t core_id);
+// TPU plane `plane_index` as core `core_id` (xprof
+// ConvertDeviceTraceXPlaneToStepEvents): its grouped steps give the markers
+// (a merged step spans its events' device time), its op line each step's ops
+// (by their group) by category and self time. Ungrouped steps and ops count
+// nowhere, as in xprof. Only steps with both are kept.
+StepEvents TpuPlaneStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
+                              size_t plane_index, uint32_t core_id);
 
 // The core id xprof gives a TPU plane: TensorCores their plane id,
 // SparseCores kSparseCoreIndexStart + their plane id.

@@ -127,7 +127,7 @@ class OpStatsBuilder {
         // TPU steps are the ones every core (TensorCores and SparseCores) took
         // part in. (A core without any step is passed over; xprof's
         // intersection would drop every step.)
-        StepEvents core_steps = TpuPlaneStepEvents(space_, ids_, p, TpuCoreId(space_, p));
+        StepEvents core_steps = TpuPlaneStepEvents(space_, ids_, *shared_groups_, pi, TpuCoreId(space_, p));
         if (!core_steps.empty()) {
           IntersectCombineStepEvents(std::move(core_steps), step_events, first_tpu_plane);
           first_tpu_plane = false;

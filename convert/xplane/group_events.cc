@@ -1,10 +1,12 @@
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/event_nesting.h"
+#include "convert/xplane/implied_contexts.h"
 #include "convert/xplane/schema.h"
 
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -17,8 +19,10 @@ constexpr uint32_t kNoParent = UINT32_MAX;
 // ConnectContextGroups skips a context with this many producers and consumers.
 constexpr size_t kMaxContextFanout = 64;
 
+bool IsTpuPlaneName(std::string_view name) { return schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name); }
+
 bool IsGroupedPlaneName(std::string_view name) {
-  return name == schema::kHostPlane || schema::IsGpuPlane(name);
+  return name == schema::kHostPlane || schema::IsGpuPlane(name) || IsTpuPlaneName(name);
 }
 
 // Roots that carry no step_name (GetGroupName's implicit roots).
@@ -28,7 +32,7 @@ bool IsImplicitRootName(std::string_view name) {
 
 struct StatIds {
   StrId root, async, producer_type, producer_id, consumer_type, consumer_id, correlation_id, group_id, step_name,
-      iter_num, step_num;
+      iter_num, step_num, graph_type;
   explicit StatIds(const XSpaceModel& s)
       : root(s.Find(schema::kIsRoot)),
         async(s.Find(schema::kIsAsync)),
@@ -40,7 +44,8 @@ struct StatIds {
         group_id(s.Find(schema::kGroupId)),
         step_name(s.Find(schema::kStepName)),
         iter_num(s.Find(schema::kIterNum)),
-        step_num(s.Find(schema::kStepNum)) {}
+        step_num(s.Find(schema::kStepNum)),
+        graph_type(s.Find(schema::kGraphType)) {}
 };
 
 const Stat* FindIf(const XPlaneModel& p, uint32_t e, StrId name) {
@@ -142,11 +147,19 @@ struct LineOrder {
 struct WorkPlane {
   size_t space_index = 0;
   bool is_host = false;
+  bool is_tpu = false, tensor_core = false;
+  // TPU: the events of the line the plane groups by (its steps, else its
+  // modules), in time order; and its "Steps" line, if any.
+  std::vector<uint32_t> grouping;
+  const LineModel* step_line = nullptr;
+  // Host: per event metadata, the implied-context role its name takes.
+  std::vector<uint8_t> roles;
   std::vector<LineOrder> line_orders;  // per raw line
   std::vector<uint32_t> nest_parent;   // innermost enclosing event on the line
   std::vector<int8_t> root_level;
   // Per event metadata: the root level its name gives, and whether its `_a` stat marks it async.
   std::vector<int8_t> name_root_level;
+  std::vector<uint8_t> name_level_wins;  // the name's level overrides `_r`
   std::vector<uint8_t> metadata_async;
 };
 
@@ -166,7 +179,7 @@ struct LineLinks {
 
 class Grouper {
  public:
-  explicit Grouper(const XSpaceModel& space) : space_(space), ids_(space) {
+  explicit Grouper(const XSpaceModel& space) : space_(space), ids_(space), implied_(space) {
     const StrId link_ids[kLinkStats] = {ids_.root,        ids_.async,       ids_.correlation_id, ids_.producer_id,
                                         ids_.producer_type, ids_.consumer_id, ids_.consumer_type};
     for (int k = 0; k < kLinkStats; ++k) {
@@ -180,12 +193,15 @@ class Grouper {
     EventGroups out;
     out.group_of.resize(space_.planes.size());
     out.has_step_name.resize(space_.planes.size());
+    out.tpu_steps.resize(space_.planes.size());
     for (size_t i = 0; i < space_.planes.size(); ++i) {
       const XPlaneModel& p = space_.planes[i];
       if (!IsGroupedPlaneName(space_.Str(p.name))) continue;
       WorkPlane w;
       w.space_index = i;
       w.is_host = space_.Str(p.name) == schema::kHostPlane;
+      w.is_tpu = IsTpuPlaneName(space_.Str(p.name));
+      w.tensor_core = schema::IsTpuCorePlane(space_.Str(p.name));
       planes_.push_back(std::move(w));
     }
     // Host plane first so that launch edges always point to computed values.
@@ -228,16 +244,16 @@ class Grouper {
       group[roots[g].plane][roots[g].event] = static_cast<int32_t>(g);
       NameGroup(static_cast<int32_t>(g), roots[g].plane, roots[g].event, out);
     }
-    Propagate(
-        group, [](const WorkPlane&, uint32_t, int32_t pv) { return pv; },
-        [](int32_t a, int32_t b) { return std::min(a, b); }, /*host_only=*/false);
+    PropagateGroups(group);
+    GroupTpuStepsInLockStep(group, static_cast<int32_t>(roots.size()), out);
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       std::vector<int32_t>& g = group[pi];
       for (int32_t& v : g) {
         if (v == INT32_MAX) v = kNoGroup;
       }
       size_t si = planes_[pi].space_index;
-      if (!planes_[pi].is_host) InheritGroupsOnDevice(space_.planes[si], g);
+      if (planes_[pi].is_tpu) GroupTpuPlane(pi, g, out.tpu_steps[si]);
+      if (!planes_[pi].is_host && !planes_[pi].is_tpu) InheritGroupsOnDevice(space_.planes[si], g);
       out.group_of[si] = std::move(g);
     }
     for (const Root& r : roots) {
@@ -335,10 +351,17 @@ class Grouper {
       const XPlaneModel& p = space_.planes[w.space_index];
       w.nest_parent.assign(p.events.size(), kNoParent);
       w.root_level.assign(p.events.size(), 0);
+      if (w.is_tpu) continue;  // ReadTpuPlane
       w.name_root_level.assign(p.event_metadata.size(), 0);
+      w.name_level_wins.assign(p.event_metadata.size(), 0);
       w.metadata_async.assign(p.event_metadata.size(), 0);
+      if (w.is_host) w.roles = implied_.RolesOf(p);
       for (size_t m = 0; m < p.event_metadata.size(); ++m) {
-        if (w.is_host) w.name_root_level[m] = static_cast<int8_t>(NameRootLevel(space_.Str(p.event_metadata[m].name)));
+        if (w.is_host) {
+          auto [level, wins] = NameRootLevel(space_.Str(p.event_metadata[m].name));
+          w.name_root_level[m] = static_cast<int8_t>(level);
+          w.name_level_wins[m] = wins;
+        }
         if (ids_.async == kNoStr) continue;
         auto [b, end] = p.MetadataStatsOf(static_cast<uint32_t>(m));
         const Stat* async = std::find_if(b, end, [&](const Stat& st) { return st.name == ids_.async; });
@@ -358,7 +381,64 @@ class Grouper {
         lines.size(),
         [&](size_t i) { return space_.planes[planes_[lines[i].plane].space_index].lines[lines[i].line].num_events; },
         [&](size_t i) { ReadLine(lines[i]); });
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (planes_[pi].is_tpu) lines.push_back(ReadTpuPlane(pi));
+    }
     return lines;
+  }
+
+  // ConnectIntraThreadTPU: a TPU plane's events do not nest. The plane groups
+  // by its steps, or by its modules when it has no steps; those events are
+  // its only nodes, and each event of another line that one of them holds
+  // lends it its producer/consumer contexts.
+  LineLinks ReadTpuPlane(uint32_t pi) {
+    WorkPlane& w = planes_[pi];
+    const XPlaneModel& p = space_.planes[w.space_index];
+    LineLinks links;
+    links.plane = pi;
+    const LineModel* modules = nullptr;
+    for (const LineModel& l : p.lines) {
+      std::string_view name = space_.Str(l.name);
+      if (name == schema::kStepLine || name == schema::kSparseCoreStepLine) w.step_line = &l;
+      if (name == schema::kXlaModuleLine || name == schema::kSparseCoreModuleLine) modules = &l;
+    }
+    const LineModel* grouping = w.step_line && w.step_line->num_events > 0 ? w.step_line
+                                : modules && modules->num_events > 0   ? modules
+                                                                       : nullptr;
+    if (grouping == nullptr) return links;
+    w.grouping = SortedLineEvents(p, *grouping);
+    // A TensorCore's device ordinal is its plane name's number.
+    uint64_t ordinal = 0;
+    std::string_view plane_name = space_.Str(p.name);
+    for (char c : plane_name.substr(schema::kTpuPlanePrefix.size())) {
+      if (c < '0' || c > '9') break;
+      ordinal = ordinal * 10 + static_cast<uint64_t>(c - '0');
+    }
+    auto add_contexts = [&](const LineModel& line, uint32_t e, uint32_t node) {
+      const Stat *pid = FindIf(p, e, ids_.producer_id), *pt = FindIf(p, e, ids_.producer_type);
+      const Stat *cid = FindIf(p, e, ids_.consumer_id), *ct = FindIf(p, e, ids_.consumer_type);
+      std::optional<ImpliedContext> launch;
+      if (w.tensor_core && space_.Str(line.name) == schema::kXlaModuleLine) launch = implied_.ModuleContext(p, ordinal, e);
+      if (pid) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, node});
+      if (launch) {
+        links.contexts.push_back({launch->type, launch->id, false, node});
+      } else if (cid) {
+        links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, node});
+      }
+    };
+    for (uint32_t e : w.grouping) add_contexts(*grouping, e, e);
+    for (const LineModel& line : p.lines) {
+      if (&line == grouping) continue;
+      size_t at = 0;
+      for (uint32_t e : SortedLineEvents(p, line)) {
+        const Event& ev = p.events[e];
+        while (at < w.grouping.size() && p.events[w.grouping[at]].end_ps() <= ev.begin_ps) ++at;
+        if (at == w.grouping.size()) break;
+        const Event& holder = p.events[w.grouping[at]];
+        if (holder.begin_ps <= ev.begin_ps && ev.end_ps() <= holder.end_ps()) add_contexts(line, e, w.grouping[at]);
+      }
+    }
+    return links;
   }
 
   void ReadLine(LineLinks& links) {
@@ -391,7 +471,8 @@ class Grouper {
       const uint32_t md = p.events[e].metadata;
       // A `_r` stat sets the root level; the name does otherwise.
       if (w.is_host) {
-        w.root_level[e] = root ? static_cast<int8_t>(std::clamp<int64_t>(root->IntValue(), 0, 100)) : w.name_root_level[md];
+        w.root_level[e] = root && !w.name_level_wins[md] ? static_cast<int8_t>(std::clamp<int64_t>(root->IntValue(), 0, 100))
+                                                         : w.name_root_level[md];
       }
       // The event's own `_a` first, then its metadata's: async events neither nest nor contain.
       const bool is_async = async != nullptr ? async->IntValue() != 0 : w.metadata_async[md] != 0;
@@ -401,15 +482,22 @@ class Grouper {
         return;
       }
       if (corr) links.launches.emplace_back(corr->IntValue(), e);
-      if (pid) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
-      if (cid) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
+      // A context the event's name implies replaces its own one of that side.
+      const std::optional<ImpliedContext> implied = implied_.HostContext(p, w.roles[md], e);
+      if (implied) links.contexts.push_back({implied->type, implied->id, implied->producer, e});
+      if (pid && !(implied && implied->producer)) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
+      if (cid && !(implied && !implied->producer)) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
     });
   }
 
-  static int NameRootLevel(std::string_view name) {
-    if (name == "TraceContext" || name == "BatchingSessionRun") return 1;
-    if (name == "ProcessBatch" || name == "OrbaxServing::ProcessBatch") return 2;
-    return 0;
+  // The root level an event's name gives, and whether it overrides the
+  // event's `_r` (xprof's preprocessing sets it on the batching events; a
+  // TraceContext is a root only when it carries no `_r`).
+  static std::pair<int, bool> NameRootLevel(std::string_view name) {
+    if (name == "TraceContext") return {1, false};
+    if (name == "BatchingSessionRun") return {1, true};
+    if (name == "ProcessBatch" || name == "OrbaxServing::ProcessBatch") return {2, true};
+    return {0, false};
   }
 
   void BuildCrossEdges(std::vector<LineLinks>& lines) {
@@ -467,6 +555,8 @@ class Grouper {
   template <typename Contrib, typename Merge>
   void Propagate(std::vector<std::vector<int32_t>>& val, Contrib contrib, Merge merge, bool host_only) {
     auto apply = [&](const CrossEdge& edge) -> bool {
+      // A pass over the host alone has no values for the other planes.
+      if (val[edge.child.plane].empty() || val[edge.parent.plane].empty()) return false;
       int32_t& cv = val[edge.child.plane][edge.child.event];
       int32_t nv = merge(cv, contrib(planes_[edge.parent.plane], edge.parent.event,
                                       val[edge.parent.plane][edge.parent.event]));
@@ -505,10 +595,111 @@ class Grouper {
     nest_pass(/*host=*/false);
   }
 
-  void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out) const {
+  // Pass 2's spread: every event takes the lowest group among its
+  // ancestors-or-self.
+  void PropagateGroups(std::vector<std::vector<int32_t>>& group) {
+    Propagate(
+        group, [](const WorkPlane&, uint32_t, int32_t pv) { return pv; },
+        [](int32_t a, int32_t b) { return std::min(a, b); }, /*host_only=*/false);
+  }
+
+  // CreateEventGroups' TPU fallback: when no TensorCore step joined a host
+  // step, each core's steps are numbered in time order from the next free
+  // group id, so that the cores' k-th steps share a group (a cheap alignment
+  // of the cores, as xprof makes it).
+  void GroupTpuStepsInLockStep(std::vector<std::vector<int32_t>>& group, int32_t first_id, EventGroups& out) {
+    bool any = false;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (!planes_[pi].tensor_core) continue;
+      for (uint32_t e : planes_[pi].grouping) {
+        if (group[pi][e] != INT32_MAX) return;
+        any = true;
+      }
+    }
+    if (!any) return;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      if (!planes_[pi].tensor_core) continue;
+      int32_t id = first_id;
+      for (uint32_t e : planes_[pi].grouping) {
+        if (group[pi][e] != INT32_MAX) continue;
+        group[pi][e] = id;
+        NameGroup(id, pi, e, out, /*implicit_root=*/true);
+        ++id;
+      }
+    }
+    PropagateGroups(group);
+  }
+
+  // GroupTpuXPlaneEvents: the plane's steps merged by group (MergeHostSteps),
+  // then every event off the steps line takes the group of the grouping
+  // event it overlaps, the first one in time order (GroupLine).
+  void GroupTpuPlane(uint32_t pi, std::vector<int32_t>& g, std::vector<EventGroups::TpuStep>& steps) const {
+    const WorkPlane& w = planes_[pi];
+    const XPlaneModel& p = space_.planes[w.space_index];
+    if (w.step_line != nullptr) {
+      const std::vector<uint32_t> order = SortedLineEvents(p, *w.step_line);
+      const bool any = std::any_of(order.begin(), order.end(), [&](uint32_t e) { return g[e] != kNoGroup; });
+      bool extending = false;
+      for (uint32_t e : order) {
+        if (!any) {
+          steps.push_back({kNoGroup, {e}});
+        } else if (g[e] == kNoGroup) {
+          extending = false;  // dropped: the host ran ahead of the device
+        } else if (extending && steps.back().group == g[e]) {
+          steps.back().events.push_back(e);
+        } else {
+          steps.push_back({g[e], {e}});
+          extending = true;
+        }
+      }
+    }
+    if (w.grouping.empty()) return;
+    struct Holder {
+      int64_t begin, end;
+      int32_t group;
+    };
+    std::vector<Holder> holders;  // the grouping line as merging left it
+    if (w.step_line != nullptr && w.step_line->num_events > 0) {
+      for (const EventGroups::TpuStep& step : steps) {
+        holders.push_back({p.events[step.events.front()].begin_ps, p.events[step.events.back()].end_ps(), step.group});
+      }
+    } else {
+      for (uint32_t e : w.grouping) holders.push_back({p.events[e].begin_ps, p.events[e].end_ps(), g[e]});
+    }
+    for (const LineModel& line : p.lines) {
+      if (&line == w.step_line || IsDerivedLineId(line.id)) continue;
+      // XEventContextTracker::GetOverlappingEvent, asked in time order; both
+      // ends count as overlapping.
+      size_t current = SIZE_MAX;
+      for (uint32_t e : SortedLineEvents(p, line)) {
+        const int64_t begin = p.events[e].begin_ps, end = p.events[e].end_ps();
+        auto overlaps = [&](const Holder& h) { return h.begin <= end && begin <= h.end; };
+        const Holder* found = nullptr;
+        if (current != SIZE_MAX && overlaps(holders[current])) {
+          found = &holders[current];
+        } else {
+          for (size_t i = current == SIZE_MAX ? 0 : current + 1; i < holders.size(); ++i) {
+            if (holders[i].begin > end) break;
+            if (holders[i].end < begin) continue;
+            current = i;
+            if (overlaps(holders[i])) found = &holders[i];
+            break;
+          }
+        }
+        if (found != nullptr && found->group != kNoGroup && g[e] == kNoGroup) g[e] = found->group;
+      }
+    }
+  }
+
+  // GetGroupName: the root's graph_type, else its name unless it is an
+  // implicit root, then its iter_num, else step_num, else the group id.
+  void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out, bool implicit_root = false) const {
     const XPlaneModel& p = space_.planes[planes_[pi].space_index];
     std::string_view name = space_.Str(p.EventName(e));
-    std::string text = IsImplicitRootName(name) ? "" : std::string(name) + " ";
+    std::string text = implicit_root || IsImplicitRootName(name) ? "" : std::string(name) + " ";
+    if (const Stat* graph = FindIf(p, e, ids_.graph_type); graph && graph->kind == StatKind::kStr) {
+      text = std::string(space_.Str(graph->str)) + " ";
+    }
     if (const Stat* s = FindIf(p, e, ids_.iter_num); s && s->IsInteger()) {
       text += std::to_string(s->IntValue());
     } else if (const Stat* s2 = FindIf(p, e, ids_.step_num); s2 && s2->IsInteger()) {
@@ -551,6 +742,7 @@ class Grouper {
 
   const XSpaceModel& space_;
   StatIds ids_;
+  ImpliedContexts implied_;
   std::vector<uint8_t> link_stat_of_;
   std::vector<WorkPlane> planes_;
   std::vector<CrossEdge> launch_edges_, context_edges_;
@@ -561,6 +753,7 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
   out.was_grouped = true;
   out.group_of.resize(space.planes.size());
   out.has_step_name.resize(space.planes.size());
+  out.tpu_steps.resize(space.planes.size());
   StrId group_id = space.Find(schema::kGroupId), step_name = space.Find(schema::kStepName);
   for (size_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
@@ -577,6 +770,12 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
         out.has_step_name[i][e] = 1;
         out.group_names.emplace(g[e], std::string(space.Str(n->str)));
       }
+    }
+    if (!IsTpuPlaneName(space.Str(p.name))) continue;
+    for (const LineModel& line : p.lines) {
+      std::string_view name = space.Str(line.name);
+      if (name != schema::kStepLine && name != schema::kSparseCoreStepLine) continue;
+      for (uint32_t e : SortedLineEvents(p, line)) out.tpu_steps[i].push_back({g[e], {e}});
     }
   }
   return out;
@@ -601,15 +800,12 @@ std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel
 bool IsXSpaceGrouped(const XSpaceModel& space) {
   StrId group_id = space.Find(schema::kGroupId);
   if (group_id == kNoStr) return false;
-  bool any = false;
   for (const XPlaneModel& p : space.planes) {
-    if (!IsGroupedPlaneName(space.Str(p.name))) continue;
-    any = true;
-    bool has = false;
-    for (const auto& [name, id] : p.stat_metadata) has |= name == group_id;
-    if (!has) return false;
+    for (const auto& [name, id] : p.stat_metadata) {
+      if (name == group_id) return true;
+    }
   }
-  return any;
+  return false;
 }
 
 // CheckLoopOp: xla's GroupTfEvents does not group spaces that run TF loop ops.
@@ -632,6 +828,7 @@ EventGroups GroupEvents(const XSpaceModel& space) {
     EventGroups none;
     none.group_of.resize(space.planes.size());
     none.has_step_name.resize(space.planes.size());
+    none.tpu_steps.resize(space.planes.size());
     for (size_t i = 0; i < space.planes.size(); ++i) none.group_of[i].assign(space.planes[i].events.size(), kNoGroup);
     return none;
   }

@@ -1,7 +1,12 @@
 // Step grouping of an XSpace (xla group_events.cc):
 // finds step roots (`_r`, TraceContext), connects nested events, host kernel
 // launches to their GPU activity (correlation_id) and producers to consumers
-// (`_p`/`_c`), and gives every reachable event the group of its first root.
+// (`_p`/`_c`, and the links xprof's preprocessing implies: see
+// implied_contexts.h), and gives every reachable event the group of its
+// first root. TPU planes group by their steps (GroupTpuEventsOSS): a step
+// joins the host step that launched a module it holds; when no step of any
+// TensorCore does, the cores' steps are numbered in lock step; every other
+// TPU event takes the group of the step it overlaps.
 // The model stays immutable: groups are returned as side tables.
 #pragma once
 
@@ -24,12 +29,24 @@ struct EventGroups {
   std::map<int32_t, std::string> group_names;
   bool was_grouped = false;  // the file already carried group_id stats
 
+  // A TPU step: the events of a "Steps" (or "Sparse Core Steps") line that
+  // make it up. xprof's MergeHostSteps makes one step of consecutive steps of
+  // one group (a step of several modules) and drops the ungrouped ones,
+  // unless no step has a group. Files that come grouped keep every step.
+  struct TpuStep {
+    int32_t group = kNoGroup;
+    std::vector<uint32_t> events;  // in time order
+  };
+  // tpu_steps[plane]: the plane's steps in time order (empty for other planes).
+  std::vector<std::vector<TpuStep>> tpu_steps;
+
   int32_t Group(size_t plane, uint32_t event) const {
     return plane < group_of.size() && event < group_of[plane].size() ? group_of[plane][event] : kNoGroup;
   }
 };
 
-// True if every host and device plane declares a `group_id` stat.
+// True if any plane declares a `group_id` stat (xprof then leaves the
+// file's groups as they are).
 bool IsXSpaceGrouped(const XSpaceModel& space);
 
 // Reads existing group_id/step_name stats when the space is already grouped,

@@ -114,6 +114,16 @@ inline constexpr std::string_view kShapeWithLayout = "shape_with_layout";
 // TraceMe context stats: a step root (its level), an async event, and the
 // producer/consumer pairs that link events across threads.
 inline constexpr std::string_view kIsRoot = "_r";
+// Stats xprof's preprocessing joins host and TPU events by (TPU runtime
+// launches and request queues; ids as the runtime writes them).
+inline constexpr std::string_view kRunId = "run_id";
+inline constexpr std::string_view kQueueId = "queue_id";
+inline constexpr std::string_view kDeviceOrdinal = "device_ordinal";
+inline constexpr std::string_view kCoreType = "core_type";
+inline constexpr std::string_view kRequestId = "request_id";
+inline constexpr std::string_view kQueueAddr = "queue_addr";
+// A TraceContext root's kind ("train", "eval"): it prefixes the step's name.
+inline constexpr std::string_view kGraphType = "graph_type";
 inline constexpr std::string_view kIsAsync = "_a";
 inline constexpr std::string_view kProducerType = "_pt";
 inline constexpr std::string_view kProducerId = "_p";

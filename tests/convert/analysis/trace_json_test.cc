@@ -27,7 +27,7 @@ tensorflow::profiler::XSpace TinySpace() {
   {
     XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
     XLineBuilder line = host.AddLine(10, "python", 1000);
-    line.AddEvent("train", 0, 5000000).Int("_r", 1).Str("note", "first step").Int("group_id", 3);
+    line.AddEvent("train", 0, 5000000).Int("_r", 1).Str("note", "first step");
     line.AddEvent("cuLaunchKernel", 1000000, 2000000).Int("correlation_id", 7).Int("device_id", 0);
     line.AddEvent("marker", 3000000, 0);
     line.AddEvent("PrefetchProduce", 3500000, 100000).Int("element_id", 1);  // internal: hidden
@@ -80,8 +80,8 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_DOUBLE_EQ(Num(*train, "ts"), 1.0);
   EXPECT_DOUBLE_EQ(Num(*train, "dur"), 5.0);
   EXPECT_EQ(train->at("ph"), "X");
-  // _r is internal; the others are args, ints as numbers.
-  boost::json::object train_args{{"note", "first step"}, {"group_id", 3}};
+  // _r is internal; the others are args.
+  boost::json::object train_args{{"note", "first step"}};
   EXPECT_EQ(train->at("args").as_object(), train_args);
 
   const auto* launch = FindByName(events, "cuLaunchKernel");
@@ -104,7 +104,7 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_EQ(gemm->at("args").as_object(), gemm_args);
 
   // The step as the GPU's Steps line shows it: the space is not grouped yet
-  // (the GPU plane has no group_id), so grouping numbers train's group 0 and
+  // (no plane declares group_id), so grouping numbers train's group 0 and
   // names it after the root and that number.
   const auto* step = FindByName(events, "train 0");
   ASSERT_NE(step, nullptr);

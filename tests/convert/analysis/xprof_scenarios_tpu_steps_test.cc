@@ -217,7 +217,7 @@ StepEvents StepEventsOf(const XSpace& space) {
   auto model = ToModel(space);
   schema::StatIds ids(*model);
   const XPlaneModel& p = model->planes[0];
-  return TpuPlaneStepEvents(*model, ids, p, TpuCoreId(*model, p));
+  return TpuPlaneStepEvents(*model, ids, GroupEvents(*model), 0, TpuCoreId(*model, p));
 }
 
 TEST(XprofScenarioTpuStepEvents, TpuDevicePlaneToStepEvents) {
