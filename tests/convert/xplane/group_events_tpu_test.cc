@@ -56,6 +56,18 @@ void ExpectAllInGroup(const XSpaceModel& m, const EventGroups& g, std::string_vi
   }
 }
 
+// Groups a space whose events should all fall in one group, and checks that
+// they do on every plane named.
+void ExpectOneGroupOn(const XSpace& space, std::initializer_list<std::string_view> planes,
+                      std::unique_ptr<XSpaceModel>* model = nullptr, EventGroups* groups = nullptr) {
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  ASSERT_EQ(g.group_names.size(), 1u);
+  for (std::string_view plane : planes) ExpectAllInGroup(*m, g, plane, g.group_names.begin()->first);
+  if (model) *model = std::move(m);
+  if (groups) *groups = std::move(g);
+}
+
 // The plane's steps as (begin, end) of their first and last events.
 std::vector<std::pair<int64_t, int64_t>> Steps(const XSpaceModel& m, const EventGroups& g, std::string_view plane) {
   const size_t pi = PlaneIndex(m, plane);
@@ -64,6 +76,17 @@ std::vector<std::pair<int64_t, int64_t>> Steps(const XSpaceModel& m, const Event
     out.emplace_back(m.planes[pi].events[s.events.front()].begin_ps, m.planes[pi].events[s.events.back()].end_ps());
   }
   return out;
+}
+
+// A host's launch of a TPU program: what names the launch for xprof's
+// preprocessing (device ordinal, queue, run id; core type 0, a TensorCore).
+void AddLaunch(XLineBuilder& line, int64_t begin, int64_t duration, int64_t run_id, int64_t ordinal,
+               int64_t queue = 0) {
+  line.AddEvent("DoEnqueueProgram", begin, duration)
+      .Int("run_id", run_id)
+      .Int("queue_id", queue)
+      .Int("device_ordinal", ordinal)
+      .Int("core_type", 0);
 }
 
 XSpace HostWithSessionRoot(std::string_view name, std::initializer_list<std::pair<const char*, int64_t>> stats) {
@@ -123,12 +146,7 @@ XSpace MergeHostStepsSpace() {
   XLineBuilder main = host.AddLine(0, "main");
   main.AddEvent("train", 100, 10).Int("step_num", 1).Int("_r", 1);
   const int64_t launches[4][2] = {{100, 1}, {101, 2}, {103, 2}, {105, 4}};
-  for (int i = 0; i < 4; ++i) {
-    main.AddEvent("DoEnqueueProgram", launches[i][0], launches[i][1])
-        .Int("run_id", 2 + i)
-        .Int("queue_id", 0)
-        .Int("device_ordinal", 0);
-  }
+  for (int i = 0; i < 4; ++i) AddLaunch(main, launches[i][0], launches[i][1], 2 + i, 0);
   const int64_t spans[4][2] = {{1000, 10}, {1015, 100}, {1125, 50}, {1180, 25}};
   XPlaneBuilder tc = AddPlane(space, "/device:TPU:0", 0);
   XLineBuilder modules = tc.AddLine(0, "XLA Modules");
@@ -198,12 +216,10 @@ TEST(XprofScenarioGroupTpuEvents, MergeOffloadedScSteps) {
   XLineBuilder sc_ops = sc.AddLine(2, "Sparse Core Ops");
   sc_ops.AddEvent("sc_op_1a", 1110, 100).Int("_ct", kScOffload).Int("_c", 1);
   sc_ops.AddEvent("sc_op_2a", 1610, 100).Int("_ct", kScOffload).Int("_c", 2);
-  auto m = ToModel(space);
-  EventGroups g = GroupEvents(*m);
-  ASSERT_EQ(g.group_names.size(), 1u);
-  const int32_t group = g.group_names.begin()->first;
-  ExpectAllInGroup(*m, g, "/device:TPU:0", group);
-  ExpectAllInGroup(*m, g, "/device:TPU:0 SparseCore 1", group);
+  std::unique_ptr<XSpaceModel> m;
+  EventGroups g;
+  ExpectOneGroupOn(space, {"/device:TPU:0", "/device:TPU:0 SparseCore 1"}, &m, &g);
+  ASSERT_NE(m, nullptr);
   using Spans = std::vector<std::pair<int64_t, int64_t>>;
   EXPECT_EQ(Steps(*m, g, "/device:TPU:0 SparseCore 1"), (Spans{{1100, 2000}}));
 }
@@ -241,20 +257,9 @@ TEST(XprofScenarioGroupTpuEvents, GroupOffloadedSparseCoreModulesHostLoopTest) {
   XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
   XLineBuilder main = host.AddLine(0, "main");
   main.AddEvent("host step 0", 0, 200).Int("_r", 1);
-  main.AddEvent("DoEnqueueProgram", 100, 10)
-      .Int("run_id", 1)
-      .Int("queue_id", 0)
-      .Int("replica_id", 0)
-      .Int("device_ordinal", 0)
-      .Int("core_type", 0);
+  AddLaunch(main, 100, 10, 1, 0);
   AddOffloadingCores(space, 1000, 1000, 1120, 10);
-  auto m = ToModel(space);
-  EventGroups g = GroupEvents(*m);
-  ASSERT_EQ(g.group_names.size(), 1u);
-  const int32_t group = g.group_names.begin()->first;
-  ExpectAllInGroup(*m, g, "/host:CPU", group);
-  ExpectAllInGroup(*m, g, "/device:TPU:0", group);
-  ExpectAllInGroup(*m, g, "/device:TPU:0 SparseCore 0", group);
+  ExpectOneGroupOn(space, {"/host:CPU", "/device:TPU:0", "/device:TPU:0 SparseCore 0"});
 }
 
 TEST(XprofScenarioGroupTpuEvents, GroupOffloadedSparseCoreModulesDeviceLoopTest) {
@@ -265,11 +270,7 @@ TEST(XprofScenarioGroupTpuEvents, GroupOffloadedSparseCoreModulesDeviceLoopTest)
   main.AddEvent("tpu::System::Execute", 100, 9).Int("_pt", kTfrtTpuRuntime).Int("_p", 1);
   XLineBuilder enqueue = host.AddLine(1, "tf_enqueue");
   enqueue.AddEvent("tpu::System::Execute=>IssueSequencedEvent", 102, 10).Int("_ct", kTfrtTpuRuntime).Int("_c", 1);
-  enqueue.AddEvent("DoEnqueueProgram", 103, 8)
-      .Int("run_id", 1)
-      .Int("queue_id", 0)
-      .Int("core_type", 0)
-      .Int("device_ordinal", 0);
+  AddLaunch(enqueue, 103, 8, 1, 0);
   // The module outlasts the step, so the step holds no launch: the device
   // steps are numbered after the host's loop iteration.
   AddOffloadingCores(space, 900, 1200, 1300, 100);
@@ -309,7 +310,7 @@ TEST(TpuGrouping, LaunchRunIdsAreMaskedOnTheHost) {
   XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
   XLineBuilder main = host.AddLine(0, "main");
   main.AddEvent("train", 0, 100).Int("_r", 1).Int("step_num", 7);
-  main.AddEvent("DoEnqueueProgram", 10, 5).Int("run_id", (int64_t{5} << 27) + 42).Int("queue_id", 3).Int("device_ordinal", 2);
+  AddLaunch(main, 10, 5, (int64_t{5} << 27) + 42, 2, /*queue=*/3);
   XPlaneBuilder tc = AddPlane(space, "/device:TPU:2", 2);
   tc.AddLine(0, "XLA Modules").AddEvent("jit_f", 1000, 100).Int("run_id", 42).Int("queue_id", 3);
   tc.AddLine(1, "XLA Ops").AddEvent("fusion", 1010, 50);
@@ -330,10 +331,7 @@ TEST(TpuGrouping, HostLoopStepsOfTwoModulesOnTwoCores) {
     main.AddEvent("train", step * 100, 90).Int("_r", 1).Int("step_num", 10 + step);
     for (int core = 0; core < 2; ++core) {
       for (int module = 0; module < 2; ++module) {
-        main.AddEvent("DoEnqueueProgram", step * 100 + core * 40 + module * 20, 10)
-            .Int("run_id", step * 2 + module)
-            .Int("queue_id", 0)
-            .Int("device_ordinal", core);
+        AddLaunch(main, step * 100 + core * 40 + module * 20, 10, step * 2 + module, core);
       }
     }
   }
@@ -371,9 +369,11 @@ TEST(TpuGrouping, GroupedFilesKeepTheirGroups) {
   XSpace space;
   XPlaneBuilder tc = AddPlane(space, "/device:TPU:0", 0);
   XLineBuilder steps = tc.AddLine(0, "Steps");
-  steps.AddEvent("a", 0, 10).Int("group_id", 5);
-  steps.AddEvent("b", 10, 10).Int("group_id", 5);
-  steps.AddEvent("c", 20, 10);
+  // Steps a and b of group 5, then c without a group.
+  for (int i = 0; i < 3; ++i) {
+    XEventBuilder step = steps.AddEvent(std::string(1, static_cast<char>('a' + i)), i * 10, 10);
+    if (i < 2) step.Int("group_id", 5);
+  }
   XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
   host.AddLine(0, "main").AddEvent("train", 0, 100).Int("_r", 1);
   auto m = ToModel(space);
