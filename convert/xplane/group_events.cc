@@ -483,7 +483,9 @@ class Grouper {
       }
       if (corr) links.launches.emplace_back(corr->IntValue(), e);
       // A context the event's name implies replaces its own one of that side.
-      const std::optional<ImpliedContext> implied = implied_.HostContext(p, w.roles[md], e);
+      // (Most events take none: the call is made only for the few names that do.)
+      const std::optional<ImpliedContext> implied =
+          w.roles[md] == ImpliedContexts::kNone ? std::nullopt : implied_.HostContext(p, w.roles[md], e);
       if (implied) links.contexts.push_back({implied->type, implied->id, implied->producer, e});
       if (pid && !(implied && implied->producer)) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
       if (cid && !(implied && !implied->producer)) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
