@@ -1,9 +1,7 @@
 #include "convert/analysis/xplane_to_step_events.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
-#include <optional>
 #include <unordered_map>
 
 #include "convert/analysis/op_stats.h"

@@ -21,6 +21,10 @@ constexpr size_t kMaxContextFanout = 64;
 
 bool IsTpuPlaneName(std::string_view name) { return schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name); }
 
+bool IsTpuStepLineName(std::string_view name) {
+  return name == schema::kStepLine || name == schema::kSparseCoreStepLine;
+}
+
 bool IsGroupedPlaneName(std::string_view name) {
   return name == schema::kHostPlane || schema::IsGpuPlane(name) || IsTpuPlaneName(name);
 }
@@ -399,7 +403,7 @@ class Grouper {
     const LineModel* modules = nullptr;
     for (const LineModel& l : p.lines) {
       std::string_view name = space_.Str(l.name);
-      if (name == schema::kStepLine || name == schema::kSparseCoreStepLine) w.step_line = &l;
+      if (IsTpuStepLineName(name)) w.step_line = &l;
       if (name == schema::kXlaModuleLine || name == schema::kSparseCoreModuleLine) modules = &l;
     }
     const LineModel* grouping = w.step_line && w.step_line->num_events > 0 ? w.step_line
@@ -414,11 +418,18 @@ class Grouper {
       if (c < '0' || c > '9') break;
       ordinal = ordinal * 10 + static_cast<uint64_t>(c - '0');
     }
+    // The line whose events take launch contexts, if any.
+    const LineModel* launch_line = w.tensor_core && modules && space_.Str(modules->name) == schema::kXlaModuleLine &&
+                                           implied_.KeysModuleLaunches(p)
+                                       ? modules
+                                       : nullptr;
     auto add_contexts = [&](const LineModel& line, uint32_t e, uint32_t node) {
-      const Stat *pid = FindIf(p, e, ids_.producer_id), *pt = FindIf(p, e, ids_.producer_type);
-      const Stat *cid = FindIf(p, e, ids_.consumer_id), *ct = FindIf(p, e, ids_.consumer_type);
+      const Stat* found[kLinkStats] = {};
+      FindLinkStats(p, e, found);
+      const Stat *pid = found[kProducerId], *pt = found[kProducerType], *cid = found[kConsumerId],
+                 *ct = found[kConsumerType];
       std::optional<ImpliedContext> launch;
-      if (w.tensor_core && space_.Str(line.name) == schema::kXlaModuleLine) launch = implied_.ModuleContext(p, ordinal, e);
+      if (&line == launch_line) launch = implied_.ModuleContext(p, ordinal, e);
       if (pid) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, node});
       if (launch) {
         links.contexts.push_back({launch->type, launch->id, false, node});
@@ -458,14 +469,8 @@ class Grouper {
     }
     LineNester nester;
     order.ForEach([&](uint32_t e) {
-      // One pass over the event's stats; the first of each name counts, as with FindStat.
       const Stat* found[kLinkStats] = {};
-      auto [sb, se] = p.StatsOf(e);
-      for (const Stat* st = sb; st != se; ++st) {
-        if (st->name >= link_stat_of_.size()) continue;
-        const uint8_t k = link_stat_of_[st->name];
-        if (k != kNotALinkStat && found[k] == nullptr) found[k] = st;
-      }
+      FindLinkStats(p, e, found);
       const Stat *root = found[kRoot], *async = found[kAsync], *corr = found[kCorrelation], *pid = found[kProducerId],
                  *pt = found[kProducerType], *cid = found[kConsumerId], *ct = found[kConsumerType];
       const uint32_t md = p.events[e].metadata;
@@ -490,6 +495,17 @@ class Grouper {
       if (pid && !(implied && implied->producer)) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
       if (cid && !(implied && !implied->producer)) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
     });
+  }
+
+  // One pass over the event's stats; the first of each name counts, as with FindStat.
+  // `found` has room for every LinkStat.
+  void FindLinkStats(const XPlaneModel& p, uint32_t e, const Stat** found) const {
+    auto [sb, se] = p.StatsOf(e);
+    for (const Stat* st = sb; st != se; ++st) {
+      if (st->name >= link_stat_of_.size()) continue;
+      const uint8_t k = link_stat_of_[st->name];
+      if (k != kNotALinkStat && found[k] == nullptr) found[k] = st;
+    }
   }
 
   // The root level an event's name gives, and whether it overrides the
@@ -775,8 +791,7 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
     }
     if (!IsTpuPlaneName(space.Str(p.name))) continue;
     for (const LineModel& line : p.lines) {
-      std::string_view name = space.Str(line.name);
-      if (name != schema::kStepLine && name != schema::kSparseCoreStepLine) continue;
+      if (!IsTpuStepLineName(space.Str(line.name))) continue;
       for (uint32_t e : SortedLineEvents(p, line)) out.tpu_steps[i].push_back({g[e], {e}});
     }
   }

@@ -95,9 +95,12 @@ std::optional<ImpliedContext> ImpliedContexts::HostContext(const XPlaneModel& p,
   return ImpliedContext{rule.type, static_cast<int64_t>(h), role % 2 == 0};
 }
 
+bool ImpliedContexts::KeysModuleLaunches(const XPlaneModel& p) const {
+  return PlaneHas(p, kQueueId) && PlaneHas(p, kRunId);
+}
+
 std::optional<ImpliedContext> ImpliedContexts::ModuleContext(const XPlaneModel& p, uint64_t device_ordinal,
                                                              uint32_t e) const {
-  if (!PlaneHas(p, kQueueId) || !PlaneHas(p, kRunId)) return std::nullopt;
   std::optional<uint64_t> queue = Value(p, e, kQueueId), run = Value(p, e, kRunId);
   if (!queue || !run) return std::nullopt;
   // The same values in the same order as the host's launch rule.

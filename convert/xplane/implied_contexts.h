@@ -35,9 +35,12 @@ class ImpliedContexts {
   // every stat the rule needs.
   std::optional<ImpliedContext> HostContext(const XPlaneModel& p, uint8_t role, uint32_t e) const;
 
-  // The consumer context of event `e` on the "XLA Modules" line of the TPU
-  // TensorCore with this device ordinal (the plane name's number), if the
-  // plane and the event have a queue and a run id.
+  // Whether the modules of TPU TensorCore plane `p` take launch contexts: the
+  // plane declares a queue and a run id.
+  bool KeysModuleLaunches(const XPlaneModel& p) const;
+  // The consumer context of event `e` on the "XLA Modules" line of a
+  // TensorCore plane that KeysModuleLaunches, with this device ordinal (the
+  // plane name's number), if the event has a queue and a run id.
   std::optional<ImpliedContext> ModuleContext(const XPlaneModel& p, uint64_t device_ordinal, uint32_t e) const;
 
  private:
