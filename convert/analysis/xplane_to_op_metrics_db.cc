@@ -197,7 +197,8 @@ std::unordered_map<int64_t, OpMetrics*> InputPipelineStageRows(const XSpaceModel
 // markers, not executions (xprof would count each as an occurrence of 0 ps).
 // An event of an input-pipeline stage (`_ipl_stage_id`) is its stage's op,
 // and never a TF op by its name.
-void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) const {
+void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const {
+  const XPlaneModel& p = space_.planes[plane_index];
   // Per event metadata, what its events are, decided once so the hot loop does
   // no string work: the row of the TF op the name gives, or whether the events
   // may carry a `tf_op` stat (the allocator's never count, see OpStatsLoadOptions).
@@ -245,7 +246,11 @@ void OpMetricsDbBuilder::AddHostPlane(const XPlaneModel& p, OpMetricsDb& db) con
       m.time_ps += o.span.duration();
       m.self_time_ps += self;
       m.min_time_ps = std::min<uint64_t>(m.min_time_ps, o.span.duration());
-      if (const Stat* eager = Find(p, o.event, ids_.is_eager)) m.is_eager |= eager->IntValue() != 0;
+      if (const Stat* eager = Find(p, o.event, ids_.is_eager)) {
+        m.is_eager |= eager->IntValue() != 0;
+      } else if (kind[p.events[o.event].metadata] == kNamedOp) {
+        m.is_eager |= groups_.IsEager(plane_index, o.event);  // as xprof marks TF ops
+      }
       line_op_time += self;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
@@ -349,7 +354,11 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
         m.self_time_ps += dur;
         continue;
       }
-      if (const Stat* eager = Find(p, e, ids_.is_eager)) m.is_eager |= eager->IntValue() != 0;
+      if (const Stat* eager = Find(p, e, ids_.is_eager)) {
+        m.is_eager |= eager->IntValue() != 0;
+      } else {
+        m.is_eager |= groups_.IsEager(pi, e);
+      }
       m.occurrences += 1;
       m.time_ps += dur;
       m.self_time_ps += dur;

@@ -20,12 +20,14 @@ namespace tbprof {
 
 class OpMetricsDbBuilder {
  public:
-  // `groups` may be empty (no step grouping): then every kernel is its own occurrence.
+  // `groups` may be empty (no step grouping): then every kernel is its own
+  // occurrence, and an op is eager only by its own `is_eager` stat.
   OpMetricsDbBuilder(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups);
 
   // ConvertHostThreadsXPlaneToOpMetricsDb: TF ops ("name:type" event names)
   // by self time on each thread, IDLE for the rest of each thread's span.
-  void AddHostPlane(const XPlaneModel& host, OpMetricsDb& db) const;
+  // `host_plane`: an index into the space's planes.
+  void AddHostPlane(size_t host_plane, OpMetricsDb& db) const;
   // ConvertDeviceTraceXPlaneToOpMetricsDb: kernels keyed by their HLO op, or
   // by framework op and kernel name.
   void AddGpuPlane(size_t plane_index, OpMetricsDb& db);

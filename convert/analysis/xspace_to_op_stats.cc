@@ -50,13 +50,18 @@ std::optional<CoreDetails> CoreDetailsOf(const XSpaceModel& space, const XPlaneM
 class OpStatsBuilder {
  public:
   OpStatsBuilder(const XSpaceModel& space, std::shared_ptr<const EventGroups> groups)
-      : space_(space), ids_(space), shared_groups_(std::move(groups)) {}
+      : space_(space), ids_(space), shared_groups_(std::move(groups)) {
+    for (size_t pi = 0; pi < space.planes.size(); ++pi) {
+      if (space.Str(space.planes[pi].name) == schema::kHostPlane) host_planes_.push_back(pi);
+    }
+  }
 
   // The groups the statistics were built from (given or computed).
   std::shared_ptr<const EventGroups> groups() const { return shared_groups_; }
 
   // Kernel stats and host op metrics need no event groups, so a second
-  // thread computes them while the events are grouped.
+  // thread computes them while the events are grouped. Only where grouping
+  // finds TF ops run eagerly are the host op metrics made again, with it.
   OpStats Build() {
     OpStats s;
     tensorflow::profiler::KernelStatsDb kernel_stats;
@@ -67,22 +72,34 @@ class OpStatsBuilder {
         },
         [&] {
           static const EventGroups kNoGroups;
-          OpMetricsDbBuilder host_ops(space_, ids_, kNoGroups);
+          s.host_op_metrics_db = HostOpMetrics(kNoGroups);
           KernelStatsCollector kernels(space_);
           for (const XPlaneModel& p : space_.planes) {
             if (CancelRequested()) break;  // the caller discards what was built
-            std::string_view name = space_.Str(p.name);
-            if (name == schema::kHostPlane) host_ops.AddHostPlane(p, s.host_op_metrics_db);
-            if (schema::IsGpuPlane(name)) kernels.AddPlane(p);
+            if (schema::IsGpuPlane(space_.Str(p.name))) kernels.AddPlane(p);
           }
           kernel_stats = kernels.Finish();
         });
+    const bool eager_host_ops = std::any_of(host_planes_.begin(), host_planes_.end(),
+                                            [&](size_t pi) { return shared_groups_->IsEagerPlane(pi); });
+    if (eager_host_ops) s.host_op_metrics_db = HostOpMetrics(*shared_groups_);
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
     return s;
   }
 
  private:
+  // The host plane's op metrics; `groups` tell which TF ops ran eagerly.
+  OpMetricsDb HostOpMetrics(const EventGroups& groups) const {
+    OpMetricsDbBuilder host_ops(space_, ids_, groups);
+    OpMetricsDb db;
+    for (size_t pi : host_planes_) {
+      if (CancelRequested()) break;  // the caller discards what was built
+      host_ops.AddHostPlane(pi, db);
+    }
+    return db;
+  }
+
   // Everything but the host op metrics and kernel stats.
   void BuildGrouped(OpStats& s) {
     // A profiler that hits one problem per event repeats it: keep each once (xprof dedups too).
@@ -159,6 +176,7 @@ class OpStatsBuilder {
   const XSpaceModel& space_;
   const schema::StatIds ids_;
   std::shared_ptr<const EventGroups> shared_groups_;  // set before BuildGrouped runs
+  std::vector<size_t> host_planes_;
 };
 
 }  // namespace
@@ -180,11 +198,9 @@ OpStats ConvertXSpaceToOpStats(const XSpaceModel& space, std::shared_ptr<const E
 }
 
 bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_name) {
-  // Every name looked up on events by GroupEvents (StatIds, TfLoopRoots) and
-  // AddHostOps: all that is read on /host:CPU...
-  static constexpr std::string_view kHost[] = {"_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "group_id",
-                                               "step_name", "iter_num", "step_num", "id", "is_eager",
-                                               schema::kTfOp, schema::kInputPipelineStageId,
+  // Every name GroupEvents reads, on every plane; what AddHostOps reads on
+  // /host:CPU...
+  static constexpr std::string_view kHost[] = {schema::kIsEager, schema::kTfOp, schema::kInputPipelineStageId,
                                                schema::kInputPipelineStageCategory};
   // ...and on device planes also by KernelStatsCollector and the device op
   // and step code. A name missing here reads as an absent stat; OpsProjection
@@ -193,6 +209,8 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
       schema::kTfOp,         schema::kLevel0,       schema::kHloOp,          schema::kShape,
       schema::kKernelDetails, schema::kEquation,    schema::kHloCategory,    schema::kFlops,
       schema::kBytesAccessed, schema::kName,        schema::kDeviceOffsetPs, schema::kDeviceDurationPs};
+  const std::span<const std::string_view> grouping = GroupingStatNames();
+  if (std::find(grouping.begin(), grouping.end(), stat_name) != grouping.end()) return true;
   if (std::find(std::begin(kHost), std::end(kHost), stat_name) != std::end(kHost)) return true;
   return plane_name != schema::kHostPlane &&
          std::find(std::begin(kDeviceOnly), std::end(kDeviceOnly), stat_name) != std::end(kDeviceOnly);

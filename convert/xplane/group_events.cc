@@ -260,6 +260,8 @@ class Grouper {
       if (!planes_[pi].is_host && !planes_[pi].is_tpu) InheritGroupsOnDevice(space_.planes[si], g);
       out.group_of[si] = std::move(g);
     }
+    MarkEagerEvents(out);
+    out.computed = true;
     for (const Root& r : roots) {
       size_t si = planes_[r.plane].space_index;
       const XPlaneModel& p = space_.planes[si];
@@ -621,6 +623,45 @@ class Grouper {
         [](int32_t a, int32_t b) { return std::min(a, b); }, /*host_only=*/false);
   }
 
+  // MarkEagerlyExecuted…: the nearest EagerKernelExecute above an event (the
+  // event itself first) decides. Values: 0 none above, 1 a single op above,
+  // 2 a function above; 3 and 4: the event is itself one (op, function) and
+  // keeps that. Where two kinds reach an event (only across links, which
+  // xprof walks breadth-first), the function wins.
+  void MarkEagerEvents(EventGroups& out) {
+    const StrId eager_execute = space_.Find(schema::kEagerKernelExecute);
+    if (eager_execute == kNoStr) return;
+    const StrId is_func = space_.Find(schema::kIsFunc);
+    constexpr int32_t kOpAbove = 1, kSelfOp = 3, kSelfFunction = 4;
+    std::vector<std::vector<int32_t>> state(planes_.size());
+    bool any_op = false;
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      const XPlaneModel& p = space_.planes[planes_[pi].space_index];
+      state[pi].assign(p.events.size(), 0);
+      if (!planes_[pi].is_host) continue;
+      for (uint32_t e = 0; e < p.events.size(); ++e) {
+        if (p.event_metadata[p.events[e].metadata].name != eager_execute) continue;
+        const Stat* f = FindIf(p, e, is_func);
+        const bool single_op = f != nullptr && f->IntValue() == 0;
+        state[pi][e] = single_op ? kSelfOp : kSelfFunction;
+        any_op |= single_op;
+      }
+    }
+    if (!any_op) return;  // nothing can be eager
+    Propagate(
+        state, [](const WorkPlane&, uint32_t, int32_t pv) { return pv >= kSelfOp ? pv - 2 : pv; },
+        [](int32_t own, int32_t from_parent) { return own >= kSelfOp ? own : std::max(own, from_parent); },
+        /*host_only=*/false);
+    out.is_eager.resize(space_.planes.size());
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
+      const std::vector<int32_t>& v = state[pi];
+      if (std::none_of(v.begin(), v.end(), [](int32_t s) { return s == kOpAbove || s == kSelfOp; })) continue;
+      std::vector<uint8_t>& eager = out.is_eager[planes_[pi].space_index];
+      eager.resize(v.size());
+      for (size_t e = 0; e < v.size(); ++e) eager[e] = v[e] == kOpAbove || v[e] == kSelfOp;
+    }
+  }
+
   // CreateEventGroups' TPU fallback: when no TensorCore step joined a host
   // step, each core's steps are numbered in time order from the next free
   // group id, so that the cores' k-th steps share a group (a cheap alignment
@@ -799,6 +840,17 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> GroupingStatNames() {
+  // Links, roots and names (StatIds), the implied contexts' keys, the TF-loop
+  // and eager passes' stats.
+  static constexpr std::string_view kNames[] = {
+      schema::kIsRoot,        schema::kIsAsync,    schema::kProducerType, schema::kProducerId, schema::kConsumerType,
+      schema::kConsumerId,    schema::kCorrelationId, schema::kGroupId,   schema::kStepName,   schema::kIterNum,
+      schema::kStepNum,       schema::kGraphType,  schema::kId,           schema::kRequestId,  schema::kQueueAddr,
+      schema::kDeviceOrdinal, schema::kQueueId,    schema::kRunId,        schema::kCoreType,   schema::kIsFunc};
+  return kNames;
+}
 
 bool IsDerivedLineId(int64_t id) { return schema::IsDerivedThreadId(id); }
 

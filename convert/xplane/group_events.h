@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/xplane/xspace_model.h"
@@ -40,9 +42,26 @@ struct EventGroups {
   // tpu_steps[plane]: the plane's steps in time order (empty for other planes).
   std::vector<std::vector<TpuStep>> tpu_steps;
 
+  // Eager execution (xprof's MarkEagerlyExecutedGpuKernels and …CpuTfOps):
+  // an event runs eagerly when the nearest EagerKernelExecute above it (by
+  // nesting, launch or producer/consumer link; itself included) ran a single
+  // op (`is_func` 0). A function call (`is_func` 1, or no `is_func`, as TF
+  // wrote before it had the stat) is not eager. xprof writes the answer as
+  // an `is_eager` stat on TF ops ("name:Type" events) and on launched kernels
+  // only; readers apply it to those. is_eager[plane] is empty when no event
+  // of the plane runs eagerly.
+  std::vector<std::vector<uint8_t>> is_eager;
+  // The grouping was computed (not read from the file, not skipped for TF
+  // loops): xprof then writes is_eager, 0 or 1, on every such event.
+  bool computed = false;
+
   int32_t Group(size_t plane, uint32_t event) const {
     return plane < group_of.size() && event < group_of[plane].size() ? group_of[plane][event] : kNoGroup;
   }
+  bool IsEager(size_t plane, uint32_t event) const {
+    return plane < is_eager.size() && event < is_eager[plane].size() && is_eager[plane][event] != 0;
+  }
+  bool IsEagerPlane(size_t plane) const { return plane < is_eager.size() && !is_eager[plane].empty(); }
 };
 
 // True if any plane declares a `group_id` stat (xprof then leaves the
@@ -54,6 +73,10 @@ bool IsXSpaceGrouped(const XSpaceModel& space);
 // the latest earlier event on their plane (ProcessUngroupedEvents). Spaces with
 // TF loop ops (WhileOp-EvalCond, ForOp, …) are left ungrouped, as in xla.
 EventGroups GroupEvents(const XSpaceModel& space);
+
+// Every event stat GroupEvents reads, on any plane: a model loaded without
+// one of them groups differently.
+std::span<const std::string_view> GroupingStatNames();
 
 // Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
 bool IsDerivedLineId(int64_t id);

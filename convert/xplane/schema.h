@@ -82,6 +82,10 @@ inline constexpr std::string_view kKernelDetails = "kernel_details";
 inline constexpr std::string_view kEquation = "equation";
 inline constexpr std::string_view kShape = "shape";
 inline constexpr std::string_view kIsEager = "is_eager";
+// TensorFlow's eager runtime: the event of one op or function call, whose
+// `is_func` says which (0: a single op).
+inline constexpr std::string_view kEagerKernelExecute = "EagerKernelExecute";
+inline constexpr std::string_view kIsFunc = "is_func";
 // An input-pipeline stage (a PyGrain or tf.data stage TraceMe on the host):
 // its id, and its category ("preprocessing", "read", "enqueue", …).
 inline constexpr std::string_view kInputPipelineStageId = "_ipl_stage_id";

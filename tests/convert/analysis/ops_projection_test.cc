@@ -12,6 +12,8 @@
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"
+#include "tests/testing/grouping_fixtures.h"
+#include "tests/testing/ops_fixtures.h"
 #include "tests/testing/test_files.h"
 
 namespace tbprof {
@@ -56,6 +58,14 @@ TEST(OpsProjection, SyntheticGpuTrainingGivesTheSameTools) {
   test_files::WriteSyntheticFile(path, SynthShape(/*gpus=*/2, /*steps=*/6, /*events=*/60000, /*seed=*/7));
   ExpectProjectionChangesNothing(path);
   fs::remove_all(fs::path(path).parent_path());
+}
+
+// Grouping reads stats on every plane that no tool reads itself: the implied
+// launch contexts of TPU programs (run_id, queue_id, device_ordinal,
+// core_type), a root's graph_type, EagerKernelExecute's is_func.
+TEST(OpsProjection, GroupingScenariosGiveTheSameTools) {
+  ExpectProjectionChangesNothing(ops_test::WriteSpace(grouping_test::MergeHostStepsSpace(), "projection_tpu_launches"));
+  ExpectProjectionChangesNothing(ops_test::WriteSpace(grouping_test::EagerAndFunctionSpace(), "projection_eager"));
 }
 
 TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {

@@ -23,17 +23,20 @@
 #include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/xplane/group_events.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/grouping_fixtures.h"
 #include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
 namespace {
 
+using grouping_test::AddLaunch;
+using grouping_test::kScOffload;
+using grouping_test::MergeHostStepsSpace;
 using ops_test::ToModel;
 using tensorflow::profiler::XSpace;
 
-// tsl's ContextType values the scenarios use.
+// tsl's ContextType value of the TPU runtime.
 constexpr int64_t kTfrtTpuRuntime = 7;
-constexpr int64_t kScOffload = 17;
 
 size_t PlaneIndex(const XSpaceModel& m, std::string_view name) {
   for (size_t i = 0; i < m.planes.size(); ++i) {
@@ -76,17 +79,6 @@ std::vector<std::pair<int64_t, int64_t>> Steps(const XSpaceModel& m, const Event
     out.emplace_back(m.planes[pi].events[s.events.front()].begin_ps, m.planes[pi].events[s.events.back()].end_ps());
   }
   return out;
-}
-
-// A host's launch of a TPU program: what names the launch for xprof's
-// preprocessing (device ordinal, queue, run id; core type 0, a TensorCore).
-void AddLaunch(XLineBuilder& line, int64_t begin, int64_t duration, int64_t run_id, int64_t ordinal,
-               int64_t queue = 0) {
-  line.AddEvent("DoEnqueueProgram", begin, duration)
-      .Int("run_id", run_id)
-      .Int("queue_id", queue)
-      .Int("device_ordinal", ordinal)
-      .Int("core_type", 0);
 }
 
 XSpace HostWithSessionRoot(std::string_view name, std::initializer_list<std::pair<const char*, int64_t>> stats) {
@@ -135,50 +127,6 @@ TEST(XprofScenarioGroupTpuEvents, ModuleRootEventTest) {
   ExpectAllInGroup(*m, g, "/device:TPU:0", 0);
   // GetGroupName of a step line's event: no name prefix, its step_num.
   EXPECT_EQ(g.group_names.at(0), "1");
-}
-
-// The host's step "train" launches four programs (run ids 2..5) that the
-// TPU ran as four modules, each its own step: one step of four modules.
-XSpace MergeHostStepsSpace() {
-  XSpace space;
-  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
-  host.Int("_pid", 123);
-  XLineBuilder main = host.AddLine(0, "main");
-  main.AddEvent("train", 100, 10).Int("step_num", 1).Int("_r", 1);
-  const int64_t launches[4][2] = {{100, 1}, {101, 2}, {103, 2}, {105, 4}};
-  for (int i = 0; i < 4; ++i) AddLaunch(main, launches[i][0], launches[i][1], 2 + i, 0);
-  const int64_t spans[4][2] = {{1000, 10}, {1015, 100}, {1125, 50}, {1180, 25}};
-  XPlaneBuilder tc = AddPlane(space, "/device:TPU:0", 0);
-  XLineBuilder modules = tc.AddLine(0, "XLA Modules");
-  for (int i = 0; i < 4; ++i) modules.AddEvent("jit_something(1)", spans[i][0], spans[i][1]).Int("run_id", 2 + i).Int("queue_id", 0);
-  XLineBuilder steps = tc.AddLine(1, "Steps");
-  for (int i = 0; i < 4; ++i) {
-    steps.AddEvent(std::to_string(i), spans[i][0], spans[i][1])
-        .Int("device_offset_ps", spans[i][0])
-        .Int("device_duration_ps", spans[i][1]);
-  }
-  XLineBuilder ops = tc.AddLine(2, "XLA Ops");
-  const int64_t done[4][2] = {{1005, 5}, {1020, 95}, {1130, 45}, {1185, 20}};
-  for (int i = 0; i < 4; ++i) {
-    ops.AddEvent("offload.start.1", spans[i][0], 5)
-        .Int("tc_offload_start_id", 1)
-        .Int("offload_core_id", 0)
-        .Int("offload_execution_index", i)
-        .Int("_p", i + 1)
-        .Int("_pt", kScOffload);
-    ops.AddEvent("offload.done.1", done[i][0], done[i][1]);
-  }
-  XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 0);
-  XLineBuilder sc_modules = sc.AddLine(0, "Sparse Core Modules");
-  XLineBuilder sc_steps = sc.AddLine(1, "Sparse Core Steps");
-  XLineBuilder sc_ops = sc.AddLine(2, "Sparse Core Ops");
-  const int64_t offloaded[4][2] = {{1001, 8}, {1016, 98}, {1126, 48}, {1181, 23}};
-  for (int i = 0; i < 4; ++i) {
-    sc_modules.AddEvent("offloaded(1)", offloaded[i][0], offloaded[i][1]).Int("tc_offload_start_id", 1);
-    sc_steps.AddEvent("sc step " + std::to_string(i), spans[i][0], spans[i][1]);
-    sc_ops.AddEvent("sc_op_1", offloaded[i][0], offloaded[i][1]).Int("_ct", kScOffload).Int("_c", i + 1);
-  }
-  return space;
 }
 
 TEST(XprofScenarioGroupTpuEvents, MergeHostStepsTest) {

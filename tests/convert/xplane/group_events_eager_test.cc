@@ -1,0 +1,191 @@
+// Eager execution as xprof's grouping marks it (MarkEagerlyExecutedGpuKernels
+// and MarkEagerlyExecutedCpuTfOps): a TF op or a launched kernel ran eagerly
+// when the nearest EagerKernelExecute above it ran a single op (`is_func` 0).
+//
+// Ported scenarios (xla/tsl/profiler/utils/group_events_test.cc):
+//   GroupEventsTest.EagerOpTest     ported  pass (CPU op eager, CPU function not; of four kernels
+//                                                 only the eager op's)
+//   GroupEventsTest.FunctionOpTest  ported  pass (the op and the kernel inside a tf.function: not eager)
+// The xla test leaves the device plane unnamed; tbprof groups the planes a
+// profiler names, so it is "/device:GPU:0" here. The cases below the ports
+// are worked out by hand from the same rule.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <map>
+#include <string>
+
+#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/tools/tool_registry.h"
+#include "convert/xplane/group_events.h"
+#include "proto/xspace_builder.h"
+#include "tests/testing/grouping_fixtures.h"
+#include "tests/testing/ops_fixtures.h"
+
+namespace tbprof {
+namespace {
+
+using ops_test::ToModel;
+using tensorflow::profiler::XSpace;
+
+constexpr int64_t kTfExecutor = 2;  // tsl's ContextType::kTfExecutor
+
+// Whether the event named `name` on the plane named `plane` ran eagerly.
+bool EagerByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
+  for (size_t pi = 0; pi < m.planes.size(); ++pi) {
+    if (m.Str(m.planes[pi].name) != plane) continue;
+    for (uint32_t e = 0; e < m.planes[pi].events.size(); ++e) {
+      if (m.Str(m.planes[pi].EventName(e)) == name) return g.IsEager(pi, e);
+    }
+  }
+  ADD_FAILURE() << "no event " << name << " on " << plane;
+  return false;
+}
+
+TEST(XprofScenarioGroupEvents, EagerOpTest) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  XLineBuilder stream = gpu.AddLine(0, "stream");
+  // A TF1 op, under no EagerKernelExecute.
+  main.AddEvent("tf1 matmul", 10, 90).Int("correlation_id", 100);
+  stream.AddEvent("tf1_kernel_matmul", 200, 300).Int("correlation_id", 100);
+  // An EagerKernelExecute without is_func (TF before the stat): not eager.
+  main.AddEvent("EagerKernelExecute", 100, 200);
+  main.AddEvent("legacy matmul", 110, 190).Int("correlation_id", 101);
+  stream.AddEvent("legacy_kernel_matmul", 300, 400).Int("correlation_id", 101);
+  // A single op run eagerly.
+  main.AddEvent("EagerKernelExecute", 200, 300).Int("is_func", 0);
+  main.AddEvent("eager op matmul", 210, 290).Int("correlation_id", 102);
+  stream.AddEvent("eager_op_kernel_matmul", 400, 500).Int("correlation_id", 102);
+  // A function called eagerly.
+  main.AddEvent("EagerKernelExecute", 300, 400).Int("is_func", 1);
+  main.AddEvent("eager func matmul", 310, 390).Int("correlation_id", 103);
+  stream.AddEvent("eager_func_kernel_matmul", 500, 600).Int("correlation_id", 103);
+  // CPU TF ops, one run eagerly, one in a function.
+  main.AddEvent("EagerKernelExecute", 400, 500).Int("is_func", 0);
+  main.AddEvent("eager_op_cpu_kernel:Matmul", 410, 490);
+  main.AddEvent("EagerKernelExecute", 500, 600).Int("is_func", 1);
+  main.AddEvent("eager_func_cpu_kernel:Matmul", 510, 590);
+
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  EXPECT_TRUE(g.computed);
+  EXPECT_TRUE(EagerByName(*m, g, "/host:CPU", "eager_op_cpu_kernel:Matmul"));
+  EXPECT_FALSE(EagerByName(*m, g, "/host:CPU", "eager_func_cpu_kernel:Matmul"));
+  EXPECT_FALSE(EagerByName(*m, g, "/device:GPU:0", "tf1_kernel_matmul"));
+  EXPECT_FALSE(EagerByName(*m, g, "/device:GPU:0", "legacy_kernel_matmul"));
+  EXPECT_TRUE(EagerByName(*m, g, "/device:GPU:0", "eager_op_kernel_matmul"));
+  EXPECT_FALSE(EagerByName(*m, g, "/device:GPU:0", "eager_func_kernel_matmul"));
+}
+
+// FunctionOpTest's space: an EagerKernelExecute (is_func as given, none when
+// negative) holding a FunctionRun whose executor, on another thread, runs a
+// launch of "matmul" and the CPU op "add:Add".
+XSpace FunctionOpSpace(int64_t is_func) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("TraceContext", 0, 100).Int("step_num", 123);
+  XEventBuilder execute = main.AddEvent("EagerKernelExecute", 10, 90);
+  if (is_func >= 0) execute.Int("is_func", is_func);
+  main.AddEvent("FunctionRun", 10, 90).Int("id", 0).Int("_pt", kTfExecutor).Int("_p", 0);
+  XLineBuilder executor = host.AddLine(1, "tf_executor");
+  executor.AddEvent("ExecutorState::Process", 20, 80).Int("id", 0).Int("_ct", kTfExecutor).Int("_c", 0);
+  executor.AddEvent("matmul", 30, 30).Int("correlation_id", 100);
+  executor.AddEvent("add:Add", 70, 20);
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  gpu.AddLine(0, "stream").AddEvent("matmul", 200, 300).Int("correlation_id", 100);
+  return space;
+}
+
+TEST(XprofScenarioGroupEvents, FunctionOpTest) {
+  auto m = ToModel(FunctionOpSpace(/*is_func=*/-1));
+  EventGroups g = GroupEvents(*m);
+  EXPECT_TRUE(g.computed);
+  EXPECT_FALSE(EagerByName(*m, g, "/host:CPU", "add:Add"));
+  EXPECT_FALSE(EagerByName(*m, g, "/device:GPU:0", "matmul"));
+}
+
+// By hand: the same space, its EagerKernelExecute running a single op. The
+// mark crosses the producer/consumer link to the executor's thread, and the
+// launch to the kernel.
+TEST(GroupEventsEager, SingleOpReachesOtherThreadsAndKernels) {
+  auto m = ToModel(FunctionOpSpace(/*is_func=*/0));
+  EventGroups g = GroupEvents(*m);
+  EXPECT_TRUE(EagerByName(*m, g, "/host:CPU", "add:Add"));
+  EXPECT_TRUE(EagerByName(*m, g, "/device:GPU:0", "matmul"));
+  // The nearest EagerKernelExecute decides: a function call nested in it is not eager.
+  XSpace nested;
+  XPlaneBuilder nested_host = AddPlane(nested, "/host:CPU", 0);
+  XLineBuilder main = nested_host.AddLine(0, "main");
+  main.AddEvent("EagerKernelExecute", 0, 100).Int("is_func", 0);
+  main.AddEvent("EagerKernelExecute", 10, 80).Int("is_func", 1);
+  main.AddEvent("inner:Mul", 20, 10);
+  main.AddEvent("outer:Add", 95, 5);
+  auto n = ToModel(nested);
+  EventGroups ng = GroupEvents(*n);
+  EXPECT_FALSE(EagerByName(*n, ng, "/host:CPU", "inner:Mul"));
+  EXPECT_TRUE(EagerByName(*n, ng, "/host:CPU", "outer:Add"));
+}
+
+// A file that comes grouped keeps its own stats: nothing is computed, and
+// an op is eager only where the file says so.
+TEST(GroupEventsEager, GroupedFileIsNotMarked) {
+  XSpace space = FunctionOpSpace(/*is_func=*/0);
+  XPlaneBuilder sub_process = AddPlane(space, "/host:CPU [2]", 2);
+  XLineBuilder main = sub_process.AddLine(0, "main");
+  main.AddEvent("step", 0, 10).Int("group_id", 0);
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  EXPECT_FALSE(g.computed);
+  EXPECT_FALSE(EagerByName(*m, g, "/host:CPU", "add:Add"));
+}
+
+namespace json = boost::json;
+
+json::value Tool(const std::string& tool, const std::string& path) {
+  ToolInput in;
+  in.xplane_paths = {path};
+  auto out = FindXPlaneTool(tool)->run(in);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? json::parse(out->body) : json::value();
+}
+
+// By hand: the eager op is "Eager" on host and device in framework_op_stats,
+// the other "Function"; the overview counts the eager shares of op time:
+// host 360 of 360 + 380 µs self time, device 100 of 100 + 300 µs.
+TEST(GroupEventsEager, EagerOpsReachTheTools) {
+  const std::string path = ops_test::WriteSpace(grouping_test::EagerAndFunctionSpace(), "eager_ops");
+  json::value tf_stats = Tool("framework_op_stats", path);
+  const json::value& table = tf_stats.as_array()[0];
+  size_t mode = SIZE_MAX, type = SIZE_MAX, op = SIZE_MAX;
+  const json::array& cols = table.at("cols").as_array();
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c].at("id") == "eager") mode = c;
+    if (cols[c].at("id") == "host_or_device") type = c;
+    if (cols[c].at("id") == "operation") op = c;
+  }
+  ASSERT_NE(mode, SIZE_MAX);
+  ASSERT_NE(type, SIZE_MAX);
+  ASSERT_NE(op, SIZE_MAX);
+  std::map<std::string, std::string> modes;
+  for (const auto& row : table.at("rows").as_array()) {
+    const auto& c = row.at("c").as_array();
+    modes[std::string(c[type].at("v").as_string()) + " " + std::string(c[op].at("v").as_string())] =
+        std::string(c[mode].at("v").as_string());
+  }
+  EXPECT_EQ(modes["Host a/add"], "Eager");
+  EXPECT_EQ(modes["Host b/mul"], "Function");
+  EXPECT_EQ(modes["Device a/add"], "Eager");
+  EXPECT_EQ(modes["Device b/mul"], "Function");
+
+  json::value overview = Tool("overview_page", path);
+  const json::value& analysis = overview.as_array()[0];
+  EXPECT_EQ(analysis.at("p").at("host_op_time_eager_percent"), "48.6%");
+  EXPECT_EQ(analysis.at("p").at("device_op_time_eager_percent"), "25.0%");
+}
+
+}  // namespace
+}  // namespace tbprof
