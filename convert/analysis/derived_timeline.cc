@@ -356,9 +356,7 @@ class PlaneDeriver {
       e.duration_ps = pe.end_ps - pe.begin_ps;
       e.metadata = pe.metadata;
       e.first_stat = static_cast<uint32_t>(p.event_stats.size());
-      if (group_runs_.empty() || group_runs_.back().group != pe.group) {
-        group_runs_.push_back(DerivedGroupRun{static_cast<uint32_t>(p.events.size()), pe.group});
-      }
+      group_runs_.Add(static_cast<uint32_t>(p.events.size()), pe.group);
       p.events.push_back(e);
       if (pe.group != kNoGroup && steps) {
         if (auto it = groups_.group_names.find(pe.group); it != groups_.group_names.end()) {
@@ -677,7 +675,7 @@ class PlaneDeriver {
   std::vector<uint32_t> time_order_;
   bool time_order_ready_ = false;
   StrId step_name_ = kNoStr;
-  std::vector<DerivedGroupRun> group_runs_;  // of the derived plane being built
+  GroupRuns group_runs_;  // of the derived plane being built
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
   // By string id of the file: one pointer per string, read once per kernel (a
@@ -720,19 +718,59 @@ void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
 }  // namespace
 
 int32_t DerivedTimelines::Group(size_t plane, uint32_t event) const {
-  const std::vector<DerivedGroupRun>& runs = group_runs[plane];
-  auto after = std::upper_bound(runs.begin(), runs.end(), event,
-                                [](uint32_t e, const DerivedGroupRun& run) { return e < run.first_event; });
-  return after == runs.begin() ? kNoGroup : std::prev(after)->group;
+  return group_runs[plane].Find(event, kNoGroup);
+}
+
+const std::string* FileGroupArgs::StepName(size_t plane, uint32_t event) const {
+  if (plane >= named_roots.size() || !std::binary_search(named_roots[plane].begin(), named_roots[plane].end(), event)) {
+    return nullptr;
+  }
+  auto it = names.find(group[plane].Find(event, kNoGroup));
+  return it == names.end() ? nullptr : &it->second;
+}
+
+size_t FileGroupArgs::MemoryBytes() const {
+  size_t bytes = 0;
+  for (const GroupRuns& runs : group) bytes += runs.MemoryBytes();
+  for (const GroupRuns& runs : eager) bytes += runs.MemoryBytes();
+  for (const auto& roots : named_roots) bytes += roots.capacity() * sizeof(uint32_t);
+  for (const auto& [id, name] : names) bytes += name.capacity() + 64;
+  return bytes;
 }
 
 size_t DerivedTimelines::MemoryBytes() const {
   size_t bytes = space.planes.empty() ? 0 : space.MemoryBytes();
   bytes += file_plane.capacity() * sizeof(uint32_t);
-  for (const auto& runs : group_runs) bytes += runs.capacity() * sizeof(DerivedGroupRun);
+  for (const GroupRuns& runs : group_runs) bytes += runs.MemoryBytes();
   for (const auto& ids : file_line_display_ids) bytes += ids.capacity() * sizeof(int64_t);
-  return bytes;
+  return bytes + file_groups.MemoryBytes();
 }
+
+namespace {
+
+// What the trace shows of a grouping computed here (FileGroupArgs).
+FileGroupArgs MakeFileGroupArgs(const XSpaceModel& space, const EventGroups& groups) {
+  FileGroupArgs args;
+  if (!groups.computed) return args;
+  args.present = true;
+  args.group.resize(space.planes.size());
+  args.named_roots.resize(space.planes.size());
+  args.eager.resize(space.planes.size());
+  for (size_t p = 0; p < space.planes.size(); ++p) {
+    if (p < groups.group_of.size()) args.group[p] = GroupRuns::Of(groups.group_of[p]);
+    if (p < groups.has_step_name.size()) {
+      const std::vector<uint8_t>& named = groups.has_step_name[p];
+      for (uint32_t e = 0; e < named.size(); ++e) {
+        if (named[e]) args.named_roots[p].push_back(e);
+      }
+    }
+    if (groups.IsEagerPlane(p)) args.eager[p] = GroupRuns::Of(groups.is_eager[p]);
+  }
+  args.names = groups.group_names;
+  return args;
+}
+
+}  // namespace
 
 DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_ptr<const EventGroups>* known_groups) {
   DerivedTimelines out;
@@ -766,9 +804,8 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     if (p.events.empty()) plan.steps = plan.streams = plan.tpu = false;
     plans.push_back(plan);
   }
-  if (plans.empty()) return out;
-  const bool need_groups = std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.steps || p.streams; }) ||
-                           (!gpu_planes.empty() && names.device_id != kNoStr && names.correlation_id != kNoStr);
+  // Every event shows its group, so every profile is grouped.
+  const bool need_groups = space.NumEvents() > 0;
   // The HLO programs name the framework ops and source lines of XLA kernels.
   const bool xla_kernels = names.hlo_op != kNoStr && names.program_id != kNoStr &&
                            std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.streams; });
@@ -784,6 +821,8 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   if (known_groups != nullptr && need_groups) *known_groups = shared_groups;
   static const EventGroups kNoGroups;
   const EventGroups& groups = shared_groups ? *shared_groups : kNoGroups;
+  out.file_groups = MakeFileGroupArgs(space, groups);
+  if (plans.empty()) return out;
   // Launch Stats need the host's launches; a plane that already has the line
   // gets none.
   const bool any_launches = need_groups && names.device_id != kNoStr && names.correlation_id != kNoStr;

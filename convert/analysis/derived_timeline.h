@@ -53,19 +53,34 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <memory>
 
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/group_runs.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 
-// Derived events from first_event up to the next run's belong to `group`.
-struct DerivedGroupRun {
-  uint32_t first_event = 0;
-  int32_t group = kNoGroup;
+// The step grouping as xprof's trace viewer shows it on a file's events, which
+// xprof's grouping writes into them before converting: `group_id` on every
+// grouped event; on a named root the group's name as `step_name`, which the
+// viewer shows as the event's name; `is_eager` (0 or 1) on TF ops ("name:Type"
+// events) and on kernels with a correlation_id. Only for a grouping computed
+// here: a file that comes grouped shows its own stats.
+struct FileGroupArgs {
+  bool present = false;
+  std::vector<GroupRuns> group;                    // per file plane
+  std::vector<std::vector<uint32_t>> named_roots;  // per file plane, sorted
+  std::vector<GroupRuns> eager;                    // per file plane: 1 eager, else 0
+  std::map<int32_t, std::string> names;            // by group
+
+  // The step name of a named root, or null.
+  const std::string* StepName(size_t plane, uint32_t event) const;
+  size_t MemoryBytes() const;
 };
 
 struct DerivedTimelines {
@@ -78,9 +93,10 @@ struct DerivedTimelines {
   // line keeps its own).
   std::vector<std::vector<int64_t>> file_line_display_ids;
 
-  // Derived plane i: its events' step groups, as runs in event order (the
-  // events of a line mostly share their step).
-  std::vector<std::vector<DerivedGroupRun>> group_runs;
+  // Derived plane i: its events' step groups.
+  std::vector<GroupRuns> group_runs;
+  // The grouping's stats on the file's own events.
+  FileGroupArgs file_groups;
 
   // The step group of derived plane `plane`'s event (kNoGroup: none).
   int32_t Group(size_t plane, uint32_t event) const;
@@ -89,11 +105,11 @@ struct DerivedTimelines {
   size_t MemoryBytes() const;
 };
 
-// Derives the timelines of every GPU and TPU TensorCore plane of `space`.
-// Cheap when there is none: host-only profiles get an empty result without
-// reading their events. `groups`, when given: the space's GroupEvents result if
+// Derives the timelines of every GPU and TPU TensorCore plane of `space`, and
+// the grouping's stats on its events (for which host-only profiles are
+// grouped too). `groups`, when given: the space's GroupEvents result if
 // already known (then not computed again), and on return the one used (left
-// as it was when no plane needed groups).
+// as it was when no plane is grouped).
 DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space,
                                           std::shared_ptr<const EventGroups>* groups = nullptr);
 

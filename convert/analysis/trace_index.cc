@@ -106,7 +106,14 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
       if (CancelRequested()) break;  // the caller discards a partial index
       const XPlaneModel& plane = renderer.Plane(rows[r]);
       const LineModel& line = plane.lines[rows[r].line];
-      if (rows[r].derived) index->row_names_steps_[r] = LineNamesSteps(plane, line, derived_step_name);
+      if (rows[r].derived) {
+        index->row_names_steps_[r] = LineNamesSteps(plane, line, derived_step_name);
+      } else if (index->derived_->file_groups.present) {
+        // Roots the grouping named show their step name.
+        const std::vector<uint32_t>& roots = index->derived_->file_groups.named_roots[rows[r].plane];
+        auto root = std::lower_bound(roots.begin(), roots.end(), line.first_event);
+        if (root != roots.end() && *root < line.first_event + line.num_events) index->row_names_steps_[r] = true;
+      }
       // Outer events before the ones they enclose; files are normally sorted so.
       auto before = [&](uint32_t a, uint32_t b) {
         const Event& ea = plane.events[a];

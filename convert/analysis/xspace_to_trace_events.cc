@@ -1,4 +1,5 @@
 #include "convert/analysis/xspace_to_trace_events.h"
+#include "convert/analysis/tf_op_utils.h"
 #include "convert/xplane/schema.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"
@@ -198,6 +199,18 @@ TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space, const DerivedTi
   sources_[0] = Resolve(space);
   if (derived != nullptr) sources_[1] = Resolve(derived->space);
   derived_ = derived;
+  if (FileGroups() == nullptr) return;
+  Source& file = sources_[0];
+  file.is_eager = space.Find(schema::kIsEager);
+  file.tf_op_named.resize(space.planes.size());
+  for (size_t p = 0; p < space.planes.size(); ++p) {
+    const XPlaneModel& plane = space.planes[p];
+    file.tf_op_named[p].resize(plane.event_metadata.size());
+    for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+      file.tf_op_named[p][m] =
+          ParseTfOpFullname(space.Str(plane.event_metadata[m].name)).category == TfOpCategory::kTensorFlow;
+    }
+  }
 }
 
 bool TraceEventRenderer::InternalStat(const Source& src, StrId name) const {
@@ -207,6 +220,9 @@ bool TraceEventRenderer::InternalStat(const Source& src, StrId name) const {
 std::string_view TraceEventRenderer::Name(const TraceRow& row, uint32_t event) const {
   const Source& src = sources_[row.derived];
   const XPlaneModel& p = src.space->planes[row.plane];
+  if (const FileGroupArgs* groups = FileGroups(); groups != nullptr && !row.derived) {
+    if (const std::string* step = groups->StepName(row.plane, event)) return *step;
+  }
   if (src.step_name != kNoStr) {
     if (const Stat* s = p.FindEventOrMetadataStat(event, src.step_name); s && s->kind == StatKind::kStr) {
       return src.space->Str(s->str);
@@ -271,8 +287,11 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     // A complete event needs a duration, or viewers stretch it to the trace end.
     AppendPicosAsMicros(std::max<int64_t>(duration_ps, 1), out);
   }
+  bool correlated = false;  // a launch, or the kernel it started
   if (src.correlation_id != kNoStr) {
-    if (const Stat* c = p.FindStat(event, src.correlation_id); c && c->IsInteger()) {
+    const Stat* c = p.FindStat(event, src.correlation_id);
+    correlated = c != nullptr;
+    if (c && c->IsInteger()) {
       // Launch (host) → kernel (device): one flow per correlation id and host.
       const uint64_t flow_id = (uint64_t{style.host_index} << 48) | (c->UintValue() & ((uint64_t{1} << 48) - 1));
       out.append(",\"bind_id\":");
@@ -295,9 +314,15 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     key("long_name");
     AppendJsonString(out, space.Str(md.name));
   }
+  // The grouping's stats (FileGroupArgs) replace the event's own of those names.
+  const FileGroupArgs* groups = row.derived ? nullptr : FileGroups();
+  const std::string* step = groups != nullptr ? groups->StepName(row.plane, event) : nullptr;
+  const bool eager_marked = groups != nullptr && (src.tf_op_named[row.plane][e.metadata] ||
+                                                  (correlated && !src.host_plane[row.plane]));
   auto [eb, ee] = p.StatsOf(event);
   auto shown = [&](const Stat& s) {
-    return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(src, s.name);
+    return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(src, s.name) &&
+           !(step != nullptr && s.name == src.step_name) && !(eager_marked && s.name == src.is_eager);
   };
   auto [mb, me] = p.MetadataStatsOf(e.metadata);
   for (const Stat* s = mb; s != me; ++s) {
@@ -317,6 +342,20 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     if (!shown(*s)) continue;
     key(space.Str(s->name));
     AppendStatValue(space, *s, out);
+  }
+  if (groups != nullptr) {
+    if (const int32_t group = groups->group[row.plane].Find(event, kNoGroup); group != kNoGroup) {
+      key(schema::kGroupId);
+      AppendInt(group, out);
+    }
+    if (step != nullptr) {
+      key(schema::kStepName);
+      AppendJsonString(out, *step);
+    }
+    if (eager_marked) {
+      key(schema::kIsEager);
+      AppendInt(groups->eager[row.plane].Find(event, 0), out);
+    }
   }
   if (style.uid >= 0) {
     key("uid");

@@ -23,6 +23,10 @@
 //     bytes_accessed, program_id, symbol_id) and bytes stats are left out of args.
 //   - A `step_name` stat renames the event; an event whose metadata has a
 //     display name shows it and keeps the full name in args.long_name.
+//   - A profile grouped here (not one that comes grouped) shows its grouping
+//     as xprof writes it into the events: args group_id, step_name on named
+//     roots (which renames them), is_eager on TF ops and launched kernels
+//     (FileGroupArgs in derived_timeline.h).
 //   - Args keep their types (numbers stay numbers, integers beyond 2^53
 //     become strings), as in xprof's streaming JSON; xprof's non-streaming
 //     form stringifies every value.
@@ -117,7 +121,8 @@ class TraceEventRenderer {
   bool Hidden(const TraceRow& row, uint32_t event) const { return HiddenMetadata(row)[Plane(row).events[event].metadata]; }
   // The same per event metadata of the row's plane, for walks over many events.
   const std::vector<bool>& HiddenMetadata(const TraceRow& row) const { return sources_[row.derived].hidden[row.plane]; }
-  // The name the viewer shows: step_name stat, else display name, else name.
+  // The name the viewer shows: the step name of a named root (grouped here),
+  // else its step_name stat, else display name, else name.
   std::string_view Name(const TraceRow& row, uint32_t event) const;
   // Hits are scattered over the planes' events, so rendering them waits on
   // memory more than it computes: a caller names an event some hits ahead
@@ -141,10 +146,17 @@ class TraceEventRenderer {
     std::vector<std::vector<bool>> hidden;  // per plane, per event metadata
     std::vector<bool> host_plane;           // per plane: flows start there
     std::vector<StrId> internal_stats;
-    StrId step_name = kNoStr, correlation_id = kNoStr;
+    StrId step_name = kNoStr, correlation_id = kNoStr, is_eager = kNoStr;
+    // Per plane, per event metadata: a TF op's name ("name:Type"), which
+    // xprof's grouping marks with is_eager (only with FileGroupArgs).
+    std::vector<std::vector<bool>> tf_op_named;
   };
   static Source Resolve(const XSpaceModel& space);
   bool InternalStat(const Source& src, StrId name) const;
+  // The grouping's stats on the file's events, when the profile was grouped here.
+  const FileGroupArgs* FileGroups() const {
+    return derived_ != nullptr && derived_->file_groups.present ? &derived_->file_groups : nullptr;
+  }
   void AppendCounter(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
   void AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const;
 

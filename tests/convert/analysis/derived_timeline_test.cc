@@ -480,7 +480,8 @@ TEST(DerivedTimeline, DisplayIdsOrderStreamsAndTheirLines) {
                                                                     {9, "Framework Ops - from #20"}}));
 }
 
-// Lines the file already has are not derived again; host-only profiles get none.
+// Lines the file already has are not derived again; host-only profiles get
+// none.
 TEST(DerivedTimeline, ExistingLinesAndHostOnlyProfiles) {
   tensorflow::profiler::XSpace space;
   XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
@@ -496,7 +497,11 @@ TEST(DerivedTimeline, ExistingLinesAndHostOnlyProfiles) {
   auto h = Model(host_only);
   DerivedTimelines none = GenerateDerivedTimelines(*h);
   EXPECT_TRUE(none.empty());
-  EXPECT_EQ(none.MemoryBytes(), 0u);
+  // Grouped all the same, for the trace's group args: one run (no group) for
+  // the host's one event.
+  EXPECT_TRUE(none.file_groups.present);
+  EXPECT_EQ(none.file_groups.group[0].Find(0, 7), kNoGroup);
+  EXPECT_EQ(none.MemoryBytes(), none.file_groups.MemoryBytes());
 }
 
 // Both trace viewer forms show the derived lines: JSON with thread names,

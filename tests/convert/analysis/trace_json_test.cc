@@ -12,6 +12,7 @@
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/trace_test_util.h"
+#include "tests/testing/grouping_fixtures.h"
 
 namespace tbprof {
 namespace {
@@ -53,9 +54,10 @@ std::unique_ptr<XSpaceModel> Load(const tensorflow::profiler::XSpace& space) {
   return std::move(*m);
 }
 
-const boost::json::object* FindByName(const std::vector<boost::json::object>& events, std::string_view name) {
+const boost::json::object* FindByName(const std::vector<boost::json::object>& events, std::string_view name,
+                                      int64_t pid = -1) {
   for (const auto& e : events) {
-    if (e.at("name").as_string() == name) return &e;
+    if (e.at("name").as_string() == name && (pid < 0 || e.at("pid").to_number<int64_t>() == pid)) return &e;
   }
   return nullptr;
 }
@@ -73,15 +75,17 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   auto events = Events(doc);
   ASSERT_EQ(events.size(), 6u);
 
-  const auto* train = FindByName(events, "train");
+  // The space is not grouped yet (no plane declares group_id): grouping, as
+  // xprof's writes it into the events, numbers train's group 0 and names it
+  // after the root and that number; the root shows that name.
+  const auto* train = FindByName(events, "train 0", 701);
   ASSERT_NE(train, nullptr);
-  EXPECT_EQ(train->at("pid"), 701);
   EXPECT_EQ(train->at("tid"), 10);
   EXPECT_DOUBLE_EQ(Num(*train, "ts"), 1.0);
   EXPECT_DOUBLE_EQ(Num(*train, "dur"), 5.0);
   EXPECT_EQ(train->at("ph"), "X");
-  // _r is internal; the others are args.
-  boost::json::object train_args{{"note", "first step"}};
+  // _r is internal; the others are args, then the grouping's.
+  boost::json::object train_args{{"note", "first step"}, {"group_id", 0}, {"step_name", "train 0"}};
   EXPECT_EQ(train->at("args").as_object(), train_args);
 
   const auto* launch = FindByName(events, "cuLaunchKernel");
@@ -91,6 +95,8 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_EQ(launch->at("bind_id"), 7);
   EXPECT_EQ(launch->at("flow_out"), true);
   EXPECT_EQ(launch->at("cat"), "gpu_launch");
+  boost::json::object launch_args{{"correlation_id", 7}, {"device_id", 0}, {"group_id", 0}};
+  EXPECT_EQ(launch->at("args").as_object(), launch_args);
 
   const auto* gemm = FindByName(events, "gemm");
   ASSERT_NE(gemm, nullptr);
@@ -100,13 +106,12 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_DOUBLE_EQ(Num(*gemm, "dur"), 1.0);
   EXPECT_EQ(gemm->at("bind_id"), 7);  // same flow as its launch
   EXPECT_EQ(gemm->at("flow_in"), true);
-  boost::json::object gemm_args{{"correlation_id", 7}};  // kernel_details is internal
+  // kernel_details is internal; a launched kernel is marked eager or not.
+  boost::json::object gemm_args{{"correlation_id", 7}, {"group_id", 0}, {"is_eager", 0}};
   EXPECT_EQ(gemm->at("args").as_object(), gemm_args);
 
-  // The step as the GPU's Steps line shows it: the space is not grouped yet
-  // (no plane declares group_id), so grouping numbers train's group 0 and
-  // names it after the root and that number.
-  const auto* step = FindByName(events, "train 0");
+  // The step as the GPU's Steps line shows it.
+  const auto* step = FindByName(events, "train 0", 1);
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->at("pid"), 1);
   EXPECT_EQ(step->at("tid").to_number<int64_t>(), 0xdeadbeef);
@@ -120,13 +125,16 @@ TEST(TraceJson, TinySpaceEventsAreExact) {
   EXPECT_EQ(marker->at("ph"), "i");
   EXPECT_DOUBLE_EQ(Num(*marker, "ts"), 4.0);
   EXPECT_FALSE(marker->contains("dur"));
+  EXPECT_EQ(marker->at("args").as_object(), (boost::json::object{{"group_id", 0}}));  // inside train
 
   const auto* matmul = FindByName(events, "MatMul");  // display name shown
   ASSERT_NE(matmul, nullptr);
   EXPECT_EQ(matmul->at("tid"), 11);
   EXPECT_DOUBLE_EQ(Num(*matmul, "ts"), 1.5);
   EXPECT_DOUBLE_EQ(Num(*matmul, "dur"), 0.25);
-  EXPECT_EQ(matmul->at("args").as_object().at("long_name"), "model/dense/MatMul:MatMul");
+  // A TF op on a thread no step reaches: no group, marked not eager.
+  boost::json::object matmul_args{{"long_name", "model/dense/MatMul:MatMul"}, {"is_eager", 0}};
+  EXPECT_EQ(matmul->at("args").as_object(), matmul_args);
 
   // Metadata: two processes; host threads 10 and 11, GPU stream 5 (display id
   // 1) and the Steps line.
@@ -172,6 +180,41 @@ TEST(TraceJson, CapKeepsEarliestEventsAndSaysSo) {
   std::set<std::string> names;
   for (const auto& e : Events(doc)) names.insert(std::string(e.at("name").as_string()));
   EXPECT_EQ(names, (std::set<std::string>{"e0", "e1", "e2", "e3", "tie"}));
+}
+
+// xprof's grouping writes into the events what the trace then shows: worked
+// out by hand from grouping_fixtures' eager space (one step, TraceContext
+// with step_num 1, its group 0).
+TEST(TraceJson, GroupingShowsAsXprofWritesIt) {
+  auto model = Load(grouping_test::EagerAndFunctionSpace());
+  TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  auto events = Events(ParseTraceDocument(r.json));
+  auto args_of = [&](std::string_view name, int64_t pid) {
+    const auto* e = FindByName(events, name, pid);
+    EXPECT_NE(e, nullptr) << name;
+    return e == nullptr || !e->contains("args") ? boost::json::object() : e->at("args").as_object();
+  };
+  // The root shows its group's name: not an implicit root, so its own name and step_num.
+  EXPECT_EQ(args_of("TraceContext 1", 701),
+            (boost::json::object{{"step_num", 1}, {"group_id", 0}, {"step_name", "TraceContext 1"}}));
+  EXPECT_EQ(FindByName(events, "TraceContext", 701), nullptr);
+  EXPECT_EQ(args_of("a/add:AddV2", 701), (boost::json::object{{"group_id", 0}, {"is_eager", 1}}));
+  EXPECT_EQ(args_of("b/mul:Mul", 701), (boost::json::object{{"group_id", 0}, {"is_eager", 0}}));
+  EXPECT_EQ(args_of("EagerKernelExecute", 701), (boost::json::object{{"is_func", 0}, {"group_id", 0}}));
+  EXPECT_EQ(args_of("add_kernel", 2),  // kFirstDeviceId + plane id 1
+            (boost::json::object{{"correlation_id", 1}, {"tf_op", "a/add:AddV2"}, {"group_id", 0}, {"is_eager", 1}}));
+  EXPECT_EQ(args_of("mul_kernel", 2),
+            (boost::json::object{{"correlation_id", 2}, {"tf_op", "b/mul:Mul"}, {"group_id", 0}, {"is_eager", 0}}));
+
+  // A file that comes grouped (a plane declares group_id) shows its own stats only.
+  tensorflow::profiler::XSpace grouped = grouping_test::EagerAndFunctionSpace();
+  XPlaneBuilder other = AddPlane(grouped, "/host:CPU [2]", 2);
+  other.AddLine(0, "main").AddEvent("step", 0, 10).Int("group_id", 5);
+  auto grouped_model = Load(grouped);
+  TraceJsonResult g = ConvertXSpacesToTraceJson({TraceHostInput{grouped_model.get(), "h"}}, TraceJsonOptions{});
+  events = Events(ParseTraceDocument(g.json));
+  EXPECT_EQ(args_of("TraceContext", 701), (boost::json::object{{"step_num", 1}}));
+  EXPECT_EQ(args_of("a/add:AddV2", 701), (boost::json::object{}));
 }
 
 class TraceToolTest : public ::testing::Test {
@@ -255,13 +298,13 @@ TEST_F(TraceToolTest, StreamingResponseFields) {
   ASSERT_NE(marker, nullptr);
   EXPECT_DOUBLE_EQ(Num(*marker, "dur"), 1e-6);  // 1 ps
 
-  // A window [1.9 µs, 2.6 µs] in ms holds cuLaunchKernel, gemm, train and the
-  // GPU's derived step (2.5 to 3.5 µs).
+  // A window [1.9 µs, 2.6 µs] in ms holds cuLaunchKernel, gemm, train (shown
+  // by its step name) and the GPU's derived step (2.5 to 3.5 µs).
   out = Run("trace_viewer@", {a}, {{"start_time_ms", "0.0019"}, {"end_time_ms", "0.0026"}});
   ASSERT_TRUE(out.ok());
   std::set<std::string> names;
   for (const auto& e : Events(ParseTraceDocument(out->body))) names.insert(std::string(e.at("name").as_string()));
-  EXPECT_EQ(names, (std::set<std::string>{"train", "cuLaunchKernel", "gemm", "train 0"}));
+  EXPECT_EQ(names, (std::set<std::string>{"cuLaunchKernel", "gemm", "train 0"}));
 }
 
 TEST_F(TraceToolTest, SearchByPrefixOverTheWholeTrace) {
@@ -279,7 +322,12 @@ TEST_F(TraceToolTest, SearchByPrefixOverTheWholeTrace) {
   EXPECT_EQ(names_of({{"search_prefix", "matm"}}), (std::set<std::string>{"MatMul"}));      // display name
   EXPECT_EQ(names_of({{"search_prefix", "model/dense"}}), (std::set<std::string>{"MatMul"}));  // full name
   EXPECT_EQ(names_of({{"search_prefix", "first"}}), (std::set<std::string>{}));
-  EXPECT_EQ(names_of({{"search_prefix", "first"}, {"search_metadata", "true"}}), (std::set<std::string>{"train"}));
+  EXPECT_EQ(names_of({{"search_prefix", "first"}, {"search_metadata", "true"}}), (std::set<std::string>{"train 0"}));
+  // The root by the step name it shows, with the GPU's derived step.
+  EXPECT_EQ(names_of({{"search_prefix", "train 0"}}), (std::set<std::string>{"train 0"}));
+  auto out = Run("trace_viewer@", {a}, {{"search_prefix", "train 0"}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(Events(ParseTraceDocument(out->body)).size(), 2u);
   EXPECT_EQ(names_of({{"search_prefix", "Prefetch"}}), (std::set<std::string>{}));  // hidden events stay hidden
 }
 
