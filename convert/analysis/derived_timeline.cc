@@ -160,6 +160,7 @@ struct PlanePlan {
   uint32_t plane = 0;
   bool steps = false, streams = false;  // GPU planes
   bool tpu = false;                     // a TPU TensorCore's framework, source and host-offload lines
+  bool tpu_steps = false;               // a TPU plane's step line, as grouping merged it
   // GPU planes without a Launch Stats line: their index among the GPU planes
   // (-1: none), which launches name by device_id.
   int64_t launch_device = -1;
@@ -210,11 +211,13 @@ class PlaneDeriver {
       if (static_cast<size_t>(plan.launch_device) < launches.size()) DeriveLaunchStats(launches[plan.launch_device]);
     }
     if (plan.tpu) DeriveTpuLines();
+    if (plan.tpu_steps) DeriveTpuSteps();
     EmitLines();
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
     out_.file_plane.push_back(plane_index_);
     out_.group_runs.push_back(std::move(group_runs_));
+    out_.replaced_file_lines.push_back(std::move(replaced_lines_));
     display_ids.resize(plane_.lines.size(), 0);
     out_.file_line_display_ids.push_back(std::move(display_ids));
   }
@@ -658,6 +661,85 @@ class PlaneDeriver {
     }
   }
 
+  // GroupTpuXPlaneEvents' step line (MergeHostSteps, AddGroupMetadataToStepEvents)
+  // from the steps grouping merged, in place of the file's line.
+  void DeriveTpuSteps() {
+    if (!groups_.computed || plane_index_ >= groups_.tpu_steps.size()) return;
+    const std::vector<EventGroups::TpuStep>& steps = groups_.tpu_steps[plane_index_];
+    if (std::none_of(steps.begin(), steps.end(), [](const EventGroups::TpuStep& s) { return s.group != kNoGroup; })) {
+      return;  // nothing merged, dropped or named: the file's line as it is
+    }
+    uint32_t step_line = UINT32_MAX;
+    for (uint32_t l = 0; l < plane_.lines.size(); ++l) {
+      const std::string_view name = space_.Str(plane_.lines[l].name);
+      if (name == schema::kStepLine || name == schema::kSparseCoreStepLine) step_line = l;
+    }
+    if (step_line == UINT32_MAX) return;
+    const StrId offset_id = space_.Find(schema::kDeviceOffsetPs), duration_id = space_.Find(schema::kDeviceDurationPs),
+                idle_id = space_.Find(schema::kStepIdleTimePs);
+    auto find = [&](uint32_t e, StrId id) { return id == kNoStr ? nullptr : plane_.FindStat(e, id); };
+    DerivedLine line(Growth::kOverAnyGap);
+    for (const EventGroups::TpuStep& step : steps) {
+      const uint32_t first = step.events.front();
+      // The first step's stats (its metadata's, then its own), merged values
+      // replacing theirs, then the group's name.
+      std::vector<Stat> stats;
+      auto copy = [&](const Stat* b, const Stat* end) {
+        for (const Stat* st = b; st != end; ++st) {
+          if (st->kind == StatKind::kNone || st->kind == StatKind::kBytes) continue;
+          if (st->name == offset_id || st->name == duration_id || st->name == idle_id) continue;
+          Stat c = *st;
+          c.name = out_.space.strings.Intern(space_.Str(st->name));
+          if (c.kind == StatKind::kStr) c.str = out_.space.strings.Intern(space_.Str(st->str));
+          std::erase_if(stats, [&](const Stat& o) { return o.name == c.name; });
+          stats.push_back(c);
+        }
+      };
+      auto [mb, me] = plane_.MetadataStatsOf(plane_.events[first].metadata);
+      copy(mb, me);
+      auto [eb, ee] = plane_.StatsOf(first);
+      copy(eb, ee);
+      const Stat* first_offset = find(first, offset_id);
+      if (first_offset != nullptr && find(first, duration_id) != nullptr) {
+        int64_t device_begin = INT64_MAX, device_end = INT64_MIN;
+        for (uint32_t e : step.events) {
+          const Stat *o = find(e, offset_id), *d = find(e, duration_id);
+          if (o == nullptr || d == nullptr) continue;
+          device_begin = std::min(device_begin, o->IntValue());
+          device_end = std::max(device_end, o->IntValue() + d->IntValue());
+        }
+        Stat offset = NamedStat(schema::kDeviceOffsetPs, StatKind::kInt64), duration = NamedStat(schema::kDeviceDurationPs, StatKind::kInt64);
+        offset.i64 = device_begin;
+        duration.i64 = device_end - device_begin;
+        stats.push_back(offset);
+        stats.push_back(duration);
+      }
+      if (step.group != kNoGroup) {
+        Stat idle = NamedStat(schema::kStepIdleTimePs, StatKind::kInt64);
+        idle.i64 = 0;
+        for (uint32_t e : step.events) {
+          if (const Stat* s = find(e, idle_id)) idle.i64 += s->IntValue();
+        }
+        stats.push_back(idle);
+        if (auto name = groups_.group_names.find(step.group); name != groups_.group_names.end()) {
+          Stat step_name = NamedStat(schema::kStepName, StatKind::kStr);
+          step_name.str = out_.space.strings.Intern(name->second);
+          stats.push_back(step_name);
+        }
+      } else if (const Stat* s = find(first, idle_id)) {
+        Stat idle = *s;
+        idle.name = out_.space.strings.Intern(schema::kStepIdleTimePs);
+        stats.push_back(idle);
+      }
+      const Event& last = plane_.events[step.events.back()];
+      line.AddEvent(Metadata(space_.Str(plane_.EventName(first))), plane_.events[first].begin_ps,
+                    std::max(last.end_ps(), plane_.events[first].begin_ps), step.group, std::move(stats));
+    }
+    const LineModel& file_line = plane_.lines[step_line];
+    AddLine(file_line.id, file_line.display_id, space_.Str(file_line.name), line);
+    replaced_lines_.push_back(step_line);
+  }
+
   const XSpaceModel& space_;
   const XPlaneModel& plane_;
   const uint32_t plane_index_;
@@ -676,6 +758,7 @@ class PlaneDeriver {
   bool time_order_ready_ = false;
   StrId step_name_ = kNoStr;
   GroupRuns group_runs_;  // of the derived plane being built
+  std::vector<uint32_t> replaced_lines_;  // file lines a derived line replaces
   std::unordered_map<std::string, uint32_t> metadata_;
   std::unordered_map<std::string, FrameworkOpEntry> framework_ops_;  // node-based: entries stay in place
   // By string id of the file: one pointer per string, read once per kernel (a
@@ -712,6 +795,7 @@ void AppendDerived(DerivedTimelines& part, DerivedTimelines& out) {
   }
   out.file_plane.insert(out.file_plane.end(), part.file_plane.begin(), part.file_plane.end());
   for (auto& runs : part.group_runs) out.group_runs.push_back(std::move(runs));
+  for (auto& lines : part.replaced_file_lines) out.replaced_file_lines.push_back(std::move(lines));
   for (auto& ids : part.file_line_display_ids) out.file_line_display_ids.push_back(std::move(ids));
 }
 
@@ -783,8 +867,10 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     const std::string_view plane_name = space.Str(p.name);
     const bool gpu = schema::IsGpuPlane(plane_name);
     if (gpu) gpu_planes.push_back(i);
-    if (!gpu && !schema::IsTpuCorePlane(plane_name)) continue;
-    PlanePlan plan{i, gpu, gpu && any_kernel_stat, !gpu};
+    const bool tensor_core = schema::IsTpuCorePlane(plane_name);
+    if (!gpu && !tensor_core && !schema::IsSparseCorePlane(plane_name)) continue;
+    PlanePlan plan{i, gpu, gpu && any_kernel_stat, tensor_core};
+    plan.tpu_steps = !gpu;
     for (const LineModel& line : p.lines) {
       const std::string_view name = space.Str(line.name);
       if (name == schema::kStepLine || line.id == schema::kThreadIdStepInfo) plan.steps = false;
@@ -801,7 +887,7 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
         plan.tpu = false;
       }
     }
-    if (p.events.empty()) plan.steps = plan.streams = plan.tpu = false;
+    if (p.events.empty()) plan.steps = plan.streams = plan.tpu = plan.tpu_steps = false;
     plans.push_back(plan);
   }
   // Every event shows its group, so every profile is grouped.
@@ -835,7 +921,8 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     });
     if (!has_line) plan.launch_device = gpu - gpu_planes.begin();
   }
-  std::erase_if(plans, [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && p.launch_device < 0; });
+  std::erase_if(plans,
+                [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && p.launch_device < 0; });
   const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
   std::promise<LaunchesPerGpu> launches;
   const DeriveContext context{space, groups, names, programs, scope_tree, launches.get_future().share()};

@@ -49,6 +49,13 @@
 // A plane that already carries such lines (files written after this
 // processing, or TensorFlow's "TensorFlow Ops" era) gets none added of that
 // kind. Not derived here: the XLA:CPU lines of host planes.
+// TPU planes grouped here (TensorCores and SparseCores): the "Steps" / "Sparse
+// Core Steps" line as xprof's grouping rewrites it (MergeHostSteps): the
+// steps of one group become one event (the first step's, to the last one's
+// end; device_offset_ps / device_duration_ps over their device time;
+// step_idle_time_ps summed), ungrouped steps are dropped unless no step has a
+// group, and each grouped step is named by its group (step_name). It replaces
+// the file's line.
 #pragma once
 
 #include <cstddef>
@@ -93,6 +100,9 @@ struct DerivedTimelines {
   // line keeps its own).
   std::vector<std::vector<int64_t>> file_line_display_ids;
 
+  // Derived plane i: the lines of its file plane that a derived line replaces
+  // (not shown), by index.
+  std::vector<std::vector<uint32_t>> replaced_file_lines;
   // Derived plane i: its events' step groups.
   std::vector<GroupRuns> group_runs;
   // The grouping's stats on the file's own events.

@@ -115,10 +115,15 @@ TraceLayout BuildTraceLayout(const XSpaceModel& space, const DerivedTimelines* d
   for (auto [plane_index, base_pid] : shown) {
     const uint32_t pid = base_pid;
     std::map<uint32_t, std::string> threads;
+    std::vector<uint32_t> replaced;  // file lines a derived line stands in for
+    for (uint32_t d : derived_of[plane_index]) {
+      replaced.insert(replaced.end(), derived->replaced_file_lines[d].begin(), derived->replaced_file_lines[d].end());
+    }
     auto add_lines = [&](const XSpaceModel& s, uint32_t plane, bool is_derived, const std::vector<int64_t>* display_ids) {
       const XPlaneModel& p = s.planes[plane];
       for (uint32_t l = 0; l < p.lines.size(); ++l) {
         const LineModel& line = p.lines[l];
+        if (!is_derived && std::find(replaced.begin(), replaced.end(), l) != replaced.end()) continue;
         std::string_view line_name = s.Str(line.display_name != kNoStr ? line.display_name : line.name);
         if (line.num_events == 0 || line_name.starts_with("counters_")) continue;
         if (s.Str(line.name) == kCountersLine) {

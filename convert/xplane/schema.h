@@ -95,6 +95,8 @@ inline constexpr std::string_view kBytesAccessed = "bytes_accessed";
 inline constexpr std::string_view kName = "name";
 inline constexpr std::string_view kDeviceOffsetPs = "device_offset_ps";
 inline constexpr std::string_view kDeviceDurationPs = "device_duration_ps";
+// A TPU step's time waiting on the host.
+inline constexpr std::string_view kStepIdleTimePs = "step_idle_time_ps";
 inline constexpr std::string_view kGroupId = "group_id";
 inline constexpr std::string_view kStepNum = "step_num";
 inline constexpr std::string_view kStepName = "step_name";

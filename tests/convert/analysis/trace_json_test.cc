@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "convert/analysis/xspace_to_trace_events.h"
 #include "convert/tools/tool_registry.h"
@@ -215,6 +216,44 @@ TEST(TraceJson, GroupingShowsAsXprofWritesIt) {
   events = Events(ParseTraceDocument(g.json));
   EXPECT_EQ(args_of("TraceContext", 701), (boost::json::object{{"step_num", 1}}));
   EXPECT_EQ(args_of("a/add:AddV2", 701), (boost::json::object{}));
+}
+
+// A TPU step line as xprof's grouping rewrites it (grouping_fixtures'
+// MergeHostStepsSpace: one host step "train" with step_num 1, whose four
+// programs ran as four steps of the TensorCore and of its SparseCore): one
+// step each, from the first step's begin to the last one's end (1000 to
+// 1205 ps), named by the group; the file's four steps are not shown.
+TEST(TraceJson, TpuStepsShowMergedAndNamed) {
+  auto model = Load(grouping_test::MergeHostStepsSpace());
+  TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  boost::json::object doc = ParseTraceDocument(r.json);
+  std::map<int64_t, std::string> thread_names;  // of the TPU process
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("pid") != 701) {
+      thread_names[e.at("tid").to_number<int64_t>()] = std::string(e.at("args").at("name").as_string());
+    }
+  }
+  std::vector<boost::json::object> steps;
+  for (const auto& e : Events(doc)) {
+    const std::string& line = thread_names[e.at("tid").to_number<int64_t>()];
+    if (e.at("pid") != 701 && (line == "Steps" || line == "Sparse Core Steps")) steps.push_back(e);
+  }
+  ASSERT_EQ(steps.size(), 2u);
+  for (const auto& step : steps) {
+    EXPECT_EQ(step.at("name"), "train 1");
+    EXPECT_DOUBLE_EQ(Num(step, "ts"), 1000e-6);
+    EXPECT_DOUBLE_EQ(Num(step, "dur"), 205e-6);
+    const auto& args = step.at("args").as_object();
+    EXPECT_EQ(args.at("group_id"), 0);
+    EXPECT_EQ(args.at("step_name"), "train 1");
+    EXPECT_EQ(args.at("step_idle_time_ps"), 0);
+  }
+  // The TensorCore's steps carry device time: merged over the four.
+  const auto& tc_args = steps[0].at("args").as_object().contains("device_offset_ps") ? steps[0].at("args").as_object()
+                                                                                       : steps[1].at("args").as_object();
+  EXPECT_EQ(tc_args.at("device_offset_ps"), 1000);
+  EXPECT_EQ(tc_args.at("device_duration_ps"), 205);
 }
 
 class TraceToolTest : public ::testing::Test {
