@@ -37,7 +37,12 @@ ImpliedContexts::ImpliedContexts(const XSpaceModel& space) {
     }
     return out;
   };
-  rules_.push_back({kLegacyContext, ids({"ExecutorState::Process"}), ids({"TpuExecuteOp"}), {kStepId, kIterNum}});
+  // The legacy TPU executor's ops; and, by the same key, the iterator ops an
+  // executor step runs on other threads (xprof links those in its grouping,
+  // ConnectInterThread, rather than in its preprocessing: the same edges).
+  rules_.push_back({kLegacyContext, ids({"ExecutorState::Process"}),
+                    ids({"TpuExecuteOp", "IteratorGetNextOp::DoCompute", "IteratorGetNextAsOptionalOp::DoCompute"}),
+                    {kStepId, kIterNum}});
   rules_.push_back({kTpuStreamContext, ids({"EnqueueRequestLocked"}),
                     ids({"RunProgramRequest", "HostCallbackRequest", "TransferH2DRequest",
                          "TransferPreprocessedH2DRequest", "TransferD2HRequest", "OnDeviceSendRequest",

@@ -1,6 +1,8 @@
-// Eager execution as xprof's grouping marks it (MarkEagerlyExecutedGpuKernels
-// and MarkEagerlyExecutedCpuTfOps): a TF op or a launched kernel ran eagerly
-// when the nearest EagerKernelExecute above it ran a single op (`is_func` 0).
+// Host grouping beyond nesting and launches: eager execution as xprof's
+// grouping marks it (MarkEagerlyExecutedGpuKernels and
+// MarkEagerlyExecutedCpuTfOps: a TF op or a launched kernel ran eagerly when
+// the nearest EagerKernelExecute above it ran a single op, `is_func` 0), and
+// the iterator ops an executor step runs on other threads (ConnectInterThread).
 //
 // Ported scenarios (xla/tsl/profiler/utils/group_events_test.cc):
 //   GroupEventsTest.EagerOpTest     ported  pass (CPU op eager, CPU function not; of four kernels
@@ -185,6 +187,28 @@ TEST(GroupEventsEager, EagerOpsReachTheTools) {
   const json::value& analysis = overview.as_array()[0];
   EXPECT_EQ(analysis.at("p").at("host_op_time_eager_percent"), "48.6%");
   EXPECT_EQ(analysis.at("p").at("device_op_time_eager_percent"), "25.0%");
+}
+
+// By hand: an executor step's IteratorGetNext runs on another thread, linked
+// by step id and iteration (xprof's ConnectInterThread); one of another
+// iteration stays out of the step.
+TEST(GroupEventsLinks, IteratorGetNextJoinsItsExecutorStep) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("train", 0, 100).Int("step_num", 7).Int("_r", 1);
+  main.AddEvent("ExecutorState::Process", 10, 80).Int("id", 5).Int("iter_num", 0);
+  XLineBuilder pool = host.AddLine(1, "tf_data");
+  pool.AddEvent("IteratorGetNextOp::DoCompute", 20, 30).Int("id", 5).Int("iter_num", 0);
+  pool.AddEvent("Iterator::Prefetch", 25, 10);
+  pool.AddEvent("IteratorGetNextAsOptionalOp::DoCompute", 60, 10).Int("id", 5).Int("iter_num", 1);
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  ASSERT_EQ(g.group_names.size(), 1u);
+  EXPECT_EQ(g.group_names.at(0), "train 7");
+  EXPECT_EQ(g.Group(0, 2), 0);         // IteratorGetNextOp::DoCompute
+  EXPECT_EQ(g.Group(0, 3), 0);         // nested in it
+  EXPECT_EQ(g.Group(0, 4), kNoGroup);  // iteration 1: no executor step of it
 }
 
 }  // namespace
