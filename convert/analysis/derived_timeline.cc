@@ -1,6 +1,7 @@
 #include "convert/analysis/derived_timeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <iterator>
 #include <map>
@@ -899,7 +900,11 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   HloPrograms programs;
   RunBoth(
       [&] {
-        if (need_groups && !shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
+        if (need_groups && !shared_groups) {
+          const auto start = std::chrono::steady_clock::now();
+          shared_groups = std::make_shared<const EventGroups>(GroupEvents(space));
+          out.grouping_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
       },
       [&] {
         if (xla_kernels) programs = LoadHloPrograms(space);

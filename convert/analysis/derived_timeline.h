@@ -107,6 +107,8 @@ struct DerivedTimelines {
   std::vector<GroupRuns> group_runs;
   // The grouping's stats on the file's own events.
   FileGroupArgs file_groups;
+  // How long grouping took here (0: the grouping was given).
+  double grouping_ms = 0;
 
   // The step group of derived plane `plane`'s event (kNoGroup: none).
   int32_t Group(size_t plane, uint32_t event) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -66,7 +67,14 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   std::unique_ptr<TraceIndex> index(new TraceIndex());
   index->space_ = std::move(space);
   const XSpaceModel& s = *index->space_;
+  auto since_ms = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  const auto start = std::chrono::steady_clock::now();
   index->derived_ = std::make_unique<DerivedTimelines>(GenerateDerivedTimelines(s, groups));
+  index->build_times_.grouping_ms = index->derived_->grouping_ms;
+  index->build_times_.derivation_ms = since_ms(start) - index->derived_->grouping_ms;
+  const auto indexing_start = std::chrono::steady_clock::now();
   index->layout_ = BuildTraceLayout(s, index->derived_.get());
   index->renderer_ = std::make_unique<TraceEventRenderer>(s, index->derived_.get());
   const TraceEventRenderer& renderer = *index->renderer_;
@@ -191,6 +199,7 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
     index->min_ps_ = min_ps;
     index->max_ps_ = max_ps;
   }
+  index->build_times_.indexing_ms = since_ms(indexing_start);
   return index;
 }
 

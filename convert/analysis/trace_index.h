@@ -99,6 +99,13 @@ class TraceIndex {
   // Heap bytes held by the index itself (not the model it points into).
   size_t MemoryBytes() const;
 
+  // Where Build's time went: the step grouping (0 when it was given), the
+  // derived lines, and indexing the rows.
+  struct BuildTimes {
+    double grouping_ms = 0, derivation_ms = 0, indexing_ms = 0;
+  };
+  const BuildTimes& build_times() const { return build_times_; }
+
  private:
   static constexpr int kGroups = 65;  // keys 0..64
   TraceIndex() = default;
@@ -122,6 +129,7 @@ class TraceIndex {
   // metadata's (Search then reads each event's stats).
   std::vector<uint8_t> row_names_steps_;
   int64_t min_ps_ = 0, max_ps_ = 0;
+  BuildTimes build_times_;
 };
 
 }  // namespace tbprof
