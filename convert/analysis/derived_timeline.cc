@@ -14,6 +14,7 @@
 #include "convert/analysis/host_offload_rows.h"
 #include "convert/analysis/launch_stats.h"
 #include "convert/analysis/tf_op_utils.h"
+#include "convert/analysis/tpu_step_line.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/group_events.h"
@@ -662,83 +663,20 @@ class PlaneDeriver {
     }
   }
 
-  // GroupTpuXPlaneEvents' step line (MergeHostSteps, AddGroupMetadataToStepEvents)
-  // from the steps grouping merged, in place of the file's line.
+  // GroupTpuXPlaneEvents' step line (tpu_step_line.h), in place of the file's.
   void DeriveTpuSteps() {
-    if (!groups_.computed || plane_index_ >= groups_.tpu_steps.size()) return;
-    const std::vector<EventGroups::TpuStep>& steps = groups_.tpu_steps[plane_index_];
-    if (std::none_of(steps.begin(), steps.end(), [](const EventGroups::TpuStep& s) { return s.group != kNoGroup; })) {
-      return;  // nothing merged, dropped or named: the file's line as it is
-    }
-    uint32_t step_line = UINT32_MAX;
-    for (uint32_t l = 0; l < plane_.lines.size(); ++l) {
-      const std::string_view name = space_.Str(plane_.lines[l].name);
-      if (name == schema::kStepLine || name == schema::kSparseCoreStepLine) step_line = l;
-    }
-    if (step_line == UINT32_MAX) return;
-    const StrId offset_id = space_.Find(schema::kDeviceOffsetPs), duration_id = space_.Find(schema::kDeviceDurationPs),
-                idle_id = space_.Find(schema::kStepIdleTimePs);
-    auto find = [&](uint32_t e, StrId id) { return id == kNoStr ? nullptr : plane_.FindStat(e, id); };
+    const std::optional<uint32_t> step_line = derived::TpuStepLine(space_, plane_);
+    if (!groups_.computed || !step_line) return;
+    std::vector<derived::MergedTpuStep> steps = derived::MergeTpuSteps(space_, plane_index_, groups_, out_.space.strings);
+    if (steps.empty()) return;
     DerivedLine line(Growth::kOverAnyGap);
-    for (const EventGroups::TpuStep& step : steps) {
-      const uint32_t first = step.events.front();
-      // The first step's stats (its metadata's, then its own), merged values
-      // replacing theirs, then the group's name.
-      std::vector<Stat> stats;
-      auto copy = [&](const Stat* b, const Stat* end) {
-        for (const Stat* st = b; st != end; ++st) {
-          if (st->kind == StatKind::kNone || st->kind == StatKind::kBytes) continue;
-          if (st->name == offset_id || st->name == duration_id || st->name == idle_id) continue;
-          Stat c = *st;
-          c.name = out_.space.strings.Intern(space_.Str(st->name));
-          if (c.kind == StatKind::kStr) c.str = out_.space.strings.Intern(space_.Str(st->str));
-          std::erase_if(stats, [&](const Stat& o) { return o.name == c.name; });
-          stats.push_back(c);
-        }
-      };
-      auto [mb, me] = plane_.MetadataStatsOf(plane_.events[first].metadata);
-      copy(mb, me);
-      auto [eb, ee] = plane_.StatsOf(first);
-      copy(eb, ee);
-      const Stat* first_offset = find(first, offset_id);
-      if (first_offset != nullptr && find(first, duration_id) != nullptr) {
-        int64_t device_begin = INT64_MAX, device_end = INT64_MIN;
-        for (uint32_t e : step.events) {
-          const Stat *o = find(e, offset_id), *d = find(e, duration_id);
-          if (o == nullptr || d == nullptr) continue;
-          device_begin = std::min(device_begin, o->IntValue());
-          device_end = std::max(device_end, o->IntValue() + d->IntValue());
-        }
-        Stat offset = NamedStat(schema::kDeviceOffsetPs, StatKind::kInt64), duration = NamedStat(schema::kDeviceDurationPs, StatKind::kInt64);
-        offset.i64 = device_begin;
-        duration.i64 = device_end - device_begin;
-        stats.push_back(offset);
-        stats.push_back(duration);
-      }
-      if (step.group != kNoGroup) {
-        Stat idle = NamedStat(schema::kStepIdleTimePs, StatKind::kInt64);
-        idle.i64 = 0;
-        for (uint32_t e : step.events) {
-          if (const Stat* s = find(e, idle_id)) idle.i64 += s->IntValue();
-        }
-        stats.push_back(idle);
-        if (auto name = groups_.group_names.find(step.group); name != groups_.group_names.end()) {
-          Stat step_name = NamedStat(schema::kStepName, StatKind::kStr);
-          step_name.str = out_.space.strings.Intern(name->second);
-          stats.push_back(step_name);
-        }
-      } else if (const Stat* s = find(first, idle_id)) {
-        Stat idle = *s;
-        idle.name = out_.space.strings.Intern(schema::kStepIdleTimePs);
-        stats.push_back(idle);
-      }
-      const Event& last = plane_.events[step.events.back()];
-      line.AddEvent(Metadata(space_.Str(plane_.EventName(first))), plane_.events[first].begin_ps,
-                    std::max(last.end_ps(), plane_.events[first].begin_ps), step.group, std::move(stats));
+    for (derived::MergedTpuStep& step : steps) {
+      line.AddEvent(Metadata(space_.Str(plane_.EventName(step.first_event))), step.begin_ps, step.end_ps, step.group,
+                    std::move(step.stats));
     }
-    const LineModel& file_line = plane_.lines[step_line];
+    const LineModel& file_line = plane_.lines[*step_line];
     AddLine(file_line.id, file_line.display_id, space_.Str(file_line.name), line);
-    replaced_lines_.push_back(step_line);
+    replaced_lines_.push_back(*step_line);
   }
 
   const XSpaceModel& space_;
@@ -806,23 +744,6 @@ int32_t DerivedTimelines::Group(size_t plane, uint32_t event) const {
   return group_runs[plane].Find(event, kNoGroup);
 }
 
-const std::string* FileGroupArgs::StepName(size_t plane, uint32_t event) const {
-  if (plane >= named_roots.size() || !std::binary_search(named_roots[plane].begin(), named_roots[plane].end(), event)) {
-    return nullptr;
-  }
-  auto it = names.find(group[plane].Find(event, kNoGroup));
-  return it == names.end() ? nullptr : &it->second;
-}
-
-size_t FileGroupArgs::MemoryBytes() const {
-  size_t bytes = 0;
-  for (const GroupRuns& runs : group) bytes += runs.MemoryBytes();
-  for (const GroupRuns& runs : eager) bytes += runs.MemoryBytes();
-  for (const auto& roots : named_roots) bytes += roots.capacity() * sizeof(uint32_t);
-  for (const auto& [id, name] : names) bytes += name.capacity() + 64;
-  return bytes;
-}
-
 size_t DerivedTimelines::MemoryBytes() const {
   size_t bytes = space.planes.empty() ? 0 : space.MemoryBytes();
   bytes += file_plane.capacity() * sizeof(uint32_t);
@@ -830,32 +751,6 @@ size_t DerivedTimelines::MemoryBytes() const {
   for (const auto& ids : file_line_display_ids) bytes += ids.capacity() * sizeof(int64_t);
   return bytes + file_groups.MemoryBytes();
 }
-
-namespace {
-
-// What the trace shows of a grouping computed here (FileGroupArgs).
-FileGroupArgs MakeFileGroupArgs(const XSpaceModel& space, const EventGroups& groups) {
-  FileGroupArgs args;
-  if (!groups.computed) return args;
-  args.present = true;
-  args.group.resize(space.planes.size());
-  args.named_roots.resize(space.planes.size());
-  args.eager.resize(space.planes.size());
-  for (size_t p = 0; p < space.planes.size(); ++p) {
-    if (p < groups.group_of.size()) args.group[p] = GroupRuns::Of(groups.group_of[p]);
-    if (p < groups.has_step_name.size()) {
-      const std::vector<uint8_t>& named = groups.has_step_name[p];
-      for (uint32_t e = 0; e < named.size(); ++e) {
-        if (named[e]) args.named_roots[p].push_back(e);
-      }
-    }
-    if (groups.IsEagerPlane(p)) args.eager[p] = GroupRuns::Of(groups.is_eager[p]);
-  }
-  args.names = groups.group_names;
-  return args;
-}
-
-}  // namespace
 
 DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_ptr<const EventGroups>* known_groups) {
   DerivedTimelines out;

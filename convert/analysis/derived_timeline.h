@@ -66,29 +66,12 @@
 
 #include <memory>
 
+#include "convert/analysis/file_group_args.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/group_runs.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
-
-// The step grouping as xprof's trace viewer shows it on a file's events, which
-// xprof's grouping writes into them before converting: `group_id` on every
-// grouped event; on a named root the group's name as `step_name`, which the
-// viewer shows as the event's name; `is_eager` (0 or 1) on TF ops ("name:Type"
-// events) and on kernels with a correlation_id. Only for a grouping computed
-// here: a file that comes grouped shows its own stats.
-struct FileGroupArgs {
-  bool present = false;
-  std::vector<GroupRuns> group;                    // per file plane
-  std::vector<std::vector<uint32_t>> named_roots;  // per file plane, sorted
-  std::vector<GroupRuns> eager;                    // per file plane: 1 eager, else 0
-  std::map<int32_t, std::string> names;            // by group
-
-  // The step name of a named root, or null.
-  const std::string* StepName(size_t plane, uint32_t event) const;
-  size_t MemoryBytes() const;
-};
 
 struct DerivedTimelines {
   // One plane per file plane that got derived lines (same name and id),
