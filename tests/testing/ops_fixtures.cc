@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 
@@ -133,6 +134,14 @@ std::string WriteSpace(const XSpace& space, const std::string& name) {
   std::string path = (dir / (name + ".xplane.pb")).string();
   std::ofstream(path, std::ios::binary) << space.SerializeAsString();
   return path;
+}
+
+boost::json::value RunXPlaneTool(const std::string& tool, const std::string& path) {
+  ToolInput in;
+  in.xplane_paths = {path};
+  auto out = FindXPlaneTool(tool)->run(in);
+  EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
+  return out.ok() ? boost::json::parse(out->body) : boost::json::value();
 }
 
 }  // namespace tbprof::ops_test

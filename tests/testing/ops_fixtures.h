@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include <boost/json.hpp>
+
 #include "convert/analysis/op_stats.h"
 #include "convert/xplane/xspace_model.h"
 #include "proto/xplane.pb.h"
@@ -25,5 +27,9 @@ OpStats OpStatsOf(const tensorflow::profiler::XSpace& space);
 
 // Writes `space` to a fresh file under the test temp dir and returns its path.
 std::string WriteSpace(const tensorflow::profiler::XSpace& space, const std::string& name);
+
+// Runs xplane tool `tool` on the file at `path` as the server would (no
+// cache) and parses its JSON; a failure fails the test and gives null.
+boost::json::value RunXPlaneTool(const std::string& tool, const std::string& path);
 
 }  // namespace tbprof::ops_test

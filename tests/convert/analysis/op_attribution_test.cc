@@ -52,13 +52,6 @@ XSpace BertLikeSpace(const char* op_stat) {
   return space;
 }
 
-json::value Tool(const std::string& tool, const std::string& path) {
-  ToolInput in;
-  in.xplane_paths = {path};
-  auto out = FindXPlaneTool(tool)->run(in);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? json::parse(out->body) : json::value();
-}
 
 const json::value& Cell(const json::value& table, size_t row, size_t col) {
   return table.at("rows").as_array().at(row).at("c").as_array().at(col).at("v");
@@ -74,7 +67,7 @@ TEST_P(OpAttribution, KernelsReachEveryTool) {
 
   // framework_op_stats (with idle), by self time: MatMul 40 µs, Relu 10 µs,
   // IDLE 5 µs (the 55 µs from first kernel start to last kernel end, less 50).
-  json::value tf_stats = Tool("framework_op_stats", path);
+  json::value tf_stats = ops_test::RunXPlaneTool("framework_op_stats", path);
   const json::value& with_idle = tf_stats.as_array()[0];
   std::vector<std::pair<std::string, std::string>> device_ops;
   for (const auto& row : with_idle.at("rows").as_array()) {
@@ -88,7 +81,7 @@ TEST_P(OpAttribution, KernelsReachEveryTool) {
 
   // kernel_stats: one row per kernel with its op; MatMul is TensorCore
   // eligible, though this SIMT kernel does not use TensorCores.
-  json::value kernels = Tool("kernel_stats", path);
+  json::value kernels = ops_test::RunXPlaneTool("kernel_stats", path);
   ASSERT_EQ(kernels.at("rows").as_array().size(), 2u);
   EXPECT_EQ(Cell(kernels, 0, 1).as_string(), "volta_sgemm_128x64_nn");
   EXPECT_EQ(Cell(kernels, 0, 9).as_string(), "bert/dense/MatMul");
@@ -99,7 +92,7 @@ TEST_P(OpAttribution, KernelsReachEveryTool) {
 
   // overview: top device ops 40/50 and 10/50 of the op time; the GPU was busy
   // 50 of the 55 µs from the first kernel's start to the last one's end.
-  json::value overview = Tool("overview_page", path);
+  json::value overview = ops_test::RunXPlaneTool("overview_page", path);
   const json::value& analysis = overview.as_array()[0];
   ASSERT_EQ(analysis.at("rows").as_array().size(), 2u);
   EXPECT_EQ(Cell(analysis, 0, 3).as_string(), "bert/dense/MatMul");
@@ -111,7 +104,7 @@ TEST_P(OpAttribution, KernelsReachEveryTool) {
   EXPECT_EQ(Prop(env, "device_type"), "Nvidia GPU (Volta)");
 
   // input_pipeline: the step's device compute is the two kernels (50 µs).
-  json::value ipa = Tool("input_pipeline_analyzer", path);
+  json::value ipa = ops_test::RunXPlaneTool("input_pipeline_analyzer", path);
   const json::value& steps = ipa.as_array()[0];
   ASSERT_EQ(steps.at("rows").as_array().size(), 1u);
 }

@@ -8,9 +8,12 @@
 #include <filesystem>
 
 #include "convert/tools/tool_registry.h"
+#include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
 namespace {
+
+using ops_test::RunXPlaneTool;
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -28,13 +31,6 @@ const std::vector<std::string>& RealProfiles() {
   return files;
 }
 
-json::value RunXPlaneTool(const std::string& tool, const std::string& path) {
-  ToolInput in;
-  in.xplane_paths = {path};
-  auto out = FindXPlaneTool(tool)->run(in);
-  EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
-  return out.ok() ? json::parse(out->body) : json::value();
-}
 
 class OpsRealProfiles : public ::testing::TestWithParam<std::string> {
  protected:

@@ -147,20 +147,13 @@ TEST(GroupEventsEager, GroupedFileIsNotMarked) {
 
 namespace json = boost::json;
 
-json::value Tool(const std::string& tool, const std::string& path) {
-  ToolInput in;
-  in.xplane_paths = {path};
-  auto out = FindXPlaneTool(tool)->run(in);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  return out.ok() ? json::parse(out->body) : json::value();
-}
 
 // By hand: the eager op is "Eager" on host and device in framework_op_stats,
 // the other "Function"; the overview counts the eager shares of op time:
 // host 360 of 360 + 380 µs self time, device 100 of 100 + 300 µs.
 TEST(GroupEventsEager, EagerOpsReachTheTools) {
   const std::string path = ops_test::WriteSpace(grouping_test::EagerAndFunctionSpace(), "eager_ops");
-  json::value tf_stats = Tool("framework_op_stats", path);
+  json::value tf_stats = ops_test::RunXPlaneTool("framework_op_stats", path);
   const json::value& table = tf_stats.as_array()[0];
   size_t mode = SIZE_MAX, type = SIZE_MAX, op = SIZE_MAX;
   const json::array& cols = table.at("cols").as_array();
@@ -183,7 +176,7 @@ TEST(GroupEventsEager, EagerOpsReachTheTools) {
   EXPECT_EQ(modes["Device a/add"], "Eager");
   EXPECT_EQ(modes["Device b/mul"], "Function");
 
-  json::value overview = Tool("overview_page", path);
+  json::value overview = ops_test::RunXPlaneTool("overview_page", path);
   const json::value& analysis = overview.as_array()[0];
   EXPECT_EQ(analysis.at("p").at("host_op_time_eager_percent"), "48.6%");
   EXPECT_EQ(analysis.at("p").at("device_op_time_eager_percent"), "25.0%");
