@@ -478,14 +478,15 @@ class Grouper {
         lines.size(), [&](size_t i) { return lines[i].correlated.size(); },
         [&](size_t i) {
           const auto& correlated = lines[i].correlated;
+          edges_of[i].reserve(correlated.size());  // most kernels find their launch
           for (size_t c = 0; c < correlated.size(); ++c) {
             if (c + kPrefetchDistance < correlated.size()) launch_of.Prefetch(correlated[c + kPrefetchDistance].first);
             const auto [id, e] = correlated[c];
             if (const EdgeRef* launch = launch_of.Find(id)) edges_of[i].push_back({*launch, {lines[i].plane, e}});
           }
         });
-    launch_edges_.reserve(count);
-    for (const auto& edges : edges_of) launch_edges_.insert(launch_edges_.end(), edges.begin(), edges.end());
+    // Kept per line: one array of millions of edges would be a copy of them.
+    launch_edges_ = std::move(edges_of);
     std::map<std::pair<int64_t, int64_t>, std::pair<std::vector<EdgeRef>, std::vector<EdgeRef>>> contexts;
     for (const LineLinks& links : lines) {
       for (const LineLinks::Context& c : links.contexts) {
@@ -544,7 +545,9 @@ class Grouper {
       if (!changed) break;
     }
     if (host_only) return;
-    for (const CrossEdge& edge : launch_edges_) apply(edge);
+    for (const std::vector<CrossEdge>& edges : launch_edges_) {
+      for (const CrossEdge& edge : edges) apply(edge);
+    }
     nest_pass(/*host=*/false);
   }
 
@@ -737,7 +740,8 @@ class Grouper {
   ImpliedContexts implied_;
   std::vector<uint8_t> link_stat_of_;
   std::vector<WorkPlane> planes_;
-  std::vector<CrossEdge> launch_edges_, context_edges_;
+  std::vector<std::vector<CrossEdge>> launch_edges_;  // per line read, in line order
+  std::vector<CrossEdge> context_edges_;
 };
 
 EventGroups ReadExistingGroups(const XSpaceModel& space) {
