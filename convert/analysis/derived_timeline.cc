@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <iterator>
 #include <map>
 #include <string>
@@ -175,8 +174,7 @@ struct DeriveContext {
   const StatNames& names;
   const HloPrograms& programs;
   const ScopeRangeTree& scope_tree;
-  // Read from the host while the planes are derived; waited for at the end.
-  std::shared_future<LaunchesPerGpu> launches;
+  const LaunchesPerGpu& launches;
 };
 
 // Builds the derived lines of one device plane into `out`.
@@ -209,8 +207,7 @@ class PlaneDeriver {
     if (plan.steps && group_ != nullptr) DeriveSteps();
     if (plan.streams) DeriveStreams(display_ids);
     if (plan.launch_device >= 0) {
-      const LaunchesPerGpu& launches = launches_.get();
-      if (static_cast<size_t>(plan.launch_device) < launches.size()) DeriveLaunchStats(launches[plan.launch_device]);
+      if (static_cast<size_t>(plan.launch_device) < launches_.size()) DeriveLaunchStats(launches_[plan.launch_device]);
     }
     if (plan.tpu) DeriveTpuLines();
     if (plan.tpu_steps) DeriveTpuSteps();
@@ -686,7 +683,7 @@ class PlaneDeriver {
   const StatNames& names_;
   const HloPrograms& programs_;
   const ScopeRangeTree& scope_tree_;
-  std::shared_future<LaunchesPerGpu> launches_;
+  const LaunchesPerGpu& launches_;
   DerivedTimelines& out_;
   XPlaneModel* derived_ = nullptr;
   std::vector<PendingLine> pending_lines_;
@@ -824,21 +821,16 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   std::erase_if(plans,
                 [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && p.launch_device < 0; });
   const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
-  std::promise<LaunchesPerGpu> launches;
-  const DeriveContext context{space, groups, names, programs, scope_tree, launches.get_future().share()};
-  // The planes are independent: each is derived into a space of its own, the
-  // planes shared out between two threads by event count, then merged in
-  // order. The host's launches are read first on one side (job kLaunchJob),
-  // so that a plane waiting for them never waits on its own thread; reading
-  // a host event's stats costs about a tenth of deriving from a kernel.
-  constexpr size_t kLaunchJob = SIZE_MAX;
+  // The host's launches first (on two threads of their own), then the
+  // planes: they are independent, each derived into a space of its own, the
+  // planes shared out between two threads by event count, then merged in order.
+  const bool launch_lines = std::any_of(plans.begin(), plans.end(), [](const PlanePlan& p) { return p.launch_device >= 0; });
+  const LaunchesPerGpu launches =
+      launch_lines && !CancelRequested() ? CollectLaunches(space, names, groups, gpu_planes.size()) : LaunchesPerGpu{};
+  const DeriveContext context{space, groups, names, programs, scope_tree, launches};
   std::vector<DerivedTimelines> parts(plans.size());
   std::vector<size_t> halves[2];
   size_t load[2] = {0, 0};
-  if (any_launches) {
-    halves[0].push_back(kLaunchJob);
-    if (const XPlaneModel* host = space.FindPlane(schema::kHostPlane)) load[0] += host->events.size() / 10;
-  }
   for (size_t i = 0; i < plans.size(); ++i) {
     const int lighter = load[1] < load[0];
     halves[lighter].push_back(i);
@@ -846,12 +838,6 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   }
   auto derive = [&](const std::vector<size_t>& half) {
     for (size_t i : half) {
-      if (i == kLaunchJob) {
-        // Set even when cancelled: planes of the other side may wait for it.
-        launches.set_value(CancelRequested() ? LaunchesPerGpu{}
-                                             : CollectLaunches(space, names, groups, gpu_planes.size()));
-        continue;
-      }
       if (CancelRequested()) continue;  // the caller discards a partial result
       PlaneDeriver(context, plans[i].plane, parts[i]).Run(plans[i]);
     }

@@ -2,10 +2,55 @@
 
 #include <algorithm>
 
+#include "convert/base/run_both.h"
+
 namespace tbprof {
 
+namespace {
+
+// The launches of host plane `h`'s lines [first, last).
+void CollectLaunchesOfLines(const XSpaceModel& space, const schema::StatIds& names, const EventGroups& groups,
+                            uint32_t h, size_t first, size_t last, LaunchesPerGpu& launches) {
+  const XPlaneModel& host = space.planes[h];
+  const size_t num_gpus = launches.size();
+  std::vector<int8_t> api_call(host.event_metadata.size(), -1);  // per metadata: named "cu…"
+  for (size_t l = first; l < last; ++l) {
+    const LineModel& line = host.lines[l];
+    if (schema::IsDerivedThreadId(line.id)) continue;
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const int32_t group = groups.group_of[h][e];
+      if (group == kNoGroup) continue;
+      const Event& ev = host.events[e];
+      int8_t& api = api_call[ev.metadata];
+      if (api < 0) api = space.Str(host.event_metadata[ev.metadata].name).starts_with("cu");
+      if (api) continue;
+      const Stat* device = nullptr;
+      bool correlated = false;
+      auto [b, end] = host.StatsOf(e);
+      for (const Stat* s = b; s != end; ++s) {
+        if (s->name == names.device_id) device = s;
+        correlated |= s->name == names.correlation_id;
+      }
+      if (device == nullptr || !correlated || device->IntValue() < 0 ||
+          static_cast<uint64_t>(device->IntValue()) >= num_gpus) {
+        continue;
+      }
+      LaunchGroup& g = launches[device->IntValue()][group];
+      const int64_t duration = std::max<int64_t>(ev.duration_ps, 0);
+      g.begin_ps = std::min(g.begin_ps, ev.begin_ps);
+      g.end_ps = std::max(g.end_ps, ev.begin_ps + duration);
+      g.count += 1;
+      g.max_ps = std::max<uint64_t>(g.max_ps, duration);
+      g.sum_ps += static_cast<double>(duration);
+    }
+  }
+}
+
+}  // namespace
+
 // Only the first host plane counts, as xprof finds it; per step, the launches'
-// span, count and durations.
+// span, count and durations. A host has millions of events: its lines are
+// read in two halves on two threads, whose counts then add up.
 LaunchesPerGpu CollectLaunches(const XSpaceModel& space, const schema::StatIds& names, const EventGroups& groups,
                                size_t num_gpus) {
   LaunchesPerGpu launches;
@@ -18,35 +63,22 @@ LaunchesPerGpu CollectLaunches(const XSpaceModel& space, const schema::StatIds& 
         groups.group_of[h].size() != host.events.size()) {
       continue;
     }
+    size_t split = 0, head_events = 0;
+    for (; split < host.lines.size() && 2 * head_events < host.events.size(); ++split) {
+      head_events += host.lines[split].num_events;
+    }
     launches.resize(num_gpus);
-    std::vector<int8_t> api_call(host.event_metadata.size(), -1);  // per metadata: named "cu…"
-    for (const LineModel& line : host.lines) {
-      if (schema::IsDerivedThreadId(line.id)) continue;
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        const int32_t group = groups.group_of[h][e];
-        if (group == kNoGroup) continue;
-        const Event& ev = host.events[e];
-        int8_t& api = api_call[ev.metadata];
-        if (api < 0) api = space.Str(host.event_metadata[ev.metadata].name).starts_with("cu");
-        if (api) continue;
-        const Stat* device = nullptr;
-        bool correlated = false;
-        auto [b, end] = host.StatsOf(e);
-        for (const Stat* s = b; s != end; ++s) {
-          if (s->name == names.device_id) device = s;
-          correlated |= s->name == names.correlation_id;
-        }
-        if (device == nullptr || !correlated || device->IntValue() < 0 ||
-            static_cast<uint64_t>(device->IntValue()) >= num_gpus) {
-          continue;
-        }
-        LaunchGroup& g = launches[device->IntValue()][group];
-        const int64_t duration = std::max<int64_t>(ev.duration_ps, 0);
-        g.begin_ps = std::min(g.begin_ps, ev.begin_ps);
-        g.end_ps = std::max(g.end_ps, ev.begin_ps + duration);
-        g.count += 1;
-        g.max_ps = std::max<uint64_t>(g.max_ps, duration);
-        g.sum_ps += static_cast<double>(duration);
+    LaunchesPerGpu tail(num_gpus);
+    RunBoth([&] { CollectLaunchesOfLines(space, names, groups, h, 0, split, launches); },
+            [&] { CollectLaunchesOfLines(space, names, groups, h, split, host.lines.size(), tail); });
+    for (size_t gpu = 0; gpu < num_gpus; ++gpu) {
+      for (const auto& [group, t] : tail[gpu]) {
+        LaunchGroup& g = launches[gpu][group];
+        g.begin_ps = std::min(g.begin_ps, t.begin_ps);
+        g.end_ps = std::max(g.end_ps, t.end_ps);
+        g.count += t.count;
+        g.max_ps = std::max(g.max_ps, t.max_ps);
+        g.sum_ps += t.sum_ps;
       }
     }
     break;  // the first host plane of that name, as xprof finds it

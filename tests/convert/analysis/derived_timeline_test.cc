@@ -450,6 +450,35 @@ TEST(DerivedTimeline, LaunchStatsPerGpuAndStep) {
   EXPECT_EQ(derived_testing::EventStats(d, "/device:GPU:1", "Launch Stats", 0).at("num_launches"), "1");
 }
 
+// Launches of one step from two host threads (read apart, on two threads)
+// add up: span 10-66 µs, 4 launches, longest 6 µs, mean (2+4+3+6)/4 µs.
+TEST(DerivedTimeline, LaunchStatsAddUpAcrossHostThreads) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder host_plane = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host_plane.AddLine(1, "main");
+  main.AddEvent("train", 0, 100000000).Int("group_id", 7).Str("step_name", "train 7");
+  const int64_t main_launches[3][2] = {{10, 2}, {20, 4}, {30, 3}};
+  for (int i = 0; i < 3; ++i) {
+    main.AddEvent("k", main_launches[i][0] * 1000000, main_launches[i][1] * 1000000)
+        .Int("device_id", 0)
+        .Int("group_id", 7)
+        .Int("correlation_id", i + 1);
+  }
+  XLineBuilder worker = host_plane.AddLine(2, "worker");
+  worker.AddEvent("k", 60000000, 6000000).Int("device_id", 0).Int("group_id", 7).Int("correlation_id", 4);
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  AddKernels(gpu.AddLine(0, "Stream #0"), {{"k", 70000000, 1000000, {}, {{"group_id", 7}, {"correlation_id", 1}}}});
+  auto m = Model(space);
+  const DerivedTimelines d = GenerateDerivedTimelines(*m);
+  EXPECT_EQ(Lines(d, "/device:GPU:0")["Launch Stats"].events,
+            (std::vector<Seen>{{"Launch Stats for train 7", "", 10000000, 56000000, 7}}));
+  EXPECT_EQ(derived_testing::EventStats(d, "/device:GPU:0", "Launch Stats", 0),
+            (std::map<std::string, std::string>{{"group_id", "7"},
+                                                {"num_launches", "4"},
+                                                {"max_launch_time_us", "6"},
+                                                {"avg_launch_time_us", "3.75"}}));
+}
+
 // Display ids: compute streams first, then by size; each stream is followed
 // by its derived lines (name scope, framework op, module, XLA op, source).
 TEST(DerivedTimeline, DisplayIdsOrderStreamsAndTheirLines) {
