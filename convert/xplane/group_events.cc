@@ -150,10 +150,13 @@ class Grouper {
 
     // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
     std::vector<Root> roots = TfLoopRoots();
+    // Per plane and event: pass 1's levels, then pass 2's groups in the same
+    // arrays (memory already mapped costs less than fresh).
+    std::vector<std::vector<int32_t>> group(planes_.size());
     if (roots.empty()) {
       // Pass 1: highest root level among strict ancestors, to find group roots.
       // Roots are host events, so the device planes are left out.
-      std::vector<std::vector<int32_t>> anc_level(planes_.size());
+      std::vector<std::vector<int32_t>>& anc_level = group;
       for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
         if (planes_[pi].is_host) anc_level[pi].assign(planes_[pi].nest_parent.size(), 0);
       }
@@ -175,7 +178,6 @@ class Grouper {
       return a.level != b.level ? a.level > b.level : a.begin < b.begin;
     });
     // Pass 2: each event joins the earliest-processed group root among its ancestors-or-self.
-    std::vector<std::vector<int32_t>> group(planes_.size());
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) group[pi].assign(planes_[pi].nest_parent.size(), INT32_MAX);
     for (size_t g = 0; g < roots.size(); ++g) {
       group[roots[g].plane][roots[g].event] = static_cast<int32_t>(g);
