@@ -49,11 +49,14 @@ void DerivedLine::AddEvent(uint32_t metadata, int64_t begin, int64_t end, int32_
 
 void DerivedLine::ExpandOrAddLevel(uint32_t metadata, int64_t begin, int64_t end, int32_t group, int64_t scope,
                                    size_t level) {
-  if (level >= last_.size()) last_.resize(level + 1, kNoEvent);
+  if (level >= last_.size()) {
+    last_.resize(level + 1, kNoEvent);
+    last_scope_.resize(level + 1, kNoScopeRange);
+  }
   if (last_[level] != kNoEvent) {
     PendingEvent& last = events_[last_[level]];
     const bool same = last.metadata == metadata && last.group == group &&
-                      (scope == kNoScopeRange || last.scope_range == kNoScopeRange || scope == last.scope_range);
+                      (scope == kNoScopeRange || last_scope_[level] == kNoScopeRange || scope == last_scope_[level]);
     const bool near = growth_ == Growth::kOverAnyGap || group != kNoGroup ||
                       last.end_ps + 2 * (last.end_ps - last.begin_ps) >= begin;
     if (same && near) {
@@ -64,7 +67,8 @@ void DerivedLine::ExpandOrAddLevel(uint32_t metadata, int64_t begin, int64_t end
   }
   ResetLastEvents(level);
   last_[level] = events_.size();
-  events_.push_back(PendingEvent{begin, end, metadata, group, scope});
+  last_scope_[level] = scope;
+  events_.push_back(PendingEvent{begin, end, metadata, group});
 }
 
 void DerivedLine::ShortenStackedEvents(size_t level) {
