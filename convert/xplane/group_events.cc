@@ -571,21 +571,29 @@ class Grouper {
     if (eager_execute == kNoStr) return;
     const StrId is_func = space_.Find(schema::kIsFunc);
     constexpr int32_t kOpAbove = 1, kSelfOp = 3, kSelfFunction = 4;
-    std::vector<std::vector<int32_t>> state(planes_.size());
+    // The EagerKernelExecute events first: a TF2 profile has many, mostly
+    // function calls, and then no per-event table is needed at all.
+    struct Execute {
+      uint32_t plane, event;
+      int32_t state;
+    };
+    std::vector<Execute> executes;
     bool any_op = false;
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-      const XPlaneModel& p = space_.planes[planes_[pi].space_index];
-      state[pi].assign(p.events.size(), 0);
       if (!planes_[pi].is_host) continue;
+      const XPlaneModel& p = space_.planes[planes_[pi].space_index];
       for (uint32_t e = 0; e < p.events.size(); ++e) {
-        if (p.event_metadata[p.events[e].metadata].name != eager_execute) continue;
+        if (p.EventName(e) != eager_execute) continue;
         const Stat* f = FindIf(p, e, is_func);
         const bool single_op = f != nullptr && f->IntValue() == 0;
-        state[pi][e] = single_op ? kSelfOp : kSelfFunction;
+        executes.push_back({pi, e, single_op ? kSelfOp : kSelfFunction});
         any_op |= single_op;
       }
     }
     if (!any_op) return;  // nothing can be eager
+    std::vector<std::vector<int32_t>> state(planes_.size());
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) state[pi].assign(planes_[pi].nest_parent.size(), 0);
+    for (const Execute& x : executes) state[x.plane][x.event] = x.state;
     Propagate(
         state, [](const WorkPlane&, uint32_t, int32_t pv) { return pv >= kSelfOp ? pv - 2 : pv; },
         [](int32_t own, int32_t from_parent) { return own >= kSelfOp ? own : std::max(own, from_parent); },
