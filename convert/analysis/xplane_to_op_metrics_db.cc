@@ -205,6 +205,9 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
   enum : uint8_t { kUnchecked, kNamedOp, kMayCarryTfOp, kNoOp };
   std::vector<uint8_t> kind(p.event_metadata.size(), kUnchecked);
   std::vector<OpMetrics*> row_of(p.event_metadata.size(), nullptr);
+  // Per event metadata: a TensorFlow op's name, the events xprof's grouping
+  // marks eager or not (tf.data's named ops are not among them).
+  std::vector<uint8_t> tensorflow_op(p.event_metadata.size(), 0);
   std::unordered_map<StrId, OpMetrics*> row_of_tf_op;
   auto stat_op_row = [&](uint32_t e) -> OpMetrics* {
     if (p.events[e].duration_ps <= 0 || ids_.tf_op == kNoStr) return nullptr;
@@ -248,8 +251,8 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
       m.min_time_ps = std::min<uint64_t>(m.min_time_ps, o.span.duration());
       if (const Stat* eager = Find(p, o.event, ids_.is_eager)) {
         m.is_eager |= eager->IntValue() != 0;
-      } else if (kind[p.events[o.event].metadata] == kNamedOp) {
-        m.is_eager |= groups_.IsEager(plane_index, o.event);  // as xprof marks TF ops
+      } else if (tensorflow_op[p.events[o.event].metadata]) {
+        m.is_eager |= groups_.IsEager(plane_index, o.event);
       }
       line_op_time += self;
     };
@@ -268,6 +271,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
           TfOp op = ParseTfOpFullname(name);
           if (op.category != TfOpCategory::kUnknown) {
             kind[md] = kNamedOp;
+            tensorflow_op[md] = op.category == TfOpCategory::kTensorFlow;
             row_of[md] = &HostOpRow(db, op);
           } else {
             kind[md] = schema::IsAllocatorEventName(name) ? kNoOp : kMayCarryTfOp;

@@ -182,6 +182,22 @@ TEST(GroupEventsEager, EagerOpsReachTheTools) {
   EXPECT_EQ(analysis.at("p").at("device_op_time_eager_percent"), "25.0%");
 }
 
+// By hand: xprof marks TensorFlow ops ("name:Type"), not tf.data's iterator
+// ops, so an iterator run inside an eager op stays out of the eager share.
+TEST(GroupEventsEager, OnlyTensorFlowOpsCountAsEagerOnTheHost) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("EagerKernelExecute", 0, 100).Int("is_func", 0);
+  main.AddEvent("a/add:AddV2", 10, 80);
+  main.AddEvent("Iterator::Prefetch", 20, 10);
+  const OpStats stats = ops_test::OpStatsOf(space);
+  const auto& ops = stats.host_op_metrics_db.ops;
+  ASSERT_TRUE(ops.count("a/add") && ops.count("Iterator::Prefetch"));
+  EXPECT_TRUE(ops.at("a/add").is_eager);
+  EXPECT_FALSE(ops.at("Iterator::Prefetch").is_eager);
+}
+
 // By hand: an executor step's IteratorGetNext runs on another thread, linked
 // by step id and iteration (xprof's ConnectInterThread); one of another
 // iteration stays out of the step.
