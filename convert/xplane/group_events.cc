@@ -789,13 +789,18 @@ EventGroups ReadExistingGroups(const XSpaceModel& space) {
 }  // namespace
 
 std::span<const std::string_view> GroupingStatNames() {
-  // Links, roots and names (StatIds), the implied contexts' keys, the TF-loop
-  // and eager passes' stats.
-  static constexpr std::string_view kNames[] = {
-      schema::kIsRoot,        schema::kIsAsync,    schema::kProducerType, schema::kProducerId, schema::kConsumerType,
-      schema::kConsumerId,    schema::kCorrelationId, schema::kGroupId,   schema::kStepName,   schema::kIterNum,
-      schema::kStepNum,       schema::kGraphType,  schema::kId,           schema::kRequestId,  schema::kQueueAddr,
-      schema::kDeviceOrdinal, schema::kQueueId,    schema::kRunId,        schema::kCoreType,   schema::kIsFunc};
+  // Links, roots and names (StatIds), the TF-loop and eager passes' stats,
+  // then the implied contexts' keys.
+  static const std::vector<std::string_view> kNames = [] {
+    std::vector<std::string_view> names = {
+        schema::kIsRoot,  schema::kIsAsync, schema::kProducerType, schema::kProducerId, schema::kConsumerType,
+        schema::kConsumerId, schema::kCorrelationId, schema::kGroupId, schema::kStepName, schema::kIterNum,
+        schema::kStepNum, schema::kGraphType, schema::kId, schema::kIsFunc};
+    for (std::string_view key : ImpliedContexts::KeyStatNames()) {
+      if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
+    }
+    return names;
+  }();
   return kNames;
 }
 

@@ -25,11 +25,16 @@ uint64_t Mix(uint64_t h, uint64_t v) {
 
 }  // namespace
 
+std::span<const std::string_view> ImpliedContexts::KeyStatNames() {
+  // In Key order.
+  static constexpr std::string_view kNames[kKeys] = {schema::kId,        schema::kIterNum,       schema::kRequestId,
+                                                     schema::kQueueAddr, schema::kDeviceOrdinal, schema::kQueueId,
+                                                     schema::kRunId,     schema::kCoreType};
+  return kNames;
+}
+
 ImpliedContexts::ImpliedContexts(const XSpaceModel& space) {
-  const std::string_view names[kKeys] = {schema::kId,     schema::kIterNum,  schema::kRequestId,
-                                          schema::kQueueAddr, schema::kDeviceOrdinal, schema::kQueueId,
-                                          schema::kRunId,  schema::kCoreType};
-  for (int k = 0; k < kKeys; ++k) stat_ids_[k] = space.Find(names[k]);
+  for (int k = 0; k < kKeys; ++k) stat_ids_[k] = space.Find(KeyStatNames()[k]);
   auto ids = [&](std::initializer_list<std::string_view> event_names) {
     std::vector<StrId> out;
     for (std::string_view n : event_names) {

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "convert/xplane/xspace_model.h"
@@ -38,6 +40,9 @@ class ImpliedContexts {
   // Whether the modules of TPU TensorCore plane `p` take launch contexts: the
   // plane declares a queue and a run id.
   bool KeysModuleLaunches(const XPlaneModel& p) const;
+  // The stats whose values name the contexts, every rule's.
+  static std::span<const std::string_view> KeyStatNames();
+
   // The consumer context of event `e` on the "XLA Modules" line of a
   // TensorCore plane that KeysModuleLaunches, with this device ordinal (the
   // plane name's number), if the event has a queue and a run id.
