@@ -64,6 +64,21 @@ std::string DeriveOpType(std::string_view full_op_name) {
   return std::string(last);
 }
 
+std::string TfOpEventName(const TfOp& op) {
+  if (op.category == TfOpCategory::kUnknown) {
+    std::string_view n = op.name;
+    while (!n.empty() && (n.back() == ' ' || n.back() == '\t' || n.back() == '\n' || n.back() == '\r')) n.remove_suffix(1);
+    return std::string(n);
+  }
+  if (op.category == TfOpCategory::kTfData) {
+    // What follows the last ':' ("Iterator::Batch::Map::TfRecord" shows as
+    // "Iterator::TfRecord").
+    const size_t colon = op.name.rfind(':');
+    return "Iterator::" + (colon == std::string::npos ? op.name : op.name.substr(colon + 1));
+  }
+  return op.type;
+}
+
 TfOp ParseTfOpFullname(std::string_view fullname) {
   TfOp op;
   size_t colon = fullname.find(':');

@@ -18,6 +18,10 @@ struct TfOp {
 
 // Splits "name:type" at the first ':' and classifies it (ParseTfOpFullname).
 TfOp ParseTfOpFullname(std::string_view fullname);
+// The name a framework op's event shows in the trace (TfOpEventName): its
+// type; a tf.data op's last component ("Iterator::<last>"); for names that
+// are not ops the name itself, without trailing whitespace.
+std::string TfOpEventName(const TfOp& op);
 // Last '/' component without a trailing "_<digits>" (DeriveOpType).
 std::string DeriveOpType(std::string_view full_op_name);
 

@@ -7,14 +7,16 @@
 //   TraceMeWithColonTest, TraceMeWithDoubleColonTest, TraceMeWithTrailingWhitespaceTest, MemcpyHToDTest,
 //   MemcpyDToHTest, JaxOpTest, OtherXlaOpTest, OpWithoutTypeTest, OpTypeWithUnderscoreTest, NameScopeTest
 //                                    ported (category, name, type)  pass
-//   Their TfOpEventName checks       left out: the event name is private to the derived timeline (the
-//                                    name of its Framework Ops events), not a function of its own here
+//   Their TfOpEventName checks       ported (the name of a Framework Ops event)  pass; LongDatasetOpTest's
+//                                    "Iterator::TfRecord" failed before this port (the event showed
+//                                    "Iterator::Batch::Map::TfRecord") and was mended
 //   JaxOpNameTest, JaxOpNameWithMetadataTest, OtherXlaOpNameTest (IsJaxOpNameAndType), NameScopeTest's
 //   ParseTfNameScopes                left out: tbprof has no separate name-and-type or name-scope parser
 //                                    (the derived timeline splits scopes itself)
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "convert/analysis/tf_op_utils.h"
 
@@ -56,6 +58,30 @@ TEST(XprofTfOpUtilsPorts, ParseTfOpFullname) {
     EXPECT_EQ(op.category, c.category);
     EXPECT_EQ(op.name, c.name ? c.name : c.fullname);
     EXPECT_EQ(op.type, c.type);
+  }
+}
+
+TEST(XprofTfOpUtilsPorts, TfOpEventName) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"OpName:OpType", "OpType"},  // type only
+      {"OpName:_InternalOpType", "_InternalOpType"},
+      {"path/to/name:OpType", "OpType"},
+      {"Iterator::Batch", "Iterator::Batch"},
+      {"Iterator::Batch::Map::TfRecord", "Iterator::TfRecord"},  // the last component
+      {"MyTraceMe", "MyTraceMe"},
+      {"RunStep/Server:54635", "RunStep/Server:54635"},
+      {"XLA::StartProgram", "XLA::StartProgram"},
+      {"SessionRun ", "SessionRun"},  // trailing whitespace trimmed
+      {"MemcpyHToD", "MemcpyHToD"},
+      {"MemcpyDToH", "MemcpyDToH"},
+      {"op_name:op_type", "op_type"},
+      {"namescope.1/namespace__opname2d:namespace__opname2d", "namespace__opname2d"},
+      {"namescope/OpName_1:", "OpName"},  // no ':', name scopes or numeric suffix
+      {"namescope/OpName_a:", "OpName_a"},
+  };
+  for (const auto& [fullname, event_name] : cases) {
+    SCOPED_TRACE(fullname);
+    EXPECT_EQ(TfOpEventName(ParseTfOpFullname(fullname)), event_name);
   }
 }
 
