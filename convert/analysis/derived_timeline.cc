@@ -16,8 +16,10 @@
 #include "convert/analysis/tpu_step_line.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
+#include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
+#include "convert/xplane/threadpool_regions.h"
 
 namespace tbprof {
 namespace {
@@ -139,29 +141,13 @@ bool IsDerivedLineName(std::string_view name, std::string_view kind) {
   return name == kind || (StartsWith(name, kind) && StartsWith(name.substr(kind.size()), schema::kDerivedFromStreamInfix));
 }
 
-// The display name of a framework op's event (TfOpEventName): its type, or for
-// names that are not ops the name itself.
-std::string FrameworkOpEventName(const TfOp& op) {
-  if (op.category == TfOpCategory::kUnknown) {
-    std::string_view n = op.name;
-    while (!n.empty() && (n.back() == ' ' || n.back() == '\t' || n.back() == '\n' || n.back() == '\r')) n.remove_suffix(1);
-    return std::string(n);
-  }
-  if (op.category == TfOpCategory::kTfData) {
-    constexpr std::string_view kIteratorPrefix = "Iterator::";
-    std::string_view n = op.name;
-    size_t at = n.rfind(kIteratorPrefix);
-    return "Iterator::" + std::string(at == std::string_view::npos ? n : n.substr(at + kIteratorPrefix.size()));
-  }
-  return op.type;
-}
-
 // What to derive for one plane.
 struct PlanePlan {
   uint32_t plane = 0;
   bool steps = false, streams = false;  // GPU planes
   bool tpu = false;                     // a TPU TensorCore's framework, source and host-offload lines
   bool tpu_steps = false;               // a TPU plane's step line, as grouping merged it
+  bool regions = false;                 // a plane whose threads ran thread pool closures
   // GPU planes without a Launch Stats line: their index among the GPU planes
   // (-1: none), which launches name by device_id.
   int64_t launch_device = -1;
@@ -211,6 +197,7 @@ class PlaneDeriver {
     }
     if (plan.tpu) DeriveTpuLines();
     if (plan.tpu_steps) DeriveTpuSteps();
+    if (plan.regions) DeriveThreadpoolRegions();
     EmitLines();
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
@@ -414,7 +401,7 @@ class PlaneDeriver {
         rest.remove_prefix(slash + 1);
       }
     }
-    entry.op = Metadata(text, FrameworkOpEventName(op));
+    entry.op = Metadata(text, TfOpEventName(op));
     return entry;
   }
 
@@ -596,6 +583,29 @@ class PlaneDeriver {
     return s;
   }
 
+  // The thread pool's closure regions (threadpool_regions.h) as xprof's
+  // preprocessing adds them, "ThreadpoolListener::Region" with the consumer
+  // context, each on a line of its file line's id, which the viewer draws as
+  // the same thread. A region shows the group of the StartRegion that opened
+  // it: both hang from the same link and the same enclosing events.
+  void DeriveThreadpoolRegions() {
+    const std::vector<ThreadpoolRegion> regions = FindThreadpoolRegions(space_, plane_);
+    const uint32_t metadata = Metadata(kThreadpoolRegionName);
+    Stat id = NamedStat(schema::kConsumerId, StatKind::kInt64);
+    Stat type = NamedStat(schema::kConsumerType, StatKind::kInt64);
+    type.i64 = kThreadpoolEventContextType;
+    for (size_t i = 0; i < regions.size();) {
+      const LineModel& file_line = plane_.lines[regions[i].line];
+      DerivedLine line(Growth::kOverAnyGap);
+      for (const uint32_t l = regions[i].line; i < regions.size() && regions[i].line == l; ++i) {
+        id.i64 = regions[i].consumer_id;
+        line.AddEvent(metadata, regions[i].begin_ps, regions[i].end_ps, groups_.Group(plane_index_, regions[i].start_event),
+                      {id, type});
+      }
+      AddLine(file_line.id, file_line.display_id, space_.Str(file_line.name), line);
+    }
+  }
+
   // DeriveEventsFromHostTrace: one event per step that launched kernels on
   // this GPU, spanning the launches, named after the step.
   void DeriveLaunchStats(const std::map<int32_t, LaunchGroup>& launches) {
@@ -755,13 +765,21 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
   const bool any_kernel_stat = names.kernel_details != kNoStr || names.cuda_graph_exec_id != kNoStr;
   std::vector<PlanePlan> plans;
   std::vector<uint32_t> gpu_planes;  // in file order: the launches' device ids index them
+  const bool may_have_regions = MayHaveThreadpoolRegions(space);
   for (uint32_t i = 0; i < space.planes.size(); ++i) {
     const XPlaneModel& p = space.planes[i];
     const std::string_view plane_name = space.Str(p.name);
     const bool gpu = schema::IsGpuPlane(plane_name);
     if (gpu) gpu_planes.push_back(i);
     const bool tensor_core = schema::IsTpuCorePlane(plane_name);
-    if (!gpu && !tensor_core && !schema::IsSparseCorePlane(plane_name)) continue;
+    if (!gpu && !tensor_core && !schema::IsSparseCorePlane(plane_name)) {
+      if (may_have_regions && !FindThreadpoolRegions(space, p).empty()) {
+        PlanePlan plan{i};
+        plan.regions = true;
+        plans.push_back(plan);
+      }
+      continue;
+    }
     PlanePlan plan{i, gpu, gpu && any_kernel_stat, tensor_core};
     plan.tpu_steps = !gpu;
     for (const LineModel& line : p.lines) {
@@ -819,7 +837,9 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     if (!has_line) plan.launch_device = gpu - gpu_planes.begin();
   }
   std::erase_if(plans,
-                [](const PlanePlan& p) { return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && p.launch_device < 0; });
+                [](const PlanePlan& p) {
+    return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && !p.regions && p.launch_device < 0;
+  });
   const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
   // The host's launches first (on two threads of their own), then the
   // planes: they are independent, each derived into a space of its own, the

@@ -46,6 +46,10 @@
 // offloads (copy / dynamic-slice start and done of a shape in memory space
 // S(5)) make "Host Offload Ops row <n>" lines: one event "offload-<op>.<n>"
 // from the start to its done, on the first row free when it begins.
+// Host planes: the thread pool's closure regions (threadpool_regions.h), one
+// "ThreadpoolListener::Region" event per region with its consumer context, on
+// a line of the file line's id (drawn as the same thread), showing the group
+// of the StartRegion that opened it.
 // A plane that already carries such lines (files written after this
 // processing, or TensorFlow's "TensorFlow Ops" era) gets none added of that
 // kind. Not derived here: the XLA:CPU lines of host planes.
@@ -100,9 +104,9 @@ struct DerivedTimelines {
   size_t MemoryBytes() const;
 };
 
-// Derives the timelines of every GPU and TPU TensorCore plane of `space`, and
-// the grouping's stats on its events (for which host-only profiles are
-// grouped too). `groups`, when given: the space's GroupEvents result if
+// Derives the timelines of every GPU and TPU TensorCore plane of `space`, the
+// host planes' thread pool regions, and the grouping's stats on its events
+// (for which host-only profiles are grouped too). `groups`, when given: the space's GroupEvents result if
 // already known (then not computed again), and on return the one used (left
 // as it was when no plane is grouped).
 DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convert/analysis/xplane_to_step_events.h"
+#include "convert/xplane/event_nesting.h"
 
 namespace tbprof {
 namespace {

@@ -7,6 +7,7 @@
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
+#include "convert/xplane/event_nesting.h"
 
 namespace tbprof {
 namespace {

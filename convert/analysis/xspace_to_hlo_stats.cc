@@ -10,6 +10,7 @@
 #include "convert/analysis/hlo_cost_model.h"
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
+#include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
 
 namespace tbprof {

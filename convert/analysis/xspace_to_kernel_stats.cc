@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "convert/analysis/tf_op_utils.h"
+#include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
 

@@ -6,10 +6,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
+
+// Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
+bool IsDerivedLineId(int64_t id);
+
+// Indices of a line's events sorted by (begin asc, duration desc).
+std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line);
 
 // Takes one line's events in SortedLineEvents order (begin ascending, longer
 // first) and reports, for every event that an earlier one contains, its parent:

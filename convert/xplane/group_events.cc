@@ -3,6 +3,7 @@
 #include "convert/xplane/implied_contexts.h"
 #include "convert/xplane/launch_table.h"
 #include "convert/xplane/schema.h"
+#include "convert/xplane/threadpool_regions.h"
 
 #include <algorithm>
 #include <climits>
@@ -19,7 +20,7 @@ namespace {
 using grouping::EdgeRef;
 using grouping::LaunchTable;
 
-constexpr uint32_t kNoParent = UINT32_MAX;
+constexpr uint32_t kNoParent = UINT32_MAX;  // EventsHeldDirectly reads the same "none"
 // ConnectContextGroups skips a context with this many producers and consumers.
 constexpr size_t kMaxContextFanout = 64;
 
@@ -98,6 +99,8 @@ struct WorkPlane {
   std::vector<int8_t> name_root_level;
   std::vector<uint8_t> name_level_wins;  // the name's level overrides `_r`
   std::vector<uint8_t> metadata_async;
+  // Host: the thread pool's closure regions, by line (threadpool_regions.h).
+  std::vector<ThreadpoolRegion> regions;
 };
 
 // What the pass over one raw line's events found. Lines are read on two
@@ -116,7 +119,8 @@ struct LineLinks {
 
 class Grouper {
  public:
-  explicit Grouper(const XSpaceModel& space) : space_(space), ids_(space), implied_(space) {
+  explicit Grouper(const XSpaceModel& space)
+      : space_(space), ids_(space), implied_(space), has_regions_(MayHaveThreadpoolRegions(space)) {
     const StrId link_ids[kLinkStats] = {ids_.root,        ids_.async,       ids_.correlation_id, ids_.producer_id,
                                         ids_.producer_type, ids_.consumer_id, ids_.consumer_type};
     for (int k = 0; k < kLinkStats; ++k) {
@@ -297,6 +301,7 @@ class Grouper {
       w.name_level_wins.assign(p.event_metadata.size(), 0);
       w.metadata_async.assign(p.event_metadata.size(), 0);
       if (w.is_host) w.roles = implied_.RolesOf(p);
+      if (w.is_host && has_regions_) w.regions = FindThreadpoolRegions(space_, p);
       for (size_t m = 0; m < p.event_metadata.size(); ++m) {
         if (w.is_host) {
           auto [level, wins] = NameRootLevel(space_.Str(p.event_metadata[m].name));
@@ -404,6 +409,12 @@ class Grouper {
         break;
       }
     }
+    const auto first_region = std::partition_point(w.regions.begin(), w.regions.end(),
+                                                   [&](const ThreadpoolRegion& r) { return r.line < links.line; });
+    const std::pair regions{first_region, std::partition_point(first_region, w.regions.end(), [&](const ThreadpoolRegion& r) {
+                              return r.line == links.line;
+                            })};
+    std::vector<uint32_t> async_events;  // kept only where regions need them
     LineNester nester;
     order.ForEach([&](uint32_t e) {
       const Stat* found[kLinkStats] = {};
@@ -419,6 +430,7 @@ class Grouper {
       // The event's own `_a` first, then its metadata's: async events neither nest nor contain.
       const bool is_async = async != nullptr ? async->IntValue() != 0 : w.metadata_async[md] != 0;
       if (!is_async) nester.Add(p, e, [&](uint32_t parent, uint32_t child) { w.nest_parent[child] = parent; });
+      if (is_async && regions.first != regions.second) async_events.push_back(e);
       if (!w.is_host) {
         if (corr) links.correlated.emplace_back(corr->IntValue(), e);
         return;
@@ -432,6 +444,18 @@ class Grouper {
       if (pid && !(implied && implied->producer)) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
       if (cid && !(implied && !implied->producer)) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
     });
+    if (regions.first != regions.second) {
+      // The work a closure region holds takes the region's link (xprof adds the
+      // region as an event, which becomes that work's parent).
+      std::sort(async_events.begin(), async_events.end());
+      std::vector<uint32_t> sorted_line;
+      order.ForEach([&](uint32_t e) { sorted_line.push_back(e); });
+      for (auto r = regions.first; r != regions.second; ++r) {
+        for (uint32_t e : EventsHeldDirectly(p, *r, sorted_line, w.nest_parent, async_events)) {
+          links.contexts.push_back({kThreadpoolEventContextType, r->consumer_id, false, e});
+        }
+      }
+    }
   }
 
   // One pass over the event's stats; the first of each name counts, as with FindStat.
@@ -748,6 +772,7 @@ class Grouper {
   const XSpaceModel& space_;
   StatIds ids_;
   ImpliedContexts implied_;
+  bool has_regions_;
   std::vector<uint8_t> link_stat_of_;
   std::vector<WorkPlane> planes_;
   std::vector<std::vector<CrossEdge>> launch_edges_;  // per line read, in line order
@@ -802,20 +827,6 @@ std::span<const std::string_view> GroupingStatNames() {
     return names;
   }();
   return kNames;
-}
-
-bool IsDerivedLineId(int64_t id) { return schema::IsDerivedThreadId(id); }
-
-std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line) {
-  std::vector<uint32_t> order(line.num_events);
-  for (uint32_t i = 0; i < line.num_events; ++i) order[i] = line.first_event + i;
-  auto less = [&](uint32_t a, uint32_t b) {
-    const Event& x = plane.events[a];
-    const Event& y = plane.events[b];
-    return x.begin_ps != y.begin_ps ? x.begin_ps < y.begin_ps : x.duration_ps > y.duration_ps;
-  };
-  if (!std::is_sorted(order.begin(), order.end(), less)) std::stable_sort(order.begin(), order.end(), less);
-  return order;
 }
 
 bool IsXSpaceGrouped(const XSpaceModel& space) {

@@ -2,8 +2,9 @@
 // finds step roots (`_r`, TraceContext), connects nested events, host kernel
 // launches to their GPU activity (correlation_id) and producers to consumers
 // (`_p`/`_c`, and the links xprof's preprocessing implies: see
-// implied_contexts.h), and gives every reachable event the group of its
-// first root. TPU planes group by their steps (GroupTpuEventsOSS): a step
+// implied_contexts.h; work inside a thread pool's closure region takes the
+// region's link: threadpool_regions.h), and gives every reachable event the
+// group of its first root. TPU planes group by their steps (GroupTpuEventsOSS): a step
 // joins the host step that launched a module it holds; when no step of any
 // TensorCore does, the cores' steps are numbered in lock step; every other
 // TPU event takes the group of the step it overlaps.
@@ -77,11 +78,5 @@ EventGroups GroupEvents(const XSpaceModel& space);
 // Every event stat GroupEvents reads, on any plane: a model loaded without
 // one of them groups differently.
 std::span<const std::string_view> GroupingStatNames();
-
-// Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
-bool IsDerivedLineId(int64_t id);
-
-// Indices of a line's events sorted by (begin asc, duration desc).
-std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line);
 
 }  // namespace tbprof

@@ -56,6 +56,45 @@ std::vector<int64_t> ShownEventBegins(const std::string& path) {
   return begins;
 }
 
+// Begin times (ps) of the thread pool regions xprof's preprocessing adds to
+// the host plane, read with libprotobuf: on each line, in stored order, a
+// "ThreadpoolListener::StartRegion" carrying a `_c` stat opens a region at its
+// time; every later "ThreadpoolListener::StopRegion" closes one from there.
+std::vector<int64_t> ThreadpoolRegionBegins(const std::string& path) {
+  const tensorflow::profiler::XSpace space = test_files::ParseWithLibprotobuf(path);
+  std::vector<int64_t> begins;
+  for (const auto& plane : space.planes()) {
+    if (plane.name() != "/host:CPU") continue;
+    int64_t start_md = -1, stop_md = -1, consumer_md = -1;
+    for (const auto& [id, md] : plane.event_metadata()) {
+      if (md.name() == "ThreadpoolListener::StartRegion") start_md = id;
+      if (md.name() == "ThreadpoolListener::StopRegion") stop_md = id;
+    }
+    for (const auto& [id, md] : plane.stat_metadata()) {
+      if (md.name() == "_c") consumer_md = id;
+    }
+    if (start_md < 0 || stop_md < 0) continue;
+    for (const auto& line : plane.lines()) {
+      int64_t open_at = 0;
+      for (const auto& ev : line.events()) {
+        const int64_t at = line.timestamp_ns() * 1000 + ev.offset_ps();
+        if (static_cast<int64_t>(ev.metadata_id()) == start_md) {
+          const bool has_consumer = std::any_of(ev.stats().begin(), ev.stats().end(),
+                                                [&](const auto& st) { return static_cast<int64_t>(st.metadata_id()) == consumer_md; });
+          if (has_consumer) open_at = at;
+        } else if (static_cast<int64_t>(ev.metadata_id()) == stop_md && open_at != 0) {
+          begins.push_back(open_at);
+        }
+      }
+    }
+  }
+  return begins;
+}
+
+size_t CountNamed(const std::vector<boost::json::object>& events, const char* name) {
+  return std::count_if(events.begin(), events.end(), [&](const boost::json::object& e) { return e.at("name") == name; });
+}
+
 // Correlation ids that appear both on a host event and on a shown device
 // event (each such pair is one launch → kernel flow), read with libprotobuf.
 size_t LinkedCorrelationIds(const std::string& path) {
@@ -198,12 +237,16 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
   ArtifactCache cache(size_t{1} << 30);
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
-    const std::vector<int64_t> begins = ShownEventBegins(path);
+    std::vector<int64_t> begins = ShownEventBegins(path);
     ASSERT_FALSE(begins.empty());
+    // The thread pool regions count as the host's own events.
+    const std::vector<int64_t> regions = ThreadpoolRegionBegins(path);
+    begins.insert(begins.end(), regions.begin(), regions.end());
 
     auto out = RunTool("trace_viewer", path, {}, &cache);
     ASSERT_TRUE(out.ok()) << out.status().message();
     boost::json::object doc = ParseTraceDocument(out->body);
+    EXPECT_EQ(CountNamed(Events(doc), "ThreadpoolListener::Region"), regions.size());
     // The file's events, plus the device planes' derived lines.
     const size_t derived = DerivedLineEvents(doc).size();
     EXPECT_EQ(Events(doc).size(), begins.size() + derived);
@@ -239,6 +282,8 @@ TEST(TraceRealProfiles, SmallCapKeepsTheEarliestEvents) {
   for (const std::string& path : profiles) {
     SCOPED_TRACE(path);
     std::vector<int64_t> begins = ShownEventBegins(path);
+    const std::vector<int64_t> regions = ThreadpoolRegionBegins(path);
+    begins.insert(begins.end(), regions.begin(), regions.end());
     // The derived lines' events count towards the cap like the file's.
     auto full = RunTool("trace_viewer", path, {}, nullptr);
     ASSERT_TRUE(full.ok()) << full.status().message();
