@@ -1,5 +1,6 @@
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/event_nesting.h"
+#include "convert/xplane/existing_groups.h"
 #include "convert/xplane/implied_contexts.h"
 #include "convert/xplane/launch_table.h"
 #include "convert/xplane/schema.h"
@@ -11,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "convert/base/run_both.h"
 
@@ -24,15 +26,8 @@ constexpr uint32_t kNoParent = UINT32_MAX;  // EventsHeldDirectly reads the same
 // ConnectContextGroups skips a context with this many producers and consumers.
 constexpr size_t kMaxContextFanout = 64;
 
-bool IsTpuPlaneName(std::string_view name) { return schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name); }
-
-bool IsTpuStepLineName(std::string_view name) {
-  return name == schema::kStepLine || name == schema::kSparseCoreStepLine;
-}
-
-bool IsGroupedPlaneName(std::string_view name) {
-  return name == schema::kHostPlane || schema::IsGpuPlane(name) || IsTpuPlaneName(name);
-}
+// No process: the plane has no `process_id` and the event no `_pid`.
+constexpr int64_t kNoPid = INT64_MIN;
 
 // Roots that carry no step_name (GetGroupName's implicit roots).
 bool IsImplicitRootName(std::string_view name) {
@@ -40,8 +35,8 @@ bool IsImplicitRootName(std::string_view name) {
 }
 
 struct StatIds {
-  StrId root, async, producer_type, producer_id, consumer_type, consumer_id, correlation_id, group_id, step_name,
-      iter_num, step_num, graph_type;
+  StrId root, async, producer_type, producer_id, consumer_type, consumer_id, consumer_pid, process_id, correlation_id,
+      group_id, step_name, iter_num, step_num, graph_type;
   explicit StatIds(const XSpaceModel& s)
       : root(s.Find(schema::kIsRoot)),
         async(s.Find(schema::kIsAsync)),
@@ -49,6 +44,8 @@ struct StatIds {
         producer_id(s.Find(schema::kProducerId)),
         consumer_type(s.Find(schema::kConsumerType)),
         consumer_id(s.Find(schema::kConsumerId)),
+        consumer_pid(s.Find(schema::kConsumerPid)),
+        process_id(s.Find(schema::kProcessId)),
         correlation_id(s.Find(schema::kCorrelationId)),
         group_id(s.Find(schema::kGroupId)),
         step_name(s.Find(schema::kStepName)),
@@ -84,7 +81,14 @@ struct LineOrder {
 // One plane taking part in grouping.
 struct WorkPlane {
   size_t space_index = 0;
+  // Host planes (every plane but the GPU and TPU ones: the process's own, its
+  // sub-processes', custom ones) carry roots and producer/consumer links; the
+  // process's own plane also launches kernels: an event of it with a
+  // correlation_id is a launch, one of any other plane a kernel. GPU planes
+  // are read for their kernels only: CUPTI writes no roots or links there.
   bool is_host = false;
+  bool launches_kernels = false;
+  int64_t pid = kNoPid;  // the plane's process_id
   bool is_tpu = false, tensor_core = false;
   // TPU: the events of the line the plane groups by (its steps, else its
   // modules), in time order; and its "Steps" line, if any.
@@ -110,6 +114,7 @@ struct LineLinks {
     int64_t type, id;
     bool producer;
     uint32_t event;
+    int64_t pid;  // the process whose events it links (kNoPid: none)
   };
   uint32_t plane = 0, line = 0, order = 0;  // planes_ index, line in the plane, index into its line_orders
   std::vector<std::pair<int64_t, uint32_t>> launches;    // host: (correlation id, event)
@@ -121,8 +126,9 @@ class Grouper {
  public:
   explicit Grouper(const XSpaceModel& space)
       : space_(space), ids_(space), implied_(space), has_regions_(MayHaveThreadpoolRegions(space)) {
-    const StrId link_ids[kLinkStats] = {ids_.root,        ids_.async,       ids_.correlation_id, ids_.producer_id,
-                                        ids_.producer_type, ids_.consumer_id, ids_.consumer_type};
+    const StrId link_ids[kLinkStats] = {ids_.root,          ids_.async,       ids_.correlation_id,
+                                        ids_.producer_id,   ids_.producer_type, ids_.consumer_id,
+                                        ids_.consumer_type, ids_.consumer_pid};
     for (int k = 0; k < kLinkStats; ++k) {
       if (link_ids[k] == kNoStr) continue;
       if (link_ids[k] >= link_stat_of_.size()) link_stat_of_.resize(link_ids[k] + 1, kNotALinkStat);
@@ -140,8 +146,12 @@ class Grouper {
       if (!IsGroupedPlaneName(space_.Str(p.name))) continue;
       WorkPlane w;
       w.space_index = i;
-      w.is_host = space_.Str(p.name) == schema::kHostPlane;
       w.is_tpu = IsTpuPlaneName(space_.Str(p.name));
+      w.is_host = !w.is_tpu && !schema::IsGpuPlane(space_.Str(p.name));
+      w.launches_kernels = space_.Str(p.name) == schema::kHostPlane;
+      for (const Stat& st : p.plane_stats) {
+        if (st.name == ids_.process_id && ids_.process_id != kNoStr && st.IsInteger()) w.pid = st.IntValue();
+      }
       w.tensor_core = schema::IsTpuCorePlane(space_.Str(p.name));
       planes_.push_back(std::move(w));
     }
@@ -368,15 +378,16 @@ class Grouper {
     auto add_contexts = [&](const LineModel& line, uint32_t e, uint32_t node) {
       const Stat* found[kLinkStats] = {};
       FindLinkStats(p, e, found);
-      const Stat *pid = found[kProducerId], *pt = found[kProducerType], *cid = found[kConsumerId],
+      const Stat *prod = found[kProducerId], *pt = found[kProducerType], *cid = found[kConsumerId],
                  *ct = found[kConsumerType];
+      const int64_t pid = ProcessOf(w, found);
       std::optional<ImpliedContext> launch;
       if (&line == launch_line) launch = implied_.ModuleContext(p, ordinal, e);
-      if (pid) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, node});
+      if (prod) links.contexts.push_back({pt ? pt->IntValue() : 0, prod->IntValue(), true, node, pid});
       if (launch) {
-        links.contexts.push_back({launch->type, launch->id, false, node});
+        links.contexts.push_back({launch->type, launch->id, false, node, pid});
       } else if (cid) {
-        links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, node});
+        links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, node, pid});
       }
     };
     for (uint32_t e : w.grouping) add_contexts(*grouping, e, e);
@@ -419,7 +430,7 @@ class Grouper {
     order.ForEach([&](uint32_t e) {
       const Stat* found[kLinkStats] = {};
       FindLinkStats(p, e, found);
-      const Stat *root = found[kRoot], *async = found[kAsync], *corr = found[kCorrelation], *pid = found[kProducerId],
+      const Stat *root = found[kRoot], *async = found[kAsync], *corr = found[kCorrelation], *prod = found[kProducerId],
                  *pt = found[kProducerType], *cid = found[kConsumerId], *ct = found[kConsumerType];
       const uint32_t md = p.events[e].metadata;
       // A `_r` stat sets the root level; the name does otherwise.
@@ -431,18 +442,20 @@ class Grouper {
       const bool is_async = async != nullptr ? async->IntValue() != 0 : w.metadata_async[md] != 0;
       if (!is_async) nester.Add(p, e, [&](uint32_t parent, uint32_t child) { w.nest_parent[child] = parent; });
       if (is_async && regions.first != regions.second) async_events.push_back(e);
-      if (!w.is_host) {
-        if (corr) links.correlated.emplace_back(corr->IntValue(), e);
-        return;
-      }
-      if (corr) links.launches.emplace_back(corr->IntValue(), e);
+      if (corr) (w.launches_kernels ? links.launches : links.correlated).emplace_back(corr->IntValue(), e);
+      if (!w.is_host) return;
       // A context the event's name implies replaces its own one of that side.
       // (Most events take none: the call is made only for the few names that do.)
       const std::optional<ImpliedContext> implied =
           w.roles[md] == ImpliedContexts::kNone ? std::nullopt : implied_.HostContext(p, w.roles[md], e);
-      if (implied) links.contexts.push_back({implied->type, implied->id, implied->producer, e});
-      if (pid && !(implied && implied->producer)) links.contexts.push_back({pt ? pt->IntValue() : 0, pid->IntValue(), true, e});
-      if (cid && !(implied && !implied->producer)) links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e});
+      const int64_t pid = ProcessOf(w, found);
+      if (implied) links.contexts.push_back({implied->type, implied->id, implied->producer, e, pid});
+      if (prod && !(implied && implied->producer)) {
+        links.contexts.push_back({pt ? pt->IntValue() : 0, prod->IntValue(), true, e, pid});
+      }
+      if (cid && !(implied && !implied->producer)) {
+        links.contexts.push_back({ct ? ct->IntValue() : 0, cid->IntValue(), false, e, pid});
+      }
     });
     if (regions.first != regions.second) {
       // The work a closure region holds takes the region's link (xprof adds the
@@ -452,10 +465,15 @@ class Grouper {
       order.ForEach([&](uint32_t e) { sorted_line.push_back(e); });
       for (auto r = regions.first; r != regions.second; ++r) {
         for (uint32_t e : EventsHeldDirectly(p, *r, sorted_line, w.nest_parent, async_events)) {
-          links.contexts.push_back({kThreadpoolEventContextType, r->consumer_id, false, e});
+          links.contexts.push_back({kThreadpoolEventContextType, r->consumer_id, false, e, w.pid});
         }
       }
     }
+  }
+
+  // The process an event's links join: its own `_pid`, else its plane's.
+  static int64_t ProcessOf(const WorkPlane& w, const Stat* const* found) {
+    return found[kConsumerPid] != nullptr ? found[kConsumerPid]->IntValue() : w.pid;
   }
 
   // One pass over the event's stats; the first of each name counts, as with FindStat.
@@ -513,10 +531,11 @@ class Grouper {
         });
     // Kept per line: one array of millions of edges would be a copy of them.
     launch_edges_ = std::move(edges_of);
-    std::map<std::pair<int64_t, int64_t>, std::pair<std::vector<EdgeRef>, std::vector<EdgeRef>>> contexts;
+    // ConnectContextGroups: a context's producers link to its consumers of the same process.
+    std::map<std::tuple<int64_t, int64_t, int64_t>, std::pair<std::vector<EdgeRef>, std::vector<EdgeRef>>> contexts;
     for (const LineLinks& links : lines) {
       for (const LineLinks::Context& c : links.contexts) {
-        auto& ends = contexts[{c.type, c.id}];
+        auto& ends = contexts[{c.type, c.id, c.pid}];
         (c.producer ? ends.first : ends.second).push_back({links.plane, c.event});
       }
     }
@@ -766,7 +785,17 @@ class Grouper {
   }
 
   // The stats ReadLine looks for, and by string id which of them a stat is.
-  enum LinkStat : uint8_t { kRoot, kAsync, kCorrelation, kProducerId, kProducerType, kConsumerId, kConsumerType, kLinkStats };
+  enum LinkStat : uint8_t {
+    kRoot,
+    kAsync,
+    kCorrelation,
+    kProducerId,
+    kProducerType,
+    kConsumerId,
+    kConsumerType,
+    kConsumerPid,
+    kLinkStats
+  };
   static constexpr uint8_t kNotALinkStat = 0xff;
 
   const XSpaceModel& space_;
@@ -779,38 +808,6 @@ class Grouper {
   std::vector<CrossEdge> context_edges_;
 };
 
-EventGroups ReadExistingGroups(const XSpaceModel& space) {
-  EventGroups out;
-  out.was_grouped = true;
-  out.group_of.resize(space.planes.size());
-  out.has_step_name.resize(space.planes.size());
-  out.tpu_steps.resize(space.planes.size());
-  StrId group_id = space.Find(schema::kGroupId), step_name = space.Find(schema::kStepName);
-  for (size_t i = 0; i < space.planes.size(); ++i) {
-    const XPlaneModel& p = space.planes[i];
-    if (!IsGroupedPlaneName(space.Str(p.name))) continue;
-    auto& g = out.group_of[i];
-    g.assign(p.events.size(), kNoGroup);
-    for (uint32_t e = 0; e < p.events.size(); ++e) {
-      const Stat* s = group_id == kNoStr ? nullptr : p.FindStat(e, group_id);
-      if (!s || !s->IsInteger()) continue;
-      g[e] = static_cast<int32_t>(s->IntValue());
-      const Stat* n = step_name == kNoStr ? nullptr : p.FindStat(e, step_name);
-      if (n && n->kind == StatKind::kStr) {
-        if (out.has_step_name[i].empty()) out.has_step_name[i].assign(p.events.size(), 0);
-        out.has_step_name[i][e] = 1;
-        out.group_names.emplace(g[e], std::string(space.Str(n->str)));
-      }
-    }
-    if (!IsTpuPlaneName(space.Str(p.name))) continue;
-    for (const LineModel& line : p.lines) {
-      if (!IsTpuStepLineName(space.Str(line.name))) continue;
-      for (uint32_t e : SortedLineEvents(p, line)) out.tpu_steps[i].push_back({g[e], {e}});
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::span<const std::string_view> GroupingStatNames() {
@@ -819,7 +816,7 @@ std::span<const std::string_view> GroupingStatNames() {
   static const std::vector<std::string_view> kNames = [] {
     std::vector<std::string_view> names = {
         schema::kIsRoot,  schema::kIsAsync, schema::kProducerType, schema::kProducerId, schema::kConsumerType,
-        schema::kConsumerId, schema::kCorrelationId, schema::kGroupId, schema::kStepName, schema::kIterNum,
+        schema::kConsumerId, schema::kConsumerPid, schema::kCorrelationId, schema::kGroupId, schema::kStepName, schema::kIterNum,
         schema::kStepNum, schema::kGraphType, schema::kId, schema::kIsFunc};
     for (std::string_view key : ImpliedContexts::KeyStatNames()) {
       if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
@@ -827,17 +824,6 @@ std::span<const std::string_view> GroupingStatNames() {
     return names;
   }();
   return kNames;
-}
-
-bool IsXSpaceGrouped(const XSpaceModel& space) {
-  StrId group_id = space.Find(schema::kGroupId);
-  if (group_id == kNoStr) return false;
-  for (const XPlaneModel& p : space.planes) {
-    for (const auto& [name, id] : p.stat_metadata) {
-      if (name == group_id) return true;
-    }
-  }
-  return false;
 }
 
 // CheckLoopOp: xla's GroupTfEvents does not group spaces that run TF loop ops.

@@ -4,7 +4,10 @@
 // (`_p`/`_c`, and the links xprof's preprocessing implies: see
 // implied_contexts.h; work inside a thread pool's closure region takes the
 // region's link: threadpool_regions.h), and gives every reachable event the
-// group of its first root. TPU planes group by their steps (GroupTpuEventsOSS): a step
+// group of its first root. Every plane takes part, as in xprof (the
+// process's own host plane, its sub-processes' and custom planes; GPU planes
+// for their kernels); a link joins only events of one process (`process_id`,
+// `_pid`). TPU planes group by their steps (GroupTpuEventsOSS): a step
 // joins the host step that launched a module it holds; when no step of any
 // TensorCore does, the cores' steps are numbered in lock step; every other
 // TPU event takes the group of the step it overlaps.
@@ -64,10 +67,6 @@ struct EventGroups {
   }
   bool IsEagerPlane(size_t plane) const { return plane < is_eager.size() && !is_eager[plane].empty(); }
 };
-
-// True if any plane declares a `group_id` stat (xprof then leaves the
-// file's groups as they are).
-bool IsXSpaceGrouped(const XSpaceModel& space);
 
 // Reads existing group_id/step_name stats when the space is already grouped,
 // otherwise computes the groups. GPU events left ungrouped inherit the group of

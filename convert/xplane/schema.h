@@ -135,6 +135,11 @@ inline constexpr std::string_view kProducerType = "_pt";
 inline constexpr std::string_view kProducerId = "_p";
 inline constexpr std::string_view kConsumerType = "_ct";
 inline constexpr std::string_view kConsumerId = "_c";
+// Links join only events of one process: an event's process is its plane's
+// `process_id` stat (a plane stat, when the plane has one), or, for the
+// consumer end, its own `_pid` stat.
+inline constexpr std::string_view kConsumerPid = "_pid";
+inline constexpr std::string_view kProcessId = "process_id";
 // Plane stats (device capabilities).
 inline constexpr std::string_view kDeviceVendor = "device_vendor";
 inline constexpr std::string_view kComputeCapMajor = "compute_cap_major";

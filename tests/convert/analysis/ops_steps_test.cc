@@ -4,6 +4,7 @@
 
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/xplane/existing_groups.h"
 #include "convert/xplane/group_events.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/xplane/existing_groups.h"
 #include "convert/xplane/group_events.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/grouping_fixtures.h"

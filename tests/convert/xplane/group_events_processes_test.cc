@@ -1,0 +1,110 @@
+// Which planes grouping takes and which links it makes between them, by hand
+// from xprof's grouping: every plane of the space takes part (the process's
+// own host plane, its sub-processes' "/host:CPU [<pid>]" planes, custom
+// planes), and a producer/consumer link joins only events of one process. An
+// event's process is its plane's `process_id` stat, or, for a consumer, its
+// own `_pid` stat; events with neither link only to each other.
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+#include "convert/xplane/group_events.h"
+#include "proto/xspace_builder.h"
+#include "tests/testing/ops_fixtures.h"
+
+namespace tbprof {
+namespace {
+
+using ops_test::ToModel;
+using tensorflow::profiler::XSpace;
+
+constexpr int64_t kGeneric = 0;  // tsl's ContextType::kGeneric
+
+// The group of the event named `name` on the plane named `plane` (-2: none such).
+int32_t GroupOf(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
+  for (size_t pi = 0; pi < m.planes.size(); ++pi) {
+    if (m.Str(m.planes[pi].name) != plane) continue;
+    for (uint32_t e = 0; e < m.planes[pi].events.size(); ++e) {
+      if (m.Str(m.planes[pi].EventName(e)) == name) return g.Group(pi, e);
+    }
+  }
+  ADD_FAILURE() << "no event " << name << " on " << plane;
+  return -2;
+}
+
+// A step on the host whose op hands work (context 7) to a sub-process, which
+// runs it under "serve" with a nested op. Process ids as given (< 0: none);
+// `consumer_pid` >= 0 puts a `_pid` stat on the consumer.
+XSpace TwoProcessSpace(int64_t host_pid, int64_t sub_pid, int64_t consumer_pid) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  if (host_pid >= 0) host.Int("process_id", host_pid);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("train", 0, 1000).Int("_r", 1).Int("step_num", 3);
+  main.AddEvent("send:Send", 100, 100).Int("_pt", kGeneric).Int("_p", 7);
+  XPlaneBuilder sub = AddPlane(space, "/host:CPU [200]", 1);
+  if (sub_pid >= 0) sub.Int("process_id", sub_pid);
+  XLineBuilder worker = sub.AddLine(5, "worker");
+  XEventBuilder serve = worker.AddEvent("serve", 300, 200);
+  serve.Int("_ct", kGeneric).Int("_c", 7);
+  if (consumer_pid >= 0) serve.Int("_pid", consumer_pid);
+  worker.AddEvent("compute:MatMul", 320, 100);
+  worker.AddEvent("idle", 600, 50);
+  return space;
+}
+
+TEST(GroupEventsProcesses, SubProcessWorkJoinsTheStepThatHandedItOver) {
+  auto m = ToModel(TwoProcessSpace(-1, -1, -1));
+  EventGroups g = GroupEvents(*m);
+  const int32_t step = GroupOf(*m, g, "/host:CPU", "train");
+  ASSERT_NE(step, kNoGroup);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), step);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), step);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "idle"), kNoGroup);
+}
+
+TEST(GroupEventsProcesses, LinksStayInsideAProcess) {
+  // Each plane its own process: the link does not cross.
+  auto m = ToModel(TwoProcessSpace(100, 200, -1));
+  EventGroups g = GroupEvents(*m);
+  EXPECT_NE(GroupOf(*m, g, "/host:CPU", "train"), kNoGroup);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), kNoGroup);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), kNoGroup);
+  // One plane with a process, the other without: no link either.
+  auto half = ToModel(TwoProcessSpace(100, -1, -1));
+  EventGroups hg = GroupEvents(*half);
+  EXPECT_EQ(GroupOf(*half, hg, "/host:CPU [200]", "serve"), kNoGroup);
+}
+
+TEST(GroupEventsProcesses, AConsumerNamesTheProcessItServes) {
+  auto m = ToModel(TwoProcessSpace(100, 200, /*consumer_pid=*/100));
+  EventGroups g = GroupEvents(*m);
+  const int32_t step = GroupOf(*m, g, "/host:CPU", "train");
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), step);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), step);
+}
+
+// Roots on any plane start groups: a sub-process's own step groups its work,
+// and roots are numbered by level, then by time, across planes.
+TEST(GroupEventsProcesses, SubProcessRootsStartGroups) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.AddLine(0, "main").AddEvent("train", 500, 100).Int("_r", 1).Int("step_num", 1);
+  XPlaneBuilder sub = AddPlane(space, "/host:CPU [9]", 1);
+  XLineBuilder worker = sub.AddLine(1, "worker");
+  worker.AddEvent("eval", 0, 200).Int("_r", 1).Int("step_num", 4);
+  worker.AddEvent("op:Add", 10, 20);
+  XPlaneBuilder custom = AddPlane(space, "/device:CUSTOM:Events", 2);
+  custom.AddLine(0, "events").AddEvent("marker", 700, 10).Int("_r", 1);
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [9]", "eval"), 0);  // earliest
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [9]", "op:Add"), 0);
+  EXPECT_EQ(GroupOf(*m, g, "/host:CPU", "train"), 1);
+  EXPECT_EQ(GroupOf(*m, g, "/device:CUSTOM:Events", "marker"), 2);
+  EXPECT_EQ(g.group_names.at(0), "eval 4");
+  EXPECT_EQ(g.group_names.at(1), "train 1");
+}
+
+}  // namespace
+}  // namespace tbprof
