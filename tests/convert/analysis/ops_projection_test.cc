@@ -10,7 +10,9 @@
 #include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
+#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_reader.h"
+#include "proto/xspace_builder.h"
 #include "synthetic/profile_generator.h"
 #include "tests/testing/grouping_fixtures.h"
 #include "tests/testing/ops_fixtures.h"
@@ -66,6 +68,39 @@ TEST(OpsProjection, SyntheticGpuTrainingGivesTheSameTools) {
 TEST(OpsProjection, GroupingScenariosGiveTheSameTools) {
   ExpectProjectionChangesNothing(ops_test::WriteSpace(grouping_test::MergeHostStepsSpace(), "projection_tpu_launches"));
   ExpectProjectionChangesNothing(ops_test::WriteSpace(grouping_test::EagerAndFunctionSpace(), "projection_eager"));
+}
+
+// The groups themselves, where no tool shows them: a sub-process consumer
+// naming the host's process (`_pid`) and a thread pool region (`_c` on its
+// StartRegion) group the same when the OpStats tools' projection loads them.
+TEST(OpsProjection, ProcessesAndRegionsGroupAlike) {
+  using tensorflow::profiler::XSpace;
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  host.Int("process_id", 100);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("train", 0, 1000).Int("_r", 1).Int("step_num", 1);
+  main.AddEvent("send:Send", 100, 100).Int("_pt", 0).Int("_p", 7);
+  main.AddEvent("ThreadpoolListener::Record", 150, 0).Int("_pt", 15).Int("_p", 8);
+  XLineBuilder pool = host.AddLine(1, "pool");
+  pool.AddEvent("ThreadpoolListener::StartRegion", 300, 0).Int("_ct", 15).Int("_c", 8);
+  pool.AddEvent("work:MatMul", 310, 50);
+  pool.AddEvent("ThreadpoolListener::StopRegion", 400, 0);
+  XPlaneBuilder sub = AddPlane(space, "/host:CPU [200]", 1);
+  sub.Int("process_id", 200);
+  XLineBuilder worker = sub.AddLine(5, "worker");
+  worker.AddEvent("serve", 300, 200).Int("_ct", 0).Int("_c", 7).Int("_pid", 100);
+  worker.AddEvent("compute:MatMul", 320, 100);
+  const std::string path = ops_test::WriteSpace(space, "projection_processes");
+  auto whole = LoadXSpaceFile(path);
+  auto projected = LoadXSpaceFile(path, OpStatsLoadOptions());
+  ASSERT_TRUE(whole.ok() && projected.ok());
+  const EventGroups a = GroupEvents(**whole), b = GroupEvents(**projected);
+  EXPECT_EQ(a.group_of, b.group_of);
+  // Both links took: all of the work is in the step.
+  for (const auto& plane : a.group_of) {
+    for (int32_t g : plane) EXPECT_EQ(g, 0);
+  }
 }
 
 TEST(OpsProjection, LeftOutStatsAreNotStoredButStillValidated) {
