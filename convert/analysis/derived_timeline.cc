@@ -849,20 +849,12 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
       launch_lines && !CancelRequested() ? CollectLaunches(space, names, groups, gpu_planes.size()) : LaunchesPerGpu{};
   const DeriveContext context{space, groups, names, programs, scope_tree, launches};
   std::vector<DerivedTimelines> parts(plans.size());
-  std::vector<size_t> halves[2];
-  size_t load[2] = {0, 0};
-  for (size_t i = 0; i < plans.size(); ++i) {
-    const int lighter = load[1] < load[0];
-    halves[lighter].push_back(i);
-    load[lighter] += space.planes[plans[i].plane].events.size();
-  }
-  auto derive = [&](const std::vector<size_t>& half) {
-    for (size_t i : half) {
-      if (CancelRequested()) continue;  // the caller discards a partial result
-      PlaneDeriver(context, plans[i].plane, parts[i]).Run(plans[i]);
-    }
-  };
-  RunBoth([&] { derive(halves[0]); }, [&] { derive(halves[1]); });
+  ForEachOnBoth(
+      plans.size(), [&](size_t i) { return space.planes[plans[i].plane].events.size(); },
+      [&](size_t i) {
+        if (CancelRequested()) return;  // the caller discards a partial result
+        PlaneDeriver(context, plans[i].plane, parts[i]).Run(plans[i]);
+      });
   for (DerivedTimelines& part : parts) AppendDerived(part, out);
   return out;
 }

@@ -163,6 +163,7 @@ class Grouper {
     lines.clear();
 
     // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
+    CollectTfDataStepIds();
     std::vector<Root> roots = TfLoopRoots();
     // Per plane and event: pass 1's levels, then pass 2's groups in the same
     // arrays (memory already mapped costs less than fresh).
@@ -182,7 +183,7 @@ class Grouper {
         if (!w.is_host) continue;
         const XPlaneModel& p = space_.planes[w.space_index];
         for (uint32_t e = 0; e < w.root_level.size(); ++e) {
-          if (w.root_level[e] > 0 && anc_level[pi][e] < w.root_level[e]) {
+          if (w.root_level[e] > 0 && anc_level[pi][e] < w.root_level[e] && !IsTfDataStep(p, e)) {
             roots.push_back({w.root_level[e], p.events[e].begin_ps, pi, e});
           }
         }
@@ -229,42 +230,65 @@ class Grouper {
     uint32_t plane, event;
   };
 
-  // ExecutorState::Process events with a step `id` and `iter_num` (ids of
-  // tf.data's InstantiatedCapturedFunction excluded): each iteration of a loop
+  // ProcessTfDataSteps: the step ids (`id`) tf.data's captured functions run
+  // under. The functions' own FunctionRun roots carry them, and are no steps.
+  void CollectTfDataStepIds() {
+    id_stat_ = space_.Find(schema::kId);
+    if (id_stat_ == kNoStr) return;
+    for (const WorkPlane& w : planes_) {
+      if (!w.is_host) continue;
+      const XPlaneModel& p = space_.planes[w.space_index];
+      std::vector<uint8_t> is_function(p.event_metadata.size(), 0);
+      bool any = false;
+      for (size_t m = 0; m < p.event_metadata.size(); ++m) {
+        const std::string_view name = space_.Str(p.event_metadata[m].name);
+        is_function[m] = name == "InstantiatedCapturedFunction::Run" || name == "InstantiatedCapturedFunction::RunAsync" ||
+                         name == "InstantiatedCapturedFunction::RunInstantiated" ||
+                         name == "InstantiatedCapturedFunction::RunWithBorrowedArgs";
+        any |= is_function[m] != 0;
+      }
+      for (uint32_t e = 0; any && e < p.events.size(); ++e) {
+        if (!is_function[p.events[e].metadata]) continue;
+        if (const Stat* id = FindIf(p, e, id_stat_)) tf_data_step_ids_.insert(id->IntValue());
+      }
+    }
+  }
+
+  bool IsTfDataStep(const XPlaneModel& p, uint32_t e) const {
+    if (tf_data_step_ids_.empty()) return false;
+    const Stat* id = FindIf(p, e, id_stat_);
+    return id != nullptr && tf_data_step_ids_.count(id->IntValue()) != 0;
+  }
+
+  // ExecutorState::Process events with a step `id` and `iter_num` (tf.data's
+  // step ids excluded): each iteration of a loop
   // that reaches iter_num > 0 becomes a group whose root is its earliest
   // event; the iteration's other events become the root's children.
   std::vector<Root> TfLoopRoots() {
     std::vector<Root> roots;
-    StrId id_stat = space_.Find(schema::kId);
-    if (id_stat == kNoStr || ids_.iter_num == kNoStr) return roots;
-    std::set<int64_t> tf_data_ids;
+    if (id_stat_ == kNoStr || ids_.iter_num == kNoStr) return roots;
     std::map<int64_t, std::map<int64_t, std::vector<EdgeRef>>> loops;  // step id -> iter -> events
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       if (!planes_[pi].is_host) continue;
       const XPlaneModel& p = space_.planes[planes_[pi].space_index];
-      // Only two kinds of events matter; the names are told apart once per metadata, not per event.
-      enum : uint8_t { kOther, kTfDataFunction, kExecutorProcess };
-      std::vector<uint8_t> kind_of(p.event_metadata.size(), kOther);
+      std::vector<uint8_t> is_executor(p.event_metadata.size(), 0);
+      bool any = false;
       for (size_t m = 0; m < p.event_metadata.size(); ++m) {
-        std::string_view name = space_.Str(p.event_metadata[m].name);
-        if (name.starts_with("InstantiatedCapturedFunction::")) kind_of[m] = kTfDataFunction;
-        if (name == "ExecutorState::Process") kind_of[m] = kExecutorProcess;
+        is_executor[m] = space_.Str(p.event_metadata[m].name) == "ExecutorState::Process";
+        any |= is_executor[m] != 0;
       }
+      if (!any) continue;
       for (const LineOrder& order : planes_[pi].line_orders) {
         order.ForEach([&](uint32_t e) {
-          const uint8_t kind = kind_of[p.events[e].metadata];
-          if (kind == kOther) return;
-          const Stat* id = FindIf(p, e, id_stat);
-          if (!id) return;
-          if (kind == kTfDataFunction) tf_data_ids.insert(id->IntValue());
-          if (kind != kExecutorProcess) return;
+          if (!is_executor[p.events[e].metadata]) return;
+          const Stat* id = FindIf(p, e, id_stat_);
           const Stat* iter = FindIf(p, e, ids_.iter_num);
-          if (iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
+          if (id && iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
         });
       }
     }
     for (const auto& [step_id, iterations] : loops) {
-      if (tf_data_ids.count(step_id) || iterations.rbegin()->first == 0) continue;
+      if (tf_data_step_ids_.count(step_id) || iterations.rbegin()->first == 0) continue;
       for (const auto& [iter, events] : iterations) {
         auto begin_of = [&](const EdgeRef& r) {
           return space_.planes[planes_[r.plane].space_index].events[r.event].begin_ps;
@@ -279,23 +303,6 @@ class Grouper {
       }
     }
     return roots;
-  }
-
-  // Calls work(i) for every item, shared out between two threads by
-  // weight(i); work on different items must not share state.
-  template <typename Weight, typename Work>
-  static void ForEachOnTwoThreads(size_t items, Weight&& weight, Work&& work) {
-    std::vector<size_t> chosen(items);
-    for (size_t i = 0; i < items; ++i) chosen[i] = i;
-    std::stable_sort(chosen.begin(), chosen.end(), [&](size_t a, size_t b) { return weight(a) > weight(b); });
-    std::vector<size_t> halves[2];
-    size_t load[2] = {0, 0};
-    for (size_t i : chosen) {
-      int lighter = load[1] < load[0];
-      halves[lighter].push_back(i);
-      load[lighter] += weight(i);
-    }
-    RunBoth([&] { for (size_t i : halves[0]) work(i); }, [&] { for (size_t i : halves[1]) work(i); });
   }
 
   // Orders, nests and reads the stats of every raw line, one pass per line.
@@ -333,7 +340,7 @@ class Grouper {
         lines.push_back(std::move(links));
       }
     }
-    ForEachOnTwoThreads(
+    ForEachOnBoth(
         lines.size(),
         [&](size_t i) { return space_.planes[planes_[lines[i].plane].space_index].lines[lines[i].line].num_events; },
         [&](size_t i) { ReadLine(lines[i]); });
@@ -518,7 +525,7 @@ class Grouper {
       }
     }
     std::vector<std::vector<CrossEdge>> edges_of(lines.size());  // device line -> its launch edges
-    ForEachOnTwoThreads(
+    ForEachOnBoth(
         lines.size(), [&](size_t i) { return lines[i].correlated.size(); },
         [&](size_t i) {
           const auto& correlated = lines[i].correlated;
@@ -571,7 +578,7 @@ class Grouper {
         if (planes_[pi].is_host != host) continue;
         for (uint32_t oi = 0; oi < planes_[pi].line_orders.size(); ++oi) lines.emplace_back(pi, oi);
       }
-      ForEachOnTwoThreads(
+      ForEachOnBoth(
           lines.size(), [&](size_t i) { return planes_[lines[i].first].line_orders[lines[i].second].count; },
           [&](size_t i) {
             const WorkPlane& w = planes_[lines[i].first];
@@ -802,6 +809,8 @@ class Grouper {
   StatIds ids_;
   ImpliedContexts implied_;
   bool has_regions_;
+  StrId id_stat_ = kNoStr;
+  std::set<int64_t> tf_data_step_ids_;
   std::vector<uint8_t> link_stat_of_;
   std::vector<WorkPlane> planes_;
   std::vector<std::vector<CrossEdge>> launch_edges_;  // per line read, in line order

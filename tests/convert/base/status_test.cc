@@ -1,10 +1,16 @@
-// Status, StatusOr and the early-return macros.
+// Status, StatusOr and the early-return macros; the two-thread helpers.
 #include "convert/base/status.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "convert/base/math_util.h"
 #include "convert/base/run_both.h"
@@ -73,6 +79,28 @@ TEST(RunBoth, RunsBothAndRethrowsAnError) {
                std::runtime_error);
   EXPECT_TRUE(first_finished);  // the other half still ran to its end
   EXPECT_THROW(RunBoth([] { throw std::logic_error("first"); }, [] {}), std::logic_error);
+}
+
+// Every item runs once; heaviest first, each to the lighter side: 9 and then
+// 1 on one (10), 5 and 4 on the other (9).
+TEST(RunBoth, ForEachOnBothRunsEveryItemOnceSharedByWeight) {
+  const size_t weights[] = {4, 9, 1, 5};
+  std::atomic<int> runs[4] = {};
+  std::mutex mu;
+  std::map<std::thread::id, size_t> load;
+  ForEachOnBoth(
+      4, [&](size_t i) { return weights[i]; },
+      [&](size_t i) {
+        ++runs[i];
+        std::lock_guard<std::mutex> lock(mu);
+        load[std::this_thread::get_id()] += weights[i];
+      });
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  ASSERT_EQ(load.size(), 2u);
+  std::vector<size_t> sides;
+  for (const auto& [thread, sum] : load) sides.push_back(sum);
+  std::sort(sides.begin(), sides.end());
+  EXPECT_EQ(sides, (std::vector<size_t>{9, 10}));
 }
 
 }  // namespace

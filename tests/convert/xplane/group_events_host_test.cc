@@ -220,5 +220,29 @@ TEST(GroupEventsLinks, IteratorGetNextJoinsItsExecutorStep) {
   EXPECT_EQ(g.Group(0, 4), kNoGroup);  // iteration 1: no executor step of it
 }
 
+// By hand (xprof's ProcessTfDataSteps): a FunctionRun root whose step id is
+// one tf.data's captured functions run under is no step; the training step
+// and the functions run outside tf.data stay roots.
+TEST(GroupEventsRoots, TfDataFunctionRunsAreNoSteps) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("train", 0, 1000).Int("_r", 1).Int("step_num", 3);
+  main.AddEvent("FunctionRun", 1200, 100).Int("_r", 1).Int("id", 90);  // a tf.function call of its own
+  XLineBuilder pool = host.AddLine(1, "tf_data_private_threadpool");
+  pool.AddEvent("InstantiatedCapturedFunction::Run", 100, 100).Int("id", 55);
+  pool.AddEvent("FunctionRun", 110, 80).Int("_r", 1).Int("id", 55);
+  pool.AddEvent("map/add:AddV2", 120, 10);
+  pool.AddEvent("InstantiatedCapturedFunction::RunAsync", 300, 100).Int("id", 56);
+  pool.AddEvent("FunctionRun", 310, 80).Int("_r", 1).Int("id", 56);
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  ASSERT_EQ(g.group_names.size(), 2u);
+  EXPECT_EQ(g.group_names.at(0), "train 3");
+  EXPECT_EQ(g.group_names.at(1), "1");  // an implicit root is named by its group
+  EXPECT_EQ(g.Group(0, 1), 1);          // the FunctionRun of its own
+  for (uint32_t e = 2; e < 7; ++e) EXPECT_EQ(g.Group(0, e), kNoGroup) << e;  // the tf.data thread
+}
+
 }  // namespace
 }  // namespace tbprof
