@@ -4,6 +4,7 @@
 #include "convert/xplane/implied_contexts.h"
 #include "convert/xplane/launch_table.h"
 #include "convert/xplane/schema.h"
+#include "convert/xplane/tf_loop_steps.h"
 #include "convert/xplane/threadpool_regions.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "convert/base/run_both.h"
 
@@ -163,7 +165,7 @@ class Grouper {
     lines.clear();
 
     // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
-    CollectTfDataStepIds();
+    tf_data_step_ids_ = TfDataStepIds(space_, HostSpacePlanes());  // ProcessTfDataSteps
     std::vector<Root> roots = TfLoopRoots();
     // Per plane and event: pass 1's levels, then pass 2's groups in the same
     // arrays (memory already mapped costs less than fresh).
@@ -230,77 +232,32 @@ class Grouper {
     uint32_t plane, event;
   };
 
-  // ProcessTfDataSteps: the step ids (`id`) tf.data's captured functions run
-  // under. The functions' own FunctionRun roots carry them, and are no steps.
-  void CollectTfDataStepIds() {
-    id_stat_ = space_.Find(schema::kId);
-    if (id_stat_ == kNoStr) return;
+  // The space indices of the host planes.
+  std::vector<uint32_t> HostSpacePlanes() const {
+    std::vector<uint32_t> out;
     for (const WorkPlane& w : planes_) {
-      if (!w.is_host) continue;
-      const XPlaneModel& p = space_.planes[w.space_index];
-      std::vector<uint8_t> is_function(p.event_metadata.size(), 0);
-      bool any = false;
-      for (size_t m = 0; m < p.event_metadata.size(); ++m) {
-        const std::string_view name = space_.Str(p.event_metadata[m].name);
-        is_function[m] = name == "InstantiatedCapturedFunction::Run" || name == "InstantiatedCapturedFunction::RunAsync" ||
-                         name == "InstantiatedCapturedFunction::RunInstantiated" ||
-                         name == "InstantiatedCapturedFunction::RunWithBorrowedArgs";
-        any |= is_function[m] != 0;
-      }
-      for (uint32_t e = 0; any && e < p.events.size(); ++e) {
-        if (!is_function[p.events[e].metadata]) continue;
-        if (const Stat* id = FindIf(p, e, id_stat_)) tf_data_step_ids_.insert(id->IntValue());
-      }
+      if (w.is_host) out.push_back(static_cast<uint32_t>(w.space_index));
     }
+    return out;
   }
 
   bool IsTfDataStep(const XPlaneModel& p, uint32_t e) const {
     if (tf_data_step_ids_.empty()) return false;
-    const Stat* id = FindIf(p, e, id_stat_);
+    const Stat* id = FindIf(p, e, space_.Find(schema::kId));
     return id != nullptr && tf_data_step_ids_.count(id->IntValue()) != 0;
   }
 
-  // ExecutorState::Process events with a step `id` and `iter_num` (tf.data's
-  // step ids excluded): each iteration of a loop
-  // that reaches iter_num > 0 becomes a group whose root is its earliest
-  // event; the iteration's other events become the root's children.
+  // ProcessTensorFlowLoop (tf_loop_steps.h): each iteration a root holding
+  // the iteration's other events.
   std::vector<Root> TfLoopRoots() {
     std::vector<Root> roots;
-    if (id_stat_ == kNoStr || ids_.iter_num == kNoStr) return roots;
-    std::map<int64_t, std::map<int64_t, std::vector<EdgeRef>>> loops;  // step id -> iter -> events
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-      if (!planes_[pi].is_host) continue;
-      const XPlaneModel& p = space_.planes[planes_[pi].space_index];
-      std::vector<uint8_t> is_executor(p.event_metadata.size(), 0);
-      bool any = false;
-      for (size_t m = 0; m < p.event_metadata.size(); ++m) {
-        is_executor[m] = space_.Str(p.event_metadata[m].name) == "ExecutorState::Process";
-        any |= is_executor[m] != 0;
-      }
-      if (!any) continue;
-      for (const LineOrder& order : planes_[pi].line_orders) {
-        order.ForEach([&](uint32_t e) {
-          if (!is_executor[p.events[e].metadata]) return;
-          const Stat* id = FindIf(p, e, id_stat_);
-          const Stat* iter = FindIf(p, e, ids_.iter_num);
-          if (id && iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
-        });
-      }
-    }
-    for (const auto& [step_id, iterations] : loops) {
-      if (tf_data_step_ids_.count(step_id) || iterations.rbegin()->first == 0) continue;
-      for (const auto& [iter, events] : iterations) {
-        auto begin_of = [&](const EdgeRef& r) {
-          return space_.planes[planes_[r.plane].space_index].events[r.event].begin_ps;
-        };
-        EdgeRef root = *std::min_element(events.begin(), events.end(), [&](const EdgeRef& a, const EdgeRef& b) {
-          return begin_of(a) < begin_of(b);
-        });
-        for (const EdgeRef& member : events) {
-          if (member.plane != root.plane || member.event != root.event) context_edges_.push_back({root, member});
-        }
-        roots.push_back({1, begin_of(root), root.plane, root.event});
-      }
+    const std::vector<uint32_t> hosts = HostSpacePlanes();
+    std::vector<uint32_t> work_index(space_.planes.size(), 0);
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) work_index[planes_[pi].space_index] = pi;
+    for (const TfLoopIteration& it : TfLoopIterations(space_, hosts, tf_data_step_ids_)) {
+      const EdgeRef root{work_index[it.root.plane], it.root.event};
+      for (const TfEventRef& m : it.members) context_edges_.push_back({root, {work_index[m.plane], m.event}});
+      roots.push_back({1, space_.planes[it.root.plane].events[it.root.event].begin_ps, root.plane, root.event});
     }
     return roots;
   }
@@ -746,18 +703,50 @@ class Grouper {
     }
   }
 
-  // GetGroupName: the root's graph_type, else its name unless it is an
-  // implicit root, then its iter_num, else step_num, else the group id.
-  void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out, bool implicit_root = false) const {
+  // GetContextStat: the event's own stat, else that of the nearest ancestor
+  // that has one, breadth first (an event's enclosing event, then the
+  // producers linked to it).
+  const Stat* ContextStat(uint32_t pi, uint32_t e, StrId name) {
+    if (name == kNoStr) return nullptr;
+    if (!producers_ready_) {
+      for (const CrossEdge& edge : context_edges_) {
+        producers_of_.emplace(NodeKey(edge.child), edge.parent);
+      }
+      producers_ready_ = true;
+    }
+    constexpr size_t kMaxVisits = 4096;  // ancestors of a root are few; a cycle or a fan stops here
+    std::vector<EdgeRef> queue = {{pi, e}};
+    std::set<uint64_t> seen = {NodeKey({pi, e})};
+    for (size_t at = 0; at < queue.size() && at < kMaxVisits; ++at) {
+      const EdgeRef node = queue[at];
+      const WorkPlane& w = planes_[node.plane];
+      if (const Stat* s = FindIf(space_.planes[w.space_index], node.event, name)) return s;
+      auto visit = [&](EdgeRef parent) {
+        if (seen.insert(NodeKey(parent)).second) queue.push_back(parent);
+      };
+      if (node.event < w.nest_parent.size() && w.nest_parent[node.event] != kNoParent) {
+        visit({node.plane, w.nest_parent[node.event]});
+      }
+      auto [first, last] = producers_of_.equal_range(NodeKey(node));
+      for (auto it = first; it != last; ++it) visit(it->second);
+    }
+    return nullptr;
+  }
+  static uint64_t NodeKey(EdgeRef r) { return uint64_t{r.plane} << 32 | r.event; }
+
+  // GetGroupName: the graph_type of the root or an ancestor, else the root's
+  // name unless it is an implicit root, then the iter_num of the root or an
+  // ancestor, else a step_num, else the group id.
+  void NameGroup(int32_t group, uint32_t pi, uint32_t e, EventGroups& out, bool implicit_root = false) {
     const XPlaneModel& p = space_.planes[planes_[pi].space_index];
     std::string_view name = space_.Str(p.EventName(e));
     std::string text = implicit_root || IsImplicitRootName(name) ? "" : std::string(name) + " ";
-    if (const Stat* graph = FindIf(p, e, ids_.graph_type); graph && graph->kind == StatKind::kStr) {
+    if (const Stat* graph = ContextStat(pi, e, ids_.graph_type); graph && graph->kind == StatKind::kStr) {
       text = std::string(space_.Str(graph->str)) + " ";
     }
-    if (const Stat* s = FindIf(p, e, ids_.iter_num); s && s->IsInteger()) {
+    if (const Stat* s = ContextStat(pi, e, ids_.iter_num); s && s->IsInteger()) {
       text += std::to_string(s->IntValue());
-    } else if (const Stat* s2 = FindIf(p, e, ids_.step_num); s2 && s2->IsInteger()) {
+    } else if (const Stat* s2 = ContextStat(pi, e, ids_.step_num); s2 && s2->IsInteger()) {
       text += std::to_string(s2->IntValue());
     } else {
       text += std::to_string(group);
@@ -809,7 +798,9 @@ class Grouper {
   StatIds ids_;
   ImpliedContexts implied_;
   bool has_regions_;
-  StrId id_stat_ = kNoStr;
+  // Consumer -> its producers (NodeKey), made when a group is first named.
+  std::unordered_multimap<uint64_t, EdgeRef> producers_of_;
+  bool producers_ready_ = false;
   std::set<int64_t> tf_data_step_ids_;
   std::vector<uint8_t> link_stat_of_;
   std::vector<WorkPlane> planes_;
