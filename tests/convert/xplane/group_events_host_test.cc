@@ -244,5 +244,25 @@ TEST(GroupEventsRoots, TfDataFunctionRunsAreNoSteps) {
   for (uint32_t e = 2; e < 7; ++e) EXPECT_EQ(g.Group(0, e), kNoGroup) << e;  // the tf.data thread
 }
 
+// By hand (xprof's GetGroupName reads graph_type, iter_num and step_num with
+// GetContextStat: the root's own, else its nearest ancestor's, breadth
+// first): a root inside an event that names them, and a root linked from a
+// producer that does.
+TEST(GroupEventsRoots, GroupNamesComeFromTheRootOrItsAncestors) {
+  XSpace space;
+  XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = host.AddLine(0, "main");
+  main.AddEvent("outer", 0, 1000).Str("graph_type", "eval").Int("step_num", 42);
+  main.AddEvent("step", 100, 200).Int("_r", 1);
+  main.AddEvent("dispatch", 2000, 10).Int("_pt", 0).Int("_p", 9).Int("iter_num", 7);
+  XLineBuilder worker = host.AddLine(1, "worker");
+  worker.AddEvent("work", 2100, 100).Int("_r", 1).Int("_ct", 0).Int("_c", 9);
+  auto m = ToModel(space);
+  EventGroups g = GroupEvents(*m);
+  ASSERT_EQ(g.group_names.size(), 2u);
+  EXPECT_EQ(g.group_names.at(0), "eval 42");
+  EXPECT_EQ(g.group_names.at(1), "work 7");
+}
+
 }  // namespace
 }  // namespace tbprof
