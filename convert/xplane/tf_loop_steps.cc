@@ -8,18 +8,24 @@
 namespace tbprof {
 namespace {
 
-// Per event metadata of `p`: whether its name is one of `names`; false for
-// all when none is.
-bool MarkNamed(const XSpaceModel& space, const XPlaneModel& p, std::span<const std::string_view> names,
-               std::vector<uint8_t>& named) {
-  named.assign(p.event_metadata.size(), 0);
-  bool any = false;
-  for (size_t m = 0; m < p.event_metadata.size(); ++m) {
-    const std::string_view name = space.Str(p.event_metadata[m].name);
-    for (std::string_view n : names) named[m] |= name == n;
-    any |= named[m] != 0;
+// Calls fn(plane, event) for every event named one of `names` on `planes`.
+template <typename Fn>
+void ForEachNamed(const XSpaceModel& space, std::span<const uint32_t> planes, std::span<const std::string_view> names,
+                  Fn&& fn) {
+  std::vector<uint8_t> named;
+  for (uint32_t pi : planes) {
+    const XPlaneModel& p = space.planes[pi];
+    named.assign(p.event_metadata.size(), 0);
+    bool any = false;
+    for (size_t m = 0; m < p.event_metadata.size(); ++m) {
+      const std::string_view name = space.Str(p.event_metadata[m].name);
+      for (std::string_view n : names) named[m] |= name == n;
+      any |= named[m] != 0;
+    }
+    for (uint32_t e = 0; any && e < p.events.size(); ++e) {
+      if (named[p.events[e].metadata]) fn(pi, e);
+    }
   }
-  return any;
 }
 
 }  // namespace
@@ -31,15 +37,9 @@ std::set<int64_t> TfDataStepIds(const XSpaceModel& space, std::span<const uint32
   std::set<int64_t> ids;
   const StrId id_stat = space.Find(schema::kId);
   if (id_stat == kNoStr) return ids;
-  std::vector<uint8_t> is_function;
-  for (uint32_t pi : planes) {
-    const XPlaneModel& p = space.planes[pi];
-    if (!MarkNamed(space, p, kFunctions, is_function)) continue;
-    for (uint32_t e = 0; e < p.events.size(); ++e) {
-      if (!is_function[p.events[e].metadata]) continue;
-      if (const Stat* id = p.FindStat(e, id_stat)) ids.insert(id->IntValue());
-    }
-  }
+  ForEachNamed(space, planes, kFunctions, [&](uint32_t pi, uint32_t e) {
+    if (const Stat* id = space.planes[pi].FindStat(e, id_stat)) ids.insert(id->IntValue());
+  });
   return ids;
 }
 
@@ -50,17 +50,11 @@ std::vector<TfLoopIteration> TfLoopIterations(const XSpaceModel& space, std::spa
   const StrId id_stat = space.Find(schema::kId), iter_stat = space.Find(schema::kIterNum);
   if (id_stat == kNoStr || iter_stat == kNoStr) return out;
   std::map<int64_t, std::map<int64_t, std::vector<TfEventRef>>> loops;  // step id -> iter -> events
-  std::vector<uint8_t> is_executor;
-  for (uint32_t pi : planes) {
-    const XPlaneModel& p = space.planes[pi];
-    if (!MarkNamed(space, p, kExecutor, is_executor)) continue;
-    for (uint32_t e = 0; e < p.events.size(); ++e) {
-      if (!is_executor[p.events[e].metadata]) continue;
-      const Stat* id = p.FindStat(e, id_stat);
-      const Stat* iter = p.FindStat(e, iter_stat);
-      if (id && iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
-    }
-  }
+  ForEachNamed(space, planes, kExecutor, [&](uint32_t pi, uint32_t e) {
+    const Stat* id = space.planes[pi].FindStat(e, id_stat);
+    const Stat* iter = space.planes[pi].FindStat(e, iter_stat);
+    if (id && iter) loops[id->IntValue()][iter->IntValue()].push_back({pi, e});
+  });
   for (const auto& [step_id, iterations] : loops) {
     // A function or session without a loop runs iteration 0 only.
     if (tf_data_step_ids.count(step_id) || iterations.rbegin()->first == 0) continue;

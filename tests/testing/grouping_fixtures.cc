@@ -1,6 +1,10 @@
 #include "tests/testing/grouping_fixtures.h"
 
+#include <gtest/gtest.h>
+
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "tests/testing/ops_fixtures.h"
 
@@ -76,6 +80,44 @@ XSpace EagerAndFunctionSpace() {
   stream.AddEvent("add_kernel", 1000 * kUs, 100 * kUs).Int("correlation_id", 1).Str("tf_op", "a/add:AddV2");
   stream.AddEvent("mul_kernel", 1200 * kUs, 300 * kUs).Int("correlation_id", 2).Str("tf_op", "b/mul:Mul");
   return space;
+}
+
+namespace {
+
+// (plane, event) of the first event named `name` on the plane named `plane`.
+std::optional<std::pair<size_t, uint32_t>> FindByName(const XSpaceModel& m, std::string_view plane,
+                                                      std::string_view name) {
+  for (size_t pi = 0; pi < m.planes.size(); ++pi) {
+    if (m.Str(m.planes[pi].name) != plane) continue;
+    for (uint32_t e = 0; e < m.planes[pi].events.size(); ++e) {
+      if (m.Str(m.planes[pi].EventName(e)) == name) return std::pair{pi, e};
+    }
+  }
+  ADD_FAILURE() << "no event " << name << " on " << plane;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int32_t GroupByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
+  auto at = FindByName(m, plane, name);
+  return at ? g.Group(at->first, at->second) : -2;
+}
+
+Grouped GroupSpace(const XSpace& space) {
+  Grouped g;
+  g.model = ops_test::ToModel(space);
+  g.groups = GroupEvents(*g.model);
+  return g;
+}
+
+int32_t Grouped::Of(std::string_view plane, std::string_view name) const {
+  return GroupByName(*model, groups, plane, name);
+}
+
+bool EagerByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
+  auto at = FindByName(m, plane, name);
+  return at && g.IsEager(at->first, at->second);
 }
 
 }  // namespace tbprof::grouping_test

@@ -3,7 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string_view>
 
+#include "convert/xplane/group_events.h"
+#include "convert/xplane/xspace_model.h"
 #include "proto/xplane.pb.h"
 #include "proto/xspace_builder.h"
 
@@ -26,5 +30,19 @@ tensorflow::profiler::XSpace MergeHostStepsSpace();
 // add_kernel, 1000-1100 on the GPU) and an op of a function called eagerly
 // (b/mul:Mul, 510-890, launching mul_kernel, 1200-1500).
 tensorflow::profiler::XSpace EagerAndFunctionSpace();
+
+// A space loaded and grouped: Of(plane, name) is GroupByName on it.
+struct Grouped {
+  std::unique_ptr<XSpaceModel> model;
+  EventGroups groups;
+  int32_t Of(std::string_view plane, std::string_view name) const;
+};
+Grouped GroupSpace(const tensorflow::profiler::XSpace& space);
+
+// The group of the first event named `name` on the plane named `plane`; a
+// failure of the test, and -2, when there is none.
+int32_t GroupByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name);
+// Whether that event ran eagerly (false, and a failure, when there is none).
+bool EagerByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name);
 
 }  // namespace tbprof::grouping_test

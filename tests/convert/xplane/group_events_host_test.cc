@@ -27,22 +27,11 @@
 namespace tbprof {
 namespace {
 
+using grouping_test::EagerByName;
 using ops_test::ToModel;
 using tensorflow::profiler::XSpace;
 
 constexpr int64_t kTfExecutor = 2;  // tsl's ContextType::kTfExecutor
-
-// Whether the event named `name` on the plane named `plane` ran eagerly.
-bool EagerByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
-  for (size_t pi = 0; pi < m.planes.size(); ++pi) {
-    if (m.Str(m.planes[pi].name) != plane) continue;
-    for (uint32_t e = 0; e < m.planes[pi].events.size(); ++e) {
-      if (m.Str(m.planes[pi].EventName(e)) == name) return g.IsEager(pi, e);
-    }
-  }
-  ADD_FAILURE() << "no event " << name << " on " << plane;
-  return false;
-}
 
 TEST(XprofScenarioGroupEvents, EagerOpTest) {
   XSpace space;

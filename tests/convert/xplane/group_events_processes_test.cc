@@ -10,27 +10,15 @@
 
 #include "convert/xplane/group_events.h"
 #include "proto/xspace_builder.h"
-#include "tests/testing/ops_fixtures.h"
+#include "tests/testing/grouping_fixtures.h"
 
 namespace tbprof {
 namespace {
 
-using ops_test::ToModel;
+using grouping_test::GroupSpace;
 using tensorflow::profiler::XSpace;
 
 constexpr int64_t kGeneric = 0;  // tsl's ContextType::kGeneric
-
-// The group of the event named `name` on the plane named `plane` (-2: none such).
-int32_t GroupOf(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
-  for (size_t pi = 0; pi < m.planes.size(); ++pi) {
-    if (m.Str(m.planes[pi].name) != plane) continue;
-    for (uint32_t e = 0; e < m.planes[pi].events.size(); ++e) {
-      if (m.Str(m.planes[pi].EventName(e)) == name) return g.Group(pi, e);
-    }
-  }
-  ADD_FAILURE() << "no event " << name << " on " << plane;
-  return -2;
-}
 
 // A step on the host whose op hands work (context 7) to a sub-process, which
 // runs it under "serve" with a nested op. Process ids as given (< 0: none);
@@ -54,34 +42,30 @@ XSpace TwoProcessSpace(int64_t host_pid, int64_t sub_pid, int64_t consumer_pid) 
 }
 
 TEST(GroupEventsProcesses, SubProcessWorkJoinsTheStepThatHandedItOver) {
-  auto m = ToModel(TwoProcessSpace(-1, -1, -1));
-  EventGroups g = GroupEvents(*m);
-  const int32_t step = GroupOf(*m, g, "/host:CPU", "train");
+  const auto g = GroupSpace(TwoProcessSpace(-1, -1, -1));
+  const int32_t step = g.Of("/host:CPU", "train");
   ASSERT_NE(step, kNoGroup);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), step);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), step);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "idle"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "serve"), step);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "compute:MatMul"), step);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "idle"), kNoGroup);
 }
 
 TEST(GroupEventsProcesses, LinksStayInsideAProcess) {
   // Each plane its own process: the link does not cross.
-  auto m = ToModel(TwoProcessSpace(100, 200, -1));
-  EventGroups g = GroupEvents(*m);
-  EXPECT_NE(GroupOf(*m, g, "/host:CPU", "train"), kNoGroup);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), kNoGroup);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), kNoGroup);
+  const auto g = GroupSpace(TwoProcessSpace(100, 200, -1));
+  EXPECT_NE(g.Of("/host:CPU", "train"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "serve"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "compute:MatMul"), kNoGroup);
   // One plane with a process, the other without: no link either.
-  auto half = ToModel(TwoProcessSpace(100, -1, -1));
-  EventGroups hg = GroupEvents(*half);
-  EXPECT_EQ(GroupOf(*half, hg, "/host:CPU [200]", "serve"), kNoGroup);
+  const auto hg = GroupSpace(TwoProcessSpace(100, -1, -1));
+  EXPECT_EQ(hg.Of("/host:CPU [200]", "serve"), kNoGroup);
 }
 
 TEST(GroupEventsProcesses, AConsumerNamesTheProcessItServes) {
-  auto m = ToModel(TwoProcessSpace(100, 200, /*consumer_pid=*/100));
-  EventGroups g = GroupEvents(*m);
-  const int32_t step = GroupOf(*m, g, "/host:CPU", "train");
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "serve"), step);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [200]", "compute:MatMul"), step);
+  const auto g = GroupSpace(TwoProcessSpace(100, 200, /*consumer_pid=*/100));
+  const int32_t step = g.Of("/host:CPU", "train");
+  EXPECT_EQ(g.Of("/host:CPU [200]", "serve"), step);
+  EXPECT_EQ(g.Of("/host:CPU [200]", "compute:MatMul"), step);
 }
 
 // Roots on any plane start groups: a sub-process's own step groups its work,
@@ -96,14 +80,13 @@ TEST(GroupEventsProcesses, SubProcessRootsStartGroups) {
   worker.AddEvent("op:Add", 10, 20);
   XPlaneBuilder custom = AddPlane(space, "/device:CUSTOM:Events", 2);
   custom.AddLine(0, "events").AddEvent("marker", 700, 10).Int("_r", 1);
-  auto m = ToModel(space);
-  EventGroups g = GroupEvents(*m);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [9]", "eval"), 0);  // earliest
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU [9]", "op:Add"), 0);
-  EXPECT_EQ(GroupOf(*m, g, "/host:CPU", "train"), 1);
-  EXPECT_EQ(GroupOf(*m, g, "/device:CUSTOM:Events", "marker"), 2);
-  EXPECT_EQ(g.group_names.at(0), "eval 4");
-  EXPECT_EQ(g.group_names.at(1), "train 1");
+  const auto g = GroupSpace(space);
+  EXPECT_EQ(g.Of("/host:CPU [9]", "eval"), 0);  // earliest
+  EXPECT_EQ(g.Of("/host:CPU [9]", "op:Add"), 0);
+  EXPECT_EQ(g.Of("/host:CPU", "train"), 1);
+  EXPECT_EQ(g.Of("/device:CUSTOM:Events", "marker"), 2);
+  EXPECT_EQ(g.groups.group_names.at(0), "eval 4");
+  EXPECT_EQ(g.groups.group_names.at(1), "train 1");
 }
 
 }  // namespace

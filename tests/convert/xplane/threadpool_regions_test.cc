@@ -14,23 +14,15 @@
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/threadpool_regions.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/grouping_fixtures.h"
 #include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
 namespace {
 
+using grouping_test::GroupSpace;
 using ops_test::ToModel;
 using tensorflow::profiler::XSpace;
-
-// The group of the event named `name` on the first plane (-2: no such event).
-int32_t GroupByName(const XSpaceModel& m, const EventGroups& g, std::string_view name) {
-  const XPlaneModel& p = m.planes[0];
-  for (uint32_t e = 0; e < p.events.size(); ++e) {
-    if (m.Str(p.EventName(e)) == name) return g.Group(0, e);
-  }
-  ADD_FAILURE() << "no event " << name;
-  return -2;
-}
 
 TEST(XprofScenarioPreprocess, ThreadPoolPreprocessorTest) {
   XSpace space;
@@ -106,19 +98,18 @@ XSpace ClosureSpace() {
 }
 
 TEST(ThreadpoolRegions, ClosureWorkJoinsTheSchedulingStep) {
-  auto m = ToModel(ClosureSpace());
-  EventGroups g = GroupEvents(*m);
-  const int32_t step = GroupByName(*m, g, "train");
+  const auto g = GroupSpace(ClosureSpace());
+  const int32_t step = g.Of("/host:CPU", "train");
   ASSERT_NE(step, kNoGroup);
-  EXPECT_EQ(GroupByName(*m, g, "schedule:ParallelMap"), step);
+  EXPECT_EQ(g.Of("/host:CPU", "schedule:ParallelMap"), step);
   // The region holds the work, directly or nested.
-  EXPECT_EQ(GroupByName(*m, g, "work:MatMul"), step);
-  EXPECT_EQ(GroupByName(*m, g, "inner:Add"), step);
-  EXPECT_EQ(GroupByName(*m, g, std::string(kThreadpoolStopRegionName)), step);
+  EXPECT_EQ(g.Of("/host:CPU", "work:MatMul"), step);
+  EXPECT_EQ(g.Of("/host:CPU", "inner:Add"), step);
+  EXPECT_EQ(g.Of("/host:CPU", std::string(kThreadpoolStopRegionName)), step);
   // Outside the region, or async (which nests in nothing): no group.
-  EXPECT_EQ(GroupByName(*m, g, "before:Add"), kNoGroup);
-  EXPECT_EQ(GroupByName(*m, g, "after:Add"), kNoGroup);
-  EXPECT_EQ(GroupByName(*m, g, "async:Send"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU", "before:Add"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU", "after:Add"), kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU", "async:Send"), kNoGroup);
 }
 
 // Without the region the same work stays ungrouped: only the StartRegion
@@ -127,11 +118,10 @@ TEST(ThreadpoolRegions, WithoutAStopTheWorkStaysUngrouped) {
   XSpace space = ClosureSpace();
   space.mutable_planes(0)->mutable_lines(1)->mutable_events()->RemoveLast();  // after:Add
   space.mutable_planes(0)->mutable_lines(1)->mutable_events()->RemoveLast();  // StopRegion
-  auto m = ToModel(space);
-  EventGroups g = GroupEvents(*m);
-  const int32_t step = GroupByName(*m, g, "train");
-  EXPECT_EQ(GroupByName(*m, g, std::string(kThreadpoolStartRegionName)), step);
-  EXPECT_EQ(GroupByName(*m, g, "work:MatMul"), kNoGroup);
+  const auto g = GroupSpace(space);
+  const int32_t step = g.Of("/host:CPU", "train");
+  EXPECT_EQ(g.Of("/host:CPU", std::string(kThreadpoolStartRegionName)), step);
+  EXPECT_EQ(g.Of("/host:CPU", "work:MatMul"), kNoGroup);
 }
 
 // The trace viewer shows each region as xprof's preprocessed file has it: an
