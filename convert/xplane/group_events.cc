@@ -428,6 +428,10 @@ class Grouper {
       std::vector<uint32_t> sorted_line;
       order.ForEach([&](uint32_t e) { sorted_line.push_back(e); });
       for (auto r = regions.first; r != regions.second; ++r) {
+        // Regions opened by one start (several stops after it) nest in the
+        // longest, the last: its link reaches all of their work, so only it is
+        // read (a start followed by many stops costs one pass, not one each).
+        if (r + 1 != regions.second && (r + 1)->start_event == r->start_event) continue;
         for (uint32_t e : EventsHeldDirectly(p, *r, sorted_line, w.nest_parent, async_events)) {
           links.contexts.push_back({kThreadpoolEventContextType, r->consumer_id, false, e, w.pid});
         }

@@ -112,6 +112,30 @@ TEST(ThreadpoolRegions, ClosureWorkJoinsTheSchedulingStep) {
   EXPECT_EQ(g.Of("/host:CPU", "async:Send"), kNoGroup);
 }
 
+// By hand: two stops after one start make two regions from that start, one
+// inside the other; the work of both joins the step, whether it lies in the
+// shorter one or only in the longer one.
+TEST(ThreadpoolRegions, WorkOfRegionsFromOneStartJoinsTheStep) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU", 0);
+  XLineBuilder main = plane.AddLine(0, "main");
+  main.AddEvent("train", 0, 1000).Int("_r", 1).Int("step_num", 5);
+  main.AddEvent(std::string(kThreadpoolRecordName), 100, 0).Int("_pt", kThreadpoolEventContextType).Int("_p", 42);
+  XLineBuilder pool = plane.AddLine(1, "pool");
+  pool.AddEvent(std::string(kThreadpoolStartRegionName), 300, 0).Int("_ct", kThreadpoolEventContextType).Int("_c", 42);
+  pool.AddEvent("first:Add", 310, 20);
+  pool.AddEvent(std::string(kThreadpoolStopRegionName), 350, 0);
+  pool.AddEvent("second:Mul", 360, 20);
+  pool.AddEvent(std::string(kThreadpoolStopRegionName), 400, 0);
+  pool.AddEvent("after:Sub", 450, 20);
+  const auto g = GroupSpace(space);
+  const int32_t step = g.Of("/host:CPU", "train");
+  ASSERT_NE(step, kNoGroup);
+  EXPECT_EQ(g.Of("/host:CPU", "first:Add"), step);
+  EXPECT_EQ(g.Of("/host:CPU", "second:Mul"), step);
+  EXPECT_EQ(g.Of("/host:CPU", "after:Sub"), kNoGroup);
+}
+
 // Without the region the same work stays ungrouped: only the StartRegion
 // instant carries the link itself.
 TEST(ThreadpoolRegions, WithoutAStopTheWorkStaysUngrouped) {
