@@ -82,7 +82,8 @@ TEST(InputPipelineHostOps, NonEnqueueTimeScaledByTheHostToDeviceShare) {
   step.duration_ps = 100 * kUs;
   step.type_ps[HOST_TO_DEVICE] = 25 * kUs;
   s.steps.push_back({"host", {step}});
-  const auto& b = ConvertOpStatsToInputPipelineAnalysis(s).input_time_breakdown();
+  const auto analysis = ConvertOpStatsToInputPipelineAnalysis(s);
+  const auto& b = analysis.input_time_breakdown();
   EXPECT_DOUBLE_EQ(b.enqueue_us(), 30.0);
   EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), 90.0 * 30 / 70);
   EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), 90.0 * 15 / 70);

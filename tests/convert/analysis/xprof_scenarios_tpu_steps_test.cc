@@ -452,7 +452,8 @@ TEST(TpuStepsEndToEnd, HostInfeedEnqueueRatio) {
   OpStats s = OpStatsOf(space);
   EXPECT_EQ(s.host_op_metrics_db.total_host_infeed_enq_duration_ps, 20u);
   EXPECT_EQ(s.host_op_metrics_db.total_host_infeed_enq_start_timestamp_ps_diff, 40u);
-  const auto& tb = ConvertOpStatsToInputPipelineAnalysis(s).input_time_breakdown();
+  const auto analysis = ConvertOpStatsToInputPipelineAnalysis(s);
+  const auto& tb = analysis.input_time_breakdown();
   EXPECT_DOUBLE_EQ(tb.enqueue_us(), 30 / 1e6);
   EXPECT_DOUBLE_EQ(tb.unclassified_non_enqueue_us(), 30 / 1e6);
 }
