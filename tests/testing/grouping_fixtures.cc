@@ -115,6 +115,10 @@ int32_t Grouped::Of(std::string_view plane, std::string_view name) const {
   return GroupByName(*model, groups, plane, name);
 }
 
+void Grouped::ExpectIn(std::string_view plane, std::initializer_list<std::string_view> names, int32_t group) const {
+  for (std::string_view name : names) EXPECT_EQ(Of(plane, name), group) << name << " on " << plane;
+}
+
 bool EagerByName(const XSpaceModel& m, const EventGroups& g, std::string_view plane, std::string_view name) {
   auto at = FindByName(m, plane, name);
   return at && g.IsEager(at->first, at->second);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
@@ -36,6 +37,8 @@ struct Grouped {
   std::unique_ptr<XSpaceModel> model;
   EventGroups groups;
   int32_t Of(std::string_view plane, std::string_view name) const;
+  // Expects each named event of `plane` in `group` (kNoGroup: in none).
+  void ExpectIn(std::string_view plane, std::initializer_list<std::string_view> names, int32_t group) const;
 };
 Grouped GroupSpace(const tensorflow::profiler::XSpace& space);
 
