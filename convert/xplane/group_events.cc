@@ -83,12 +83,12 @@ struct LineOrder {
 // One plane taking part in grouping.
 struct WorkPlane {
   size_t space_index = 0;
-  // Host planes (every plane but the GPU and TPU ones: the process's own, its
-  // sub-processes', custom ones) carry roots and producer/consumer links; the
-  // process's own plane also launches kernels: an event of it with a
-  // correlation_id is a launch, one of any other plane a kernel. GPU planes
-  // are read for their kernels only: CUPTI writes no roots or links there.
+  // Host planes (all but TPU ones) carry roots and links; the process's own
+  // also launches: a correlation_id there is a launch, elsewhere a kernel. A
+  // GPU plane that declares no root or link stat (CUPTI's) is read for its
+  // kernels only, and skips the host planes' passes.
   bool is_host = false;
+  bool is_gpu = false;  // its ungrouped events inherit (InheritGroupsOnDevice)
   bool launches_kernels = false;
   int64_t pid = kNoPid;  // the plane's process_id
   bool is_tpu = false, tensor_core = false;
@@ -149,7 +149,8 @@ class Grouper {
       WorkPlane w;
       w.space_index = i;
       w.is_tpu = IsTpuPlaneName(space_.Str(p.name));
-      w.is_host = !w.is_tpu && !schema::IsGpuPlane(space_.Str(p.name));
+      w.is_gpu = schema::IsGpuPlane(space_.Str(p.name));
+      w.is_host = !w.is_tpu && (!w.is_gpu || DeclaresRootsOrLinks(p));
       w.launches_kernels = space_.Str(p.name) == schema::kHostPlane;
       for (const Stat& st : p.plane_stats) {
         if (st.name == ids_.process_id && ids_.process_id != kNoStr && st.IsInteger()) w.pid = st.IntValue();
@@ -209,7 +210,7 @@ class Grouper {
       }
       size_t si = planes_[pi].space_index;
       if (planes_[pi].is_tpu) GroupTpuPlane(pi, g, out.tpu_steps[si]);
-      if (!planes_[pi].is_host && !planes_[pi].is_tpu) InheritGroupsOnDevice(space_.planes[si], g);
+      if (planes_[pi].is_gpu) InheritGroupsOnDevice(space_.planes[si], g);
       out.group_of[si] = std::move(g);
     }
     MarkEagerEvents(out);
@@ -231,6 +232,12 @@ class Grouper {
     int64_t begin;
     uint32_t plane, event;
   };
+
+  bool DeclaresRootsOrLinks(const XPlaneModel& p) const {
+    return std::any_of(p.stat_metadata.begin(), p.stat_metadata.end(), [&](const auto& m) {
+      return m.first != kNoStr && (m.first == ids_.root || m.first == ids_.producer_id || m.first == ids_.consumer_id);
+    });
+  }
 
   // The space indices of the host planes.
   std::vector<uint32_t> HostSpacePlanes() const {

@@ -88,5 +88,21 @@ TEST(GroupEventsProcesses, SubProcessRootsStartGroups) {
   EXPECT_EQ(g.groups.group_names.at(1), "train 1");
 }
 
+// A GPU plane that declares link stats takes part as a host plane does (an
+// event consuming a link joins the step, with what nests in it) and keeps
+// the GPU's inheritance: a later event of no group takes the step's.
+TEST(GroupEventsProcesses, GpuPlaneWithLinksJoinsSteps) {
+  XSpace space = TwoProcessSpace(-1, -1, -1);  // the host's step hands over context 7
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 2);
+  XLineBuilder stream = gpu.AddLine(0, "stream");
+  stream.AddEvent("marker", 200, 100).Int("_ct", kGeneric).Int("_c", 7);
+  stream.AddEvent("inside", 210, 50);
+  stream.AddEvent("later", 400, 50);
+  const auto g = GroupSpace(space);
+  const int32_t step = g.Of("/host:CPU", "train");
+  ASSERT_NE(step, kNoGroup);
+  g.ExpectIn("/device:GPU:0", {"marker", "inside", "later"}, step);
+}
+
 }  // namespace
 }  // namespace tbprof
