@@ -147,7 +147,7 @@ struct PlanePlan {
   bool steps = false, streams = false;  // GPU planes
   bool tpu = false;                     // a TPU TensorCore's framework, source and host-offload lines
   bool tpu_steps = false;               // a TPU plane's step line, as grouping merged it
-  bool regions = false;                 // a plane whose threads ran thread pool closures
+  std::vector<ThreadpoolRegion> regions;  // a host plane's thread pool closures, found once
   // GPU planes without a Launch Stats line: their index among the GPU planes
   // (-1: none), which launches name by device_id.
   int64_t launch_device = -1;
@@ -197,7 +197,7 @@ class PlaneDeriver {
     }
     if (plan.tpu) DeriveTpuLines();
     if (plan.tpu_steps) DeriveTpuSteps();
-    if (plan.regions) DeriveThreadpoolRegions();
+    if (!plan.regions.empty()) DeriveThreadpoolRegions(plan.regions);
     EmitLines();
     if (derived.lines.empty()) return;
     out_.space.planes.push_back(std::move(derived));
@@ -588,8 +588,7 @@ class PlaneDeriver {
   // context, each on a line of its file line's id, which the viewer draws as
   // the same thread. A region shows the group of the StartRegion that opened
   // it: both hang from the same link and the same enclosing events.
-  void DeriveThreadpoolRegions() {
-    const std::vector<ThreadpoolRegion> regions = FindThreadpoolRegions(space_, plane_);
+  void DeriveThreadpoolRegions(const std::vector<ThreadpoolRegion>& regions) {
     const uint32_t metadata = Metadata(kThreadpoolRegionName);
     Stat id = NamedStat(schema::kConsumerId, StatKind::kInt64);
     Stat type = NamedStat(schema::kConsumerType, StatKind::kInt64);
@@ -773,14 +772,18 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     if (gpu) gpu_planes.push_back(i);
     const bool tensor_core = schema::IsTpuCorePlane(plane_name);
     if (!gpu && !tensor_core && !schema::IsSparseCorePlane(plane_name)) {
-      if (may_have_regions && !FindThreadpoolRegions(space, p).empty()) {
-        PlanePlan plan{i};
-        plan.regions = true;
-        plans.push_back(plan);
-      }
+      if (!may_have_regions) continue;
+      PlanePlan plan;
+      plan.plane = i;
+      plan.regions = FindThreadpoolRegions(space, p);
+      if (!plan.regions.empty()) plans.push_back(std::move(plan));
       continue;
     }
-    PlanePlan plan{i, gpu, gpu && any_kernel_stat, tensor_core};
+    PlanePlan plan;
+    plan.plane = i;
+    plan.steps = gpu;
+    plan.streams = gpu && any_kernel_stat;
+    plan.tpu = tensor_core;
     plan.tpu_steps = !gpu;
     for (const LineModel& line : p.lines) {
       const std::string_view name = space.Str(line.name);
@@ -799,7 +802,7 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
       }
     }
     if (p.events.empty()) plan.steps = plan.streams = plan.tpu = plan.tpu_steps = false;
-    plans.push_back(plan);
+    plans.push_back(std::move(plan));
   }
   // Every event shows its group, so every profile is grouped.
   const bool need_groups = space.NumEvents() > 0;
@@ -836,9 +839,8 @@ DerivedTimelines GenerateDerivedTimelines(const XSpaceModel& space, std::shared_
     });
     if (!has_line) plan.launch_device = gpu - gpu_planes.begin();
   }
-  std::erase_if(plans,
-                [](const PlanePlan& p) {
-    return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && !p.regions && p.launch_device < 0;
+  std::erase_if(plans, [](const PlanePlan& p) {
+    return !p.steps && !p.streams && !p.tpu && !p.tpu_steps && p.regions.empty() && p.launch_device < 0;
   });
   const ScopeRangeTree scope_tree = names.scope_range_id != kNoStr ? ReadScopeRangeTree(space) : ScopeRangeTree{};
   // The host's launches first (on two threads of their own), then the

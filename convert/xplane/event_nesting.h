@@ -10,6 +10,9 @@
 
 namespace tbprof {
 
+// An event that no other event of its line encloses has this parent.
+inline constexpr uint32_t kNoEnclosingEvent = UINT32_MAX;
+
 // Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
 bool IsDerivedLineId(int64_t id);
 

@@ -24,7 +24,6 @@ namespace {
 using grouping::EdgeRef;
 using grouping::LaunchTable;
 
-constexpr uint32_t kNoParent = UINT32_MAX;  // EventsHeldDirectly reads the same "none"
 // ConnectContextGroups skips a context with this many producers and consumers.
 constexpr size_t kMaxContextFanout = 64;
 
@@ -38,7 +37,7 @@ bool IsImplicitRootName(std::string_view name) {
 
 struct StatIds {
   StrId root, async, producer_type, producer_id, consumer_type, consumer_id, consumer_pid, process_id, correlation_id,
-      group_id, step_name, iter_num, step_num, graph_type;
+      group_id, step_name, iter_num, step_num, graph_type, step_id;
   explicit StatIds(const XSpaceModel& s)
       : root(s.Find(schema::kIsRoot)),
         async(s.Find(schema::kIsAsync)),
@@ -53,7 +52,8 @@ struct StatIds {
         step_name(s.Find(schema::kStepName)),
         iter_num(s.Find(schema::kIterNum)),
         step_num(s.Find(schema::kStepNum)),
-        graph_type(s.Find(schema::kGraphType)) {}
+        graph_type(s.Find(schema::kGraphType)),
+        step_id(s.Find(schema::kId)) {}
 };
 
 const Stat* FindIf(const XPlaneModel& p, uint32_t e, StrId name) {
@@ -166,8 +166,9 @@ class Grouper {
     lines.clear();
 
     // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
-    tf_data_step_ids_ = TfDataStepIds(space_, HostSpacePlanes());  // ProcessTfDataSteps
-    std::vector<Root> roots = TfLoopRoots();
+    const std::vector<uint32_t> hosts = HostSpacePlanes();
+    tf_data_step_ids_ = TfDataStepIds(space_, hosts);  // ProcessTfDataSteps
+    std::vector<Root> roots = TfLoopRoots(hosts);
     // Per plane and event: pass 1's levels, then pass 2's groups in the same
     // arrays (memory already mapped costs less than fresh).
     std::vector<std::vector<int32_t>> group(planes_.size());
@@ -250,15 +251,14 @@ class Grouper {
 
   bool IsTfDataStep(const XPlaneModel& p, uint32_t e) const {
     if (tf_data_step_ids_.empty()) return false;
-    const Stat* id = FindIf(p, e, space_.Find(schema::kId));
+    const Stat* id = FindIf(p, e, ids_.step_id);
     return id != nullptr && tf_data_step_ids_.count(id->IntValue()) != 0;
   }
 
   // ProcessTensorFlowLoop (tf_loop_steps.h): each iteration a root holding
   // the iteration's other events.
-  std::vector<Root> TfLoopRoots() {
+  std::vector<Root> TfLoopRoots(const std::vector<uint32_t>& hosts) {
     std::vector<Root> roots;
-    const std::vector<uint32_t> hosts = HostSpacePlanes();
     std::vector<uint32_t> work_index(space_.planes.size(), 0);
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) work_index[planes_[pi].space_index] = pi;
     for (const TfLoopIteration& it : TfLoopIterations(space_, hosts, tf_data_step_ids_)) {
@@ -275,7 +275,7 @@ class Grouper {
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       WorkPlane& w = planes_[pi];
       const XPlaneModel& p = space_.planes[w.space_index];
-      w.nest_parent.assign(p.events.size(), kNoParent);
+      w.nest_parent.assign(p.events.size(), kNoEnclosingEvent);
       w.root_level.assign(p.events.size(), 0);
       if (w.is_tpu) continue;  // ReadTpuPlane
       w.name_root_level.assign(p.event_metadata.size(), 0);
@@ -553,7 +553,7 @@ class Grouper {
             std::vector<int32_t>& v = val[lines[i].first];
             w.line_orders[lines[i].second].ForEach([&](uint32_t e) {
               uint32_t parent = w.nest_parent[e];
-              if (parent != kNoParent) v[e] = merge(v[e], contrib(w, parent, v[parent]));
+              if (parent != kNoEnclosingEvent) v[e] = merge(v[e], contrib(w, parent, v[parent]));
             });
           });
     };
@@ -735,7 +735,7 @@ class Grouper {
       auto visit = [&](EdgeRef parent) {
         if (seen.insert(NodeKey(parent)).second) queue.push_back(parent);
       };
-      if (node.event < w.nest_parent.size() && w.nest_parent[node.event] != kNoParent) {
+      if (node.event < w.nest_parent.size() && w.nest_parent[node.event] != kNoEnclosingEvent) {
         visit({node.plane, w.nest_parent[node.event]});
       }
       auto [first, last] = producers_of_.equal_range(NodeKey(node));

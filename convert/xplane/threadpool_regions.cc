@@ -65,7 +65,7 @@ std::vector<uint32_t> EventsHeldDirectly(const XPlaneModel& p, const ThreadpoolR
     if (e == region.start_event || !inside(e)) continue;
     if (std::binary_search(async_events.begin(), async_events.end(), e)) continue;
     const uint32_t parent = parent_of[e];
-    if (parent != UINT32_MAX && inside(parent)) continue;
+    if (parent != kNoEnclosingEvent && inside(parent)) continue;
     held.push_back(e);
   }
   return held;

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convert/xplane/event_nesting.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
@@ -51,7 +52,7 @@ std::vector<ThreadpoolRegion> FindThreadpoolRegions(const XSpaceModel& space, co
 // itself inside it. Not the StartRegion that opened it (which carries the link
 // itself), nor async events (they nest in nothing). `sorted_line`: the line's
 // events in SortedLineEvents order; `parent_of[e]`: event e's innermost
-// enclosing event on its line (UINT32_MAX: none); `async_events` sorted.
+// enclosing event on its line (kNoEnclosingEvent: none); `async_events` sorted.
 std::vector<uint32_t> EventsHeldDirectly(const XPlaneModel& p, const ThreadpoolRegion& region,
                                          std::span<const uint32_t> sorted_line, std::span<const uint32_t> parent_of,
                                          std::span<const uint32_t> async_events);
