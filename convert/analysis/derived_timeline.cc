@@ -15,6 +15,7 @@
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/tpu_step_line.h"
 #include "convert/base/cancellation.h"
+#include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
@@ -223,7 +224,7 @@ class PlaneDeriver {
     std::vector<uint32_t> order;
     size_t total = 0;
     for (const auto& line : sorted_lines_) total += line.size();
-    order.reserve(total);
+    ReserveLarge(order, total);
     auto later = [&](const std::pair<uint32_t, size_t>& a, const std::pair<uint32_t, size_t>& b) {
       const Event& x = plane_.events[sorted_lines_[a.first][a.second]];
       const Event& y = plane_.events[sorted_lines_[b.first][b.second]];
@@ -323,8 +324,8 @@ class PlaneDeriver {
       }
       for (const std::vector<Stat>& extra : line.extras) num_stats += extra.size();
     }
-    derived_->events.reserve(num_events);
-    derived_->event_stats.reserve(num_stats);
+    ReserveLarge(derived_->events, num_events);
+    ReserveLarge(derived_->event_stats, num_stats);
     for (PendingLine& line : pending_lines_) EmitLine(line);
     std::vector<PendingLine>().swap(pending_lines_);
   }
@@ -519,7 +520,7 @@ class PlaneDeriver {
     // Mostly a kernel makes at most one event per line: room for that many
     // spares the copies (and fresh pages) of growing vectors of millions.
     for (DerivedLine* line : {&tf_ops, &name_scopes, &hlo_ops, &modules, &sources}) {
-      line->events().reserve(sorted.size());
+      ReserveLarge(line->events(), sorted.size());
     }
     std::vector<int64_t> scopes;
     for (uint32_t e : sorted) {

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/schema.h"
 
@@ -101,8 +102,8 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
     int64_t min_ps = std::numeric_limits<int64_t>::max(), max_ps = std::numeric_limits<int64_t>::min();
   };
   std::vector<uint32_t> head, tail;
-  head.reserve(head_events);
-  tail.reserve(total - head_events);
+  ReserveLarge(head, head_events);
+  ReserveLarge(tail, total - head_events);
   Part head_part{&head}, tail_part{&tail};
   // Group offsets of rows [first, last) relative to the start of part.order.
   auto index_rows = [&](size_t first, size_t last, Part& part) {
@@ -188,7 +189,7 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
   RunBoth([&] { index_rows(0, split, head_part); }, [&] { index_rows(split, rows.size(), tail_part); });
   const uint32_t tail_base = static_cast<uint32_t>(head.size());
   for (size_t i = split * kGroups; i < rows.size() * kGroups; ++i) index->group_offsets_[i] += tail_base;
-  index->order_.reserve(head.size() + tail.size());
+  ReserveLarge(index->order_, head.size() + tail.size());
   index->order_.insert(index->order_.end(), head.begin(), head.end());
   std::vector<uint32_t>().swap(head);
   index->order_.insert(index->order_.end(), tail.begin(), tail.end());

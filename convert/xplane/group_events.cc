@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "convert/base/run_both.h"
+#include "convert/base/huge_pages.h"
 
 namespace tbprof {
 namespace {
@@ -177,7 +178,7 @@ class Grouper {
       // Roots are host events, so the device planes are left out.
       std::vector<std::vector<int32_t>>& anc_level = group;
       for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
-        if (planes_[pi].is_host) anc_level[pi].assign(planes_[pi].nest_parent.size(), 0);
+        if (planes_[pi].is_host) AssignLarge(anc_level[pi], planes_[pi].nest_parent.size(), 0);
       }
       Propagate(
           anc_level, [](const WorkPlane& pw, uint32_t pe, int32_t pv) { return std::max<int32_t>(pw.root_level[pe], pv); },
@@ -197,7 +198,7 @@ class Grouper {
       return a.level != b.level ? a.level > b.level : a.begin < b.begin;
     });
     // Pass 2: each event joins the earliest-processed group root among its ancestors-or-self.
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) group[pi].assign(planes_[pi].nest_parent.size(), INT32_MAX);
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) AssignLarge(group[pi], planes_[pi].nest_parent.size(), INT32_MAX);
     for (size_t g = 0; g < roots.size(); ++g) {
       group[roots[g].plane][roots[g].event] = static_cast<int32_t>(g);
       NameGroup(static_cast<int32_t>(g), roots[g].plane, roots[g].event, out);
@@ -275,8 +276,8 @@ class Grouper {
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       WorkPlane& w = planes_[pi];
       const XPlaneModel& p = space_.planes[w.space_index];
-      w.nest_parent.assign(p.events.size(), kNoEnclosingEvent);
-      w.root_level.assign(p.events.size(), 0);
+      AssignLarge(w.nest_parent, p.events.size(), kNoEnclosingEvent);
+      AssignLarge(w.root_level, p.events.size(), 0);
       if (w.is_tpu) continue;  // ReadTpuPlane
       w.name_root_level.assign(p.event_metadata.size(), 0);
       w.name_level_wins.assign(p.event_metadata.size(), 0);
@@ -497,7 +498,7 @@ class Grouper {
         lines.size(), [&](size_t i) { return lines[i].correlated.size(); },
         [&](size_t i) {
           const auto& correlated = lines[i].correlated;
-          edges_of[i].reserve(correlated.size());  // most kernels find their launch
+          ReserveLarge(edges_of[i], correlated.size());  // most kernels find their launch
           for (size_t c = 0; c < correlated.size(); ++c) {
             if (c + kPrefetchDistance < correlated.size()) launch_of.Prefetch(correlated[c + kPrefetchDistance].first);
             const auto [id, e] = correlated[c];
@@ -610,7 +611,7 @@ class Grouper {
     }
     if (!any_op) return;  // nothing can be eager
     std::vector<std::vector<int32_t>> state(planes_.size());
-    for (uint32_t pi = 0; pi < planes_.size(); ++pi) state[pi].assign(planes_[pi].nest_parent.size(), 0);
+    for (uint32_t pi = 0; pi < planes_.size(); ++pi) AssignLarge(state[pi], planes_[pi].nest_parent.size(), 0);
     for (const Execute& x : executes) state[x.plane][x.event] = x.state;
     Propagate(
         state, [](const WorkPlane&, uint32_t, int32_t pv) { return pv >= kSelfOp ? pv - 2 : pv; },

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "convert/base/huge_pages.h"
+
 namespace tbprof::grouping {
 
 // Where a launch is: a plane of the grouping and an event of it.
@@ -31,7 +33,7 @@ class LaunchTable {
     } else {
       while (n < count + count / 2) n <<= 1;  // at most 2/3 full
     }
-    slots_.assign(n, Slot{0, {kEmpty, 0}});
+    AssignLarge(slots_, n, Slot{0, {kEmpty, 0}});
   }
   void Insert(int64_t id, EdgeRef ref) {
     if (dense_) {
