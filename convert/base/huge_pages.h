@@ -7,7 +7,10 @@
 // "madvise"); where it does not, the advice changes nothing.
 //
 // The advice must come before the memory is first written: reserve, advise,
-// then fill. ReserveLarge does the first two.
+// then fill. ReserveLarge does the first two. It pays where a process builds
+// such arrays again and again (grouping, derived lines, the trace index);
+// the very first huge pages a process takes can cost more than they save on
+// a VM whose host backs memory on first touch, so loading does without.
 #include <cstddef>
 
 namespace tbprof {

@@ -15,7 +15,6 @@
 #include "convert/xplane/xplane_fields.h"
 #include "convert/xplane/xspace_model.h"
 #include "convert/xplane/xspace_reader.h"
-#include "convert/base/huge_pages.h"
 
 namespace tbprof::xplane_detail {
 
@@ -550,8 +549,11 @@ class SpaceParser {
       counts.events += later.events;
       counts.event_stats += later.event_stats;
     }
-    ReserveLarge(plane_->events, counts.events);
-    ReserveLarge(plane_->event_stats, counts.event_stats);
+    // Small pages here (no ReserveLarge): a fresh process's first huge pages
+    // cost more than they save on a VM whose memory the host backs on first
+    // touch, and loading is what a fresh process does first.
+    plane_->events.reserve(counts.events);
+    plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.
     uint32_t line_index = 0;
     while (d_.ReadTag(p, end, field, wire)) {
