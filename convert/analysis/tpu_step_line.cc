@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "convert/xplane/existing_groups.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof::derived {
@@ -10,8 +11,7 @@ namespace tbprof::derived {
 std::optional<uint32_t> TpuStepLine(const XSpaceModel& space, const XPlaneModel& plane) {
   std::optional<uint32_t> found;
   for (uint32_t l = 0; l < plane.lines.size(); ++l) {
-    const std::string_view name = space.Str(plane.lines[l].name);
-    if (name == schema::kStepLine || name == schema::kSparseCoreStepLine) found = l;
+    if (IsTpuStepLineName(space.Str(plane.lines[l].name))) found = l;
   }
   return found;
 }

@@ -26,7 +26,7 @@
 //   - A profile grouped here (not one that comes grouped) shows its grouping
 //     as xprof writes it into the events: args group_id, step_name on named
 //     roots (which renames them), is_eager on TF ops and launched kernels
-//     (FileGroupArgs in derived_timeline.h).
+//     (file_group_args.h).
 //   - Args keep their types (numbers stay numbers, integers beyond 2^53
 //     become strings), as in xprof's streaming JSON; xprof's non-streaming
 //     form stringifies every value.

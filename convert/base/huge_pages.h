@@ -1,4 +1,3 @@
-#pragma once
 // Arrays of millions of events are filled right after they are allocated.
 // With 4 KiB pages the kernel takes one fault per 4 KiB written, which on a
 // big profile costs about as much as the filling itself. Asking for
@@ -11,6 +10,8 @@
 // such arrays again and again (grouping, derived lines, the trace index);
 // the very first huge pages a process takes can cost more than they save on
 // a VM whose host backs memory on first touch, so loading does without.
+#pragma once
+
 #include <cstddef>
 
 namespace tbprof {

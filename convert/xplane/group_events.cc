@@ -16,8 +16,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "convert/base/run_both.h"
 #include "convert/base/huge_pages.h"
+#include "convert/base/run_both.h"
 
 namespace tbprof {
 namespace {

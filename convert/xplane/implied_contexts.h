@@ -3,9 +3,10 @@
 // runtime's launches (host DoEnqueueProgram -> CompleteCallbacks and the TPU
 // core's "XLA Modules" event), its request queues (EnqueueRequestLocked ->
 // RunProgramRequest, …) and the legacy TPU executor (ExecutorState::Process
-// -> TpuExecuteOp, and the tf.data IteratorGetNext ops by the same key). A context is keyed by its type and the values of the
-// stats that name it; an implied context replaces the event's own context of
-// the same side, as the mutators overwrite `_pt`/`_p` (`_ct`/`_c`).
+// -> TpuExecuteOp, and the tf.data IteratorGetNext ops by the same key). A
+// context is keyed by its type and the values of the stats that name it; an
+// implied context replaces the event's own context of the same side, as the
+// mutators overwrite `_pt`/`_p` (`_ct`/`_c`).
 #pragma once
 
 #include <cstdint>

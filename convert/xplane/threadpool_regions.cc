@@ -16,15 +16,16 @@ std::vector<ThreadpoolRegion> FindThreadpoolRegions(const XSpaceModel& space, co
   const StrId stop_name = space.Find(kThreadpoolStopRegionName);
   const StrId consumer_id = space.Find(schema::kConsumerId);
   if (start_name == kNoStr || stop_name == kNoStr) return regions;
-  // Metadata roles: 1 start, 2 stop. A plane lacking either name gets none.
-  std::vector<uint8_t> role(p.event_metadata.size(), 0);
+  // Per event metadata; a plane lacking either name gets no region.
+  enum Role : uint8_t { kOther, kStart, kStop };
+  std::vector<uint8_t> role(p.event_metadata.size(), kOther);
   bool has_start = false, has_stop = false;
   for (size_t m = 0; m < p.event_metadata.size(); ++m) {
     if (p.event_metadata[m].name == start_name) {
-      role[m] = 1;
+      role[m] = kStart;
       has_start = true;
     } else if (p.event_metadata[m].name == stop_name) {
-      role[m] = 2;
+      role[m] = kStop;
       has_stop = true;
     }
   }
@@ -36,7 +37,7 @@ std::vector<ThreadpoolRegion> FindThreadpoolRegions(const XSpaceModel& space, co
     current.line = l;
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
       const uint8_t r = role[p.events[e].metadata];
-      if (r == 1) {
+      if (r == kStart) {
         const Stat* id = consumer_id == kNoStr ? nullptr : p.FindStat(e, consumer_id);
         if (id == nullptr) continue;
         // xprof keys "no start yet" by a zero timestamp.
@@ -44,7 +45,7 @@ std::vector<ThreadpoolRegion> FindThreadpoolRegions(const XSpaceModel& space, co
         current.begin_ps = p.events[e].begin_ps;
         current.consumer_id = id->IntValue();
         current.start_event = e;
-      } else if (r == 2 && open) {
+      } else if (r == kStop && open) {
         current.end_ps = p.events[e].begin_ps;
         regions.push_back(current);
       }
