@@ -1,4 +1,5 @@
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/device_groups.h"
 #include "convert/xplane/event_nesting.h"
 #include "convert/xplane/existing_groups.h"
 #include "convert/xplane/implied_contexts.h"
@@ -211,8 +212,9 @@ class Grouper {
         if (v == INT32_MAX) v = kNoGroup;
       }
       size_t si = planes_[pi].space_index;
-      if (planes_[pi].is_tpu) GroupTpuPlane(pi, g, out.tpu_steps[si]);
-      if (planes_[pi].is_gpu) InheritGroupsOnDevice(space_.planes[si], g);
+      const WorkPlane& w = planes_[pi];
+      if (w.is_tpu) GroupTpuPlane(space_.planes[si], w.step_line, w.grouping, g, out.tpu_steps[si]);
+      if (w.is_gpu) InheritGroupsOnDevice(space_.planes[si], g);
       out.group_of[si] = std::move(g);
     }
     MarkEagerEvents(out);
@@ -397,6 +399,9 @@ class Grouper {
     const std::pair regions{first_region, std::partition_point(first_region, w.regions.end(), [&](const ThreadpoolRegion& r) {
                               return r.line == links.line;
                             })};
+    // At most one launch (or kernel) per event. Reserving that takes address
+    // space only, and saves the growth's copies, each onto fresh pages.
+    ReserveLarge(w.launches_kernels ? links.launches : links.correlated, line.num_events);
     std::vector<uint32_t> async_events;  // kept only where regions need them
     LineNester nester;
     order.ForEach([&](uint32_t e) {
@@ -654,67 +659,6 @@ class Grouper {
     PropagateGroups(group);
   }
 
-  // GroupTpuXPlaneEvents: the plane's steps merged by group (MergeHostSteps),
-  // then every event off the steps line takes the group of the grouping
-  // event it overlaps, the first one in time order (GroupLine).
-  void GroupTpuPlane(uint32_t pi, std::vector<int32_t>& g, std::vector<EventGroups::TpuStep>& steps) const {
-    const WorkPlane& w = planes_[pi];
-    const XPlaneModel& p = space_.planes[w.space_index];
-    if (w.step_line != nullptr) {
-      const std::vector<uint32_t> order = SortedLineEvents(p, *w.step_line);
-      const bool any = std::any_of(order.begin(), order.end(), [&](uint32_t e) { return g[e] != kNoGroup; });
-      bool extending = false;
-      for (uint32_t e : order) {
-        if (!any) {
-          steps.push_back({kNoGroup, {e}});
-        } else if (g[e] == kNoGroup) {
-          extending = false;  // dropped: the host ran ahead of the device
-        } else if (extending && steps.back().group == g[e]) {
-          steps.back().events.push_back(e);
-        } else {
-          steps.push_back({g[e], {e}});
-          extending = true;
-        }
-      }
-    }
-    if (w.grouping.empty()) return;
-    struct Holder {
-      int64_t begin, end;
-      int32_t group;
-    };
-    std::vector<Holder> holders;  // the grouping line as merging left it
-    if (w.step_line != nullptr && w.step_line->num_events > 0) {
-      for (const EventGroups::TpuStep& step : steps) {
-        holders.push_back({p.events[step.events.front()].begin_ps, p.events[step.events.back()].end_ps(), step.group});
-      }
-    } else {
-      for (uint32_t e : w.grouping) holders.push_back({p.events[e].begin_ps, p.events[e].end_ps(), g[e]});
-    }
-    for (const LineModel& line : p.lines) {
-      if (&line == w.step_line || IsDerivedLineId(line.id)) continue;
-      // XEventContextTracker::GetOverlappingEvent, asked in time order; both
-      // ends count as overlapping.
-      size_t current = SIZE_MAX;
-      for (uint32_t e : SortedLineEvents(p, line)) {
-        const int64_t begin = p.events[e].begin_ps, end = p.events[e].end_ps();
-        auto overlaps = [&](const Holder& h) { return h.begin <= end && begin <= h.end; };
-        const Holder* found = nullptr;
-        if (current != SIZE_MAX && overlaps(holders[current])) {
-          found = &holders[current];
-        } else {
-          for (size_t i = current == SIZE_MAX ? 0 : current + 1; i < holders.size(); ++i) {
-            if (holders[i].begin > end) break;
-            if (holders[i].end < begin) continue;
-            current = i;
-            if (overlaps(holders[i])) found = &holders[i];
-            break;
-          }
-        }
-        if (found != nullptr && found->group != kNoGroup && g[e] == kNoGroup) g[e] = found->group;
-      }
-    }
-  }
-
   // GetContextStat: the event's own stat, else that of the nearest ancestor
   // that has one, breadth first (an event's enclosing event, then the
   // producers linked to it).
@@ -764,32 +708,6 @@ class Grouper {
       text += std::to_string(group);
     }
     out.group_names[group] = std::move(text);
-  }
-
-  // ProcessUngroupedEvents: device events without a group take the group of the
-  // latest earlier event of the plane (by begin; events beginning together in
-  // line order, then in the order of the line).
-  void InheritGroupsOnDevice(const XPlaneModel& p, std::vector<int32_t>& g) const {
-    std::vector<uint32_t> all;
-    all.reserve(p.events.size());
-    auto earlier = [&](uint32_t a, uint32_t b) { return p.events[a].begin_ps < p.events[b].begin_ps; };
-    // Each line sorted on its own, then merged into the lines before it: a
-    // stable sort of all of them, in linear time for the usual sorted lines.
-    for (const LineModel& line : p.lines) {
-      if (IsDerivedLineId(line.id)) continue;
-      const size_t mid = all.size();
-      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) all.push_back(e);
-      if (!std::is_sorted(all.begin() + mid, all.end(), earlier)) std::stable_sort(all.begin() + mid, all.end(), earlier);
-      std::inplace_merge(all.begin(), all.begin() + mid, all.end(), earlier);
-    }
-    int32_t last = kNoGroup;
-    for (uint32_t e : all) {
-      if (g[e] == kNoGroup) {
-        g[e] = last;
-      } else {
-        last = g[e];
-      }
-    }
   }
 
   // The stats ReadLine looks for, and by string id which of them a stat is.
