@@ -170,9 +170,9 @@ class Decoder {
   std::string error_;
 };
 
-const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+inline const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
-bool SkimVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
+inline bool SkimVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
   v = 0;
   for (int shift = 0; shift < 64 && p < end; shift += 7) {
     uint8_t b = *p++;
