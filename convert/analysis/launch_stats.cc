@@ -13,7 +13,11 @@ void CollectLaunchesOfLines(const XSpaceModel& space, const schema::StatIds& nam
                             uint32_t h, size_t first, size_t last, LaunchesPerGpu& launches) {
   const XPlaneModel& host = space.planes[h];
   const size_t num_gpus = launches.size();
-  std::vector<int8_t> api_call(host.event_metadata.size(), -1);  // per metadata: named "cu…"
+  // Per metadata: whether its events are left out unread. xprof leaves out
+  // the CUDA API calls ("cu…"); the allocator's events carry no launch stats
+  // (TF writes them with allocator figures only) but are most of a training
+  // host's events, each with a dozen stats: reading them was most of the pass.
+  std::vector<int8_t> skipped(host.event_metadata.size(), -1);
   for (size_t l = first; l < last; ++l) {
     const LineModel& line = host.lines[l];
     if (schema::IsDerivedThreadId(line.id)) continue;
@@ -21,9 +25,12 @@ void CollectLaunchesOfLines(const XSpaceModel& space, const schema::StatIds& nam
       const int32_t group = groups.group_of[h][e];
       if (group == kNoGroup) continue;
       const Event& ev = host.events[e];
-      int8_t& api = api_call[ev.metadata];
-      if (api < 0) api = space.Str(host.event_metadata[ev.metadata].name).starts_with("cu");
-      if (api) continue;
+      int8_t& skip = skipped[ev.metadata];
+      if (skip < 0) {
+        const std::string_view name = space.Str(host.event_metadata[ev.metadata].name);
+        skip = name.starts_with("cu") || schema::IsAllocatorEventName(name);
+      }
+      if (skip) continue;
       const Stat* device = nullptr;
       bool correlated = false;
       auto [b, end] = host.StatsOf(e);

@@ -23,7 +23,8 @@ struct LaunchGroup {
 using LaunchesPerGpu = std::vector<std::map<int32_t, LaunchGroup>>;
 
 // A kernel launch is a host event with `device_id` and `correlation_id`
-// (CUDA API calls, named "cu…", left out), counted in its step group.
+// (CUDA API calls, named "cu…", left out as xprof does; the allocator's
+// events too, unread), counted in its step group.
 LaunchesPerGpu CollectLaunches(const XSpaceModel& space, const schema::StatIds& names, const EventGroups& groups,
                                size_t num_gpus);
 

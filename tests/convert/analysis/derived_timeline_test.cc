@@ -413,7 +413,7 @@ TEST(DerivedTimeline, XlaKernelsTakeTheirFrameworkOpFromTheHloProto) {
 // DeriveEventsFromHostTrace: per GPU (device_id indexes the GPU planes) and
 // named step, the host's kernel launches: span, count, longest and mean
 // duration. CUDA API calls ("cu…"), launches without a correlation id, to an
-// unknown device or of an unnamed step are left out.
+// unknown device or of an unnamed step are left out, and so are the allocator's events.
 TEST(DerivedTimeline, LaunchStatsPerGpuAndStep) {
   tensorflow::profiler::XSpace space;
   XPlaneBuilder host_plane = AddPlane(space, "/host:CPU", 0);
@@ -430,6 +430,8 @@ TEST(DerivedTimeline, LaunchStatsPerGpuAndStep) {
   launch("relu_kernel", 37, 9, 5, 7).Int("correlation_id", 5);
   launch("relu_kernel", 38, 9, 0, 8).Int("correlation_id", 6);  // group 8 has no name
   launch("volta_sgemm", 40, 1, 1, 7).Int("correlation_id", 7);
+  // The allocator's events are not read (TF writes no launch stats on them).
+  launch("MemoryAllocation", 41, 9, 0, 7).Int("correlation_id", 8);
   for (int gpu = 0; gpu < 2; ++gpu) {
     XPlaneBuilder plane = AddPlane(space, "/device:GPU:" + std::to_string(gpu), gpu);
     AddKernels(plane.AddLine(0, "Stream #0"),
