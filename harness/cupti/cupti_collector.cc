@@ -1,5 +1,6 @@
 #include "harness/cupti/cupti_collector.h"
 
+#include <cxxabi.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,10 +17,24 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <cuda_occupancy.h>
-#include <cxxabi.h>
 #endif
 
 namespace tbprof::gpu {
+
+std::string Demangle(const char* name) {
+  if (name == nullptr) return "unknown kernel";
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string s(out);
+  std::free(out);
+  return s;
+}
+
+std::string ApiCallEventName(const char* symbol_name, const char* function_name) {
+  if (symbol_name != nullptr && *symbol_name != '\0') return Demangle(symbol_name);
+  return function_name != nullptr && *function_name != '\0' ? function_name : "cuUnknown";
+}
 
 #ifndef TBPROF_HAVE_CUPTI_HEADERS
 
@@ -130,16 +145,6 @@ uint64_t WallNs() {
 }
 
 uint64_t ThreadId() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
-
-std::string Demangle(const char* name) {
-  if (name == nullptr) return "unknown kernel";
-  int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return name;
-  std::string s(out);
-  std::free(out);
-  return s;
-}
 
 // The fields every timed CUPTI activity record carries, copied the same way
 // for kernels, copies, memsets and synchronisations; and the device, which a
@@ -365,7 +370,7 @@ struct CuptiCollector::Impl {
       return;
     }
     ApiCallRecord r;
-    r.name = cb->functionName ? cb->functionName : "cuUnknown";
+    r.name = ApiCallEventName(cb->symbolName, cb->functionName);
     r.end_ns = self->Now();
     r.start_ns = cb->correlationData ? *cb->correlationData : r.end_ns;
     r.thread_id = ThreadId();

@@ -1,7 +1,8 @@
 // Traces CUDA work with CUPTI loaded at run time: the Activity API for
 // kernels, memcpy, memset and synchronization, and driver-API callbacks for
 // the launches on host threads (as TF's GPU tracer does; runtime calls reach
-// the driver, so cudaLaunchKernel shows up as cuLaunchKernel).
+// the driver, so cudaLaunchKernel is seen as cuLaunchKernel, and its host
+// event takes the kernel's name: ApiCallEventName).
 //
 // Built with the CUPTI headers only when CMake found CUDA
 // (TBPROF_HAVE_CUPTI_HEADERS); otherwise Start() explains that.
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "convert/base/status.h"
@@ -48,6 +50,15 @@ class CuptiCollector {
   explicit CuptiCollector(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// A kernel's name demangled (the mangled name when it is not a C++ one).
+std::string Demangle(const char* name);
+
+// The host event name of a driver API call, as TF's GPU tracer writes it: a
+// kernel launch takes its kernel's name (CUPTI's symbolName, demangled), any
+// other call the API function's ("cuMemcpyHtoDAsync_v2"). The "Launch
+// Stats" line counts launches by that: it leaves out events named "cu…".
+std::string ApiCallEventName(const char* symbol_name, const char* function_name);
 
 // Loads CUPTI and resolves every entry point the collector uses, without
 // touching a GPU: "<path> (CUPTI API version N)", or why it cannot be used.

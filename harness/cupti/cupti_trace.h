@@ -67,7 +67,7 @@ struct SyncRecord {
 
 // One CUDA API call on a host thread that targets a device (launch, copy, set).
 struct ApiCallRecord {
-  std::string name;  // API function, e.g. "cuLaunchKernel"
+  std::string name;  // a launch: its kernel; else the API function, e.g. "cuMemcpyHtoDAsync_v2"
   uint64_t start_ns = 0, end_ns = 0;
   uint64_t thread_id = 0;
   uint32_t device_id = 0, correlation_id = 0;
