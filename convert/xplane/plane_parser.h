@@ -545,10 +545,9 @@ class SpaceParser {
     };
     // Without a projection every stat counts: a pass of its own, which the
     // compiler reduces to counting (this pass reads every byte of the plane).
+    auto every_stat = [](int64_t, const uint8_t*, const uint8_t*) { return true; };
     PlaneCounts counts = keep_event_stat_ ? CountPlane(p, end, lines, any_narrowed, kept)
-                                          : CountPlane(p, end, lines, false, [](int64_t, const uint8_t*, const uint8_t*) {
-                                              return true;
-                                            });
+                                          : CountPlane(p, end, lines, false, every_stat);
     if (lines.tail != nullptr && lines.begin > 0) {
       lines.tail->Publish(counts);
     } else if (lines.tail != nullptr) {
