@@ -17,6 +17,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
+#include "convert/xplane/device_groups.h"
 #include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
@@ -228,8 +229,8 @@ class PlaneDeriver {
     auto later = [&](const std::pair<uint32_t, size_t>& a, const std::pair<uint32_t, size_t>& b) {
       const Event& x = plane_.events[sorted_lines_[a.first][a.second]];
       const Event& y = plane_.events[sorted_lines_[b.first][b.second]];
-      if (x.begin_ps != y.begin_ps) return x.begin_ps > y.begin_ps;
-      if (x.duration_ps != y.duration_ps) return x.duration_ps < y.duration_ps;
+      if (OuterFirst(y, x)) return true;
+      if (OuterFirst(x, y)) return false;
       return a.first > b.first;
     };
     std::vector<std::pair<uint32_t, size_t>> heads;  // (line, position), a heap on `later`
@@ -250,8 +251,9 @@ class PlaneDeriver {
     return order;
   }
 
-  // ProcessUngroupedEvents: an event of the plane without a group takes the
-  // group of the latest earlier event (eager ops after a step belong to it).
+  // The plane's groups. Computed groups have inherited already; a file that
+  // arrives grouped keeps its groups for the tools, as in xprof, and only its
+  // derived lines (which xprof does not draw for such files) inherit here.
   void InheritGroups() {
     if (plane_index_ >= groups_.group_of.size() || groups_.group_of[plane_index_].size() != plane_.events.size()) return;
     const std::vector<int32_t>& file_groups = groups_.group_of[plane_index_];
@@ -261,16 +263,9 @@ class PlaneDeriver {
     }
     if (!any) return;
     group_ = file_groups.data();
-    if (!missing) return;
+    if (!missing || groups_.computed) return;
     inherited_ = file_groups;
-    int32_t last = kNoGroup;
-    for (uint32_t e : TimeOrder()) {
-      if (inherited_[e] == kNoGroup) {
-        inherited_[e] = last;
-      } else {
-        last = inherited_[e];
-      }
-    }
+    InheritGroupsOnDevice(plane_, inherited_);
     group_ = inherited_.data();
   }
 

@@ -124,11 +124,7 @@ std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel>
         if (root != roots.end() && *root < line.first_event + line.num_events) index->row_names_steps_[r] = true;
       }
       // Outer events before the ones they enclose; files are normally sorted so.
-      auto before = [&](uint32_t a, uint32_t b) {
-        const Event& ea = plane.events[a];
-        const Event& eb = plane.events[b];
-        return ea.begin_ps != eb.begin_ps ? ea.begin_ps < eb.begin_ps : ea.duration_ps > eb.duration_ps;
-      };
+      auto before = [&](uint32_t a, uint32_t b) { return OuterFirst(plane.events[a], plane.events[b]); };
       uint32_t counts[kGroups] = {};
       open_ends.clear();
       last_begin.clear();

@@ -10,9 +10,12 @@ namespace tbprof {
 void InheritGroupsOnDevice(const XPlaneModel& p, std::vector<int32_t>& g) {
   std::vector<uint32_t> all;
   all.reserve(p.events.size());
-  auto earlier = [&](uint32_t a, uint32_t b) { return p.events[a].begin_ps < p.events[b].begin_ps; };
+  auto earlier = [&](uint32_t a, uint32_t b) { return OuterFirst(p.events[a], p.events[b]); };
   // Each line sorted on its own, then merged into the lines before it: a
   // stable sort of all of them, in linear time for the usual sorted lines.
+  // Begin ties go to the longer event, as xla's sort of the plane puts them:
+  // an ungrouped event that begins with a shorter grouped one on another
+  // stream does not take that one's group.
   for (const LineModel& line : p.lines) {
     if (IsDerivedLineId(line.id)) continue;
     const size_t mid = all.size();

@@ -11,8 +11,8 @@
 namespace tbprof {
 
 // ProcessUngroupedEvents: a GPU event without a group takes the group of the
-// latest earlier event of its plane (by begin; events beginning together in
-// line order, then in the order of their line). Derived lines are left out.
+// latest earlier event of its plane, in OuterFirst order (events alike in both
+// in line order, then in the order of their line). Derived lines are left out.
 // `group[e]`: event e's group, kNoGroup if none; filled in place.
 void InheritGroupsOnDevice(const XPlaneModel& plane, std::vector<int32_t>& group);
 

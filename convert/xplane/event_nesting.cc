@@ -11,11 +11,7 @@ bool IsDerivedLineId(int64_t id) { return schema::IsDerivedThreadId(id); }
 std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line) {
   std::vector<uint32_t> order(line.num_events);
   for (uint32_t i = 0; i < line.num_events; ++i) order[i] = line.first_event + i;
-  auto less = [&](uint32_t a, uint32_t b) {
-    const Event& x = plane.events[a];
-    const Event& y = plane.events[b];
-    return x.begin_ps != y.begin_ps ? x.begin_ps < y.begin_ps : x.duration_ps > y.duration_ps;
-  };
+  auto less = [&](uint32_t a, uint32_t b) { return OuterFirst(plane.events[a], plane.events[b]); };
   if (!std::is_sorted(order.begin(), order.end(), less)) std::stable_sort(order.begin(), order.end(), less);
   return order;
 }

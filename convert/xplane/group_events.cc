@@ -387,9 +387,7 @@ class Grouper {
     order.first = line.first_event;
     order.count = line.num_events;
     for (uint32_t e = line.first_event + 1; e < line.first_event + line.num_events; ++e) {
-      const Event& a = p.events[e - 1];
-      const Event& b = p.events[e];
-      if (b.begin_ps < a.begin_ps || (b.begin_ps == a.begin_ps && b.duration_ps > a.duration_ps)) {
+      if (OuterFirst(p.events[e], p.events[e - 1])) {
         order.sorted = SortedLineEvents(p, line);
         break;
       }

@@ -68,10 +68,11 @@ struct EventGroups {
   bool IsEagerPlane(size_t plane) const { return plane < is_eager.size() && !is_eager[plane].empty(); }
 };
 
-// Reads existing group_id/step_name stats when the space is already grouped,
-// otherwise computes the groups. GPU events left ungrouped inherit the group of
-// the latest earlier event on their plane (ProcessUngroupedEvents). Spaces with
-// TF loop ops (WhileOp-EvalCond, ForOp, …) are left ungrouped, as in xla.
+// Reads existing group_id/step_name stats when the space is already grouped
+// (and leaves them as they are, as xprof does), otherwise computes the groups;
+// then GPU events left ungrouped inherit the group of the latest earlier event
+// on their plane (ProcessUngroupedEvents, device_groups.h). Spaces with TF
+// loop ops (WhileOp-EvalCond, ForOp, …) are left ungrouped, as in xla.
 EventGroups GroupEvents(const XSpaceModel& space);
 
 // Every event stat GroupEvents reads, on any plane: a model loaded without

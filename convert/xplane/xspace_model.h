@@ -70,6 +70,13 @@ struct Event {
 };
 static_assert(sizeof(Event) == 24);
 
+// Events in time order, each before the events it encloses: begin ascending,
+// then longer first. xla orders events so (its Timespan order) wherever it
+// walks a line or a plane in time.
+inline bool OuterFirst(const Event& a, const Event& b) {
+  return a.begin_ps != b.begin_ps ? a.begin_ps < b.begin_ps : a.duration_ps > b.duration_ps;
+}
+
 struct LineModel {
   int64_t id = 0;
   int64_t display_id = 0;

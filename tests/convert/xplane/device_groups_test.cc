@@ -67,6 +67,37 @@ TEST(InheritGroupsOnDevice, UngroupedEventsTakeTheLatestEarlierGroupAcrossLines)
   EXPECT_EQ(g[EventAt(p, ld, 25)], kNoGroup);  // derived lines are not grouped
 }
 
+// xla walks the plane in Timespan order: begin ascending, then longer first.
+// Two kernels that begin together on two streams: the longer comes first
+// whichever stream it is on, so it cannot take the shorter one's group.
+TEST(InheritGroupsOnDevice, ABeginTieGoesToTheLongerEvent) {
+  XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  XLineBuilder a = gpu.AddLine(1, "stream 1");
+  a.AddEvent("a0", 0, 50);
+  a.AddEvent("a100", 100, 5);
+  a.AddEvent("a200", 200, 5);
+  XLineBuilder b = gpu.AddLine(2, "stream 2");
+  b.AddEvent("b100", 100, 30);
+  b.AddEvent("b200", 200, 5);
+  auto m = ToModel(space);
+  const XPlaneModel& p = m->planes[0];
+  const LineModel &la = LineNamed(*m, p, "stream 1"), &lb = LineNamed(*m, p, "stream 2");
+  std::vector<int32_t> g(p.events.size(), kNoGroup);
+  g[EventAt(p, la, 0)] = 3;
+  g[EventAt(p, la, 100)] = 4;
+  g[EventAt(p, lb, 200)] = 6;
+
+  InheritGroupsOnDevice(p, g);
+
+  // In time order: a0 3, b100 (30 long) ←3, a100 4, then at 200 the two
+  // equal events in line order: a200 ←4, b200 6.
+  EXPECT_EQ(g[EventAt(p, lb, 100)], 3);
+  EXPECT_EQ(g[EventAt(p, la, 100)], 4);
+  EXPECT_EQ(g[EventAt(p, la, 200)], 4);
+  EXPECT_EQ(g[EventAt(p, lb, 200)], 6);
+}
+
 struct TpuPlane {
   XSpace space;
   std::unique_ptr<XSpaceModel> model;
