@@ -9,6 +9,7 @@
 
 #include "convert/analysis/xplane_to_step_events.h"
 #include "convert/xplane/event_nesting.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
 namespace {
@@ -32,7 +33,7 @@ DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
   };
   std::vector<Stream> streams;
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id) || line.num_events == 0) continue;
+    if (schema::IsDerivedThreadId(line.id) || line.num_events == 0) continue;
     Stream s{line.first_event, line.num_events, {}};
     for (uint32_t e = line.first_event + 1; e < line.first_event + line.num_events; ++e) {
       if (p.events[e].begin_ps < p.events[e - 1].begin_ps) {
@@ -230,7 +231,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
   const std::unordered_map<int64_t, OpMetrics*> stage_rows = InputPipelineStageRows(space_, ids_, p, db);
   using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedThreadId(line.id)) continue;
     Stack stack(/*ends_before_next_begin=*/true);
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t line_op_time = 0;
@@ -301,7 +302,7 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
   int32_t prev_group = kNoGroup;
   OpMetrics* prev = nullptr;
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedThreadId(line.id)) continue;
     prev = nullptr;
     for (uint32_t e : SortedLineEvents(p, line)) {
       const Event& ev = p.events[e];

@@ -7,7 +7,7 @@
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
-#include "convert/xplane/event_nesting.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
 namespace {
@@ -66,7 +66,7 @@ void AddGpuStepEvents(const XSpaceModel& space, const schema::StatIds& ids, cons
   };
   std::vector<Item> items;
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedThreadId(line.id)) continue;
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
       int32_t g = groups.Group(pi, e);
       if (g == kNoGroup) continue;
@@ -107,7 +107,7 @@ void AddHostStepEvents(const XSpaceModel& space, const schema::StatIds& ids, con
   const XPlaneModel& p = space.planes[pi];
   const auto& named = groups.has_step_name[pi];
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedThreadId(line.id)) continue;
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
       int32_t g = groups.Group(pi, e);
       if (g == kNoGroup) continue;

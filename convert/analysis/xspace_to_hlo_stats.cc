@@ -12,6 +12,7 @@
 #include "convert/base/math_util.h"
 #include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
 
@@ -343,7 +344,7 @@ class Builder {
     };
     std::unordered_map<Key, size_t, KeyHash> op_of;  // (program id stat, hlo_op string, kernel) -> op
     for (const LineModel& line : p.lines) {
-      if (IsDerivedLineId(line.id)) continue;
+      if (schema::IsDerivedThreadId(line.id)) continue;
       size_t prev = SIZE_MAX;
       for (uint32_t e : SortedLineEvents(p, line)) {
         const Event& ev = p.events[e];

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "convert/analysis/tf_op_utils.h"
-#include "convert/xplane/event_nesting.h"
 #include "convert/xplane/group_events.h"
 #include "convert/xplane/schema.h"
 
@@ -84,7 +83,7 @@ struct KernelStatsCollector::Impl {
 
   void AddPlane(const XPlaneModel& p) {
     for (const LineModel& line : p.lines) {
-      if (IsDerivedLineId(line.id)) continue;
+      if (schema::IsDerivedThreadId(line.id)) continue;
       for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "convert/xplane/event_nesting.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
 
@@ -17,7 +18,7 @@ void InheritGroupsOnDevice(const XPlaneModel& p, std::vector<int32_t>& g) {
   // an ungrouped event that begins with a shorter grouped one on another
   // stream does not take that one's group.
   for (const LineModel& line : p.lines) {
-    if (IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedThreadId(line.id)) continue;
     const size_t mid = all.size();
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) all.push_back(e);
     if (!std::is_sorted(all.begin() + mid, all.end(), earlier)) std::stable_sort(all.begin() + mid, all.end(), earlier);
@@ -66,7 +67,7 @@ void GroupTpuPlane(const XPlaneModel& p, const LineModel* step_line, const std::
     for (uint32_t e : grouping) holders.push_back({p.events[e].begin_ps, p.events[e].end_ps(), g[e]});
   }
   for (const LineModel& line : p.lines) {
-    if (&line == step_line || IsDerivedLineId(line.id)) continue;
+    if (&line == step_line || schema::IsDerivedThreadId(line.id)) continue;
     // XEventContextTracker::GetOverlappingEvent, asked in time order.
     size_t current = SIZE_MAX;
     for (uint32_t e : SortedLineEvents(p, line)) {

@@ -2,11 +2,7 @@
 
 #include <algorithm>
 
-#include "convert/xplane/schema.h"
-
 namespace tbprof {
-
-bool IsDerivedLineId(int64_t id) { return schema::IsDerivedThreadId(id); }
 
 std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line) {
   std::vector<uint32_t> order(line.num_events);

@@ -13,9 +13,6 @@ namespace tbprof {
 // An event that no other event of its line encloses has this parent.
 inline constexpr uint32_t kNoEnclosingEvent = UINT32_MAX;
 
-// Derived-line ids (0xdeadbeef …) are skipped by every analysis of raw events.
-bool IsDerivedLineId(int64_t id);
-
 // Indices of a line's events sorted by (begin asc, duration desc).
 std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line);
 

@@ -298,7 +298,7 @@ class Grouper {
         w.metadata_async[m] = async != end && async->IntValue() != 0;
       }
       for (uint32_t l = 0; l < p.lines.size(); ++l) {
-        if (IsDerivedLineId(p.lines[l].id)) continue;
+        if (schema::IsDerivedThreadId(p.lines[l].id)) continue;
         LineLinks links;
         links.plane = pi;
         links.line = l;
