@@ -1,6 +1,8 @@
 #include "convert/analysis/hlo_module.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include "convert/xplane/schema.h"
 
@@ -79,23 +81,46 @@ const HloProgram* HloPrograms::FindByName(std::string_view module_name) const {
 
 namespace {
 
-// Calls fn(metadata index, module name, program id, proto bytes) for each module.
+// The program id a module's name ends with, "name (<id>)" (xprof's HLO
+// fixer: digits, or a minus and digits; an id past int64 wraps, as there).
+std::optional<uint64_t> ProgramIdInName(std::string_view name) {
+  if (!name.ends_with(')')) return std::nullopt;
+  size_t open = name.rfind('(');
+  if (open == std::string_view::npos) return std::nullopt;
+  std::string_view digits = name.substr(open + 1, name.size() - open - 2);
+  bool negative = digits.starts_with('-');
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (value > (UINT64_MAX - static_cast<uint64_t>(c - '0')) / 10) return std::nullopt;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return negative ? uint64_t{0} - value : value;
+}
+
+// Calls fn(module name, program id, proto bytes) for each module.
 template <typename Fn>
 void ForEachHloModule(const XSpaceModel& space, Fn fn) {
-  const XPlaneModel* meta = space.FindPlane(kMetadataPlaneName);
-  StrId hlo = space.Find(kHloProtoStatName);
-  if (meta == nullptr || hlo == kNoStr) return;
+  const XPlaneModel* meta = space.FindPlane(schema::kMetadataPlane);
+  const StrId hlo = space.Find(kHloProtoStatName), legacy = space.Find(kHloProtoStatNameLegacy);
+  if (meta == nullptr || (hlo == kNoStr && legacy == kNoStr)) return;
   StrId program_id = space.Find(schema::kProgramId);
   for (uint32_t i = 0; i < meta->event_metadata.size(); ++i) {
     const EventMetadata& md = meta->event_metadata[i];
     auto [b, e] = meta->MetadataStatsOf(i);
     const Stat* bytes = nullptr;
-    uint64_t id = static_cast<uint64_t>(md.id);
+    std::optional<uint64_t> id_stat;
     for (const Stat* s = b; s != e; ++s) {
-      if (s->name == hlo && s->kind == StatKind::kBytes) bytes = s;
-      if (s->name == program_id && program_id != kNoStr && s->IsInteger()) id = s->UintValue();
+      bool proto = s->name != kNoStr && (s->name == hlo || s->name == legacy);
+      if (proto && s->kind == StatKind::kBytes) bytes = s;
+      if (s->name == program_id && program_id != kNoStr && s->IsInteger()) id_stat = s->UintValue();
     }
-    if (bytes != nullptr) fn(space.Str(md.name), id, space.Blob(bytes->blob));
+    if (bytes == nullptr) continue;
+    const std::string_view name = space.Str(md.name);
+    const uint64_t id = id_stat ? *id_stat : ProgramIdInName(name).value_or(static_cast<uint64_t>(md.id));
+    fn(name, id, space.Blob(bytes->blob));
   }
 }
 

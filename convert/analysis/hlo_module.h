@@ -1,8 +1,14 @@
 // The HLO programs of one XSpace: the `/host:metadata` plane holds one event
 // metadata per compiled module whose `Hlo Proto` stat is a serialized
-// xla.HloProto. A program is keyed by its program id, which is the event
-// metadata's id (or its `program_id` stat when present), and indexed for the
-// lookups the per-op tools do (instruction by name, computation by id).
+// xla.HloProto. A program is keyed by its program id: the module's
+// `program_id` stat when present, else the number its name ends with in
+// parentheses ("train_step (12345)"), else the event metadata's id. Programs
+// are indexed for the lookups the per-op tools do (instruction by name,
+// computation by id).
+//
+// libtpu 0.0.37 wrote the stat as `HLO Proto` and gave the metadata ids that
+// are not the program ids, only the names carrying them; xprof repairs such
+// files before any tool (its HLO fixer), and the rules above read them alike.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +25,8 @@
 
 namespace tbprof {
 
-inline constexpr std::string_view kMetadataPlaneName = "/host:metadata";
 inline constexpr std::string_view kHloProtoStatName = "Hlo Proto";
+inline constexpr std::string_view kHloProtoStatNameLegacy = "HLO Proto";
 
 using HloInstruction = xla::HloInstructionProto;
 using HloComputation = xla::HloComputationProto;
