@@ -457,8 +457,14 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
                         plane.StatId("data_type"),
                         plane.StatId("shape")};
   const int64_t e_alloc = plane.EventId("MemoryAllocation"), e_free = plane.EventId("MemoryDeallocation"),
-                e_launch = plane.EventId("cudaLaunchKernel"), e_h2d = plane.EventId("cuMemcpyHtoDAsync_v2"),
-                e_d2h = plane.EventId("cuMemcpyDtoHAsync_v2");
+                e_h2d = plane.EventId("cuMemcpyHtoDAsync_v2"), e_d2h = plane.EventId("cuMemcpyDtoHAsync_v2");
+  // TF's GPU tracer names a kernel launch's host event after the kernel it
+  // launches, and a copy's after the driver call (so xprof's Launch Stats,
+  // which skip "cu…" names, count the launches and not the copies).
+  std::vector<std::vector<int64_t>> launch_ids(model.size());
+  for (size_t i = 0; i < model.size(); ++i) {
+    for (int k : model[i].kernels) launch_ids[i].push_back(plane.EventId(kKernels[k].name));
+  }
   for (int g = 0; g < o.gpus; ++g) {
     std::vector<int64_t> op_ids;
     for (const OpTemplate& t : model) {
@@ -507,7 +513,7 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
             const LaunchRun& l = r.launches[op.first_launch + k];
             int64_t name = t.kind == OpTemplate::kMemcpyH2D   ? e_h2d
                            : t.kind == OpTemplate::kMemcpyD2H ? e_d2h
-                                                              : e_launch;
+                                                              : launch_ids[i][k];
             plane.AddEventById(name, l.begin_ps, l.duration_ps)
                 .Uint(s_corr, l.correlation_id)
                 .Uint(s_dev, static_cast<uint64_t>(g));

@@ -144,8 +144,10 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
 
   ProtoPlane hp{*host};
   std::map<std::string, int> thread_names;
-  // correlation_id -> (device_id, launching op name) from host launch events.
+  // correlation_id -> (device_id, launching op name) from host launch events,
+  // and the launch events' own names.
   std::map<uint64_t, std::pair<uint64_t, std::string>> launches;
+  std::map<uint64_t, std::string> launch_names;
   std::vector<int64_t> step_nums;
   std::set<int64_t> produced, consumed;
   int get_next = 0, iterators = 0, allocations = 0, frees = 0, ops = 0;
@@ -189,10 +191,10 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
         ASSERT_FALSE(open_ops.empty()) << name << " outside any op";
         const XStat* dev = hp.Find(e.stats(), "device_id");
         ASSERT_NE(dev, nullptr);
-        EXPECT_TRUE(launches.emplace(hp.Find(e.stats(), "correlation_id")->uint64_value(),
-                                     std::make_pair(dev->uint64_value(), open_ops.back().second))
-                        .second)
+        const uint64_t corr = hp.Find(e.stats(), "correlation_id")->uint64_value();
+        EXPECT_TRUE(launches.emplace(corr, std::make_pair(dev->uint64_value(), open_ops.back().second)).second)
             << "correlation ids are unique";
+        launch_names[corr] = name;
       } else if (name.find(':') != std::string::npos && name.find("::") == std::string::npos) {
         EXPECT_EQ(line.name(), "tf_Compute") << name;
         ++ops;
@@ -247,6 +249,13 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
         ASSERT_NE(tf_op, nullptr);
         EXPECT_EQ(tf_op->value_case(), XStat::kRefValue);
         EXPECT_EQ(dp.Str(*tf_op), it->second.second);
+        // As TF's GPU tracer names them: a kernel's launch after the kernel, a
+        // copy's after the driver call ("cu…", which Launch Stats leave out).
+        if (name.rfind("Memcpy", 0) == 0) {
+          EXPECT_EQ(launch_names[corr->uint64_value()].rfind("cuMemcpy", 0), 0u) << name;
+        } else {
+          EXPECT_EQ(launch_names[corr->uint64_value()], name);
+        }
         if (name.rfind("Memcpy", 0) == 0) {
           ++memcpys;
           EXPECT_NE(dp.Str(*dp.Find(e.stats(), "memcpy_details")).find("size:"), std::string::npos);
