@@ -82,7 +82,8 @@ const HloProgram* HloPrograms::FindByName(std::string_view module_name) const {
 namespace {
 
 // The program id a module's name ends with, "name (<id>)" (xprof's HLO
-// fixer: digits, or a minus and digits; an id past int64 wraps, as there).
+// fixer: digits, or a minus and digits, taken as the same 64 bits as xprof's
+// int64 key; a number past 64 bits is not an id).
 std::optional<uint64_t> ProgramIdInName(std::string_view name) {
   if (!name.ends_with(')')) return std::nullopt;
   size_t open = name.rfind('(');
