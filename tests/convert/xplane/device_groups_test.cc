@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "convert/xplane/schema.h"
@@ -34,20 +36,25 @@ uint32_t EventAt(const XPlaneModel& p, const LineModel& line, int64_t begin_ps) 
   return line.first_event;
 }
 
-TEST(InheritGroupsOnDevice, UngroupedEventsTakeTheLatestEarlierGroupAcrossLines) {
+// A GPU plane of two streams ("stream 1", "stream 2") and a derived "XLA Ops"
+// line, each holding (begin, duration) events in the order given.
+using Spans = std::vector<std::pair<int64_t, int64_t>>;
+std::unique_ptr<XSpaceModel> TwoStreams(const Spans& one, const Spans& two, const Spans& derived = {}) {
   XSpace space;
   XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
-  XLineBuilder a = gpu.AddLine(1, "stream 1");
-  a.AddEvent("a0", 0, 5);
-  a.AddEvent("a20", 20, 5);
-  a.AddEvent("a30", 30, 5);
-  XLineBuilder b = gpu.AddLine(2, "stream 2");  // written out of time order
-  b.AddEvent("b50", 50, 5);
-  b.AddEvent("b10", 10, 5);
-  b.AddEvent("b40", 40, 5);
-  XLineBuilder derived = gpu.AddLine(schema::kThreadIdDerivedMin, "XLA Ops");
-  derived.AddEvent("d25", 25, 5);
-  auto m = ToModel(space);
+  const std::pair<int64_t, const char*> lines[] = {
+      {1, "stream 1"}, {2, "stream 2"}, {schema::kThreadIdDerivedMin, "XLA Ops"}};
+  const Spans* spans[] = {&one, &two, &derived};
+  for (int i = 0; i < 3; ++i) {
+    XLineBuilder line = gpu.AddLine(lines[i].first, lines[i].second);
+    for (auto [begin, duration] : *spans[i]) line.AddEvent("k" + std::to_string(begin), begin, duration);
+  }
+  return ToModel(space);
+}
+
+TEST(InheritGroupsOnDevice, UngroupedEventsTakeTheLatestEarlierGroupAcrossLines) {
+  // Stream 2 is written out of time order.
+  auto m = TwoStreams({{0, 5}, {20, 5}, {30, 5}}, {{50, 5}, {10, 5}, {40, 5}}, {{25, 5}});
   const XPlaneModel& p = m->planes[0];
   const LineModel &la = LineNamed(*m, p, "stream 1"), &lb = LineNamed(*m, p, "stream 2"),
                   &ld = LineNamed(*m, p, "XLA Ops");
@@ -71,16 +78,7 @@ TEST(InheritGroupsOnDevice, UngroupedEventsTakeTheLatestEarlierGroupAcrossLines)
 // Two kernels that begin together on two streams: the longer comes first
 // whichever stream it is on, so it cannot take the shorter one's group.
 TEST(InheritGroupsOnDevice, ABeginTieGoesToTheLongerEvent) {
-  XSpace space;
-  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
-  XLineBuilder a = gpu.AddLine(1, "stream 1");
-  a.AddEvent("a0", 0, 50);
-  a.AddEvent("a100", 100, 5);
-  a.AddEvent("a200", 200, 5);
-  XLineBuilder b = gpu.AddLine(2, "stream 2");
-  b.AddEvent("b100", 100, 30);
-  b.AddEvent("b200", 200, 5);
-  auto m = ToModel(space);
+  auto m = TwoStreams({{0, 50}, {100, 5}, {200, 5}}, {{100, 30}, {200, 5}});
   const XPlaneModel& p = m->planes[0];
   const LineModel &la = LineNamed(*m, p, "stream 1"), &lb = LineNamed(*m, p, "stream 2");
   std::vector<int32_t> g(p.events.size(), kNoGroup);
