@@ -91,7 +91,10 @@ async function checkFollowFlow(page, json, assert, firstUrl, dataRequests) {
   // Prefer a flow whose partner the first (coarse) response lacks, so that following it needs a fetch.
   const flows = new Map();
   for (const e of json.traceEvents ?? []) if (e.bind_id !== undefined) flows.set(String(e.bind_id), (flows.get(String(e.bind_id)) ?? 0) + 1);
-  const flowing = events.filter((e) => e.bind_id !== undefined && events.every((x) => x.name !== e.name || x.bind_id !== undefined));
+  // A name held by one end of its flows only: a kernel launch named after its kernel (as TF names
+  // them) would make the search land on the launch, whose kernel the zoom around it already loads.
+  const flowing = events.filter((e) => e.bind_id !== undefined &&
+    events.every((x) => x.name !== e.name || (x.bind_id !== undefined && !!x.flow_out === !!e.flow_out)));
   const flowName = (flowing.find((e) => flows.get(String(e.bind_id)) === 1) ?? flowing[0])?.name;
   if (!flowName) return;
   await page.fill('#trace-search', flowName);
