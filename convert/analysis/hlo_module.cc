@@ -1,6 +1,7 @@
 #include "convert/analysis/hlo_module.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 
@@ -85,19 +86,15 @@ namespace {
 // fixer: digits, or a minus and digits, taken as the same 64 bits as xprof's
 // int64 key; a number past 64 bits is not an id).
 std::optional<uint64_t> ProgramIdInName(std::string_view name) {
-  if (!name.ends_with(')')) return std::nullopt;
-  size_t open = name.rfind('(');
-  if (open == std::string_view::npos) return std::nullopt;
+  const size_t open = name.rfind('(');
+  if (!name.ends_with(')') || open == std::string_view::npos) return std::nullopt;
   std::string_view digits = name.substr(open + 1, name.size() - open - 2);
-  bool negative = digits.starts_with('-');
+  const bool negative = digits.starts_with('-');
   if (negative) digits.remove_prefix(1);
-  if (digits.empty() || digits.size() > 20) return std::nullopt;
   uint64_t value = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (value > (UINT64_MAX - static_cast<uint64_t>(c - '0')) / 10) return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
+  const char* const last = digits.data() + digits.size();
+  auto [stop, ec] = std::from_chars(digits.data(), last, value);
+  if (ec != std::errc() || stop != last) return std::nullopt;
   return negative ? uint64_t{0} - value : value;
 }
 

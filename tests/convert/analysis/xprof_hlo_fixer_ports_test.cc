@@ -18,10 +18,10 @@
 
 #include "convert/analysis/hlo_module.h"
 #include "convert/analysis/xspace_to_hlo_stats.h"
-#include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/hlo_fixtures.h"
+#include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
 namespace {
@@ -43,11 +43,7 @@ XSpace MetadataPlane(const std::string& stat_name, const std::string& name) {
   return space;
 }
 
-HloPrograms ProgramsOf(const XSpace& space) {
-  auto model = ParseXSpace(space.SerializeAsString(), "test");
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? LoadHloPrograms(**model) : HloPrograms{};
-}
+HloPrograms ProgramsOf(const XSpace& space) { return LoadHloPrograms(*ops_test::ToModel(space)); }
 
 TEST(XprofHloFixerPort, FixesHloMetadataSuccess) {
   HloPrograms programs = ProgramsOf(MetadataPlane("HLO Proto", "train_step (12345)"));
@@ -111,9 +107,7 @@ TEST(XprofHloFixerPort, ALegacyProgramServesTheOpTable) {
   stat->set_metadata_id(tpu.StatMetadataId("program_id"));
   stat->set_int64_value(12345);
   tpu.AddLine(1, "XLA Ops").AddEvent("op.1", 0, 100);
-  auto model = ParseXSpace(space.SerializeAsString(), "test");
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  HloOpDb db = ConvertXSpaceToHloOpDb(**model);
+  HloOpDb db = ConvertXSpaceToHloOpDb(*ops_test::ToModel(space));
   const HloOpMetrics* op = nullptr;
   for (const HloOpMetrics& m : db.ops) {
     if (m.name == "op.1") op = &m;
