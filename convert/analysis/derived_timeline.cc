@@ -216,39 +216,9 @@ class PlaneDeriver {
   // The events of all streams in time order (begin, then longer first): the
   // streams' sorted orders merged, once (the groups and the Steps line both walk it).
   const std::vector<uint32_t>& TimeOrder() {
-    if (!time_order_ready_) time_order_ = MergedTimeOrder();
+    if (!time_order_ready_) time_order_ = MergeSortedLines(plane_, sorted_lines_);
     time_order_ready_ = true;
     return time_order_;
-  }
-
-  std::vector<uint32_t> MergedTimeOrder() const {
-    std::vector<uint32_t> order;
-    size_t total = 0;
-    for (const auto& line : sorted_lines_) total += line.size();
-    ReserveLarge(order, total);
-    auto later = [&](const std::pair<uint32_t, size_t>& a, const std::pair<uint32_t, size_t>& b) {
-      const Event& x = plane_.events[sorted_lines_[a.first][a.second]];
-      const Event& y = plane_.events[sorted_lines_[b.first][b.second]];
-      if (OuterFirst(y, x)) return true;
-      if (OuterFirst(x, y)) return false;
-      return a.first > b.first;
-    };
-    std::vector<std::pair<uint32_t, size_t>> heads;  // (line, position), a heap on `later`
-    for (uint32_t l = 0; l < sorted_lines_.size(); ++l) {
-      if (!sorted_lines_[l].empty()) heads.emplace_back(l, 0);
-    }
-    std::make_heap(heads.begin(), heads.end(), later);
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), later);
-      auto& [line, pos] = heads.back();
-      order.push_back(sorted_lines_[line][pos]);
-      if (++pos < sorted_lines_[line].size()) {
-        std::push_heap(heads.begin(), heads.end(), later);
-      } else {
-        heads.pop_back();
-      }
-    }
-    return order;
   }
 
   // The plane's groups. Computed groups have inherited already; a file that
@@ -265,7 +235,7 @@ class PlaneDeriver {
     group_ = file_groups.data();
     if (!missing || groups_.computed) return;
     inherited_ = file_groups;
-    InheritGroupsOnDevice(plane_, inherited_);
+    InheritGroupsInOrder(TimeOrder(), inherited_);
     group_ = inherited_.data();
   }
 

@@ -9,23 +9,19 @@
 namespace tbprof {
 
 void InheritGroupsOnDevice(const XPlaneModel& p, std::vector<int32_t>& g) {
-  std::vector<uint32_t> all;
-  all.reserve(p.events.size());
-  auto earlier = [&](uint32_t a, uint32_t b) { return OuterFirst(p.events[a], p.events[b]); };
-  // Each line sorted on its own, then merged into the lines before it: a
-  // stable sort of all of them, in linear time for the usual sorted lines.
   // Begin ties go to the longer event, as xla's sort of the plane puts them:
   // an ungrouped event that begins with a shorter grouped one on another
   // stream does not take that one's group.
+  std::vector<std::vector<uint32_t>> lines;
   for (const LineModel& line : p.lines) {
-    if (schema::IsDerivedThreadId(line.id)) continue;
-    const size_t mid = all.size();
-    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) all.push_back(e);
-    if (!std::is_sorted(all.begin() + mid, all.end(), earlier)) std::stable_sort(all.begin() + mid, all.end(), earlier);
-    std::inplace_merge(all.begin(), all.begin() + mid, all.end(), earlier);
+    if (!schema::IsDerivedThreadId(line.id)) lines.push_back(SortedLineEvents(p, line));
   }
+  InheritGroupsInOrder(MergeSortedLines(p, lines), g);
+}
+
+void InheritGroupsInOrder(const std::vector<uint32_t>& order, std::vector<int32_t>& g) {
   int32_t last = kNoGroup;
-  for (uint32_t e : all) {
+  for (uint32_t e : order) {
     if (g[e] == kNoGroup) {
       g[e] = last;
     } else {

@@ -16,6 +16,11 @@ namespace tbprof {
 // `group[e]`: event e's group, kNoGroup if none; filled in place.
 void InheritGroupsOnDevice(const XPlaneModel& plane, std::vector<int32_t>& group);
 
+// The same, for a caller that has the plane's time order (MergeSortedLines
+// of its non-derived lines) already: each event of `order` without a group
+// takes the last group seen before it.
+void InheritGroupsInOrder(const std::vector<uint32_t>& order, std::vector<int32_t>& group);
+
 // GroupTpuXPlaneEvents. `step_line`: the plane's "Steps" line (nullptr if
 // none); `grouping`: the events the plane grouped by (its steps, else its
 // modules) in time order. The steps are merged by group into `steps`

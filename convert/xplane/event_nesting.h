@@ -16,6 +16,11 @@ inline constexpr uint32_t kNoEnclosingEvent = UINT32_MAX;
 // Indices of a line's events sorted by (begin asc, duration desc).
 std::vector<uint32_t> SortedLineEvents(const XPlaneModel& plane, const LineModel& line);
 
+// The events of several lines, each given in SortedLineEvents order, merged
+// into one time order (OuterFirst; events alike in both go by the order of
+// their lines in `lines`). Empty lines are allowed.
+std::vector<uint32_t> MergeSortedLines(const XPlaneModel& plane, const std::vector<std::vector<uint32_t>>& lines);
+
 // Takes one line's events in SortedLineEvents order (begin ascending, longer
 // first) and reports, for every event that an earlier one contains, its parent:
 // the innermost such event. An event ends the candidates it outlives (a partial
