@@ -24,6 +24,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/hlo_fixtures.h"
+#include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
 namespace {
@@ -358,12 +359,6 @@ void MetadataStat(XPlaneBuilder& plane, tensorflow::profiler::XEventMetadata* md
   else stat->set_str_value(std::get<std::string>(value));
 }
 
-std::unique_ptr<XSpaceModel> ModelOf(const tensorflow::profiler::XSpace& space) {
-  auto model = ParseXSpace(space.SerializeAsString(), "test");
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? std::move(*model) : nullptr;
-}
-
 const HloOpMetrics* OpNamed(const HloOpDb& db, const std::string& name) {
   for (const HloOpMetrics& m : db.ops) {
     if (m.name == name) return &m;
@@ -390,8 +385,7 @@ TEST(XprofOpMetricsPort, OpFromOneTpuEvent) {
   MetadataStat(tpu, md, "source", std::string("my_file.py:123"));
   MetadataStat(tpu, md, "source_stack", std::string("my_file.py:123\nmy_other_file.py:456"));
   tpu.AddLine(1, "XLA Ops").AddEvent("metadata", 0, 100);
-  auto model = ModelOf(space);
-  ASSERT_NE(model, nullptr);
+  auto model = ops_test::ToModel(space);
   HloOpDb db = ConvertXSpaceToHloOpDb(*model);
   const HloOpMetrics* op = OpNamed(db, "display_name");
   ASSERT_NE(op, nullptr);
@@ -430,8 +424,7 @@ TEST(XprofOpMetricsPort, EventsOfOneOpAddUp) {
   line.AddEvent("m1", 0, 100);
   line.AddEvent("m1", 100, 100);
   line.AddEvent("m2", 200, 100);  // xprof's m2 overlaps m1 in time; here it follows, so it is not nested
-  auto model = ModelOf(space);
-  ASSERT_NE(model, nullptr);
+  auto model = ops_test::ToModel(space);
   HloOpDb db = ConvertXSpaceToHloOpDb(*model);
   const HloOpMetrics* m1 = OpNamed(db, "display_name1");
   const HloOpMetrics* m2 = OpNamed(db, "display_name2");
@@ -469,11 +462,9 @@ tensorflow::profiler::XSpace MetadataSpace(const std::vector<std::pair<int64_t, 
 // carry. (The module_list route answers bare module names, as xprof's route
 // does; that is tested with the routes.)
 TEST(XprofHloProtoMapPort, ProgramDisplayNames) {
-  auto empty = ModelOf(MetadataSpace({}));
-  ASSERT_NE(empty, nullptr);
+  auto empty = ops_test::ToModel(MetadataSpace({}));
   EXPECT_TRUE(LoadHloPrograms(*empty).empty());
-  auto two = ModelOf(MetadataSpace({{1, "module1"}, {2, "module2"}}));
-  ASSERT_NE(two, nullptr);
+  auto two = ops_test::ToModel(MetadataSpace({{1, "module1"}, {2, "module2"}}));
   std::vector<std::string> names;
   for (const auto& [id, program] : LoadHloPrograms(*two).by_id) names.push_back(ProgramDisplayName(program->name(), id));
   std::sort(names.begin(), names.end());
@@ -484,8 +475,7 @@ TEST(XprofHloProtoMapPort, ProgramDisplayNames) {
 // lookup by "<module>(<id>)" name has no counterpart: GPU kernels name their
 // module without the id, and that is what tbprof looks up by name).
 TEST(XprofHloProtoMapPort, ProgramById) {
-  auto model = ModelOf(MetadataSpace({{1, "module"}}));
-  ASSERT_NE(model, nullptr);
+  auto model = ops_test::ToModel(MetadataSpace({{1, "module"}}));
   HloPrograms programs = LoadHloPrograms(*model);
   ASSERT_NE(programs.Find(1), nullptr);
   EXPECT_EQ(programs.Find(1)->module().name(), "module");
