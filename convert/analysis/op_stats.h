@@ -153,6 +153,9 @@ struct OpStats {
   // TPU: the steps every core took part in, each core's part on its own
   // (xprof step_db.step_sequence); `steps` stays empty.
   std::vector<PerCoreStepInfo> tpu_step_db;
+  // Several hosts had steps but no step in common (xprof's
+  // step_db.empty_intersect): the combined profile has none.
+  bool empty_step_intersection = false;
   // TPU cores whose plane says where they are (xprof core_id_to_details).
   std::map<uint32_t, CoreDetails> core_id_to_details;
   tensorflow::profiler::KernelStatsDb kernel_stats_db;

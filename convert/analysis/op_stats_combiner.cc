@@ -52,6 +52,7 @@ void CombineTpuSteps(const std::vector<std::shared_ptr<const OpStats>>& hosts, O
   }
   if (!any_steps) return;
   StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  out.empty_step_intersection |= intersection.EmptyIntersect();
   for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
     PerCoreStepInfo& dst = out.tpu_step_db.emplace_back();
     dst.step_num =
@@ -157,6 +158,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     }
   }
   StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  out.empty_step_intersection = intersection.EmptyIntersect();
   for (size_t i = 0; i < per_host.size(); ++i) {
     HostSteps kept;
     kept.hostname = per_host[i]->hostname;

@@ -1,4 +1,5 @@
 #include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/analysis/step_diagnostics.h"
 #include "convert/analysis/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
 
@@ -352,7 +353,7 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
       "Other data reading or processing: you may consider using the <a "
       "href=\"https://www.tensorflow.org/programmers_guide/datasets\" target=\"_blank\">tf.data API</a> (if you "
       "are not using it now)");
-  if (!has_steps) result.mutable_diagnostics()->add_warnings(kNoStepMarkerWarning);
+  if (!has_steps) result.mutable_diagnostics()->add_warnings(NoStepWarning(op_stats));
   return result;
 }
 

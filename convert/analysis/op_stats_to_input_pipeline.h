@@ -48,9 +48,4 @@ DataTable DiagnosticsTable(const tensorflow::profiler::Diagnostics& diagnostics)
 bool ClassifyInputBound(double input_percent, double all_other_percent, std::string* classification,
                         std::string* statement);
 
-inline constexpr char kNoStepMarkerWarning[] =
-    "No step marker observed and hence the step time is unknown. This may happen if (1) training steps are not "
-    "instrumented (e.g., if you are not using Keras) or (2) the profiling duration is shorter than the step time. "
-    "For (1), you need to add step instrumentation; for (2), you may try to profile longer.";
-
 }  // namespace tbprof

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "convert/analysis/step_diagnostics.h"
 #include "convert/analysis/tpu_step_analysis.h"
 #include "convert/base/data_table.h"
 #include "convert/base/json.h"
@@ -119,7 +120,7 @@ std::string ConvertOpStatsToPodViewerJson(const OpStats& op_stats) {
     out += "}}";
   }
   out += "]},\"summary\":{\"warnings\":[]},\"diagnostics\":{\"info\":[],\"warnings\":[";
-  if (by_step.empty()) out += "\"No step marker observed and hence the step time is unknown.\"";
+  if (by_step.empty()) AppendJsonString(out, NoStepWarning(op_stats));
   out += "],\"errors\":[]},\"stepBreakdownEvents\":[";
   for (size_t i = 0; i < kGenericEventNames.size(); ++i) {
     if (i) out += ",";

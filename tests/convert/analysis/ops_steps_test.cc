@@ -2,6 +2,10 @@
 // expected number is derived in the fixture comments (tests/testing/ops_fixtures.cc).
 #include <gtest/gtest.h>
 
+#include "convert/analysis/op_stats_combiner.h"
+#include "convert/analysis/op_stats_to_input_pipeline.h"
+#include "convert/analysis/op_stats_to_pod_viewer.h"
+#include "convert/analysis/step_diagnostics.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/xplane/existing_groups.h"
@@ -204,6 +208,44 @@ TEST(OpsCombine, AllHostsSumsOpsAndIntersectsSteps) {
   EXPECT_EQ(c.steps[1].hostname, "otherhost");
   EXPECT_EQ(c.steps[1].steps.size(), 2u);
   EXPECT_EQ(c.kernel_stats_db.reports(0).occurrences(), 4u);
+}
+
+// xprof's PopulateStepDiagnostics: hosts that each marked steps but have
+// none in common are told apart from a profile without step markers, on
+// every page that warns about steps. The hosts are those of xprof's
+// StepIntersectionTest.EmptyIntersection: 10 steps of 2 ms from 0, 5 from
+// step 8 and 10 from step 11, so no step is on all three.
+TEST(OpsCombine, HostsWithoutCommonStepsSayWhy) {
+  constexpr uint64_t kStepPs = 2'000'000'000;
+  auto host = [&](const std::string& name, uint32_t n, uint64_t first_step, uint64_t last_duration) {
+    auto stats = std::make_shared<OpStats>();
+    stats->run_environment.hostnames.insert(name);
+    HostSteps& steps = stats->steps.emplace_back();
+    steps.hostname = name;
+    for (uint32_t i = 0; i < n; ++i) {
+      StepInfo& st = steps.steps.emplace_back();
+      st.step_num = i;
+      st.begin_ps = static_cast<int64_t>((first_step + i) * kStepPs);
+      st.duration_ps = i + 1 == n ? last_duration : kStepPs;
+    }
+    return std::shared_ptr<const OpStats>(std::move(stats));
+  };
+  // Host 0's last step 1 ps shorter makes it the chief, as in xprof's test.
+  OpStats c = CombineOpStats({host("h0", 10, 0, kStepPs - 1), host("h1", 5, 8, kStepPs), host("h2", 10, 11, kStepPs)});
+  EXPECT_TRUE(c.empty_step_intersection);
+  for (const HostSteps& h : c.steps) EXPECT_TRUE(h.steps.empty());
+  const auto ipa = ConvertOpStatsToInputPipelineAnalysis(c);
+  ASSERT_EQ(ipa.diagnostics().warnings_size(), 1);
+  EXPECT_EQ(ipa.diagnostics().warnings(0), kEmptyStepIntersectionWarning);
+  EXPECT_NE(ConvertOpStatsToPodViewerJson(c).find("the intersection of the steps over all hosts is empty"),
+            std::string::npos);
+  // Two of them have steps in common; a profile without steps marked none.
+  OpStats two = CombineOpStats({host("h0", 10, 0, kStepPs - 1), host("h1", 5, 8, kStepPs)});
+  EXPECT_FALSE(two.empty_step_intersection);
+  EXPECT_EQ(ConvertOpStatsToInputPipelineAnalysis(two).diagnostics().warnings_size(), 0);
+  const auto no_steps = ConvertOpStatsToInputPipelineAnalysis(OpStats{});
+  ASSERT_EQ(no_steps.diagnostics().warnings_size(), 1);
+  EXPECT_EQ(no_steps.diagnostics().warnings(0), kNoStepMarkerWarning);
 }
 
 }  // namespace
