@@ -148,7 +148,6 @@ class TreeBuilder {
   void WriteMetrics(const Node& n, std::string& out) const {
     const Totals& t = n.totals;
     double time_ns = static_cast<double>(t.time_ps) / 1e3;
-    double gib = 1024.0 * 1024 * 1024;
     out += "\"metrics\":{\"flops\":";
     double flops_util = 0;
     if (n.kind != Node::kFused && t.flops_known && db_.peaks.peak_tflops > 0) {
@@ -160,7 +159,7 @@ class TreeBuilder {
     bool bytes = n.kind != Node::kFused && t.bytes_known && db_.peaks.hbm_gbps > 0;
     if (bytes) {
       auto util = [&](double b, double peak_gbps) {
-        return peak_gbps > 0 ? std::min(1.0, SafeDivide(SafeDivide(b, time_ns) * 1e9 / gib, peak_gbps * 1e9 / gib))
+        return peak_gbps > 0 ? std::min(1.0, SafeDivide(GigaToGibi(SafeDivide(b, time_ns)), GigaToGibi(peak_gbps)))
                              : 0.0;
       };
       AppendJsonDouble(out, util(t.hbm, db_.peaks.hbm_gbps));

@@ -36,7 +36,8 @@ TfStatsRecord ToRecord(bool on_device, const OpMetrics& m) {
   double time_ns = static_cast<double>(m.time_ps) / 1e3;
   r.set_measured_flop_rate(SafeDivide(m.flops, time_ns));
   r.set_model_flop_rate(SafeDivide(m.flops, time_ns));
-  r.set_measured_memory_bw(SafeDivide(static_cast<double>(m.bytes_accessed), time_ns));
+  // GiB/s, as xprof writes it under the label "GBytes/Sec".
+  r.set_measured_memory_bw(GigaToGibi(SafeDivide(static_cast<double>(m.bytes_accessed), time_ns)));
   r.set_operational_intensity(SafeDivide(m.flops, static_cast<double>(m.bytes_accessed)));
   r.set_flops_v2(m.flops);
   r.set_bytes_accessed(m.bytes_accessed);

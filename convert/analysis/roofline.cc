@@ -12,7 +12,6 @@ namespace tbprof {
 namespace {
 
 constexpr size_t kMaxRecords = 1000;
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 bool IsInfeedOrOutfeed(std::string_view category) { return category == "infeed" || category == "outfeed"; }
 bool MayHaveInnerOps(std::string_view category) {
@@ -156,12 +155,12 @@ class TableWriter {
     Cell unknown;
     double time_us = static_cast<double>(r.time_ps) / 1e6, self_us = static_cast<double>(r.self_time_ps) / 1e6;
     double time_ns = static_cast<double>(r.time_ps) / 1e3;
-    auto gibps = [&](double b) { return SafeDivide(b, time_ns) * 1e9 / kGiB; };
+    auto gibps = [&](double b) { return GigaToGibi(SafeDivide(b, time_ns)); };
     double tflops = SafeDivide(r.flops, static_cast<double>(r.time_ps));
     double model_tflops = SafeDivide(r.model_flops, static_cast<double>(r.time_ps));
     const DevicePeaks& pk = db_.peaks;
     auto util = [&](double gib_per_s, double peak_gbps) {
-      return peak_gbps > 0 ? SafeDivide(gib_per_s, peak_gbps * 1e9 / kGiB) : 0.0;
+      return peak_gbps > 0 ? SafeDivide(gib_per_s, GigaToGibi(peak_gbps)) : 0.0;
     };
     double flops_util = r.flops_known && pk.peak_tflops > 0 ? SafeDivide(tflops, pk.peak_tflops) : 0;
     double hbm_util = r.bytes_known ? util(gibps(r.hbm), pk.hbm_gbps) : 0;
@@ -215,7 +214,7 @@ class TableWriter {
   void SetProperties() {
     const DevicePeaks& pk = db_.peaks;
     auto num = [](double v) { return v < 0 ? std::string() : JsonNumber(v); };
-    double peak_hbm_gib = pk.hbm_gbps > 0 ? pk.hbm_gbps * 1e9 / kGiB : -1;
+    double peak_hbm_gib = pk.hbm_gbps > 0 ? GigaToGibi(pk.hbm_gbps) : -1;
     auto ridge = [&](double gbps) {
       return pk.peak_tflops > 0 && gbps > 0 ? JsonNumber(pk.peak_tflops * 1e12 / (gbps * 1e9)) : std::string();
     };
@@ -228,7 +227,7 @@ class TableWriter {
       t_.SetProperty("vmem_write_ridge_point", "");
       return;
     }
-    auto gib = [&](double gbps) { return gbps > 0 ? JsonNumber(gbps * 1e9 / kGiB) : std::string(); };
+    auto gib = [&](double gbps) { return gbps > 0 ? JsonNumber(GigaToGibi(gbps)) : std::string(); };
     t_.SetProperty("megacore", pk.megacore ? "1" : "0");
     t_.SetProperty("has_cmem", pk.has_cmem ? "1" : "0");
     t_.SetProperty("has_merged_vmem", pk.has_merged_vmem ? "1" : "0");

@@ -498,7 +498,6 @@ DataTable BuildHloStatsTable(const HloOpDb& db) {
   double cumulative = 0;
   int rank = 0;
   const bool tpu = db.peaks.kind == DeviceKind::kTpu;
-  const double gib = 1024.0 * 1024 * 1024;
   for (const HloOpMetrics* m : SortedHloOps(db)) {
     double time_us = static_cast<double>(m->time_ps) / 1e6, self_us = static_cast<double>(m->self_time_ps) / 1e6;
     double time_ns = static_cast<double>(m->time_ps) / 1e3;
@@ -534,10 +533,10 @@ DataTable BuildHloStatsTable(const HloOpDb& db) {
               fraction * 100.0, cumulative * 100.0, tpu ? DataTable::Cell(0.0) : unknown,
               known(m->flops_known, SafeDivide(m->model_flops, time_ns)),
               known(m->flops_known, SafeDivide(m->flops, time_ns)),
-              known(m->bytes_known, SafeDivide(m->bytes_accessed, time_ns) * 1e9 / gib),
-              known(m->bytes_known, SafeDivide(hbm, time_ns) * 1e9 / gib),
-              tpu ? DataTable::Cell(SafeDivide(m->cmem_rd, time_ns) * 1e9 / gib) : unknown,
-              tpu ? DataTable::Cell(SafeDivide(m->cmem_wr, time_ns) * 1e9 / gib) : unknown,
+              known(m->bytes_known, GigaToGibi(SafeDivide(m->bytes_accessed, time_ns))),
+              known(m->bytes_known, GigaToGibi(SafeDivide(hbm, time_ns))),
+              tpu ? DataTable::Cell(GigaToGibi(SafeDivide(m->cmem_rd, time_ns))) : unknown,
+              tpu ? DataTable::Cell(GigaToGibi(SafeDivide(m->cmem_wr, time_ns))) : unknown,
               known(m->flops_known && m->bytes_known, SafeDivide(m->flops, m->bytes_accessed)), bound,
               IsRematerialization(m->expression, m->provenance) ? "Yes" : "No",
               IsOutsideCompilation(m->provenance, m->expression) ? "Yes" : "No", "No", m->source_info,

@@ -11,4 +11,8 @@ namespace tbprof {
 // themselves and report the figure as unknown instead.
 inline double SafeDivide(double a, double b) { return std::fabs(b) < 1e-10 ? 0.0 : a / b; }
 
+// GB/s (10^9 bytes) as GiB/s (2^30 bytes): xprof states every measured
+// bandwidth and bandwidth peak in GiB/s.
+inline double GigaToGibi(double giga) { return giga * 1e9 / (1024.0 * 1024.0 * 1024.0); }
+
 }  // namespace tbprof

@@ -75,3 +75,32 @@ TEST(XprofTfStatsPorts, GpuTfStats) {
 
 }  // namespace
 }  // namespace tbprof
+
+namespace tbprof {
+namespace {
+
+// xprof states an op's measured memory bandwidth in GiB/s (its
+// GibiBytesPerSecondPerCore) under the label "GBytes/Sec": in the responses
+// of a real xprof server, flop rate / operational intensity / bandwidth is
+// 2^30 / 10^9 on every device row. One GiB in one second is 1.
+TEST(XprofTfStatsPorts, MemoryBandwidthIsInGibibytesPerSecond) {
+  OpStats op_stats;
+  OpMetrics& op = op_stats.device_tf_op_metrics_db.ops["model/dense/MatMul"];
+  op.name = "model/dense/MatMul";
+  op.category = "MatMul";
+  op.occurrences = 1;
+  op.time_ps = op.self_time_ps = 1'000'000'000'000;  // 1 s
+  op.bytes_accessed = 1024ull * 1024 * 1024;
+  op.flops = 2e9;
+  op_stats.device_tf_op_metrics_db.total_time_ps = op.time_ps;
+  op_stats.device_tf_op_metrics_db.total_op_time_ps = op.time_ps;
+  const auto db = ConvertOpStatsToTfStats(op_stats);
+  ASSERT_EQ(db.without_idle().tf_stats_record_size(), 1);
+  const auto& r = db.without_idle().tf_stats_record(0);
+  EXPECT_DOUBLE_EQ(r.measured_memory_bw(), 1.0);
+  EXPECT_DOUBLE_EQ(r.measured_flop_rate(), 2.0);  // GFLOP/s
+  EXPECT_DOUBLE_EQ(r.measured_flop_rate() / r.operational_intensity() / r.measured_memory_bw(), 1.073741824);
+}
+
+}  // namespace
+}  // namespace tbprof
