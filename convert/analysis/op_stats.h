@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proto/kernel_stats.pb.h"
@@ -41,8 +42,8 @@ struct OpMetrics {
   std::string name;
   std::string category;    // framework op type, HLO category, "IDLE"
   std::string provenance;  // framework op full name of a device op ("name:type")
-  // A host input-pipeline stage's op: the stage id (xprof keeps each stage's
-  // row apart by it); 0 for every other op.
+  // An HLO op's program id, a host input-pipeline stage's op its stage id:
+  // xprof keeps such rows apart by it (OpKey). 0 for every other op.
   int64_t hlo_module_id = 0;
   bool is_eager = false;
   uint64_t occurrences = 0;
@@ -52,6 +53,16 @@ struct OpMetrics {
   double flops = 0;
   uint64_t bytes_accessed = 0;
 };
+
+// The key of an op in OpMetricsDb::ops: its name, and where it has one the
+// id that keeps it apart from ops of the same name, as xprof keys its rows by
+// (program or stage id, name). "fusion.1" of one XLA program is not
+// "fusion.1" of another: each has its own framework op and its own count.
+inline std::string OpKey(std::string_view name, std::optional<int64_t> id) {
+  std::string key(name);
+  if (id) key += '\x1f' + std::to_string(*id);
+  return key;
+}
 
 struct OpMetricsDb {
   // By op name (input-pipeline stages: by name and stage id); includes

@@ -187,7 +187,7 @@ std::unordered_map<int64_t, OpMetrics*> InputPipelineStageRows(const XSpaceModel
     if (category == nullptr || name.empty()) continue;
     auto [it, fresh] = rows.try_emplace(id->IntValue(), nullptr);
     if (!fresh) continue;
-    OpMetrics& m = db.ops[std::string(name) + '\x1f' + std::to_string(id->IntValue())];
+    OpMetrics& m = db.ops[OpKey(name, id->IntValue())];
     m.name = name;
     m.category = category->kind == StatKind::kStr ? space.Str(category->str) : space.StatToString(*category);
     m.hlo_module_id = id->IntValue();
@@ -323,8 +323,17 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
         continue;
       }
       int32_t group = groups_.Group(pi, e);
-      // Ops are looked up once per (hlo_op) or (tf_op, kernel name), not per event.
-      uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | hlo_op
+      // An HLO op is one op per program (numbered here in order of first use).
+      std::optional<int64_t> program;
+      uint64_t program_index = 0;
+      if (hlo_op != kNoStr) {
+        if (const Stat* id = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id)) {
+          program = id->IntValue();
+          program_index = programs_.try_emplace(*program, programs_.size() + 1).first->second;
+        }
+      }
+      // Ops are looked up once per (program, hlo_op) or (tf_op, kernel name), not per event.
+      uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | (program_index << 32) | hlo_op
                                       : (uint64_t{tf_op} << 32) | p.events[e].metadata;
       auto [cached, fresh] = device_ops_[pi].try_emplace(key, nullptr);
       if (fresh) {
@@ -349,11 +358,12 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
           category = op.type;
           provenance = std::string(space_.Str(tf_op));
         }
-        OpMetrics& m = db.ops[name];
+        OpMetrics& m = db.ops[OpKey(name, program)];
         if (m.name.empty()) {
           m.name = name;
           m.category = category;
           m.provenance = provenance;
+          m.hlo_module_id = program.value_or(0);
           m.min_time_ps = UINT64_MAX;
         }
         cached->second = &m;
@@ -417,9 +427,11 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     last = std::max(last, span.end);
     const EventMetadata& md = p.event_metadata[p.events[e].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
-    OpMetrics& m = db.ops[name];
+    const Stat* program = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
+    OpMetrics& m = db.ops[OpKey(name, program ? std::optional<int64_t>(program->IntValue()) : std::nullopt)];
     if (m.occurrences == 0) {
       m.name = name;
+      m.hlo_module_id = program ? program->IntValue() : 0;
       m.category = std::string(space_.Str(HloCategoryOf(ids_, p, e)));
       const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.tf_op);
       m.provenance = tf && tf->kind == StatKind::kStr ? std::string(space_.Str(tf->str)) : "";

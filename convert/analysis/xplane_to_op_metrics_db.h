@@ -47,6 +47,7 @@ class OpMetricsDbBuilder {
   const schema::StatIds& ids_;
   const EventGroups& groups_;
   std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
+  std::unordered_map<int64_t, uint64_t> programs_;  // program id -> 1, 2, … (device_ops_ keys)
   std::unordered_map<StrId, TfOp> tf_ops_;
 };
 

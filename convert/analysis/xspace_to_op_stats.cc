@@ -208,7 +208,8 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
   static constexpr std::string_view kDeviceOnly[] = {
       schema::kTfOp,         schema::kLevel0,       schema::kHloOp,          schema::kShape,
       schema::kKernelDetails, schema::kEquation,    schema::kHloCategory,    schema::kFlops,
-      schema::kBytesAccessed, schema::kName,        schema::kDeviceOffsetPs, schema::kDeviceDurationPs};
+      schema::kBytesAccessed, schema::kName,        schema::kDeviceOffsetPs, schema::kDeviceDurationPs,
+      schema::kProgramId};
   const std::span<const std::string_view> grouping = GroupingStatNames();
   if (std::find(grouping.begin(), grouping.end(), stat_name) != grouping.end()) return true;
   if (std::find(std::begin(kHost), std::end(kHost), stat_name) != std::end(kHost)) return true;

@@ -155,8 +155,9 @@ TEST(OpAttributionXla, JaxGpuStepsAndOps) {
   // Each step's device compute is its 40 µs kernel.
   EXPECT_EQ(s.steps[0].steps[0].type_ps.at(DEVICE_COMPUTE_32), 40 * static_cast<uint64_t>(kUs));
   // The HLO op's row, rolled up to its JAX op.
-  ASSERT_TRUE(s.device_op_metrics_db.ops.count("dot.1"));
-  EXPECT_EQ(s.device_op_metrics_db.ops.at("dot.1").occurrences, 2u);
+  // (keyed by name and program: dot.1 of program 3)
+  ASSERT_TRUE(s.device_op_metrics_db.ops.count(OpKey("dot.1", 3)));
+  EXPECT_EQ(s.device_op_metrics_db.ops.at(OpKey("dot.1", 3)).occurrences, 2u);
   ASSERT_TRUE(s.device_tf_op_metrics_db.ops.count("jit(f)/dot_general"));
   EXPECT_EQ(s.device_tf_op_metrics_db.ops.at("jit(f)/dot_general").category, "dot_general");
   // kernel_stats: the JAX op, eligible (a dot_general) and on TensorCores (nvjet).
@@ -166,6 +167,42 @@ TEST(OpAttributionXla, JaxGpuStepsAndOps) {
   EXPECT_TRUE(s.kernel_stats_db.reports(0).is_kernel_using_tensor_core());
   EXPECT_EQ(s.kernel_stats_db.reports(0).occurrences(), 2u);
   EXPECT_EQ(s.run_environment.device_type, "Nvidia GPU (Hopper)");
+}
+
+// Two XLA programs each have an HLO op named "fusion.1", for different JAX
+// ops (HLO names are numbered per program, so this is the common case). xprof
+// keys device ops by (program, name): each fusion.1 counts for its own JAX op.
+// A JAX function compiled for two shapes is two programs whose ops share a
+// framework op: that op ran in each, so its count is the sum over programs of
+// each program's count (xprof's largest-of-all rule would say 1).
+TEST(OpAttributionXla, SameHloNameInTwoProgramsKeepsEachItsFrameworkOp) {
+  XSpace space;
+  space.add_hostnames("jaxhost");
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  XLineBuilder s = gpu.AddLine(7, "Stream #7(Compute)");
+  auto kernel = [&](int64_t begin_us, int64_t program, const char* hlo_op, const char* op) {
+    s.AddEvent("loop_fusion_kernel", begin_us * kUs, 10 * kUs)
+        .Str("hlo_op", hlo_op)
+        .Int("program_id", program)
+        .Str("tf_op", op)
+        .Ref("kernel_details", "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:128,1,1 occ_pct:50");
+  };
+  kernel(0, 1, "fusion.1", "jit(f)/add");
+  kernel(20, 2, "fusion.1", "jit(g)/mul");
+  kernel(40, 3, "dot.2", "jit(h)/dot_general");  // jit(h) for one shape...
+  kernel(60, 2, "fusion.1", "jit(g)/mul");       // (a second run: not the previous kernel's op)
+  kernel(80, 4, "dot.5", "jit(h)/dot_general");  // ...and for another
+  OpStats stats = ops_test::OpStatsOf(space);
+  const auto& tf = stats.device_tf_op_metrics_db.ops;
+  ASSERT_TRUE(tf.count("jit(f)/add"));
+  ASSERT_TRUE(tf.count("jit(g)/mul"));
+  EXPECT_EQ(tf.at("jit(f)/add").occurrences, 1u);
+  EXPECT_EQ(tf.at("jit(f)/add").time_ps, 10 * static_cast<uint64_t>(kUs));
+  EXPECT_EQ(tf.at("jit(g)/mul").occurrences, 2u);
+  EXPECT_EQ(tf.at("jit(g)/mul").time_ps, 20 * static_cast<uint64_t>(kUs));
+  ASSERT_TRUE(tf.count("jit(h)/dot_general"));
+  EXPECT_EQ(tf.at("jit(h)/dot_general").occurrences, 2u);
+  EXPECT_EQ(stats.device_op_metrics_db.ops.at(OpKey("fusion.1", 2)).provenance, "jit(g)/mul");
 }
 
 // XLA:CPU: a host thread runs HLO ops ("fusion.3", "dot.1") that carry their
