@@ -65,8 +65,8 @@ inline std::string OpKey(std::string_view name, std::optional<int64_t> id) {
 }
 
 struct OpMetricsDb {
-  // By op name (input-pipeline stages: by name and stage id); includes
-  // "IDLE" when computed.
+  // By OpKey: the op's name, with the program id of an HLO op or the stage id
+  // of an input-pipeline stage; includes "IDLE" when computed.
   std::map<std::string, OpMetrics> ops;
   uint64_t total_time_ps = 0;             // incl. idle
   uint64_t total_op_time_ps = 0;          // sum of self times of non-idle ops

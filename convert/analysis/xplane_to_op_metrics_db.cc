@@ -324,14 +324,8 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       }
       int32_t group = groups_.Group(pi, e);
       // An HLO op is one op per program (numbered here in order of first use).
-      std::optional<int64_t> program;
-      uint64_t program_index = 0;
-      if (hlo_op != kNoStr) {
-        if (const Stat* id = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id)) {
-          program = id->IntValue();
-          program_index = programs_.try_emplace(*program, programs_.size() + 1).first->second;
-        }
-      }
+      const std::optional<int64_t> program = hlo_op != kNoStr ? ProgramOf(p, e) : std::nullopt;
+      const uint64_t program_index = program ? programs_.try_emplace(*program, programs_.size() + 1).first->second : 0;
       // Ops are looked up once per (program, hlo_op) or (tf_op, kernel name), not per event.
       uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | (program_index << 32) | hlo_op
                                       : (uint64_t{tf_op} << 32) | p.events[e].metadata;
@@ -427,11 +421,11 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     last = std::max(last, span.end);
     const EventMetadata& md = p.event_metadata[p.events[e].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
-    const Stat* program = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
-    OpMetrics& m = db.ops[OpKey(name, program ? std::optional<int64_t>(program->IntValue()) : std::nullopt)];
+    const std::optional<int64_t> program = ProgramOf(p, e);
+    OpMetrics& m = db.ops[OpKey(name, program)];
     if (m.occurrences == 0) {
       m.name = name;
-      m.hlo_module_id = program ? program->IntValue() : 0;
+      m.hlo_module_id = program.value_or(0);
       m.category = std::string(space_.Str(HloCategoryOf(ids_, p, e)));
       const Stat* tf = ids_.tf_op == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.tf_op);
       m.provenance = tf && tf->kind == StatKind::kStr ? std::string(space_.Str(tf->str)) : "";

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "convert/analysis/duty_cycle_tracker.h"
@@ -41,6 +42,11 @@ class OpMetricsDbBuilder {
   }
   const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
     return id == kNoStr ? nullptr : p.FindStat(e, id);
+  }
+  // The XLA program a device op ran in (its own or its metadata's program_id).
+  std::optional<int64_t> ProgramOf(const XPlaneModel& p, uint32_t e) const {
+    const Stat* id = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
+    return id ? std::optional<int64_t>(id->IntValue()) : std::nullopt;
   }
 
   const XSpaceModel& space_;

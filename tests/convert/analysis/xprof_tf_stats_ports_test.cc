@@ -73,12 +73,6 @@ TEST(XprofTfStatsPorts, GpuTfStats) {
   EXPECT_DOUBLE_EQ(records[1].gpu_tensorcore_utilization(), 0.5);
 }
 
-}  // namespace
-}  // namespace tbprof
-
-namespace tbprof {
-namespace {
-
 // xprof states an op's measured memory bandwidth in GiB/s (its
 // GibiBytesPerSecondPerCore) under the label "GBytes/Sec": in the responses
 // of a real xprof server, flop rate / operational intensity / bandwidth is
