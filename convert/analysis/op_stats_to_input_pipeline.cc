@@ -359,9 +359,9 @@ InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats&
 
 DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   DataTable t;
-  t.AddColumns({{"stepname", "Step Name", "string"}, {"deviceComputeTimeMs", "Device compute", "number"},
+  t.AddColumns({{"stepnum", "Step number", "string"}, {"deviceComputeTimeMs", "Device compute", "number"},
                 {"deviceToDeviceTimeMs", "Device to device", "number"},
-                {"deviceCollectivesTimeMs", "Device collectives", "number"},
+                {"deviceCollectivesTimeMs", "Device collective communication", "number"},
                 {"hostComputeTimeMs", "Host compute", "number"}, {"kernelLaunchTimeMs", "Kernel launch", "number"},
                 {"infeedTimeMs", "Input", "number"}, {"outfeedTimeMs", "Output", "number"},
                 {"compileTimeMs", "Compilation", "number"}, {"otherTimeMs", "All others", "number"},
@@ -387,9 +387,10 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   GenericStepTimeBreakdown bd;
   result.step_time_breakdown().UnpackTo(&bd);
   SetStepTimeProperties(result, t);
+  // The space before "tooltip" is xprof's; readers of the list trim each id.
   t.SetProperty("step_time_graph_column_ids",
-                "stepname,deviceComputeTimeMs,deviceToDeviceTimeMs,deviceCollectivesTimeMs,hostComputeTimeMs,"
-                "kernelLaunchTimeMs,infeedTimeMs,outfeedTimeMs,compileTimeMs,otherTimeMs,tooltip");
+                "stepnum,deviceComputeTimeMs,deviceToDeviceTimeMs,deviceCollectivesTimeMs,hostComputeTimeMs,"
+                "kernelLaunchTimeMs,infeedTimeMs,outfeedTimeMs,compileTimeMs,otherTimeMs, tooltip");
   auto avg_sdv = [&](const std::string& prefix, const StepSummary& s) {
     t.SetProperty(prefix + "_avg", OneDigit(s.average()));
     t.SetProperty(prefix + "_sdv", OneDigit(s.standard_deviation()));
@@ -405,9 +406,11 @@ DataTable GenericStepBreakdownTable(const InputPipelineAnalysisResult& result) {
   avg_sdv("other_time_ms", bd.unknown_time_ms_summary());
   t.SetProperty("input_conclusion", b.input_statement());
   t.SetProperty("summary_nextstep", result.recommendation().summary_next_step());
-  SetGenericBottleneckProperties({b.kernel_launch_classification(), b.kernel_launch_statement(),
-                                  b.all_other_classification(), b.all_other_statement(),
-                                  b.device_collectives_classification(), b.device_collectives_statement()},
+  // This page says each bottleneck in words: xprof fills its *_bottleneck properties with the statement,
+  // where the overview page's recommendation gives the classification ("high", "no").
+  SetGenericBottleneckProperties({b.kernel_launch_statement(), b.kernel_launch_statement(), b.all_other_statement(),
+                                  b.all_other_statement(), b.device_collectives_statement(),
+                                  b.device_collectives_statement()},
                                  t);
   return t;
 }
@@ -472,12 +475,10 @@ std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
   links.AddColumn("link", "link", "string");
   for (const std::string& d : result.recommendation().details()) links.AddRow({d});
   DataTable diag = DiagnosticsTable(result.diagnostics());
-  // TPU results lead with the table of the cores that waited longest for input.
-  if (result.hardware_type() == "TPU") {
-    DataTable max_infeed_cores = MaxInfeedCoreTable(result);
-    return DataTablesToJson({&max_infeed_cores, &steps, &ops, &links, &diag});
-  }
-  return DataTablesToJson({&steps, &ops, &links, &diag});
+  // Five tables on every device, as xprof: the first (per step, the TPU core that waited longest for
+  // input) has no columns off TPU, so readers can index the others by position.
+  DataTable max_infeed_cores = MaxInfeedCoreTable(result);
+  return DataTablesToJson({&max_infeed_cores, &steps, &ops, &links, &diag});
 }
 
 }  // namespace tbprof

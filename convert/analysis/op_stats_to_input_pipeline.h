@@ -19,8 +19,8 @@ using tensorflow::profiler::BottleneckAnalysis, tensorflow::profiler::Diagnostic
 
 tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineAnalysis(const OpStats& op_stats);
 
-// Tables: [step breakdown, input ops, recommendation links, diagnostics],
-// led on TPU by the cores that waited longest for input.
+// Tables: [cores that waited longest for input (TPU only; empty elsewhere),
+// step breakdown, input ops, recommendation links, diagnostics].
 std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result);
 
 // The step-time table, also the overview page's step graph: the TPU one for
@@ -32,9 +32,10 @@ DataTable GenericStepBreakdownTable(const tensorflow::profiler::InputPipelineAna
 // the step time's.
 void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t);
 void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t);
-// The generic bottlenecks (classification and statement of kernel launch,
-// all-other and device-collective time) that the step table and the
-// overview's recommendation both carry as properties.
+// The generic bottlenecks (a "*_bottleneck" and a "*_statement" value for
+// kernel launch, all-other and device-collective time) that the step table
+// (statement in both) and the overview's recommendation (classification,
+// then statement) carry as properties.
 struct GenericBottlenecks {
   std::string kernel_launch, kernel_launch_statement, all_other, all_other_statement, device_collectives,
       device_collectives_statement;

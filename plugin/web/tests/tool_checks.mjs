@@ -172,6 +172,10 @@ export const checks = {
       if (steps.rows.length === 0) assert(c && c.value === '—' && /no step/i.test(c.why ?? ''), `${key}: no steps but shown "${c?.value}"`);
       else assert(c && c.value === `${steps.p[key]} ms`, `${key}: shown ${c?.value}, served ${steps.p[key]} ms`);
     }
+    for (const key of ['kernel_launch_statement', 'device_collectives_statement', 'all_other_statement']) {
+      const said = String(steps?.p?.[key] ?? '').replace(/<[^>]*>/g, '').slice(0, 60);
+      if (said) assert(text.includes(said), `${key} served but not shown: "${said}"`);
+    }
     const ops = findTable(data, (t) => t.cols.some((c) => c.id === 'opName'));
     if (ops && ops.rows.length) {
       assert(await gridRows(page, 'input-ops') === ops.rows.length, 'input-op row count differs');

@@ -37,6 +37,9 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
 
   const conclusion = sp.input_conclusion ?? sp.summary_conclusion ?? '';
   root.appendChild(section('Summary', conclusion ? el('p', { class: 'conclusion' }, safeHtml(conclusion)) : message('empty', 'No input-bound classification.'),
+    // GPU/CPU: the other bottlenecks of the step time, each said in words (empty when it is not one).
+    ...['kernel_launch_statement', 'device_collectives_statement', 'all_other_statement']
+      .filter((k) => sp[k]).map((k) => el('p', { class: 'bottleneck' }, safeHtml(sp[k]))),
     sp.summary_nextstep ? el('p', { class: 'hint' }, safeHtml(sp.summary_nextstep)) : null,
     sp.output_conclusion ? el('p', {}, safeHtml(sp.output_conclusion)) : null));
 
