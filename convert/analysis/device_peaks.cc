@@ -1,7 +1,11 @@
 #include "convert/analysis/device_peaks.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
+
+#include "convert/base/math_util.h"
 
 namespace tbprof {
 
@@ -130,6 +134,38 @@ DevicePeaks DevicePeaksOf(const XSpaceModel& space) {
   }
   peaks.has_merged_vmem = true;  // xprof's GPU roofline: shared memory / L1 stands in as "VMEM"
   return peaks;
+}
+
+RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePeaks& peaks) {
+  RooflineBottleneck b;
+  // Rates in GiB/s against peaks given in GB/s, as xprof compares them.
+  const double time_ns = use.time_ps / 1e3;
+  auto util = [&](double bytes, double peak_gbps) {
+    return peak_gbps > 0 ? SafeDivide(GigaToGibi(SafeDivide(bytes, time_ns)), GigaToGibi(peak_gbps)) : 0.0;
+  };
+  double best = 0;
+  auto consider = [&](double u, std::string_view resource, double bytes) {
+    if (u <= best) return;  // a tie keeps the resource considered first
+    best = u;
+    b.resource = resource;
+    b.operational_intensity = SafeDivide(use.flops, bytes);
+  };
+  if (peaks.peak_tflops > 0) b.flops_utilization = SafeDivide(SafeDivide(use.flops, use.time_ps), peaks.peak_tflops);
+  consider(b.flops_utilization, "Compute", use.bytes);
+  b.memory_utilization = util(use.hbm_bytes, peaks.hbm_gbps);
+  consider(b.memory_utilization, "HBM", use.hbm_bytes);
+  if (peaks.kind != DeviceKind::kTpu) return b;
+  const std::pair<double, double> memories[] = {
+      {use.cmem_rd, peaks.cmem_rd_gbps}, {use.cmem_wr, peaks.cmem_wr_gbps},
+      {use.vmem_rd, peaks.vmem_rd_gbps}, {use.vmem_wr, peaks.vmem_wr_gbps}};
+  static constexpr std::string_view kNames[] = {"CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write"};
+  for (size_t i = 0; i < std::size(memories); ++i) {
+    if (memories[i].first <= 0) continue;
+    double u = util(memories[i].first, memories[i].second);
+    b.memory_utilization = std::max(b.memory_utilization, u);
+    consider(u, kNames[i], memories[i].first);
+  }
+  return b;
 }
 
 }  // namespace tbprof

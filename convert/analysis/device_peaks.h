@@ -48,4 +48,26 @@ const KnownGpu* MatchKnownGpu(std::string_view vendor, int cc_major, int cc_mino
 
 DevicePeaks DevicePeaksOf(const XSpaceModel& space);
 
+// What an op did over its run time; zero where unknown.
+struct RooflineUse {
+  double time_ps = 0;
+  double flops = 0;
+  double bytes = 0;      // all memory traffic
+  double hbm_bytes = 0;  // HBM's share: all bytes when the profile breaks none down
+  double cmem_rd = 0, cmem_wr = 0, vmem_rd = 0, vmem_wr = 0;  // a TPU's on-chip traffic
+};
+
+struct RooflineBottleneck {
+  // "Compute", "HBM", "CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write";
+  // "Unknown" when no resource has both a use and a known peak.
+  std::string_view resource = "Unknown";
+  double operational_intensity = 0;  // FLOPs per byte of that resource (of all bytes for Compute)
+  double flops_utilization = 0;      // of the peak FLOP rate
+  double memory_utilization = 0;     // the largest over the memories
+};
+
+// The resource the op used closest to its peak, xprof's roofline "Bound by".
+// On-chip memories count on TPUs only (their traffic is broken down there).
+RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePeaks& peaks);
+
 }  // namespace tbprof

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
+#include <iterator>
 #include <cstdint>
 #include <optional>
 
@@ -313,6 +315,61 @@ std::string InstructionExpression(const HloProgram& program, const HloInstructio
   }
   if (!inst.custom_call_target().empty()) out += ", custom_call_target=\"" + inst.custom_call_target() + "\"";
   return out;
+}
+
+const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<uint64_t> program_id,
+                                std::string_view module_name) {
+  const HloProgram* program = program_id ? programs.Find(*program_id) : nullptr;
+  if (program == nullptr && !module_name.empty()) program = programs.FindByName(module_name);
+  return program;
+}
+
+std::string_view HloOpInstructionName(std::string_view hlo_op) {
+  size_t sep = hlo_op.rfind("::");
+  return sep == std::string_view::npos ? hlo_op : hlo_op.substr(sep + 2);
+}
+
+namespace {
+
+bool IsElementwise(std::string_view op) {
+  static constexpr std::string_view kOps[] = {
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "exponential", "log",
+      "tanh", "logistic", "sqrt", "rsqrt", "power", "compare", "select", "convert", "and", "or", "xor", "not",
+      "clamp", "floor", "ceil", "sign", "remainder", "cosine", "sine", "atan2", "erf"};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+bool ComputationHas(const HloProgram& p, const HloInstruction& fusion, std::initializer_list<std::string_view> ops) {
+  for (int64_t id : fusion.called_computation_ids()) {
+    const HloComputation* c = p.FindComputation(id);
+    if (c == nullptr) continue;
+    for (const HloInstruction& i : c->instructions()) {
+      if (std::find(ops.begin(), ops.end(), i.opcode()) != ops.end()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string HloCategoryOf(const HloProgram& program, const HloInstruction& inst) {
+  std::string_view op = inst.opcode();
+  if (op == "fusion") {
+    if (ComputationHas(program, inst, {"convolution", "dot"})) return "convolution fusion";
+    std::string_view kind = inst.fusion_kind();
+    if (kind == "kLoop") return "loop fusion";
+    if (kind == "kInput") return "input fusion";
+    if (kind == "kOutput") return "output fusion";
+    if (kind == "kCustom") return "custom fusion";
+    return "fusion";
+  }
+  if (op == "dot" || op == "convolution") return "convolution";
+  if (op == "copy" || op == "transpose" || op == "reshape" || op == "bitcast" || op == "pad" || op == "slice" ||
+      op == "concatenate" || op == "reverse") {
+    return "data formatting";
+  }
+  if (IsElementwise(op)) return "non-fusion elementwise";
+  return std::string(op);
 }
 
 }  // namespace tbprof

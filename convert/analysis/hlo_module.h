@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -77,6 +78,14 @@ struct HloPrograms {
   bool empty() const { return by_id.empty(); }
 };
 
+// The program a device op ran in: by its program id, else by its module's
+// name (older GPU profiles name only the module); null when neither is loaded.
+const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<uint64_t> program_id,
+                                std::string_view module_name);
+// The instruction name in a device op's hlo_op stat, which may be qualified
+// by its computation ("region_0.12::fusion.3").
+std::string_view HloOpInstructionName(std::string_view hlo_op);
+
 // Parses every module of the metadata plane. Modules that fail to parse are
 // named in parse_errors and left out; the others are still returned.
 HloPrograms LoadHloPrograms(const XSpaceModel& space);
@@ -88,6 +97,10 @@ std::vector<std::string> HloModuleNames(const XSpaceModel& space);
 
 // "<module>(<program id>)", the way xprof names a program.
 std::string ProgramDisplayName(std::string_view module_name, uint64_t program_id);
+
+// HLO category of an instruction ("loop fusion", "convolution", "data
+// formatting", …), for devices whose events carry none (GPU).
+std::string HloCategoryOf(const HloProgram& program, const HloInstruction& inst);
 
 // "<file basename>:<line>" of the Python line that made the instruction, as
 // xprof shows an op's source; empty when its metadata names no file.

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convert/analysis/device_peaks.h"
 #include "proto/kernel_stats.pb.h"
 
 namespace tbprof {
@@ -171,6 +172,9 @@ struct OpStats {
   std::map<uint32_t, CoreDetails> core_id_to_details;
   tensorflow::profiler::KernelStatsDb kernel_stats_db;
   RunEnvironment run_environment;
+  // The devices' peak FLOP rate and memory bandwidths (xprof's PerfEnv): the
+  // roofs each op's "Bound by" is judged against.
+  DevicePeaks peaks;
   uint64_t compute_16bit_ps = 0;
   uint64_t compute_32bit_ps = 0;
   std::vector<std::string> errors, warnings;

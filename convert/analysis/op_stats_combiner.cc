@@ -124,6 +124,8 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     // devices (CombineRunEnvironment); the hardware type is the highest seen.
     if (env.device_type != "CPU" && env.device_type != "Device") out.run_environment.device_type = env.device_type;
     if (env.hardware_type != "CPU_ONLY") out.run_environment.hardware_type = env.hardware_type;
+    // One device model per run: the first host with devices gives the peaks.
+    if (out.peaks.kind == DeviceKind::kUnknown) out.peaks = h->peaks;
     for (const KernelReport& r : h->kernel_stats_db.reports()) {
       std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
       dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());

@@ -20,7 +20,7 @@ constexpr size_t kMaxNumOfOps = 500;
 
 bool IsIdle(const OpMetrics& m) { return m.category == "IDLE"; }
 
-TfStatsRecord ToRecord(bool on_device, const OpMetrics& m) {
+TfStatsRecord ToRecord(bool on_device, const OpMetrics& m, const DevicePeaks& peaks) {
   TfStatsRecord r;
   r.set_host_or_device(on_device ? "Device" : "Host");
   r.set_is_eager(m.is_eager);
@@ -41,11 +41,19 @@ TfStatsRecord ToRecord(bool on_device, const OpMetrics& m) {
   r.set_operational_intensity(SafeDivide(m.flops, static_cast<double>(m.bytes_accessed)));
   r.set_flops_v2(m.flops);
   r.set_bytes_accessed(m.bytes_accessed);
+  // A framework op sums its device ops' FLOPs and bytes but not their memory
+  // breakdown, so all its bytes count as HBM traffic (as xprof counts them).
+  RooflineUse use;
+  use.time_ps = static_cast<double>(m.time_ps);
+  use.flops = m.flops;
+  use.bytes = use.hbm_bytes = static_cast<double>(m.bytes_accessed);
+  r.set_bound_by(std::string(FindRooflineBottleneck(use, peaks).resource));
   return r;
 }
 
 TfStatsTable GenerateTable(const OpMetricsDb& host_db, const OpMetricsDb& device_tf_db,
-                           const std::map<std::string, OpKernelSummary>& kernels, bool exclude_idle) {
+                           const std::map<std::string, OpKernelSummary>& kernels, const DevicePeaks& peaks,
+                           bool exclude_idle) {
   TfStatsTable table;
   uint64_t rank = 0;
   double device_cumulative = 0, host_cumulative = 0;
@@ -54,7 +62,7 @@ TfStatsTable GenerateTable(const OpMetricsDb& host_db, const OpMetricsDb& device
   for (const OpMetrics* m : SortedOps(device_tf_db, kMaxNumOfOps)) {
     if (exclude_idle && IsIdle(*m)) continue;
     TfStatsRecord* r = table.add_tf_stats_record();
-    *r = ToRecord(true, *m);
+    *r = ToRecord(true, *m, peaks);
     auto it = kernels.find(r->op_name());
     r->set_gpu_tensorcore_utilization(
         it == kernels.end() ? 0.0
@@ -70,7 +78,7 @@ TfStatsTable GenerateTable(const OpMetricsDb& host_db, const OpMetricsDb& device
   for (const OpMetrics* m : SortedOps(host_db, kMaxNumOfOps)) {
     if (exclude_idle && IsIdle(*m)) continue;
     TfStatsRecord* r = table.add_tf_stats_record();
-    *r = ToRecord(false, *m);
+    *r = ToRecord(false, *m, peaks);
     r->set_rank(++rank);
     double fraction = SafeDivide(r->total_self_time_in_us(), total_host_us);
     host_cumulative += fraction;
@@ -165,8 +173,8 @@ TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats) {
   const OpMetricsDb& device_tf_db = op_stats.device_tf_op_metrics_db;
   auto kernels = GroupKernelReportsByOpName(op_stats.kernel_stats_db);
   TfStatsDatabase db;
-  *db.mutable_with_idle() = GenerateTable(op_stats.host_op_metrics_db, device_tf_db, kernels, false);
-  *db.mutable_without_idle() = GenerateTable(op_stats.host_op_metrics_db, device_tf_db, kernels, true);
+  *db.mutable_with_idle() = GenerateTable(op_stats.host_op_metrics_db, device_tf_db, kernels, op_stats.peaks, false);
+  *db.mutable_without_idle() = GenerateTable(op_stats.host_op_metrics_db, device_tf_db, kernels, op_stats.peaks, true);
   db.set_device_type(op_stats.run_environment.device_type);
   return db;
 }

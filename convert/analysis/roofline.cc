@@ -159,27 +159,16 @@ class TableWriter {
     double tflops = SafeDivide(r.flops, static_cast<double>(r.time_ps));
     double model_tflops = SafeDivide(r.model_flops, static_cast<double>(r.time_ps));
     const DevicePeaks& pk = db_.peaks;
-    auto util = [&](double gib_per_s, double peak_gbps) {
-      return peak_gbps > 0 ? SafeDivide(gib_per_s, GigaToGibi(peak_gbps)) : 0.0;
-    };
-    double flops_util = r.flops_known && pk.peak_tflops > 0 ? SafeDivide(tflops, pk.peak_tflops) : 0;
-    double hbm_util = r.bytes_known ? util(gibps(r.hbm), pk.hbm_gbps) : 0;
-    double mem_util = hbm_util;
-    std::string bound = "Unknown";
-    double best = 0, bottleneck_oi = 0;
-    if (flops_util > best) best = flops_util, bound = "Compute", bottleneck_oi = SafeDivide(r.flops, r.bytes);
-    if (hbm_util > best) best = hbm_util, bound = "HBM", bottleneck_oi = SafeDivide(r.flops, r.hbm);
-    if (!gpu_) {
-      std::pair<double, double> mems[] = {{r.cmem_rd, pk.cmem_rd_gbps}, {r.cmem_wr, pk.cmem_wr_gbps},
-                                          {r.vmem_rd, pk.vmem_rd_gbps}, {r.vmem_wr, pk.vmem_wr_gbps}};
-      const char* names[] = {"CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write"};
-      for (int i = 0; i < 4; ++i) {
-        if (mems[i].first <= 0) continue;
-        double u = util(gibps(mems[i].first), mems[i].second);
-        mem_util = std::max(mem_util, u);
-        if (u > best) best = u, bound = names[i], bottleneck_oi = SafeDivide(r.flops, mems[i].first);
-      }
-    }
+    RooflineUse use;
+    use.time_ps = static_cast<double>(r.time_ps);
+    use.flops = r.flops_known ? r.flops : 0;
+    use.bytes = r.bytes;
+    use.hbm_bytes = r.bytes_known ? r.hbm : 0;
+    use.cmem_rd = r.cmem_rd, use.cmem_wr = r.cmem_wr, use.vmem_rd = r.vmem_rd, use.vmem_wr = r.vmem_wr;
+    const RooflineBottleneck b = FindRooflineBottleneck(use, pk);
+    const double flops_util = b.flops_utilization, mem_util = b.memory_utilization;
+    const std::string bound(b.resource);
+    const double bottleneck_oi = b.operational_intensity;
     bool peaks_known = pk.peak_tflops > 0 && pk.hbm_gbps > 0;
     double efficiency = std::max(mem_util, flops_util);
     auto known = [&](bool k, double v) { return k ? Cell(v) : unknown; };

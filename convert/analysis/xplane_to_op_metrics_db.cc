@@ -161,8 +161,54 @@ void AddIdle(OpMetricsDb& db, uint64_t idle_ps) {
 }
 
 OpMetricsDbBuilder::OpMetricsDbBuilder(const XSpaceModel& space, const schema::StatIds& ids,
-                                       const EventGroups& groups)
-    : space_(space), ids_(ids), groups_(groups) {}
+                                       const EventGroups& groups, const HloPrograms& programs)
+    : space_(space), ids_(ids), groups_(groups), hlo_programs_(programs) {}
+
+OpMetricsDbBuilder::GpuOpRow OpMetricsDbBuilder::NewGpuOpRow(const XPlaneModel& p, uint32_t e, StrId tf_op,
+                                                             StrId hlo_op, std::optional<int64_t> program,
+                                                             OpMetricsDb& db) {
+  GpuOpRow row;
+  std::string name, category, provenance;
+  if (hlo_op != kNoStr) {
+    name = std::string(HloOpInstructionName(space_.Str(hlo_op)));
+    category = std::string(StrStat(p, e, ids_.hlo_category));
+    const HloProgram* hlo = FindProgramOf(hlo_programs_, program ? std::optional<uint64_t>(*program) : std::nullopt,
+                                          StrStat(p, e, ids_.hlo_module));
+    const HloInstruction* inst = hlo != nullptr ? hlo->FindInstruction(name) : nullptr;
+    if (inst != nullptr) {
+      // The instruction's op_name metadata is its framework op (xprof's
+      // TfOpName), and its cost model what one run computes and moves.
+      if (category.empty()) category = HloCategoryOf(*hlo, *inst);
+      provenance = inst->metadata().op_name();
+      row.cost = HloInstructionCost(*hlo, *inst);
+    } else {
+      if (category.empty()) category = DeriveOpType(name.substr(0, name.find('.')));
+      // Without the HLO module, the annotation's op name stands in for the
+      // HLO instruction's op_name metadata...
+      provenance = std::string(StrStat(p, e, ids_.name));
+      // ...else the kernel's framework op (JAX writes the op's name scope
+      // there), unless that names the whole module ("XlaModule:…").
+      if (provenance.empty() && tf_op != kNoStr && !space_.Str(tf_op).starts_with("XlaModule:")) {
+        provenance = std::string(space_.Str(tf_op));
+      }
+    }
+  } else {
+    const TfOp& op = ParsedTfOp(tf_op);
+    name = op.name + "/" + std::string(space_.Str(p.EventName(e)));
+    category = op.type;
+    provenance = std::string(space_.Str(tf_op));
+  }
+  OpMetrics& m = db.ops[OpKey(name, program)];
+  if (m.name.empty()) {
+    m.name = name;
+    m.category = category;
+    m.provenance = provenance;
+    m.hlo_module_id = program.value_or(0);
+    m.min_time_ps = UINT64_MAX;
+  }
+  row.op = &m;
+  return row;
+}
 
 const TfOp& OpMetricsDbBuilder::ParsedTfOp(StrId s) {
   auto [it, fresh] = tf_ops_.try_emplace(s);
@@ -325,46 +371,21 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       int32_t group = groups_.Group(pi, e);
       // An HLO op is one op per program (numbered here in order of first use).
       const std::optional<int64_t> program = hlo_op != kNoStr ? ProgramOf(p, e) : std::nullopt;
-      const uint64_t program_index = program ? programs_.try_emplace(*program, programs_.size() + 1).first->second : 0;
+      const uint64_t program_index = program ? program_index_.try_emplace(*program, program_index_.size() + 1).first->second : 0;
       // Ops are looked up once per (program, hlo_op) or (tf_op, kernel name), not per event.
       uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | (program_index << 32) | hlo_op
                                       : (uint64_t{tf_op} << 32) | p.events[e].metadata;
-      auto [cached, fresh] = device_ops_[pi].try_emplace(key, nullptr);
-      if (fresh) {
-        std::string name, category, provenance;
-        if (hlo_op != kNoStr) {
-          std::string_view hlo = space_.Str(hlo_op);
-          size_t sep = hlo.rfind("::");
-          name = std::string(sep == std::string_view::npos ? hlo : hlo.substr(sep + 2));
-          category = std::string(StrStat(p, e, ids_.hlo_category));
-          if (category.empty()) category = DeriveOpType(name.substr(0, name.find('.')));
-          // Without the HLO module, the annotation's op name stands in for the
-          // HLO instruction's op_name metadata.
-          provenance = std::string(StrStat(p, e, ids_.name));
-          // Else the kernel's framework op (JAX writes the op's name scope
-          // there), unless that names the whole module ("XlaModule:…").
-          if (provenance.empty() && tf_op != kNoStr && !space_.Str(tf_op).starts_with("XlaModule:")) {
-            provenance = std::string(space_.Str(tf_op));
-          }
-        } else {
-          const TfOp& op = ParsedTfOp(tf_op);
-          name = op.name + "/" + std::string(space_.Str(p.EventName(e)));
-          category = op.type;
-          provenance = std::string(space_.Str(tf_op));
-        }
-        OpMetrics& m = db.ops[OpKey(name, program)];
-        if (m.name.empty()) {
-          m.name = name;
-          m.category = category;
-          m.provenance = provenance;
-          m.hlo_module_id = program.value_or(0);
-          m.min_time_ps = UINT64_MAX;
-        }
-        cached->second = &m;
-      }
-      OpMetrics& m = *cached->second;
+      auto [cached, fresh] = device_ops_[pi].try_emplace(key);
+      if (fresh) cached->second = NewGpuOpRow(p, e, tf_op, hlo_op, program, db);
+      OpMetrics& m = *cached->second.op;
+      const std::optional<HloCost>& cost = cached->second.cost;
       uint64_t dur = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps));
       op_time += dur;
+      // Without an instruction to cost, what the profiler wrote on the kernels.
+      if (!cost) {
+        if (const Stat* f = Find(p, e, ids_.flops)) m.flops += f->DoubleValue();
+        if (const Stat* b = Find(p, e, ids_.bytes_accessed)) m.bytes_accessed += b->UintValue();
+      }
       // Consecutive kernels of one HLO op in one step are one occurrence.
       if (hlo_op != kNoStr && prev == &m && prev_group == group) {
         m.time_ps += dur;
@@ -380,6 +401,10 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       m.time_ps += dur;
       m.self_time_ps += dur;
       m.min_time_ps = std::min(m.min_time_ps, dur);
+      if (cost) {
+        if (cost->flops_known) m.flops += cost->flops;
+        m.bytes_accessed += static_cast<uint64_t>(cost->bytes_accessed);
+      }
       prev = &m;
       prev_group = group;
     }

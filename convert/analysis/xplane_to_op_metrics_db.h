@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "convert/analysis/duty_cycle_tracker.h"
+#include "convert/analysis/hlo_cost_model.h"
+#include "convert/analysis/hlo_module.h"
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xplane_to_step_events.h"
@@ -23,7 +25,10 @@ class OpMetricsDbBuilder {
  public:
   // `groups` may be empty (no step grouping): then every kernel is its own
   // occurrence, and an op is eager only by its own `is_eager` stat.
-  OpMetricsDbBuilder(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups);
+  // `programs`, the profile's HLO modules (may be empty), tell a GPU XLA op's
+  // category, framework op and cost.
+  OpMetricsDbBuilder(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
+                     const HloPrograms& programs);
 
   // ConvertHostThreadsXPlaneToOpMetricsDb: TF ops ("name:type" event names)
   // by self time on each thread, IDLE for the rest of each thread's span.
@@ -49,11 +54,21 @@ class OpMetricsDbBuilder {
     return id ? std::optional<int64_t>(id->IntValue()) : std::nullopt;
   }
 
+  // A GPU op's row, and the cost of one of its runs where its HLO
+  // instruction tells it.
+  struct GpuOpRow {
+    OpMetrics* op = nullptr;
+    std::optional<HloCost> cost;
+  };
+  GpuOpRow NewGpuOpRow(const XPlaneModel& p, uint32_t e, StrId tf_op, StrId hlo_op, std::optional<int64_t> program,
+                       OpMetricsDb& db);
+
   const XSpaceModel& space_;
   const schema::StatIds& ids_;
   const EventGroups& groups_;
-  std::unordered_map<size_t, std::unordered_map<uint64_t, OpMetrics*>> device_ops_;
-  std::unordered_map<int64_t, uint64_t> programs_;  // program id -> 1, 2, … (device_ops_ keys)
+  const HloPrograms& hlo_programs_;
+  std::unordered_map<size_t, std::unordered_map<uint64_t, GpuOpRow>> device_ops_;
+  std::unordered_map<int64_t, uint64_t> program_index_;  // program id -> 1, 2, … (device_ops_ keys)
   std::unordered_map<StrId, TfOp> tf_ops_;
 };
 

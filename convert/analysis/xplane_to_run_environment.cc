@@ -74,13 +74,12 @@ std::string GpuModelName(std::string_view vendor, int major, int minor, std::str
   return "";
 }
 
-RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space) {
+RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space, const HloPrograms& programs) {
   RunEnvironment env;
   const std::string hostname = space.hostnames.empty() ? "localhost" : space.hostnames[0];
   env.hostnames.insert(hostname);
   if (auto session = ProfilerSession(space)) env.sessions[hostname] = *session;
-  // Only parsed when present: most GPU and CPU profiles have no HLO module.
-  if (HasHloModules(space)) env.is_training = IsTraining(LoadHloPrograms(space));
+  if (!programs.empty()) env.is_training = IsTraining(programs);
   env.host_count = 1;
   env.task_count = 1;
   int gpus = 0, tpus = 0;

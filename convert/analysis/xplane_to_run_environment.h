@@ -4,12 +4,15 @@
 
 #include <string>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/analysis/op_stats.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
 
-RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space);
+// `programs`: the space's HLO modules (empty when it has none), which tell
+// whether the run trained.
+RunEnvironment ConvertXSpaceToRunEnvironment(const XSpaceModel& space, const HloPrograms& programs);
 
 // A GPU's model as xprof names it from its plane's device capabilities:
 // "Nvidia GPU (Hopper)" by compute capability, "AMD GPU - gfx942" by the

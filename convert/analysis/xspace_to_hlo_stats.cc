@@ -79,25 +79,6 @@ void AddBreakdown(std::string_view bytes, double times, HloOpMetrics& m) {
   }
 }
 
-bool IsElementwise(std::string_view op) {
-  static constexpr std::string_view kOps[] = {
-      "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "exponential", "log",
-      "tanh", "logistic", "sqrt", "rsqrt", "power", "compare", "select", "convert", "and", "or", "xor", "not",
-      "clamp", "floor", "ceil", "sign", "remainder", "cosine", "sine", "atan2", "erf"};
-  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
-}
-
-bool ComputationHas(const HloProgram& p, const HloInstruction& fusion, std::initializer_list<std::string_view> ops) {
-  for (int64_t id : fusion.called_computation_ids()) {
-    const HloComputation* c = p.FindComputation(id);
-    if (c == nullptr) continue;
-    for (const HloInstruction& i : c->instructions()) {
-      if (std::find(ops.begin(), ops.end(), i.opcode()) != ops.end()) return true;
-    }
-  }
-  return false;
-}
-
 std::string SanitizedKernelName(std::string_view name) {
   std::string s(name);
   for (char& c : s) {
@@ -288,19 +269,11 @@ class Builder {
   // A GPU kernel's op: (program, instruction), command buffers resolved by kernel name.
   size_t GpuOp(const XPlaneModel& p, uint32_t e, std::string_view hlo_op) {
     const Stat* pid = Any(p, e, program_id_);
-    const HloProgram* program = nullptr;
-    uint64_t program_id = 0;
-    if (pid != nullptr && pid->IsInteger()) {
-      program_id = pid->UintValue();
-      program = db_.programs.Find(program_id);
-    }
-    if (program == nullptr) {
-      std::string_view module = Str(Any(p, e, hlo_module_));
-      program = module.empty() ? nullptr : db_.programs.FindByName(module);
-      if (program != nullptr) program_id = program->program_id();
-    }
-    size_t sep = hlo_op.rfind("::");
-    std::string name(sep == std::string_view::npos ? hlo_op : hlo_op.substr(sep + 2));
+    std::optional<uint64_t> id;
+    if (pid != nullptr && pid->IsInteger()) id = pid->UintValue();
+    const HloProgram* program = FindProgramOf(db_.programs, id, Str(Any(p, e, hlo_module_)));
+    const uint64_t program_id = program != nullptr ? program->program_id() : id.value_or(0);
+    std::string name(HloOpInstructionName(hlo_op));
     const HloInstruction* inst = program ? program->FindInstruction(name) : nullptr;
     if (program != nullptr) {
       const HloComputation* body = nullptr;
@@ -385,26 +358,6 @@ class Builder {
 };
 
 }  // namespace
-
-std::string HloCategoryOf(const HloProgram& program, const HloInstruction& inst) {
-  std::string_view op = inst.opcode();
-  if (op == "fusion") {
-    if (ComputationHas(program, inst, {"convolution", "dot"})) return "convolution fusion";
-    std::string_view kind = inst.fusion_kind();
-    if (kind == "kLoop") return "loop fusion";
-    if (kind == "kInput") return "input fusion";
-    if (kind == "kOutput") return "output fusion";
-    if (kind == "kCustom") return "custom fusion";
-    return "fusion";
-  }
-  if (op == "dot" || op == "convolution") return "convolution";
-  if (op == "copy" || op == "transpose" || op == "reshape" || op == "bitcast" || op == "pad" || op == "slice" ||
-      op == "concatenate" || op == "reverse") {
-    return "data formatting";
-  }
-  if (IsElementwise(op)) return "non-fusion elementwise";
-  return std::string(op);
-}
 
 HloOpDb ConvertXSpaceToHloOpDb(const XSpaceModel& space) { return Builder(space).Build(); }
 
@@ -506,26 +459,13 @@ DataTable BuildHloStatsTable(const HloOpDb& db) {
     DataTable::Cell unknown;
     auto known = [&](bool k, double v) { return k ? DataTable::Cell(v) : unknown; };
     double hbm = m->has_breakdown ? m->hbm_bytes : m->bytes_accessed;
-    double secs = static_cast<double>(m->time_ps) / 1e12;
-    // Bound by: the resource closest to its peak (xprof's roofline rule).
-    std::string bound = "Unknown";
-    double best = 0;
-    if (m->flops_known && db.peaks.peak_tflops > 0) {
-      double u = SafeDivide(m->flops / secs, db.peaks.peak_tflops * 1e12);
-      if (u > best) best = u, bound = "Compute";
-    }
-    if (m->bytes_known && db.peaks.hbm_gbps > 0) {
-      double u = SafeDivide(hbm / secs, db.peaks.hbm_gbps * 1e9);
-      if (u > best) best = u, bound = "HBM";
-    }
-    if (tpu && db.peaks.cmem_rd_gbps > 0 && m->cmem_rd > 0) {
-      double u = SafeDivide(m->cmem_rd / secs, db.peaks.cmem_rd_gbps * 1e9);
-      if (u > best) best = u, bound = "CMEM Read";
-    }
-    if (tpu && db.peaks.cmem_wr_gbps > 0 && m->cmem_wr > 0) {
-      double u = SafeDivide(m->cmem_wr / secs, db.peaks.cmem_wr_gbps * 1e9);
-      if (u > best) best = u, bound = "CMEM Write";
-    }
+    RooflineUse use;
+    use.time_ps = static_cast<double>(m->time_ps);
+    use.flops = m->flops_known ? m->flops : 0;
+    use.bytes = m->bytes_accessed;
+    use.hbm_bytes = m->bytes_known ? hbm : 0;
+    use.cmem_rd = m->cmem_rd, use.cmem_wr = m->cmem_wr, use.vmem_rd = m->vmem_rd, use.vmem_wr = m->vmem_wr;
+    const std::string bound(FindRooflineBottleneck(use, db.peaks).resource);
     std::string hlo_op_name = m->name;
     t.AddRow({static_cast<double>(++rank), std::to_string(m->program_id), m->category, hlo_op_name,
               m->expression.empty() ? m->name : m->expression, m->provenance, static_cast<double>(m->occurrences),

@@ -74,9 +74,6 @@ HloOpDb ConvertXSpaceToHloOpDb(const XSpaceModel& space);
 // Several hosts: ops with the same (program, name) are merged, times summed.
 HloOpDb CombineHloOpDbs(const std::vector<std::shared_ptr<const HloOpDb>>& dbs);
 
-// HLO category of an instruction on devices whose events carry none (GPU).
-std::string HloCategoryOf(const HloProgram& program, const HloInstruction& inst);
-
 // Ops sorted by self time, descending (xprof's SortedOpMetricsDb), IDLE left out.
 std::vector<const HloOpMetrics*> SortedHloOps(const HloOpDb& db);
 

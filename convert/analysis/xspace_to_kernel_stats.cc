@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -22,7 +24,7 @@ constexpr size_t kMaxNumOfKernels = 1000;
 }  // namespace
 
 struct KernelStatsCollector::Impl {
-  explicit Impl(const XSpaceModel& space) : space_(space), ids_(space) {}
+  Impl(const XSpaceModel& space, const HloPrograms& programs) : space_(space), ids_(space), programs_(programs) {}
 
   StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const { return schema::StatIds::StrOf(p, e, id); }
   const TfOp& ParsedTfOp(StrId s) {
@@ -91,7 +93,7 @@ struct KernelStatsCollector::Impl {
         StrId details = StrIdStat(p, e, ids_.kernel_details);
         if (details == kNoStr || space_.Str(details).empty()) continue;
         StrId tf_op = ids_.FrameworkOp(p, e), equation = StrIdStat(p, e, ids_.equation);
-        StrId xla_name = StrIdStat(p, e, ids_.hlo_op) != kNoStr ? StrIdStat(p, e, ids_.name) : kNoStr;
+        uint32_t xla_name = XlaOpName(p, e);
         std::array<uint32_t, 5> event_key = {details, p.events[e].metadata, tf_op, equation, xla_name};
         auto [cached, fresh] = kernel_by_event_key_[&p].try_emplace(event_key, nullptr);
         if (fresh) cached->second = &KernelReportFor(p, e, details, tf_op, equation, xla_name, dur_ns);
@@ -104,8 +106,31 @@ struct KernelStatsCollector::Impl {
     }
   }
 
+  // The framework op of an XLA kernel, as an index into xla_op_names_ (0 for
+  // a kernel of no XLA op): its HLO instruction's op_name metadata where the
+  // profile holds the module (as xprof names it), else the annotation's
+  // `name` stat, which JAX fills with that op_name.
+  uint32_t XlaOpName(const XPlaneModel& p, uint32_t e) {
+    StrId hlo_op = StrIdStat(p, e, ids_.hlo_op);
+    if (hlo_op == kNoStr) return 0;
+    const Stat* pid = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
+    std::optional<uint64_t> program;
+    if (pid != nullptr && pid->IsInteger()) program = pid->UintValue();
+    StrId module = StrIdStat(p, e, ids_.hlo_module), annotation = StrIdStat(p, e, ids_.name);
+    auto [it, fresh] = xla_op_index_.try_emplace(std::make_tuple(program.value_or(~uint64_t{0}), hlo_op, module, annotation),
+                                                 static_cast<uint32_t>(xla_op_names_.size()));
+    if (!fresh) return it->second;
+    std::string name(annotation == kNoStr ? std::string_view() : space_.Str(annotation));
+    if (const HloProgram* hlo = FindProgramOf(programs_, program, space_.Str(module))) {
+      const HloInstruction* inst = hlo->FindInstruction(HloOpInstructionName(space_.Str(hlo_op)));
+      if (inst != nullptr && !inst->metadata().op_name().empty()) name = inst->metadata().op_name();
+    }
+    xla_op_names_.push_back(std::move(name));
+    return it->second;
+  }
+
   KernelReport& KernelReportFor(const XPlaneModel& p, uint32_t e, StrId details, StrId tf_op, StrId equation,
-                                StrId xla_name, uint64_t dur_ns) {
+                                uint32_t xla_name, uint64_t dur_ns) {
     LaunchParams lp = ParseKernelDetails(space_.Str(details));
     std::string name(space_.Str(p.EventName(e)));
     bool uses_tc = IsKernelUsingTensorCore(name);
@@ -115,8 +140,8 @@ struct KernelStatsCollector::Impl {
       op_name = ParsedTfOp(tf_op).name;
       eligible = IsEinsumTensorCoreEligible(space_.Str(equation)) || IsOpTensorCoreEligible(op_name);
     }
-    if (xla_name != kNoStr) {
-      op_name = std::string(space_.Str(xla_name));
+    if (xla_name != 0 && !xla_op_names_[xla_name].empty()) {
+      op_name = xla_op_names_[xla_name];
       eligible |= IsOpTensorCoreEligible(op_name);
     }
     // A kernel that uses TensorCores proves its op eligible, whatever its name.
@@ -151,6 +176,10 @@ struct KernelStatsCollector::Impl {
 
   const XSpaceModel& space_;
   schema::StatIds ids_;
+  const HloPrograms& programs_;
+  // XlaOpName's: by (program id, hlo_op, hlo_module, name); [0] is no name.
+  std::map<std::tuple<uint64_t, StrId, StrId, StrId>, uint32_t> xla_op_index_;
+  std::vector<std::string> xla_op_names_{std::string()};
   std::map<KernelKey, KernelReport> kernels_;
   struct ArrayHash {
     size_t operator()(const std::array<uint32_t, 5>& a) const {
@@ -164,7 +193,8 @@ struct KernelStatsCollector::Impl {
   std::unordered_map<StrId, TfOp> tf_ops_;
 };
 
-KernelStatsCollector::KernelStatsCollector(const XSpaceModel& space) : impl_(std::make_unique<Impl>(space)) {}
+KernelStatsCollector::KernelStatsCollector(const XSpaceModel& space, const HloPrograms& programs)
+    : impl_(std::make_unique<Impl>(space, programs)) {}
 KernelStatsCollector::~KernelStatsCollector() = default;
 void KernelStatsCollector::AddPlane(const XPlaneModel& gpu_plane) { impl_->AddPlane(gpu_plane); }
 KernelStatsDb KernelStatsCollector::Finish() {

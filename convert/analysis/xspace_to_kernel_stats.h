@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/base/data_table.h"
 #include "convert/xplane/xspace_model.h"
 #include "proto/kernel_stats.pb.h"
@@ -18,7 +19,9 @@ namespace tbprof {
 // shared memory, TensorCore flags) from the non-derived lines of GPU planes.
 class KernelStatsCollector {
  public:
-  explicit KernelStatsCollector(const XSpaceModel& space);
+  // `programs`: the profile's HLO modules (may be empty), which name an XLA
+  // kernel's framework op.
+  KernelStatsCollector(const XSpaceModel& space, const HloPrograms& programs);
   ~KernelStatsCollector();
   void AddPlane(const XPlaneModel& gpu_plane);
   // Sorted by total duration (ties by xprof's comparator tuple), top 1000.

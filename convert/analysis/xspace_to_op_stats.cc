@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "convert/analysis/hlo_module.h"
 #include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/step_events_to_steps_db.h"
 #include "convert/analysis/tpu_step_analysis.h"
@@ -54,6 +55,8 @@ class OpStatsBuilder {
     for (size_t pi = 0; pi < space.planes.size(); ++pi) {
       if (space.Str(space.planes[pi].name) == schema::kHostPlane) host_planes_.push_back(pi);
     }
+    // Parsed only when present: most GPU and CPU profiles have no HLO module.
+    if (HasHloModules(space)) programs_ = LoadHloPrograms(space);
   }
 
   // The groups the statistics were built from (given or computed).
@@ -73,7 +76,7 @@ class OpStatsBuilder {
         [&] {
           static const EventGroups kNoGroups;
           s.host_op_metrics_db = HostOpMetrics(kNoGroups);
-          KernelStatsCollector kernels(space_);
+          KernelStatsCollector kernels(space_, programs_);
           for (const XPlaneModel& p : space_.planes) {
             if (CancelRequested()) break;  // the caller discards what was built
             if (schema::IsGpuPlane(space_.Str(p.name))) kernels.AddPlane(p);
@@ -91,7 +94,7 @@ class OpStatsBuilder {
  private:
   // The host plane's op metrics; `groups` tell which TF ops ran eagerly.
   OpMetricsDb HostOpMetrics(const EventGroups& groups) const {
-    OpMetricsDbBuilder host_ops(space_, ids_, groups);
+    OpMetricsDbBuilder host_ops(space_, ids_, groups, programs_);
     OpMetricsDb db;
     for (size_t pi : host_planes_) {
       if (CancelRequested()) break;  // the caller discards what was built
@@ -120,7 +123,7 @@ class OpStatsBuilder {
     }
     const std::string hostname = space_.hostnames.empty() ? "localhost" : space_.hostnames[0];
     std::optional<size_t> host_plane;
-    OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_);
+    OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_, programs_);
     StepEvents step_events;
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
@@ -170,12 +173,14 @@ class OpStatsBuilder {
                                              s.compute_32bit_ps);
       s.steps.push_back(std::move(host));
     }
-    s.run_environment = ConvertXSpaceToRunEnvironment(space_);
+    s.run_environment = ConvertXSpaceToRunEnvironment(space_, programs_);
+    s.peaks = DevicePeaksOf(space_);
   }
 
   const XSpaceModel& space_;
   const schema::StatIds ids_;
   std::shared_ptr<const EventGroups> shared_groups_;  // set before BuildGrouped runs
+  HloPrograms programs_;
   std::vector<size_t> host_planes_;
 };
 
@@ -209,7 +214,7 @@ bool OpStatsReadsEventStat(std::string_view plane_name, std::string_view stat_na
       schema::kTfOp,         schema::kLevel0,       schema::kHloOp,          schema::kShape,
       schema::kKernelDetails, schema::kEquation,    schema::kHloCategory,    schema::kFlops,
       schema::kBytesAccessed, schema::kName,        schema::kDeviceOffsetPs, schema::kDeviceDurationPs,
-      schema::kProgramId};
+      schema::kProgramId,    schema::kHloModule};
   const std::span<const std::string_view> grouping = GroupingStatNames();
   if (std::find(grouping.begin(), grouping.end(), stat_name) != grouping.end()) return true;
   if (std::find(std::begin(kHost), std::end(kHost), stat_name) != std::end(kHost)) return true;

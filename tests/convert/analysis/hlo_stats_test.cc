@@ -9,8 +9,10 @@
 
 #include "convert/analysis/hlo_cost_model.h"
 #include "convert/analysis/op_profile.h"
+#include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/roofline.h"
 #include "convert/analysis/xspace_to_hlo_stats.h"
+#include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
@@ -112,7 +114,10 @@ xla::HloProto StepModule() {
 
 constexpr int64_t kUs = 1000000;  // ps
 
-XSpace StepSpace() {
+// annotated_kernel: one more run of dot.1, on a second stream at 100 us, with
+// launch details (kernel_stats reports only kernels with them) and an
+// annotation naming another op.
+XSpace StepSpace(bool annotated_kernel = false) {
   XSpace space;
   hlo_test::AddMetadataPlane(space, {{7, StepModule()}});  // program 7
   XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
@@ -131,6 +136,14 @@ XSpace StepSpace() {
   kernel("reduce_kernel", "reduce.1", 60, 1);
   kernel("fusion_2", "call.1", 70, 2);         // command buffer: matches fusion.2 by kernel name
   kernel("library_gemm", "call.1", 72, 3);     // command buffer: no match, stays on call.1
+  if (annotated_kernel) {
+    gpu.AddLine(2, "Stream #2(Kernel)")
+        .AddEvent("gemm_c", 100 * kUs, 5 * kUs)
+        .Str("hlo_op", "dot.1")
+        .Int("program_id", 7)
+        .Str("name", "jit(step)/stale_annotation")
+        .Ref("kernel_details", "regs:64 static_shared:0 dynamic_shared:0 grid:1,1,1 block:128,1,1 occ_pct:50");
+  }
   return space;
 }
 
@@ -194,6 +207,41 @@ TEST(HloOpDb, GpuKernelsCommandBuffersAndPeaks) {
   EXPECT_EQ(db.peaks.known_device, "H100 SXM");
   EXPECT_DOUBLE_EQ(db.peaks.peak_tflops, 989);
   EXPECT_DOUBLE_EQ(db.peaks.hbm_gbps, 3350);
+}
+
+// The OpStats step (framework_op_stats, overview, kernel_stats) takes a GPU
+// XLA op's category, framework op and cost from its HLO instruction, as
+// xprof's GPU op metrics do from its HLO module map: values counted by hand.
+TEST(HloOnGpuOpStats, OpsTakeTheirInstructionsCategoryFrameworkOpAndCost) {
+  XSpace space = StepSpace(/*annotated_kernel=*/true);
+  auto model = Model(space);
+  OpStats s = ConvertXSpaceToOpStats(*model);
+  const OpMetrics& dot = s.device_op_metrics_db.ops.at(OpKey("dot.1", 7));
+  // gemm_a + gemm_b (one run), gemm_a, gemm_c: three runs.
+  EXPECT_EQ(dot.occurrences, 3u);
+  EXPECT_EQ(dot.category, "convolution");
+  EXPECT_EQ(dot.provenance, "jit(step)/dot_general");
+  EXPECT_DOUBLE_EQ(dot.flops, 3 * 524288.0);  // 2*64*32*128 a run
+  EXPECT_EQ(dot.bytes_accessed, uint64_t{3} * (64 * 128 + 128 * 32 + 64 * 32) * 4);
+  // fusion.1's instruction names no framework op: it stands for itself.
+  EXPECT_EQ(s.device_op_metrics_db.ops.at(OpKey("fusion.1", 7)).provenance, "");
+  EXPECT_EQ(s.device_op_metrics_db.ops.at(OpKey("fusion.1", 7)).category, "loop fusion");
+  const OpMetrics& jax_op = s.device_tf_op_metrics_db.ops.at("jit(step)/dot_general");
+  EXPECT_DOUBLE_EQ(jax_op.flops, 3 * 524288.0);
+  ASSERT_EQ(s.kernel_stats_db.reports_size(), 1);
+  EXPECT_EQ(s.kernel_stats_db.reports(0).op_name(), "jit(step)/dot_general");
+
+  // framework_op_stats: 1572864 FLOPs in 30 us is 52.43 GFLOP/s, 0.0053 % of
+  // the H100's 989 TFLOP/s; 172032 bytes in 30 us is 5.73 GB/s, 0.17 % of its
+  // 3350 GB/s: bound by HBM.
+  tensorflow::profiler::TfStatsDatabase db = ConvertOpStatsToTfStats(s);
+  const tensorflow::profiler::TfStatsRecord* record = nullptr;
+  for (const auto& r : db.without_idle().tf_stats_record()) {
+    if (r.op_name() == "jit(step)/dot_general") record = &r;
+  }
+  ASSERT_NE(record, nullptr);
+  EXPECT_NEAR(record->measured_flop_rate(), 1572864.0 / 30000.0, 1e-9);
+  EXPECT_EQ(record->bound_by(), "HBM");
 }
 
 TEST(HloOpDb, ToolsShapes) {

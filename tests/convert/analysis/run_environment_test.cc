@@ -87,24 +87,30 @@ void AddModule(XSpace& space, int64_t program_id, const std::string& hlo_proto) 
   stat->set_bytes_value(hlo_proto);
 }
 
+// The run environment as the OpStats step computes it: with the space's HLO modules.
+RunEnvironment EnvironmentOf(const XSpace& space) {
+  auto model = ToModel(space);
+  return ConvertXSpaceToRunEnvironment(*model, LoadHloPrograms(*model));
+}
+
 TEST(RunEnvironment, TrainingKnownOnlyFromHloModules) {
   XSpace none;
   AddPlane(none, "/host:CPU");
-  EXPECT_FALSE(ConvertXSpaceToRunEnvironment(*ToModel(none)).is_training.has_value());
+  EXPECT_FALSE(EnvironmentOf(none).is_training.has_value());
 
   XSpace inference;
   AddModule(inference, 1, ModuleWithOp("jit(f)/jit(main)/dot_general", "dot_general"));
-  EXPECT_EQ(ConvertXSpaceToRunEnvironment(*ToModel(inference)).is_training, std::optional<bool>(false));
+  EXPECT_EQ(EnvironmentOf(inference).is_training, std::optional<bool>(false));
 
   XSpace training;
   AddModule(training, 1, ModuleWithOp("jit(f)/jit(main)/dot_general", "dot_general"));
   AddModule(training, 2, ModuleWithOp("jit(f)/transpose(jvp(g))/dot_general", "dot_general"));
-  EXPECT_EQ(ConvertXSpaceToRunEnvironment(*ToModel(training)).is_training, std::optional<bool>(true));
+  EXPECT_EQ(EnvironmentOf(training).is_training, std::optional<bool>(true));
 
   // A module that does not parse tells nothing.
   XSpace broken;
   AddModule(broken, 1, "\xff\xff\xff");
-  EXPECT_FALSE(ConvertXSpaceToRunEnvironment(*ToModel(broken)).is_training.has_value());
+  EXPECT_FALSE(EnvironmentOf(broken).is_training.has_value());
 }
 
 // 1,700,000,000 s after the epoch is 2023-11-14 22:13:20 UTC.
@@ -125,7 +131,7 @@ boost::json::object RunEnvironmentProperties(const OpStats& stats) {
 
 TEST(RunEnvironment, ProfilingSessionOfOneHost) {
   XSpace space = HostWithSession("h0", kStartNs, kStartNs + 2'500'000'000ULL);
-  RunEnvironment env = ConvertXSpaceToRunEnvironment(*ToModel(space));
+  RunEnvironment env = EnvironmentOf(space);
   ASSERT_EQ(env.sessions.size(), 1u);
   EXPECT_EQ(env.sessions.at("h0").start_ns, kStartNs);
 

@@ -350,6 +350,56 @@ TEST(XprofDevicePeaksPort, NvidiaModelNameIsTheFamily) {
   }
 }
 
+// xprof's SetRooflineMetrics: "Bound by" is the resource used closest to its
+// peak, compute and HBM everywhere, CMEM and VMEM on TPUs. Figures by hand:
+// 1 ms; 50 TFLOP/s of 100 is 0.5, 400 GB/s of HBM's 1000 is 0.4.
+TEST(RooflineBottleneck, TheResourceClosestToItsPeak) {
+  DevicePeaks tpu;
+  tpu.kind = DeviceKind::kTpu;
+  tpu.peak_tflops = 100, tpu.hbm_gbps = 1000, tpu.cmem_rd_gbps = 2000, tpu.vmem_wr_gbps = 4000;
+  RooflineUse use;
+  use.time_ps = 1e9;
+  use.flops = 5e10;
+  use.bytes = use.hbm_bytes = 4e8;
+  RooflineBottleneck b = FindRooflineBottleneck(use, tpu);
+  EXPECT_EQ(b.resource, "Compute");
+  EXPECT_DOUBLE_EQ(b.flops_utilization, 0.5);
+  EXPECT_DOUBLE_EQ(b.memory_utilization, 0.4);
+  EXPECT_DOUBLE_EQ(b.operational_intensity, 125);  // 5e10 / 4e8
+  // 3600 GB/s written to VMEM of 4000: 0.9, the closest; its intensity is per VMEM byte.
+  use.vmem_wr = 3.6e9;
+  b = FindRooflineBottleneck(use, tpu);
+  EXPECT_EQ(b.resource, "VMEM Write");
+  EXPECT_DOUBLE_EQ(b.memory_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(b.operational_intensity, 5e10 / 3.6e9);
+  // CMEM read with no peak for it counts for nothing.
+  tpu.cmem_rd_gbps = -1;
+  use.vmem_wr = 0, use.cmem_rd = 1e12;
+  EXPECT_EQ(FindRooflineBottleneck(use, tpu).resource, "Compute");
+  // A GPU's on-chip traffic is not broken down: only compute and HBM count.
+  DevicePeaks gpu = tpu;
+  gpu.kind = DeviceKind::kGpu;
+  use.cmem_rd = 0, use.vmem_wr = 3.6e9;
+  EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "Compute");
+  // 600 GB/s of HBM: 0.6 beats compute's 0.5.
+  use.hbm_bytes = 6e8;
+  EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "HBM");
+}
+
+TEST(RooflineBottleneck, UnknownWithoutAUseOrAPeak) {
+  RooflineUse use;
+  use.time_ps = 1e9;
+  DevicePeaks peaks;
+  peaks.kind = DeviceKind::kGpu;
+  peaks.peak_tflops = 100, peaks.hbm_gbps = 1000;
+  EXPECT_EQ(FindRooflineBottleneck(use, peaks).resource, "Unknown");  // no FLOPs, no bytes
+  use.flops = 5e10, use.bytes = use.hbm_bytes = 4e8;
+  EXPECT_EQ(FindRooflineBottleneck(use, DevicePeaks{}).resource, "Unknown");  // no peaks (a CPU)
+  // A tie keeps compute, considered first.
+  use.hbm_bytes = 5e8;
+  EXPECT_EQ(FindRooflineBottleneck(use, peaks).resource, "Compute");
+}
+
 // Adds a metadata stat (int or string) as the TPU runtime writes op attributes.
 void MetadataStat(XPlaneBuilder& plane, tensorflow::profiler::XEventMetadata* md, const std::string& name,
                   std::variant<int64_t, std::string> value) {
