@@ -148,8 +148,14 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   // breakdowns and take the chief host's step numbers, so that one step has
   // one number (and one index) on every host. (xprof renumbers them 0..n-1;
   // the chief's numbers are the ones the user's program printed.)
+  // A host without devices in a run that has some is a coordinator (xprof's
+  // IsCoordinator): its steps are no worker's, and left out.
+  const bool accelerators = std::any_of(hosts.begin(), hosts.end(), [](const auto& h) {
+    return h->run_environment.hardware_type != "CPU_ONLY";
+  });
   std::vector<const HostSteps*> per_host;
   for (const auto& h : hosts) {
+    if (accelerators && h->run_environment.hardware_type == "CPU_ONLY") continue;
     for (const HostSteps& hs : h->steps) per_host.push_back(&hs);
   }
   std::vector<std::vector<StepSpan>> spans(per_host.size());

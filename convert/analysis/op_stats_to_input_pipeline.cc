@@ -4,6 +4,7 @@
 #include "convert/base/math_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -30,16 +31,29 @@ uint64_t TypePs(const StepInfo& step, int type) {
   return it == step.type_ps.end() ? 0 : it->second;
 }
 
+// An input-pipeline stage names its own category (`_ipl_stage_cat`, the op's
+// type): "enqueue", "read", "preprocessing" or "unknown", in any case. A
+// stage that reads is counted as reading on demand, as xprof counts it.
+const char* StageInputCategory(std::string_view category) {
+  std::string lower(category);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "enqueue") return "Enqueue";
+  if (lower == "read") return "Demanded file read";
+  if (lower == "preprocessing") return "Preprocessing";
+  if (lower == "unknown") return "Unknown";
+  return nullptr;
+}
+
 bool IsInputOp(const std::string& category) {
-  return category.starts_with("InfeedEnqueue") || category == "Dataset" || category == "MemcpyHToD";
+  return category.starts_with("InfeedEnqueue") || category == "Dataset" || category == "MemcpyHToD" ||
+         StageInputCategory(category) != nullptr;
 }
 
 const char* CategorizeInputOp(const std::string& name, const std::string& category) {
+  if (const char* stage = StageInputCategory(category)) return stage;
   if (category.starts_with("InfeedEnqueue") || category == "MemcpyHToD") return "Enqueue";
-  // xprof's file readers; ArrayRecord is not among them, so reading it counts
-  // as preprocessing there and here.
   static constexpr const char* kReaders[] = {"::TFRecord", "::TextLine", "::FixedLengthRecord", "::SSTable",
-                                             "::RecordIO"};
+                                             "::RecordIO",  "::ArrayRecord"};
   for (const char* r : kReaders) {
     if (name.ends_with(r)) {
       for (const char* adv : {"::MemoryReader", "::MemoryWriter", "::Interleave", "::Prefetch", "::ParallelMap"}) {
@@ -207,7 +221,17 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
     return sum;
   };
   const Figure input_ms = [](const D& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); };
-  *result.mutable_step_time_summary() = summary(&D::step_time_ms);
+  // A step takes as long as its slowest host (xprof: its slowest core); the
+  // combined hosts' steps share their indices.
+  SampleStat<double> step_time;
+  for (size_t k = 0; k < details.size(); ++k) {
+    double ms = details[k].step_time_ms();
+    for (const HostSteps& h : op_stats.steps) {
+      if (k < h.steps.size()) ms = std::max(ms, PsToMs(h.steps[k].duration_ps));
+    }
+    step_time.Update(ms);
+  }
+  *result.mutable_step_time_summary() = StepSummaryOf(step_time);
   *result.mutable_input_percent_summary() =
       summary([&](const D& d) { return SafeDivide(100.0 * input_ms(d), d.step_time_ms()); });
   GenericStepTimeBreakdown breakdown;

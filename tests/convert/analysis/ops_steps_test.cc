@@ -248,6 +248,61 @@ TEST(OpsCombine, HostsWithoutCommonStepsSayWhy) {
   EXPECT_EQ(no_steps.diagnostics().warnings(0), kNoStepMarkerWarning);
 }
 
+// Hosts with the given hardware and steps (begin, duration in ms).
+std::shared_ptr<const OpStats> HostWithSteps(const std::string& name, const std::string& hardware,
+                                             const std::vector<std::pair<uint64_t, uint64_t>>& steps_ms) {
+  constexpr uint64_t kMs = 1'000'000'000;
+  auto stats = std::make_shared<OpStats>();
+  stats->run_environment.hostnames.insert(name);
+  stats->run_environment.hardware_type = hardware;
+  HostSteps& steps = stats->steps.emplace_back();
+  steps.hostname = name;
+  for (size_t i = 0; i < steps_ms.size(); ++i) {
+    StepInfo& st = steps.steps.emplace_back();
+    st.step_num = static_cast<int64_t>(i);
+    st.begin_ps = static_cast<int64_t>(steps_ms[i].first * kMs);
+    st.duration_ps = steps_ms[i].second * kMs;
+  }
+  return stats;
+}
+
+// xprof's IsCoordinator: in a run with devices, a host without any is a
+// coordinator, whose steps (here none in common with the workers') are left
+// out of the intersection instead of emptying it. In a CPU-only run every
+// host is a worker.
+TEST(OpsCombine, CoordinatorStepsAreNotIntersected) {
+  auto w0 = HostWithSteps("w0", "GPU", {{0, 10}, {10, 10}});
+  auto w1 = HostWithSteps("w1", "GPU", {{1, 10}, {11, 10}});
+  auto coordinator = HostWithSteps("c", "CPU_ONLY", {{100, 5}});
+  OpStats c = CombineOpStats({w0, coordinator, w1});
+  EXPECT_FALSE(c.empty_step_intersection);
+  ASSERT_EQ(c.steps.size(), 2u);
+  EXPECT_EQ(c.steps[0].hostname, "w0");
+  EXPECT_EQ(c.steps[1].hostname, "w1");
+  EXPECT_EQ(c.steps[1].steps.size(), 2u);
+  // CPU only: both hosts are workers and both keep their common steps.
+  OpStats cpu = CombineOpStats({HostWithSteps("w0", "CPU_ONLY", {{0, 10}, {10, 10}}),
+                                HostWithSteps("w1", "CPU_ONLY", {{1, 10}, {11, 10}})});
+  ASSERT_EQ(cpu.steps.size(), 2u);
+  EXPECT_EQ(cpu.steps[1].steps.size(), 2u);
+}
+
+// xprof's ComputeStepTimeSummaryInMs: a step takes as long as its slowest
+// core, here host: steps of 10 and 20 ms on w0, 15 and 12 ms on w1 are
+// 15 and 20 ms long, 17.5 ms on average. The step rows stay the first host's.
+TEST(OpsCombine, StepTimeIsTheSlowestHosts) {
+  OpStats c = CombineOpStats({HostWithSteps("w0", "GPU", {{0, 10}, {20, 20}}),
+                              HostWithSteps("w1", "GPU", {{1, 15}, {21, 12}})});
+  const auto ipa = ConvertOpStatsToInputPipelineAnalysis(c);
+  EXPECT_DOUBLE_EQ(ipa.step_time_summary().average(), 17.5);
+  EXPECT_DOUBLE_EQ(ipa.step_time_summary().minimum(), 15);
+  EXPECT_DOUBLE_EQ(ipa.step_time_summary().maximum(), 20);
+  ASSERT_EQ(ipa.step_details_size(), 2);
+  tensorflow::profiler::PerGenericStepDetails first;
+  ASSERT_TRUE(ipa.step_details(0).UnpackTo(&first));
+  EXPECT_DOUBLE_EQ(first.step_time_ms(), 10);
+}
+
 }  // namespace
 }  // namespace tbprof
 
