@@ -20,29 +20,38 @@ namespace {
 
 constexpr uint64_t kUs = 1000000;  // ps
 
-void AddHostOp(OpStats& s, const std::string& name, const std::string& type, uint64_t self_us) {
-  OpMetrics& m = s.host_op_metrics_db.ops[name];
-  m.name = name;
-  m.category = type;
-  m.occurrences = 1;
-  m.time_ps = self_us * kUs;
-  m.self_time_ps = self_us * kUs;
+struct HostOp {
+  const char* name;
+  const char* type;
+  uint64_t self_us;
+};
+
+// Host ops that ran once each, all of their time their own.
+OpStats WithHostOps(std::initializer_list<HostOp> ops) {
+  OpStats s;
+  for (const HostOp& op : ops) {
+    OpMetrics& m = s.host_op_metrics_db.ops[op.name];
+    m.name = op.name;
+    m.category = op.type;
+    m.occurrences = 1;
+    m.time_ps = op.self_us * kUs;
+    m.self_time_ps = op.self_us * kUs;
+  }
+  return s;
 }
 
 // Enqueue 20 + 10 µs; demanded 30; advanced 10 + 5 + 15 (an interleaved
 // ArrayRecord read); preprocessing 10 µs. IteratorGetNext waits for input and
 // is no input op.
 OpStats HostInputOps() {
-  OpStats s;
-  AddHostOp(s, "infeed/enqueue", "InfeedEnqueueTuple", 20);
-  AddHostOp(s, "MemcpyHToD", "MemcpyHToD", 10);
-  AddHostOp(s, "Iterator::TFRecord", "Dataset", 30);
-  AddHostOp(s, "Iterator::Prefetch::TFRecord", "Dataset", 10);
-  AddHostOp(s, "Iterator::ParallelMap::TextLine", "Dataset", 5);
-  AddHostOp(s, "Iterator::Interleave::ArrayRecord", "Dataset", 15);
-  AddHostOp(s, "Iterator::Map", "Dataset", 10);
-  AddHostOp(s, "IteratorGetNext", "IteratorGetNext", 40);
-  return s;
+  return WithHostOps({{"infeed/enqueue", "InfeedEnqueueTuple", 20},
+                      {"MemcpyHToD", "MemcpyHToD", 10},
+                      {"Iterator::TFRecord", "Dataset", 30},
+                      {"Iterator::Prefetch::TFRecord", "Dataset", 10},
+                      {"Iterator::ParallelMap::TextLine", "Dataset", 5},
+                      {"Iterator::Interleave::ArrayRecord", "Dataset", 15},
+                      {"Iterator::Map", "Dataset", 10},
+                      {"IteratorGetNext", "IteratorGetNext", 40}});
 }
 
 std::map<std::string, std::string> CategoryByOp(const tensorflow::profiler::InputPipelineAnalysisResult& r) {
@@ -80,13 +89,11 @@ TEST(InputPipelineHostOps, ClassesByXprofsNameRules) {
 // counts in the op percentages (40 of 100 µs) but in no class's time; with no
 // steps the classes keep their own times.
 TEST(InputPipelineHostOps, StagesClassedByTheirOwnCategory) {
-  OpStats s;
-  AddHostOp(s, "Enqueue", "enqueue", 20);
-  AddHostOp(s, "ReadShard", "Read", 30);
-  AddHostOp(s, "Decode", "preprocessing", 10);
-  AddHostOp(s, "Shuffle", "unknown", 40);
-  AddHostOp(s, "Train", "other", 50);
-  auto r = ConvertOpStatsToInputPipelineAnalysis(s);
+  auto r = ConvertOpStatsToInputPipelineAnalysis(WithHostOps({{"Enqueue", "enqueue", 20},
+                                                              {"ReadShard", "Read", 30},
+                                                              {"Decode", "preprocessing", 10},
+                                                              {"Shuffle", "unknown", 40},
+                                                              {"Train", "other", 50}}));
   EXPECT_EQ(CategoryByOp(r), (std::map<std::string, std::string>{{"Enqueue", "Enqueue"},
                                                                  {"ReadShard", "Demanded file read"},
                                                                  {"Decode", "Preprocessing"},
@@ -119,8 +126,7 @@ TEST(InputPipelineHostOps, NonEnqueueTimeScaledByTheHostToDeviceShare) {
 }
 
 TEST(InputPipelineHostOps, EnqueueOnlyLeavesTheRestUnclassified) {
-  OpStats s;
-  AddHostOp(s, "MemcpyHToD", "MemcpyHToD", 10);
+  OpStats s = WithHostOps({{"MemcpyHToD", "MemcpyHToD", 10}});
   StepInfo step;
   step.step_num = 1;
   step.duration_ps = 100 * kUs;
@@ -134,9 +140,7 @@ TEST(InputPipelineHostOps, EnqueueOnlyLeavesTheRestUnclassified) {
 }
 
 TEST(InputPipelineHostOps, NoInputOpsNoBreakdown) {
-  OpStats s;
-  AddHostOp(s, "IteratorGetNext", "IteratorGetNext", 40);
-  auto r = ConvertOpStatsToInputPipelineAnalysis(s);
+  auto r = ConvertOpStatsToInputPipelineAnalysis(WithHostOps({{"IteratorGetNext", "IteratorGetNext", 40}}));
   EXPECT_EQ(r.input_op_details_size(), 0);
   EXPECT_FALSE(r.has_input_time_breakdown());
 }
