@@ -370,7 +370,7 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       }
       int32_t group = groups_.Group(pi, e);
       // An HLO op is one op per program (numbered here in order of first use).
-      const std::optional<int64_t> program = hlo_op != kNoStr ? ProgramOf(p, e) : std::nullopt;
+      const std::optional<int64_t> program = hlo_op != kNoStr ? ids_.ProgramId(p, e) : std::nullopt;
       const uint64_t program_index = program ? program_index_.try_emplace(*program, program_index_.size() + 1).first->second : 0;
       // Ops are looked up once per (program, hlo_op) or (tf_op, kernel name), not per event.
       uint64_t key = hlo_op != kNoStr ? (uint64_t{1} << 63) | (program_index << 32) | hlo_op
@@ -446,7 +446,7 @@ void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) cons
     last = std::max(last, span.end);
     const EventMetadata& md = p.event_metadata[p.events[e].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
-    const std::optional<int64_t> program = ProgramOf(p, e);
+    const std::optional<int64_t> program = ids_.ProgramId(p, e);
     OpMetrics& m = db.ops[OpKey(name, program)];
     if (m.occurrences == 0) {
       m.name = name;

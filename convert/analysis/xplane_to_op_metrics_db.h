@@ -48,11 +48,6 @@ class OpMetricsDbBuilder {
   const Stat* Find(const XPlaneModel& p, uint32_t e, StrId id) const {
     return id == kNoStr ? nullptr : p.FindStat(e, id);
   }
-  // The XLA program a device op ran in (its own or its metadata's program_id).
-  std::optional<int64_t> ProgramOf(const XPlaneModel& p, uint32_t e) const {
-    const Stat* id = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
-    return id ? std::optional<int64_t>(id->IntValue()) : std::nullopt;
-  }
 
   // A GPU op's row, and the cost of one of its runs where its HLO
   // instruction tells it.

@@ -113,9 +113,8 @@ struct KernelStatsCollector::Impl {
   uint32_t XlaOpName(const XPlaneModel& p, uint32_t e) {
     StrId hlo_op = StrIdStat(p, e, ids_.hlo_op);
     if (hlo_op == kNoStr) return 0;
-    const Stat* pid = ids_.program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids_.program_id);
     std::optional<uint64_t> program;
-    if (pid != nullptr && pid->IsInteger()) program = pid->UintValue();
+    if (const std::optional<int64_t> id = ids_.ProgramId(p, e)) program = static_cast<uint64_t>(*id);
     StrId module = StrIdStat(p, e, ids_.hlo_module), annotation = StrIdStat(p, e, ids_.name);
     auto [it, fresh] = xla_op_index_.try_emplace(std::make_tuple(program.value_or(~uint64_t{0}), hlo_op, module, annotation),
                                                  static_cast<uint32_t>(xla_op_names_.size()));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "convert/xplane/xspace_model.h"
@@ -205,6 +206,12 @@ struct StatIds {
   StrId FrameworkOp(const XPlaneModel& p, uint32_t e) const {
     StrId op = StrOf(p, e, tf_op);
     return op != kNoStr ? op : StrOf(p, e, level0);
+  }
+  // The XLA program a device op ran in: its own or its metadata's
+  // `program_id` (as an integer, IntOrUintValue), none without the stat.
+  std::optional<int64_t> ProgramId(const XPlaneModel& p, uint32_t e) const {
+    const Stat* s = program_id == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, program_id);
+    return s ? std::optional<int64_t>(s->IntValue()) : std::nullopt;
   }
 };
 
