@@ -381,9 +381,15 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       const std::optional<HloCost>& cost = cached->second.cost;
       uint64_t dur = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps));
       op_time += dur;
-      // Without an instruction to cost, what the profiler wrote on the kernels.
-      if (!cost) {
+      // Each figure the instruction's cost model cannot give (no instruction,
+      // a custom call of unknown FLOPs, nothing moved) is what the profiler
+      // wrote on the kernels, as xprof falls back figure by figure.
+      const bool cost_flops = cost && cost->flops_known && cost->flops > 0;
+      const bool cost_bytes = cost && cost->bytes_accessed > 0;
+      if (!cost_flops) {
         if (const Stat* f = Find(p, e, ids_.flops)) m.flops += f->DoubleValue();
+      }
+      if (!cost_bytes) {
         if (const Stat* b = Find(p, e, ids_.bytes_accessed)) m.bytes_accessed += b->UintValue();
       }
       // Consecutive kernels of one HLO op in one step are one occurrence.
@@ -401,10 +407,8 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       m.time_ps += dur;
       m.self_time_ps += dur;
       m.min_time_ps = std::min(m.min_time_ps, dur);
-      if (cost) {
-        if (cost->flops_known) m.flops += cost->flops;
-        m.bytes_accessed += static_cast<uint64_t>(cost->bytes_accessed);
-      }
+      if (cost_flops) m.flops += cost->flops;
+      if (cost_bytes) m.bytes_accessed += static_cast<uint64_t>(cost->bytes_accessed);
       prev = &m;
       prev_group = group;
     }

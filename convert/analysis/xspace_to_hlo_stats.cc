@@ -89,15 +89,11 @@ std::string SanitizedKernelName(std::string_view name) {
 
 class Builder {
  public:
-  explicit Builder(const XSpaceModel& space) : space_(space) {
+  explicit Builder(const XSpaceModel& space) : space_(space), ids_(space) {
     db_.programs = LoadHloPrograms(space);
     db_.peaks = DevicePeaksOf(space);
-    auto id = [&](std::string_view n) { return space.Find(n); };
-    hlo_op_ = id("hlo_op"), hlo_module_ = id("hlo_module"), program_id_ = id("program_id");
-    category_ = id("hlo_category"), flops_ = id("flops"), model_flops_ = id("model_flops");
-    bytes_ = id("bytes_accessed"), breakdown_ = id("memory_access_breakdown"), tf_op_ = id("tf_op");
-    dedup_ = id("deduplicated_name"), source_ = id("source"), source_stack_ = id("source_stack");
-    offset_ = id("device_offset_ps"), duration_ = id("device_duration_ps");
+    model_flops_ = space.Find("model_flops"), breakdown_ = space.Find("memory_access_breakdown");
+    dedup_ = space.Find("deduplicated_name"), source_stack_ = space.Find("source_stack");
   }
 
   HloOpDb Build() && {
@@ -156,8 +152,8 @@ class Builder {
       int64_t begin, end;
     };
     auto span_of = [&](uint32_t e) {
-      const Stat* off = Own(p, e, offset_);
-      const Stat* dur = Own(p, e, duration_);
+      const Stat* off = Own(p, e, ids_.device_offset_ps);
+      const Stat* dur = Own(p, e, ids_.device_duration_ps);
       if (off && dur) return Span{off->IntValue(), off->IntValue() + dur->IntValue()};
       return Span{p.events[e].begin_ps, p.events[e].end_ps()};
     };
@@ -217,27 +213,26 @@ class Builder {
   size_t TpuOp(const XPlaneModel& p, uint32_t e) {
     const EventMetadata& md = p.event_metadata[p.events[e].metadata];
     std::string name(space_.Str(md.display_name != kNoStr ? md.display_name : md.name));
-    const Stat* pid = Any(p, e, program_id_);
-    uint64_t program_id = pid ? pid->UintValue() : 0;
+    const uint64_t program_id = static_cast<uint64_t>(ids_.ProgramId(p, e).value_or(0));
     HloOpMetrics& m = OpFor(program_id, name);
     size_t index = static_cast<size_t>(&m - db_.ops.data());
     if (m.occurrences > 0 || !m.category.empty()) return index;
     if (md.display_name != kNoStr) m.expression = std::string(space_.Str(md.name));
-    m.category = std::string(Str(Any(p, e, category_)));
-    m.provenance = std::string(Str(Any(p, e, tf_op_)));
+    m.category = std::string(Str(Any(p, e, ids_.hlo_category)));
+    m.provenance = std::string(Str(Any(p, e, ids_.tf_op)));
     m.deduplicated_name = std::string(Str(Any(p, e, dedup_)));
-    m.source_info = std::string(Str(Any(p, e, source_)));
+    m.source_info = std::string(Str(Any(p, e, ids_.source_info)));
     m.source_stack = std::string(Str(Any(p, e, source_stack_)));
     const HloProgram* program = db_.programs.Find(program_id);
     FromHlo(program, program ? program->FindInstruction(name) : nullptr, m);
     return index;
   }
 
-  // FLOPs and bytes of one occurrence: the event's stats, else the cost model.
+  // FLOPs and bytes of one TPU op occurrence: the event's stats, else the cost model.
   void AddPerOccurrence(const XPlaneModel& p, uint32_t e, HloOpMetrics& m) {
-    const Stat* f = Any(p, e, flops_);
+    const Stat* f = Any(p, e, ids_.flops);
     const Stat* mf = Any(p, e, model_flops_);
-    const Stat* b = Any(p, e, bytes_);
+    const Stat* b = Any(p, e, ids_.bytes_accessed);
     const Stat* bd = Any(p, e, breakdown_);
     HloCost cost;
     bool have_cost = false;
@@ -266,12 +261,36 @@ class Builder {
     if (bd != nullptr && bd->kind == StatKind::kBytes) AddBreakdown(space_.Blob(bd->blob), 1.0, m);
   }
 
+  // FLOPs and bytes of one GPU kernel, as xprof's GPU op metrics count them:
+  // the instruction's cost once per occurrence for each figure the cost model
+  // gives, else what the profiler wrote on every kernel of the occurrence.
+  void AddGpuKernel(const XPlaneModel& p, uint32_t e, const std::optional<HloCost>& cost, bool new_occurrence,
+                    HloOpMetrics& m) {
+    // A cost of 0 (a broadcast computes nothing) is known, but a kernel's own
+    // figure, where there is one, says more.
+    const Stat* f = nullptr;
+    if (cost && cost->flops_known && cost->flops > 0) {
+      if (new_occurrence) m.flops += cost->flops, m.model_flops += cost->flops;
+    } else if ((f = Any(p, e, ids_.flops)) != nullptr) {
+      const Stat* mf = Any(p, e, model_flops_);
+      m.flops += f->DoubleValue();
+      m.model_flops += mf ? mf->DoubleValue() : f->DoubleValue();
+    }
+    m.flops_known |= f != nullptr || (cost && cost->flops_known);
+    const Stat* b = nullptr;
+    if (cost && cost->bytes_accessed > 0) {
+      if (new_occurrence) m.bytes_accessed += cost->bytes_accessed;
+    } else if ((b = Any(p, e, ids_.bytes_accessed)) != nullptr) {
+      m.bytes_accessed += b->DoubleValue();
+    }
+    m.bytes_known |= b != nullptr || cost.has_value();
+  }
+
   // A GPU kernel's op: (program, instruction), command buffers resolved by kernel name.
   size_t GpuOp(const XPlaneModel& p, uint32_t e, std::string_view hlo_op) {
-    const Stat* pid = Any(p, e, program_id_);
-    std::optional<uint64_t> id;
-    if (pid != nullptr && pid->IsInteger()) id = pid->UintValue();
-    const HloProgram* program = FindProgramOf(db_.programs, id, Str(Any(p, e, hlo_module_)));
+    const std::optional<int64_t> id = ids_.ProgramId(p, e);
+    const HloProgram* program = FindProgramOf(db_.programs, id ? std::optional<uint64_t>(*id) : std::nullopt,
+                                              Str(Any(p, e, ids_.hlo_module)));
     const uint64_t program_id = program != nullptr ? program->program_id() : id.value_or(0);
     std::string name(HloOpInstructionName(hlo_op));
     const HloInstruction* inst = program ? program->FindInstruction(name) : nullptr;
@@ -296,10 +315,10 @@ class Builder {
     HloOpMetrics& m = OpFor(program_id, name);
     size_t index = static_cast<size_t>(&m - db_.ops.data());
     if (m.occurrences == 0 && m.expression.empty()) {
-      m.category = std::string(Str(Any(p, e, category_)));
+      m.category = std::string(Str(Any(p, e, ids_.hlo_category)));
       FromHlo(program, inst, m);
       if (m.category.empty()) m.category = "unknown";
-      if (m.provenance.empty()) m.provenance = std::string(Str(Any(p, e, tf_op_)));
+      if (m.provenance.empty()) m.provenance = std::string(Str(Any(p, e, ids_.tf_op)));
     }
     return index;
   }
@@ -323,24 +342,32 @@ class Builder {
         const Event& ev = p.events[e];
         first = std::min(first, ev.begin_ps);
         last = std::max(last, ev.end_ps());
-        const Stat* op_stat = Any(p, e, hlo_op_);
+        const Stat* op_stat = Any(p, e, ids_.hlo_op);
         std::string_view hlo_op = Str(op_stat);
         if (hlo_op.empty()) {
           prev = SIZE_MAX;
           continue;
         }
-        const Stat* pid = Any(p, e, program_id_);
-        Key key{pid != nullptr ? pid->UintValue() : ~uint64_t{0}, (uint64_t{op_stat->str} << 32) | ev.metadata};
+        const std::optional<int64_t> pid = ids_.ProgramId(p, e);
+        Key key{pid ? static_cast<uint64_t>(*pid) : ~uint64_t{0}, (uint64_t{op_stat->str} << 32) | ev.metadata};
         auto [it, fresh] = op_of.try_emplace(key, 0);
-        if (fresh) it->second = GpuOp(p, e, hlo_op);
+        if (fresh) {
+          it->second = GpuOp(p, e, hlo_op);
+          gpu_cost_.resize(db_.ops.size());
+          const HloOpMetrics& op = db_.ops[it->second];
+          const HloProgram* program = db_.programs.Find(op.program_id);
+          if (op.instruction != nullptr && program != nullptr && !gpu_cost_[it->second]) {
+            gpu_cost_[it->second] = HloInstructionCost(*program, *op.instruction);
+          }
+        }
         HloOpMetrics& m = db_.ops[it->second];
         uint64_t dur = static_cast<uint64_t>(std::max<int64_t>(0, ev.duration_ps));
         op_time += dur;
         m.time_ps += dur;
         m.self_time_ps += dur;
-        if (prev == it->second) continue;  // another kernel of the same occurrence
-        m.occurrences += 1;
-        AddPerOccurrence(p, e, m);
+        const bool new_occurrence = prev != it->second;  // else another kernel of the same occurrence
+        if (new_occurrence) m.occurrences += 1;
+        AddGpuKernel(p, e, gpu_cost_[it->second], new_occurrence, m);
         prev = it->second;
       }
     }
@@ -353,8 +380,9 @@ class Builder {
   const XSpaceModel& space_;
   HloOpDb db_;
   std::map<std::pair<uint64_t, std::string>, size_t> index_;
-  StrId hlo_op_, hlo_module_, program_id_, category_, flops_, model_flops_, bytes_, breakdown_, tf_op_, dedup_,
-      source_, source_stack_, offset_, duration_;
+  const schema::StatIds ids_;
+  StrId model_flops_, breakdown_, dedup_, source_stack_;  // stats only this step reads
+  std::vector<std::optional<HloCost>> gpu_cost_;          // by op index: the instruction's cost, when found
 };
 
 }  // namespace

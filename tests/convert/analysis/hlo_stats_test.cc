@@ -108,6 +108,8 @@ xla::HloProto StepModule() {
   auto* cin = b.Add(entry, "cin", "parameter", Shape(xla::F32, {256}));
   auto* call = b.Add(entry, "call.1", "call", Shape(xla::F32, {256}), {cin});
   call->add_called_computation_ids(13);
+  auto* opaque = b.Add(entry, "custom-call.1", "custom-call", Shape(xla::F32, {256}), {cin});
+  opaque->set_custom_call_target("my_library_kernel");  // FLOPs no cost model can tell
   b.module->set_entry_computation_id(14);
   return proto;
 }
@@ -143,6 +145,17 @@ XSpace StepSpace(bool annotated_kernel = false) {
         .Int("program_id", 7)
         .Str("name", "jit(step)/stale_annotation")
         .Ref("kernel_details", "regs:64 static_shared:0 dynamic_shared:0 grid:1,1,1 block:128,1,1 occ_pct:50");
+    // A custom call the cost model cannot count, run as two kernels: its
+    // FLOPs are the ones the profiler wrote on them, its bytes still the
+    // instruction's.
+    XLineBuilder library = gpu.AddLine(3, "Stream #3(Kernel)");
+    for (int64_t begin_us : {110, 112}) {
+      library.AddEvent("my_library_kernel", begin_us * kUs, 2 * kUs)
+          .Str("hlo_op", "custom-call.1")
+          .Int("program_id", 7)
+          .Int("flops", 12345)
+          .Int("bytes_accessed", 99);
+    }
   }
   return space;
 }
@@ -226,6 +239,17 @@ TEST(HloOnGpuOpStats, OpsTakeTheirInstructionsCategoryFrameworkOpAndCost) {
   // fusion.1's instruction names no framework op: it stands for itself.
   EXPECT_EQ(s.device_op_metrics_db.ops.at(OpKey("fusion.1", 7)).provenance, "");
   EXPECT_EQ(s.device_op_metrics_db.ops.at(OpKey("fusion.1", 7)).category, "loop fusion");
+  // Both kernels' FLOPs, one occurrence's bytes.
+  const OpMetrics& opaque = s.device_op_metrics_db.ops.at(OpKey("custom-call.1", 7));
+  EXPECT_EQ(opaque.occurrences, 1u);
+  EXPECT_DOUBLE_EQ(opaque.flops, 2 * 12345.0);
+  EXPECT_EQ(opaque.bytes_accessed, uint64_t{2} * 256 * 4);  // operand and result
+  // hlo_stats counts them the same way.
+  HloOpDb hlo = ConvertXSpaceToHloOpDb(*model);
+  ASSERT_NE(Op(hlo, "custom-call.1"), nullptr);
+  EXPECT_DOUBLE_EQ(Op(hlo, "custom-call.1")->flops, 2 * 12345.0);
+  EXPECT_DOUBLE_EQ(Op(hlo, "custom-call.1")->bytes_accessed, 2 * 256 * 4.0);
+  EXPECT_DOUBLE_EQ(Op(hlo, "dot.1")->flops, 3 * 524288.0);
   const OpMetrics& jax_op = s.device_tf_op_metrics_db.ops.at("jit(step)/dot_general");
   EXPECT_DOUBLE_EQ(jax_op.flops, 3 * 524288.0);
   ASSERT_EQ(s.kernel_stats_db.reports_size(), 1);
