@@ -315,7 +315,8 @@ std::vector<HloModuleRun> TpuModuleRuns(const XSpaceModel& model) {
 
 }  // namespace
 
-StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options) {
+StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options,
+                                             std::shared_ptr<const EventGroups>* groups) {
   MemoryProfile profile;
   const XPlaneModel* plane = model.FindPlane(schema::kHostPlane);
   if (plane == nullptr) return profile;
@@ -324,6 +325,11 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
   StrId dealloc_name = model.Find(schema::kMemoryDeallocationEvent);
   if (alloc_name == kNoStr && dealloc_name == kNoStr) return profile;
   MemoryStatIds ids(model);
+  std::shared_ptr<const EventGroups> local_groups;
+  std::shared_ptr<const EventGroups>& shared_groups = groups != nullptr ? *groups : local_groups;
+  if (!shared_groups) shared_groups = std::make_shared<const EventGroups>(GroupEvents(model));
+  const EventGroups& step_groups = *shared_groups;
+  const size_t plane_index = static_cast<size_t>(plane - model.planes.data());
 
   for (const LineModel& line : plane->lines) {
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
@@ -333,7 +339,10 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
       MemoryAggregationStats& stats = snapshot.aggregation_stats;
       MemoryActivityMetadata& m = snapshot.activity_metadata;
       m.memory_activity = name == alloc_name ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-      m.step_id = kInvalidStepId;
+      // A file grouped before it was written carries group_id stats, read
+      // below; otherwise the grouping gives the event's step.
+      const int32_t group = step_groups.Group(plane_index, e);
+      m.step_id = group == kNoGroup ? kInvalidStepId : group;
       std::string memory_id;
       auto [begin, end] = plane->StatsOf(e);
       for (const Stat* s = begin; s != end; ++s) {

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "convert/base/status.h"
+#include "convert/xplane/group_events.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
@@ -95,7 +97,13 @@ struct MemoryProfileOptions {
 };
 
 // Analyses `model`'s /host:CPU plane; a space without one gives an empty profile.
-StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options = {});
+// A memory event's step is its step group: xprof groups the space before it
+// reads the allocator's events, so an allocation made inside a step carries
+// that step's group id. `groups`, when given: the space's GroupEvents result
+// if already known; if empty, it receives the grouping made here (only a
+// space with memory events is grouped).
+StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options = {},
+                                             std::shared_ptr<const EventGroups>* groups = nullptr);
 
 // Protobuf-JSON of the profile (field order as memory_profile.proto, map keys sorted).
 std::string MemoryProfileToJson(const MemoryProfile& profile);

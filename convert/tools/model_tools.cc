@@ -14,7 +14,10 @@ StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
   ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths.front(), input.cache));
   MemoryProfileOptions options;
   options.max_num_snapshots = ParamInt(input.params, "max_num_snapshots", options.max_num_snapshots);
-  ASSIGN_OR_RETURN(auto profile, ComputeMemoryProfile(*model, options));
+  const std::string& path = input.xplane_paths.front();
+  std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, input.cache);
+  ASSIGN_OR_RETURN(auto profile, ComputeMemoryProfile(*model, options, &groups));
+  KeepGroupsCached(path, std::move(groups), input.cache);
   ToolOutput out;
   out.body = MemoryProfileToJson(profile);
   return out;

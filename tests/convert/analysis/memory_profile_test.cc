@@ -250,6 +250,53 @@ TEST(MemoryProfile, UngroupedEventsFallToStepZero) {
   EXPECT_EQ(p.special_allocations[1].allocation_bytes, 2000);
 }
 
+// An allocation's step is the step it was made in, though the allocator's
+// TraceMe has no group_id of its own: the space is grouped first. Two "train"
+// steps (roots) of 100 ps, allocator "bfc" without stack, by hand:
+//  t=10  alloc   0xA 1000 stepA_op  (step group 0)  heap 1000
+//  t=110 alloc   0xB  200 stepB_op  (step group 1)  heap 1200: the peak
+//  t=150 dealloc 0xA 1000           (step group 1)  heap  200
+// The peak's step is 1, whose only allocation up to t=110 is 0xB: the other
+// 1000 heap bytes were allocated before the step, so they are the
+// "unused preallocated device memory" row (persistent memory), first by size.
+TEST(MemoryProfile, StepsComeFromTheGrouping) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder line = plane.AddLine(0, "main");
+  line.AddEvent("train", 0, 100).Int("_r", 1).Int("step_num", 1);
+  AddMemoryEvent(line, true, 10, {"bfc", 0, 1000, 9000, 0.0, 1000}, {1000, 1000, 0xA, "stepA_op", 1, "[250]", -1});
+  line.AddEvent("train", 100, 100).Int("_r", 1).Int("step_num", 2);
+  AddMemoryEvent(line, true, 110, {"bfc", 0, 1200, 8800, 0.0, 1200}, {200, 200, 0xB, "stepB_op", 1, "[50]", -1});
+  AddMemoryEvent(line, false, 150, {"bfc", 0, 200, 9800, 0.0, 1200}, {1000, 1000, 0xA, nullptr, 0, "", -1});
+  auto model = Load(space);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.at("bfc");
+  ASSERT_EQ(p.sampled_timeline_snapshots.size(), 3u);
+  EXPECT_EQ(p.sampled_timeline_snapshots[0].activity_metadata.step_id, 0);
+  EXPECT_EQ(p.sampled_timeline_snapshots[1].activity_metadata.step_id, 1);
+  EXPECT_EQ(p.sampled_timeline_snapshots[2].activity_metadata.step_id, 1);
+  EXPECT_EQ(p.sampled_timeline_snapshots[2].activity_metadata.tf_op_name, "stepA_op");
+  EXPECT_EQ(p.profile_summary.peak_stats_time_ps, 110);
+  ASSERT_EQ(p.special_allocations.size(), 1u);
+  EXPECT_EQ(p.special_allocations[0].tf_op_name, "unused preallocated device memory");
+  EXPECT_EQ(p.special_allocations[0].allocation_bytes, 1000);
+  EXPECT_EQ(p.special_allocations[0].step_id, 1);
+  ASSERT_EQ(p.active_allocations.size(), 2u);
+  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
+  EXPECT_EQ(p.active_allocations[1].snapshot_index, 0);
+  ASSERT_EQ(p.memory_profile_snapshots.size(), 1u);
+  EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "stepB_op");
+
+  // The tool takes the same grouping (here computed, then kept by the caller).
+  std::shared_ptr<const EventGroups> groups;
+  auto again = ComputeMemoryProfile(*model, {}, &groups);
+  ASSERT_TRUE(again.ok());
+  ASSERT_NE(groups, nullptr);
+  EXPECT_EQ(groups->group_names.size(), 2u);
+  EXPECT_EQ(MemoryProfileToJson(*again), MemoryProfileToJson(*profile));
+}
+
 // `count` allocations on one allocator with heap bytes given by `heap(i)`.
 XSpace ManyAllocations(int count, int64_t (*heap)(int)) {
   XSpace space;
