@@ -15,6 +15,8 @@ namespace tbprof {
 namespace {
 
 constexpr int64_t kInvalidStepId = -1;
+// Byte counts an event did not carry, until FillDeallocations settles them.
+constexpr int64_t kUnrecordedBytes = -1;
 
 // The stats the BFC allocator writes, resolved to this space's string ids.
 struct MemoryStatIds {
@@ -59,23 +61,33 @@ void FixStepIds(std::vector<MemoryProfileSnapshot>& snapshots) {
   }
 }
 
-// A deallocation inherits op, region, type and shape from the allocation at its address.
+// A deallocation inherits op, region, type and shape from the allocation at
+// its address, and its sizes where it carries none: the TPU runtime's
+// deallocation TraceMes name no sizes, and a free counted as 0 bytes would
+// shrink the persistent memory of the peak's breakdown (xprof counts it so,
+// and its rows then add up to less than the heap in use). Sizes no event gave
+// stay 0, as in xprof.
 void FillDeallocations(std::vector<MemoryProfileSnapshot>& snapshots) {
   std::unordered_map<uint64_t, size_t> open;  // address -> allocation snapshot index
   for (size_t i = 0; i < snapshots.size(); ++i) {
     MemoryActivityMetadata& m = snapshots[i].activity_metadata;
     if (m.memory_activity == MemoryActivity::kDeallocation) {
       auto it = open.find(m.address);
-      if (it == open.end()) continue;
-      const MemoryActivityMetadata& a = snapshots[it->second].activity_metadata;
-      m.tf_op_name = a.tf_op_name;
-      m.region_type = a.region_type;
-      m.data_type = a.data_type;
-      m.tensor_shape = a.tensor_shape;
-      open.erase(it);
+      if (it != open.end()) {
+        const MemoryActivityMetadata& a = snapshots[it->second].activity_metadata;
+        m.tf_op_name = a.tf_op_name;
+        m.region_type = a.region_type;
+        m.data_type = a.data_type;
+        m.tensor_shape = a.tensor_shape;
+        if (m.requested_bytes == kUnrecordedBytes) m.requested_bytes = a.requested_bytes;
+        if (m.allocation_bytes == kUnrecordedBytes) m.allocation_bytes = a.allocation_bytes;
+        open.erase(it);
+      }
     } else {
       open.try_emplace(m.address, i);  // a second allocation at a live address keeps the first
     }
+    m.requested_bytes = std::max<int64_t>(m.requested_bytes, 0);
+    m.allocation_bytes = std::max<int64_t>(m.allocation_bytes, 0);
   }
 }
 
@@ -343,6 +355,7 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
       // below; otherwise the grouping gives the event's step.
       const int32_t group = step_groups.Group(plane_index, e);
       m.step_id = group == kNoGroup ? kInvalidStepId : group;
+      m.requested_bytes = m.allocation_bytes = kUnrecordedBytes;
       std::string memory_id;
       auto [begin, end] = plane->StatsOf(e);
       for (const Stat* s = begin; s != end; ++s) {

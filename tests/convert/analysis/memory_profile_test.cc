@@ -297,6 +297,54 @@ TEST(MemoryProfile, StepsComeFromTheGrouping) {
   EXPECT_EQ(MemoryProfileToJson(*again), MemoryProfileToJson(*profile));
 }
 
+// The TPU runtime's deallocation TraceMes carry no requested or allocation
+// bytes; the freed chunk's sizes are its allocation's. Allocator "0" (by
+// index_on_host, as on TPU), 1000 heap bytes in use before the window, no
+// step groups (all step 0), by hand:
+//  t=10 alloc   0xA 500 opX  heap 1500
+//  t=20 dealloc 0xA (no sizes) heap 1000
+//  t=30 alloc   0xB 600 opY  heap 1600: the peak
+//  t=40 dealloc 0xC (never allocated, no sizes) heap 1100
+// Breakdown: 0xB live; unmapped = 1600 - 500 - 600 + 500 freed = 1000, the
+// memory from before the window. With the free counted as 0 bytes it would be
+// 500, and the rows (500 + 600) would not add up to the 1600 in use.
+TEST(MemoryProfile, DeallocationWithoutSizesTakesItsAllocations) {
+  XSpace space;
+  XPlaneBuilder plane = AddPlane(space, "/host:CPU");
+  XLineBuilder line = plane.AddLine(0, "tpu_runtime");
+  auto event = [&](const char* name, int64_t at, int64_t heap, uint64_t addr) {
+    auto e = line.AddEvent(name, at, 0);
+    e.Int("bytes_reserved", 0).Int("bytes_allocated", heap).Int("bytes_available", 10000 - heap);
+    e.Int("peak_bytes_in_use", 1600).Int("addr", static_cast<int64_t>(addr)).Int("index_on_host", 0);
+    return e;
+  };
+  event("MemoryAllocation", 10, 1500, 0xA).Int("requested_bytes", 500).Int("allocation_bytes", 500).Str("tf_op", "opX");
+  event("MemoryDeallocation", 20, 1000, 0xA);
+  event("MemoryAllocation", 30, 1600, 0xB).Int("requested_bytes", 600).Int("allocation_bytes", 600).Str("tf_op", "opY");
+  event("MemoryDeallocation", 40, 1100, 0xC);
+  auto model = Load(space);
+  auto profile = ComputeMemoryProfile(*model);
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.at("0");
+  ASSERT_EQ(p.sampled_timeline_snapshots.size(), 4u);
+  const MemoryActivityMetadata& freed = p.sampled_timeline_snapshots[1].activity_metadata;
+  EXPECT_EQ(freed.memory_activity, MemoryActivity::kDeallocation);
+  EXPECT_EQ(freed.allocation_bytes, 500);
+  EXPECT_EQ(freed.requested_bytes, 500);
+  EXPECT_EQ(freed.tf_op_name, "opX");
+  ASSERT_EQ(p.special_allocations.size(), 1u);
+  EXPECT_EQ(p.special_allocations[0].tf_op_name, "unused preallocated device memory");
+  EXPECT_EQ(p.special_allocations[0].allocation_bytes, 1000);
+  ASSERT_EQ(p.active_allocations.size(), 2u);
+  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
+  EXPECT_EQ(p.active_allocations[1].snapshot_index, 0);
+  ASSERT_EQ(p.memory_profile_snapshots.size(), 1u);
+  EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "opY");
+  // A deallocation matching no allocation has no sizes to take: 0, as xprof prints them.
+  EXPECT_EQ(p.sampled_timeline_snapshots[3].activity_metadata.allocation_bytes, 0);
+  EXPECT_EQ(p.sampled_timeline_snapshots[3].activity_metadata.requested_bytes, 0);
+}
+
 // `count` allocations on one allocator with heap bytes given by `heap(i)`.
 XSpace ManyAllocations(int count, int64_t (*heap)(int)) {
   XSpace space;
