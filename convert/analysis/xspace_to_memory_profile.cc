@@ -296,9 +296,12 @@ std::string TensorflowDataTypeString(int64_t dtype) {
       "float8_e5m2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2fnuz", "int4",
       "uint4"};
   constexpr int64_t kCount = static_cast<int64_t>(sizeof(kNames) / sizeof(kNames[0]));
-  if (dtype > 100 && dtype - 100 < kCount) return TensorflowDataTypeString(dtype - 100) + "_ref";
-  if (dtype >= 0 && dtype < kCount) return kNames[dtype];
-  return "unknown dtype enum (" + std::to_string(dtype) + ")";
+  // Any value above 100 is read as a reference type, even one whose base type
+  // is unknown: 131 is "unknown dtype enum (31)_ref", as xprof names it.
+  const bool ref = dtype > 100;
+  const int64_t base = ref ? dtype - 100 : dtype;
+  std::string name = base >= 0 && base < kCount ? kNames[base] : "unknown dtype enum (" + std::to_string(base) + ")";
+  return ref ? name + "_ref" : name;
 }
 
 namespace {

@@ -481,6 +481,10 @@ TEST(MemoryProfile, DataTypeNames) {
   EXPECT_EQ(TensorflowDataTypeString(23), "uint64");
   EXPECT_EQ(TensorflowDataTypeString(101), "float_ref");
   EXPECT_EQ(TensorflowDataTypeString(77), "unknown dtype enum (77)");
+  EXPECT_EQ(TensorflowDataTypeString(100), "unknown dtype enum (100)");  // 100 itself is no reference type
+  EXPECT_EQ(TensorflowDataTypeString(130), "uint4_ref");
+  EXPECT_EQ(TensorflowDataTypeString(131), "unknown dtype enum (31)_ref");  // int2 (31) is not in the list
+  EXPECT_EQ(TensorflowDataTypeString(-1), "unknown dtype enum (-1)");
 }
 
 TEST(MemoryProfile, NoHostPlaneGivesEmptyProfile) {
