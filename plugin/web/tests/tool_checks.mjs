@@ -330,6 +330,9 @@ export const checks = {
       assert(snap, `clicked snapshot at ${t} ms is not a served snapshot`);
       const details = await page.textContent('#snapshot-details');
       assert(details.includes(bytes(snap.aggregationStats.heapAllocatedBytes)), `snapshot heap ${bytes(snap.aggregationStats.heapAllocatedBytes)} not shown`);
+      // An activity size of 0 was not recorded: "—", never "0 B".
+      const alloc = Number(snap.activityMetadata?.allocationBytes ?? 0);
+      assert(details.includes(`Allocation size${alloc > 0 ? bytes(alloc) : '—'}`), `snapshot allocation size (served ${alloc}) not shown as such`);
     }
     const live = (a.activeAllocations ?? []).map((x) => (Number(x.snapshotIndex) >= 0 ? a.memoryProfileSnapshots?.[Number(x.snapshotIndex)]?.activityMetadata
       : Number(x.specialIndex) >= 0 ? a.specialAllocations?.[Number(x.specialIndex)] : null))

@@ -8,7 +8,9 @@
 //                                    lifetime peak 9500 B; 3 timeline points, 1 snapshot at the peak;
 //                                    3 breakdown rows, the last the snapshot; "stack" 2000 B)
 // The test's events carry the BFC allocator's stats under their TSL names
-// (the step stat `id` is ignored by the profile, which reads the group id).
+// (the step stat `id` is ignored by the profile, which takes an event's step
+// group). xprof's test groups the space first; ComputeMemoryProfile groups it
+// itself, and with no step root here every event falls to step 0.
 #include <gtest/gtest.h>
 
 #include <memory>

@@ -127,6 +127,12 @@ function timeline(all: Snapshot[], peakMs: number): HTMLElement {
   return el('div', {}, el('div', { class: 'toolbar' }, resetZoom), box, details);
 }
 
+// An activity's size of 0 is one the profiler did not record (a free that matched no allocation and
+// carried no size): shown as "—", not "0 B".
+function activitySize(v: string | undefined): string {
+  return n(v) > 0 ? size(v) : '';
+}
+
 function showSnapshot(box: HTMLElement, s: Snapshot): void {
   clear(box);
   const st = s.aggregationStats ?? {}, act = s.activityMetadata ?? {};
@@ -136,7 +142,7 @@ function showSnapshot(box: HTMLElement, s: Snapshot): void {
     row('Free memory', size(st.freeMemoryBytes)),
     row('Fragmentation', st.fragmentation === undefined ? '' : `${fmtNum(st.fragmentation * 100, 2)}%`),
     row('Activity', act.memoryActivity ?? ''), row('Op name', act.tfOpName ?? ''),
-    row('Requested size', size(act.requestedBytes)), row('Allocation size', size(act.allocationBytes)),
+    row('Requested size', activitySize(act.requestedBytes)), row('Allocation size', activitySize(act.allocationBytes)),
     row('Region type', act.regionType ?? ''), row('Data type', act.dataType === 'INVALID' ? '' : act.dataType ?? ''),
     row('Shape', act.tensorShape ?? ''), row('Step id', act.stepId ?? ''), row('Address', act.address ?? '')));
 }
