@@ -501,7 +501,7 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
                 .Int(st[5], static_cast<int64_t>(op.peak))
                 .Int(st[6], t.alloc_bytes)
                 .Int(st[7], static_cast<int64_t>(alloc))
-                .Uint(st[8], addr)
+                .Int(st[8], static_cast<int64_t>(addr))  // int64, as TF's TraceMe text parses it
                 .Str(st[9], op_name)
                 .Int(st[10], id)
                 .Str(st[11], "output")
@@ -529,7 +529,7 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
                 .Int(st[5], static_cast<int64_t>(op.peak))
                 .Int(st[6], pt.alloc_bytes)
                 .Int(st[7], (pt.alloc_bytes + 255) / 256 * 256)
-                .Uint(st[8], addr_base + static_cast<uint64_t>(i - 1) * (uint64_t{1} << 24))
+                .Int(st[8], static_cast<int64_t>(addr_base + static_cast<uint64_t>(i - 1) * (uint64_t{1} << 24)))
                 .Str(st[9], job.OpName(g, pt))
                 .Int(st[10], id)
                 .Str(st[11], "output")

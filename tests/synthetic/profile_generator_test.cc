@@ -186,6 +186,10 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
         EXPECT_EQ(e.duration_ps(), 0);
         for (const std::string& s : memory_stats) EXPECT_NE(hp.Find(e.stats(), s), nullptr) << s;
         EXPECT_EQ(hp.Find(e.stats(), "fragmentation")->value_case(), XStat::kDoubleValue);
+        // TF's TraceMe text parses a user-space address as int64; xprof reads
+        // the address with IntValue, which sees 0 in a uint64 stat.
+        EXPECT_EQ(hp.Find(e.stats(), "addr")->value_case(), XStat::kInt64Value);
+        EXPECT_GT(hp.Find(e.stats(), "addr")->int64_value(), 0);
       } else if (hp.Find(e.stats(), "correlation_id")) {
         while (!open_ops.empty() && open_ops.back().first < begin) open_ops.pop_back();
         ASSERT_FALSE(open_ops.empty()) << name << " outside any op";
