@@ -201,12 +201,15 @@ class TreeBuilder {
     bool fused = n.kind == Node::kFused;
     double time_ns = static_cast<double>(t.time_ps) / 1e3;
     out += "\"metrics\":{\"flops\":";
-    double flops_util = 0;
+    // FLOP utilisation weighted by the node's share of the total time, capped
+    // at 1 (`flops`) and not (`uncappedFlops`: a count past the peak shows
+    // the FLOPs or the peak are wrong).
+    double uncapped_util = 0;
     if (!fused && t.flops_known && db_.peaks.peak_tflops > 0) {
-      double util = std::min(1.0, SafeDivide(SafeDivide(t.flops, time_ns), db_.peaks.peak_tflops * 1e3));
-      flops_util = util * SafeDivide(static_cast<double>(t.time_ps), static_cast<double>(total_time_ps_));
+      uncapped_util = SafeDivide(SafeDivide(t.flops, time_ns), db_.peaks.peak_tflops * 1e3);
     }
-    AppendJsonDouble(out, flops_util);
+    double time_fraction = SafeDivide(static_cast<double>(t.time_ps), static_cast<double>(total_time_ps_));
+    AppendJsonDouble(out, std::min(1.0, uncapped_util) * time_fraction);
     out += ",\"bandwidthUtils\":[";
     bool bytes = !fused && t.bytes_known;
     if (bytes && db_.peaks.hbm_gbps > 0) {
@@ -237,6 +240,8 @@ class TreeBuilder {
     AppendJsonDouble(out, SafeDivide(static_cast<double>(t.time_ps), static_cast<double>(t.occurrences)));
     out += ",\"bf16Flops\":";
     AppendJsonDouble(out, fused ? n.fused_flops : t.flops);
+    out += ",\"uncappedFlops\":";
+    AppendJsonDouble(out, uncapped_util * time_fraction);
     out += "},";
   }
 

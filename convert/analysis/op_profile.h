@@ -9,9 +9,10 @@
 // only; the ops it contains stand for it below that. Children are sorted by
 // time (the fused instructions of a fusion by FLOPs) and cut to the top 100
 // below the grouping levels; `numChildren` keeps the count before the cut. A
-// node's `flops` is its FLOP utilisation times its share of the total time,
-// `bandwidthUtils` [HBM, on-chip read, on-chip write] utilisations, capped at
-// 1, `rawBytesAccessedArray` the bytes behind them; arrays are left empty
+// node's `flops` is its FLOP utilisation, capped at 1, times its share of the
+// total time (`uncappedFlops` the same without the cap), `bandwidthUtils`
+// [HBM, on-chip read, on-chip write] utilisations, capped at 1,
+// `rawBytesAccessedArray` the bytes behind them; arrays are left empty
 // where the op's bytes (or, for utilisations, the device's HBM peak) are
 // unknown. Without a memory breakdown (GPU) all bytes count as HBM. Fused
 // instructions of a fusion come from its HLO computation with the cost

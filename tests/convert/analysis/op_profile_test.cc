@@ -402,6 +402,24 @@ TEST(OpProfile, FusionGroupsLeaveTheFrameworkOpOut) {
   EXPECT_EQ(dot_group.at("xla").at("provenance").as_string(), "jit(f)/dot.1");
 }
 
+// FLOP utilisation past the peak is capped in `flops` and kept in
+// `uncappedFlops`, both weighted by the share of time: 2000 FLOPs in 100 ps is
+// 20 TFLOP/s, twice the 10 TFLOP/s peak, over half of the 200 ps.
+TEST(OpProfile, UncappedFlops) {
+  HloOpDb db = TpuDb(200);
+  HloOpMetrics fast = MakeOp("dot.1", 100, "convolution"), other = MakeOp("copy.1", 100, "data formatting");
+  fast.flops = fast.model_flops = 2000;
+  fast.flops_known = true;
+  db.ops = {fast, other};
+  json::object profile = Profile(db, OpProfileGrouping::kByCategory);
+  const json::value& op = Children(*ChildNamed(profile.at("byCategory"), "convolution"))[0];
+  EXPECT_DOUBLE_EQ(Metric(op, "flops"), 0.5);
+  EXPECT_DOUBLE_EQ(Metric(op, "uncappedFlops"), 1.0);
+  const json::value& root = profile.at("byCategory");
+  EXPECT_DOUBLE_EQ(Metric(root, "flops"), 1.0);  // 2000 FLOPs in 200 ps: the peak
+  EXPECT_DOUBLE_EQ(Metric(root, "uncappedFlops"), 1.0);
+}
+
 // A profile whose device time is all idle keeps its root, with IDLE below
 // it. (xprof's finishing pass takes any node without details whose children
 // all have some for a group of duplicates, and so replaces such a root by its
