@@ -5,8 +5,8 @@
 //   by category:              category → deduplication group → op;
 //   by provenance:            program → framework-op path → category → group → op.
 // IDLE is a child of the root. An op that contains other ops (its time exceeds
-// its self time) adds its self time to the root, program and provenance path
-// only; the ops it contains stand for it below that. Children are sorted by
+// its self time) adds its self time to the root and its program only; the ops
+// it contains stand for it below that. Children are sorted by
 // time (the fused instructions of a fusion by FLOPs) and cut to the top 100
 // below the grouping levels; `numChildren` keeps the count before the cut. A
 // node's `flops` is its FLOP utilisation, capped at 1, times its share of the

@@ -268,6 +268,19 @@ TEST(OpProfile, ContainerOpsCountOnlyTheirSelfTime) {
   // 1000 ps in all: the category's 4000 FLOPs in 800 ps is 5 TFLOP/s, half
   // of the 10 TFLOP/s peak, over 80% of the time.
   EXPECT_DOUBLE_EQ(Metric(fusions, "flops"), 0.5 * 0.8);
+
+  // By framework op the container has no path: only the ops it holds do.
+  db.ops[0].provenance = "jit(f)/while";
+  db.ops[1].provenance = db.ops[2].provenance = "jit(f)/add";
+  json::object by_provenance = Profile(db, OpProfileGrouping::kByProvenance);
+  const json::value& main = Children(by_provenance.at("byProvenance"))[0];
+  EXPECT_DOUBLE_EQ(Metric(main, "rawTime"), 1000);
+  ASSERT_EQ(Children(main).size(), 1u);
+  const json::value& jit = Children(main)[0];
+  EXPECT_EQ(Name(jit), "jit(f)");
+  EXPECT_DOUBLE_EQ(Metric(jit, "rawTime"), 800);
+  ASSERT_EQ(Children(jit).size(), 1u);
+  EXPECT_EQ(Name(Children(jit)[0]), "add");
 }
 
 // A fused instruction is every instruction of the fusion's computation but
