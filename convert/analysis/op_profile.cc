@@ -272,9 +272,10 @@ class TreeBuilder {
   }
 
   // Writes `n`. A deduplication group of one op is written as that op; a
-  // larger one as "<first> and its duplicate(s)" with the details of its
-  // longest op, except a fusion group's framework op: duplicated fusions come
-  // from different framework ops, so the first one's would mislabel the group.
+  // larger one as "<first> and its duplicate(s)" with the details (source
+  // line included) of its longest op, except a fusion group's framework op:
+  // duplicated fusions come from different framework ops, so the first one's
+  // would mislabel the group.
   void Write(const Node& n, std::string& out) const {
     if (n.kind == Node::kDedup && n.children.size() == 1) return Write(*n.children.front(), out);
     out += "{\"name\":";
@@ -294,7 +295,6 @@ class TreeBuilder {
     } else if (group) {
       XlaFields x = OpFields(*n.children.front()->op);
       if (IsFusionCategory(x.category)) x.provenance.clear();
-      x.source_info = x.source_stack = nullptr;
       WriteXla(x, out);
     } else if (n.kind == Node::kFused) {
       WriteXla({OpcodeLabel(n.fused), InstructionExpression(*n.program, *n.fused), n.fused->metadata().op_name(),

@@ -391,8 +391,9 @@ TEST(OpProfile, BytesWithoutAPeakAndSourceInfo) {
   EXPECT_DOUBLE_EQ(capped.at("metrics").at("bandwidthUtils").as_array()[0].to_number<double>(), 1.0);
 }
 
-// A group of duplicated fusions takes its longest op's details but not its
-// framework op: each duplicate may come from another one. Other groups keep it.
+// A group of duplicated fusions takes its longest op's details (its source
+// line too) but not its framework op: each duplicate may come from another
+// one. Other groups keep it.
 TEST(OpProfile, FusionGroupsLeaveTheFrameworkOpOut) {
   HloOpDb db = TpuDb(1000);
   for (auto [name, time, category] :
@@ -402,6 +403,7 @@ TEST(OpProfile, FusionGroupsLeaveTheFrameworkOpOut) {
         {"dot.2", 150, "convolution"}}) {
     HloOpMetrics op = MakeOp(name, time, category, std::string(category) == "convolution" ? "dot.1" : "fusion.1");
     op.provenance = std::string("jit(f)/") + name;
+    op.source_info = std::string(name) + ".py:1";
     db.ops.push_back(op);
   }
   json::object profile = Profile(db, OpProfileGrouping::kByCategory);
@@ -410,6 +412,7 @@ TEST(OpProfile, FusionGroupsLeaveTheFrameworkOpOut) {
   EXPECT_EQ(Name(fusion_group), "fusion.1 and its duplicate(s)");
   EXPECT_EQ(fusion_group.at("xla").at("provenance").as_string(), "");
   EXPECT_EQ(fusion_group.at("xla").at("category").as_string(), "loop fusion");
+  EXPECT_EQ(fusion_group.at("xla").at("sourceInfo").at("fileName").as_string(), "fusion.1.py");
   const json::value& dot_group = Children(*ChildNamed(profile.at("byCategory"), "convolution"))[0];
   EXPECT_EQ(Name(dot_group), "dot.1 and its duplicate(s)");
   EXPECT_EQ(dot_group.at("xla").at("provenance").as_string(), "jit(f)/dot.1");
