@@ -84,6 +84,13 @@ export function findOpPath(root: ProfileNode, op: string, program: string): numb
   return walk(root, []);
 }
 
+// Executions of a node. The root, a program and a framework-op path part do
+// not run (the server gives them 0): for them the count is left blank.
+export function occurrencesText(n: ProfileNode): string {
+  const count = n.metrics?.occurrences ?? 0;
+  return count > 0 || n.xla || n.category ? fmtNum(count) : UNKNOWN;
+}
+
 // The HLO instruction a node stands for ("X and its duplicate(s)" stands for X).
 function opOf(n: ProfileNode): string { return n.name.replace(/ and its duplicate\(s\)$/, ''); }
 
@@ -138,7 +145,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     clear(details);
     const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
     const m = n.metrics ?? {};
-    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', fmtNum(m.occurrences ?? 0)));
+    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', occurrencesText(n)));
     if (n.xla) {
       table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
         row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', fmtNum(m.rawFlops ?? 0)));
@@ -183,7 +190,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
         el('td', { class: 'num', 'data-col': 'share' }, share === null ? UNKNOWN : fmtUtil(share)),
         el('td', { 'data-col': 'flops' }, utilBar(flopUtilisation(n, rootTime), 'FLOP utilisation')),
         el('td', { 'data-col': 'hbm' }, utilBar(bandwidthUtilisation(n, 0), 'HBM bandwidth utilisation')),
-        el('td', { class: 'num', 'data-col': 'occurrences' }, fmtNum(m.occurrences ?? 0)),
+        el('td', { class: 'num', 'data-col': 'occurrences' }, occurrencesText(n)),
         el('td', { class: 'num', 'data-col': 'avg' }, avg === null ? UNKNOWN : fmtUs(avg)));
       body.appendChild(tr);
       if (!open) return;
