@@ -137,7 +137,8 @@ StatusOr<ToolOutput> HloStatsTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> OpProfileTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, HloOpDbForPaths(in));
-  return Output(ConvertHloOpDbToOpProfileJson(*db), false);
+  OpProfileGrouping group_by = OpProfileGroupingFromParam(ParamStr(in.params, "group_by"));
+  return Output(ConvertHloOpDbToOpProfileJson(*db, group_by), false);
 }
 
 StatusOr<ToolOutput> RooflineModelTool(const ToolInput& in) {

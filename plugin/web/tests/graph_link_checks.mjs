@@ -61,7 +61,8 @@ export async function runGraphLinkChecks({ browser, base, check }) {
       await page.goto(`${base}/?${new URLSearchParams({ run, tool: 'op_profile' })}`);
       await page.waitForSelector('.page[data-ready="true"][data-tool="op_profile"]', { timeout: 60000 });
       await page.selectOption('#op-profile-grouping', grouping);
-      const profile = await get('data', { run, tag: 'op_profile' });
+      await page.waitForSelector(`#op-profile-tree[data-grouping="${grouping}"]`, { timeout: 60000 });
+      const profile = await get('data', { run, tag: 'op_profile', group_by: grouping });
       const root = grouping === 'program' ? profile.byProgram : profile.byCategory;
       // The path to the first op node (a node with xla info that is not IDLE), by child index.
       const path = [];

@@ -1,6 +1,5 @@
-// xprof's own unit tests of the op_profile builder, the roofline ridge point
-// and the GPU cost analysis of GEMM custom calls, ported as known-answer tests
-// of our steps. Each input is built as the original test builds it (ops of an
+// xprof's own unit tests of the roofline ridge point and the GPU cost
+// analysis of GEMM custom calls, ported as known-answer tests of our steps. Each input is built as the original test builds it (ops of an
 // op metrics table, device peaks, HLO instructions); the expected values are
 // the original test's. Device peaks come from tbprof's table of published
 // dense BF16 figures, so only xprof's cases whose figure is the published one
@@ -17,7 +16,6 @@
 
 #include "convert/analysis/device_peaks.h"
 #include "convert/analysis/hlo_cost_model.h"
-#include "convert/analysis/op_profile.h"
 #include "convert/analysis/roofline.h"
 #include "convert/analysis/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"
@@ -30,156 +28,6 @@ namespace tbprof {
 namespace {
 
 namespace json = boost::json;
-
-// An op as xprof's tests make one: self time = time, one occurrence.
-HloOpMetrics MakeOp(const std::string& name, uint64_t time_ps, const std::string& category,
-                    const std::string& deduplicated_name = "", uint64_t program_id = 0) {
-  HloOpMetrics op;
-  op.name = name;
-  op.time_ps = op.self_time_ps = time_ps;
-  op.category = category;
-  op.occurrences = 1;
-  op.deduplicated_name = deduplicated_name;
-  op.program_id = program_id;
-  return op;
-}
-
-// The peaks the original tests give the TPU: 10 TFLOP/s and 100 GB/s.
-HloOpDb TpuDb(uint64_t total_time_ps) {
-  HloOpDb db;
-  db.total_time_ps = total_time_ps;
-  db.peaks.kind = DeviceKind::kTpu;
-  db.peaks.peak_tflops = 10;
-  db.peaks.hbm_gbps = 100;
-  db.has_device_ops = true;
-  return db;
-}
-
-json::object Profile(const HloOpDb& db, int children_per_node = kOpProfileChildrenPerNode) {
-  return json::parse(ConvertHloOpDbToOpProfileJson(db, children_per_node)).as_object();
-}
-
-const json::array& Children(const json::value& node) { return node.at("children").as_array(); }
-std::string Name(const json::value& node) { return std::string(node.at("name").as_string()); }
-
-const json::value* ChildNamed(const json::value& node, const std::string& name) {
-  for (const json::value& c : Children(node)) {
-    if (Name(c) == name) return &c;
-  }
-  return nullptr;
-}
-
-// xprof: OpStatsToOpProfileTest.SimpleProfileByCategory.
-TEST(XprofOpProfilePort, SimpleProfileByCategory) {
-  HloOpDb db = TpuDb(1000);
-  db.ops.push_back(MakeOp("op1", 500, "convolution"));
-  json::object profile = Profile(db);
-  const json::value& by_category = profile.at("byCategory");
-  ASSERT_EQ(Children(by_category).size(), 1u);
-  EXPECT_EQ(Name(Children(by_category)[0]), "convolution");
-}
-
-// xprof: FlatOpStatsToOpProfileTest.SimpleProfileByCategory.
-TEST(XprofOpProfilePort, TwoCategoriesAndDeviceType) {
-  HloOpDb db = TpuDb(1000);
-  db.ops.push_back(MakeOp("op1", 500, "conv"));
-  db.ops.push_back(MakeOp("op2", 300, "fused"));
-  json::object profile = Profile(db);
-  EXPECT_EQ(profile.at("deviceType").as_string(), "TPU");
-  const json::value& by_category = profile.at("byCategory");
-  ASSERT_EQ(Children(by_category).size(), 2u);
-  EXPECT_NE(ChildNamed(by_category, "conv"), nullptr);
-  EXPECT_NE(ChildNamed(by_category, "fused"), nullptr);
-}
-
-// xprof: FlatOpStatsToOpProfileTest.SimpleProfileByProgram (the program names
-// come from the programs' modules, as xprof's come from program_id_to_name_map).
-TEST(XprofOpProfilePort, SimpleProfileByProgram) {
-  HloOpDb db = TpuDb(1000);
-  for (auto [id, name] : {std::pair<uint64_t, const char*>{10, "program1"}, {20, "program2"}}) {
-    auto program = HloProgram::Parse(id, name, xla::HloProto().SerializeAsString());
-    ASSERT_TRUE(program.ok());
-    db.programs.by_id[id] = *program;
-  }
-  db.ops.push_back(MakeOp("op1", 500, "conv", "", 10));
-  db.ops.push_back(MakeOp("op2", 300, "fused", "", 20));
-  json::object profile = Profile(db);
-  EXPECT_EQ(Children(profile.at("byProgram")).size(), 2u);
-}
-
-// xprof: OpStatsToOpProfileTest and FlatOpStatsToOpProfileTest
-// .DeduplicationGroupingWithAndWithoutDuplicates (the same case in both).
-TEST(XprofOpProfilePort, DeduplicationGroupingWithAndWithoutDuplicates) {
-  HloOpDb db = TpuDb(10000);
-  db.ops.push_back(MakeOp("conv_op_1", 500, "convolution", "conv_dedup"));
-  db.ops.push_back(MakeOp("conv_op_2", 400, "convolution", "conv_dedup"));
-  db.ops.push_back(MakeOp("conv_single_op", 300, "convolution", ""));
-  db.ops.push_back(MakeOp("fusion_op_1", 600, "fusion", "fusion_dedup"));
-  db.ops.push_back(MakeOp("fusion_op_2", 200, "fusion", "fusion_dedup"));
-  db.ops.push_back(MakeOp("fusion_single_op", 700, "fusion", ""));
-  db.ops.push_back(MakeOp("dense_single_op", 800, "dense", ""));
-  json::object profile = Profile(db);
-  const json::value& by_category = profile.at("byCategory");
-  ASSERT_EQ(Children(by_category).size(), 3u);
-
-  for (auto [category, first, second, single] :
-       {std::tuple<const char*, const char*, const char*, const char*>{"convolution", "conv_op_1", "conv_op_2",
-                                                                        "conv_single_op"},
-        {"fusion", "fusion_op_1", "fusion_op_2", "fusion_single_op"}}) {
-    SCOPED_TRACE(category);
-    const json::value* cat = ChildNamed(by_category, category);
-    ASSERT_NE(cat, nullptr);
-    ASSERT_EQ(Children(*cat).size(), 2u);
-    const json::value* group = ChildNamed(*cat, std::string(first) + " and its duplicate(s)");
-    ASSERT_NE(group, nullptr);
-    ASSERT_EQ(Children(*group).size(), 2u);
-    EXPECT_EQ(Name(Children(*group)[0]), first);
-    EXPECT_EQ(Name(Children(*group)[1]), second);
-    // A group of one op is the op itself, with no wrapper node.
-    const json::value* alone = ChildNamed(*cat, single);
-    ASSERT_NE(alone, nullptr);
-    EXPECT_EQ(Children(*alone).size(), 0u);
-  }
-  const json::value* dense = ChildNamed(by_category, "dense");
-  ASSERT_NE(dense, nullptr);
-  ASSERT_EQ(Children(*dense).size(), 1u);
-  EXPECT_EQ(Name(Children(*dense)[0]), "dense_single_op");
-  EXPECT_EQ(Children(Children(*dense)[0]).size(), 0u);
-}
-
-// xprof: OpProfileBuilderTest.ArenaAllocatedNodeSortingNoCrash: ten ops of one
-// category, three children per node.
-TEST(XprofOpProfilePort, ChildrenPerNodeCutsTheCategory) {
-  HloOpDb db = TpuDb(10000);
-  for (int i = 0; i < 10; ++i) db.ops.push_back(MakeOp("op_" + std::to_string(i), (10 - i) * 100, "conv"));
-  json::object profile = Profile(db, 3);
-  const json::value& by_category = profile.at("byCategory");
-  ASSERT_EQ(Children(by_category).size(), 1u);
-  const json::value& conv = Children(by_category)[0];
-  EXPECT_LE(Children(conv).size(), 3u);
-  // Ours also keeps the count before the cut, and the kept ones are the longest.
-  EXPECT_EQ(conv.at("numChildren").as_int64(), 10);
-  EXPECT_EQ(Name(Children(conv)[0]), "op_0");
-}
-
-// xprof: FlatOpStatsToOpProfileTest.EmptyFlatMetricsDbHasRootMetricsBy{Category,Program}.
-TEST(XprofOpProfilePort, EmptyDbHasRootMetrics) {
-  HloOpDb db;
-  json::object profile = Profile(db);
-  for (auto [key, name] : {std::pair<const char*, const char*>{"byCategory", "by_category"},
-                           {"byCategoryExcludeIdle", "by_category"},
-                           {"byProgram", "by_program"},
-                           {"byProgramExcludeIdle", "by_program"}}) {
-    SCOPED_TRACE(key);
-    const json::value& root = profile.at(key);
-    EXPECT_EQ(Name(root), name);
-    const json::object& metrics = root.at("metrics").as_object();
-    EXPECT_DOUBLE_EQ(json::value_to<double>(metrics.at("flops")), 0.0);
-    EXPECT_DOUBLE_EQ(json::value_to<double>(metrics.at("rawTime")), 0.0);
-    EXPECT_DOUBLE_EQ(json::value_to<double>(metrics.at("rawFlops")), 0.0);
-    EXPECT_EQ(Children(root).size(), 0u);
-  }
-}
 
 // The roofline table's HBM ridge point for the device peaks given.
 std::string HbmRidgePoint(double peak_gflops, double peak_gib_per_s) {

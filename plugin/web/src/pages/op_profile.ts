@@ -1,10 +1,12 @@
-// op_profile: the op_profile Profile JSON as a tree table (by category or by
-// program, with or without IDLE), time, FLOP and HBM bandwidth utilisation
-// bars, a top-N cut per node, and a details box with links to hlo_stats; op
-// nodes link to their node in graph_viewer.
+// op_profile: the op_profile Profile JSON as a tree table (by category, by
+// program or by framework-op path, with or without IDLE), time, FLOP and HBM
+// bandwidth utilisation bars, a top-N cut per node, and a details box with
+// links to hlo_stats; op nodes link to their node in graph_viewer. The server
+// answers one grouping per request (`group_by`), as xprof's does: each is
+// fetched when first chosen and kept.
 import { el, section, message, clear } from '../dom';
 import { fmtNum, fmtUs } from '../format';
-import { PageContext } from '../page';
+import { PageContext, describeError } from '../page';
 import { UNKNOWN, xlaToolHref, opFromUrl, graphViewerHref, graphLink } from './xla_common';
 
 interface Metrics {
@@ -13,7 +15,17 @@ interface Metrics {
 }
 interface XlaInfo { op?: string; expression?: string; provenance?: string; category?: string; programId?: string }
 export interface ProfileNode { name: string; metrics?: Metrics; children?: ProfileNode[]; category?: object; xla?: XlaInfo; numChildren?: number }
-interface Profile { byCategory?: ProfileNode; byProgram?: ProfileNode; byCategoryExcludeIdle?: ProfileNode; byProgramExcludeIdle?: ProfileNode; deviceType?: string }
+interface Profile {
+  byCategory?: ProfileNode; byProgram?: ProfileNode; byProvenance?: ProfileNode;
+  byCategoryExcludeIdle?: ProfileNode; byProgramExcludeIdle?: ProfileNode; byProvenanceExcludeIdle?: ProfileNode; deviceType?: string;
+}
+type Grouping = 'category' | 'program' | 'provenance';
+// The trees of each grouping: with IDLE, without.
+const TREES: Record<Grouping, [keyof Profile, keyof Profile]> = {
+  category: ['byCategory', 'byCategoryExcludeIdle'],
+  program: ['byProgram', 'byProgramExcludeIdle'],
+  provenance: ['byProvenance', 'byProvenanceExcludeIdle'],
+};
 
 const TOP_N_CHOICES = [5, 10, 25, 50, 100];
 const BANDWIDTH_NAMES = ['HBM', 'on-chip read', 'on-chip write'];
@@ -72,18 +84,31 @@ export function findOpPath(root: ProfileNode, op: string, program: string): numb
   return walk(root, []);
 }
 
+// Executions of a node. The root, a program and a framework-op path part do
+// not run (the server gives them 0): for them the count is left blank.
+export function occurrencesText(n: ProfileNode): string {
+  const count = n.metrics?.occurrences ?? 0;
+  return count > 0 || n.xla || n.category ? fmtNum(count) : UNKNOWN;
+}
+
 // The HLO instruction a node stands for ("X and its duplicate(s)" stands for X).
 function opOf(n: ProfileNode): string { return n.name.replace(/ and its duplicate\(s\)$/, ''); }
 
 export async function renderOpProfile(ctx: PageContext): Promise<void> {
-  const data = await ctx.load<Profile>();
+  const profiles = new Map<Grouping, Profile | null>();
+  const fetchGrouping = async (g: Grouping): Promise<Profile | null> => {
+    if (!profiles.has(g)) profiles.set(g, await ctx.load<Profile>({ group_by: g }));
+    return profiles.get(g) ?? null;
+  };
+  const data = await fetchGrouping('category');
   if (!data || (!data.byCategory && !data.byProgram)) { ctx.root.appendChild(message('empty', 'No op profile in this response.')); return; }
 
   // Runs whose device time names no HLO op (no HLO modules recorded, or kernels without hlo_op) have only IDLE.
   const onlyIdle = (data.byCategory?.children ?? []).every((c) => c.name === 'IDLE');
   if (onlyIdle) ctx.root.appendChild(message('empty', 'No device time in this profile is attributed to an HLO op: all of it is IDLE.'));
   const grouping = el('select', { id: 'op-profile-grouping', 'aria-label': 'Group by' },
-    el('option', { value: 'category' }, 'by category'), el('option', { value: 'program' }, 'by program'));
+    el('option', { value: 'category' }, 'by category'), el('option', { value: 'program' }, 'by program'),
+    el('option', { value: 'provenance' }, 'by framework op'));
   const includeIdle = el('input', { type: 'checkbox', id: 'op-profile-idle' });
   includeIdle.checked = true;
   const topN = el('select', { id: 'op-profile-top', 'aria-label': 'Top N' }, ...TOP_N_CHOICES.map((n) => el('option', { value: String(n) }, String(n))));
@@ -94,8 +119,9 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
   const head = el('tr', {}, ...['Name', 'Time', 'Time (% of total)', 'FLOP utilisation', 'HBM bandwidth utilisation', '#Occurrences', 'Avg. time']
     .map((h, i) => el('th', { class: i === 0 || i === 3 || i === 4 ? '' : 'num' }, h)));
   const body = el('tbody');
+  const table = el('table', { class: 'grid op-tree', id: 'op-profile-tree' }, el('thead', {}, head), body);
   const details = el('div', { id: 'op-profile-details' }, el('p', { class: 'hint' }, 'Click a name to see its HLO details.'));
-  ctx.root.append(section('Ops', el('div', { class: 'grid-scroll' }, el('table', { class: 'grid op-tree', id: 'op-profile-tree' }, el('thead', {}, head), body))),
+  ctx.root.append(section('Ops', el('div', { class: 'grid-scroll' }, table)),
     section('Details', details));
 
   const linked = opFromUrl();
@@ -107,16 +133,19 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
   let reveal: number[] = [];
 
   const currentRoot = (): ProfileNode | undefined => {
-    const byProgram = grouping.value === 'program';
-    if (includeIdle.checked) return byProgram ? data.byProgram : data.byCategory;
-    return (byProgram ? data.byProgramExcludeIdle : data.byCategoryExcludeIdle) ?? (byProgram ? data.byProgram : data.byCategory);
+    const g = grouping.value as Grouping;
+    const profile = profiles.get(g);
+    if (!profile) return undefined;
+    const [withIdle, withoutIdle] = TREES[g];
+    const tree = (k: keyof Profile) => profile[k] as ProfileNode | undefined;
+    return includeIdle.checked ? tree(withIdle) : tree(withoutIdle) ?? tree(withIdle);
   };
 
   const showDetails = (n: ProfileNode) => {
     clear(details);
     const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
     const m = n.metrics ?? {};
-    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', fmtNum(m.occurrences ?? 0)));
+    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', occurrencesText(n)));
     if (n.xla) {
       table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
         row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', fmtNum(m.rawFlops ?? 0)));
@@ -136,6 +165,8 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
 
   const draw = () => {
     clear(body);
+    // Which grouping the rows show, for tests that wait on a grouping's fetch.
+    table.setAttribute('data-grouping', grouping.value);
     const root = currentRoot();
     if (!root) { body.appendChild(el('tr', {}, el('td', {}, 'This view is not in the response.'))); return; }
     const rootTime = root.metrics?.rawTime ?? 0;
@@ -159,7 +190,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
         el('td', { class: 'num', 'data-col': 'share' }, share === null ? UNKNOWN : fmtUtil(share)),
         el('td', { 'data-col': 'flops' }, utilBar(flopUtilisation(n, rootTime), 'FLOP utilisation')),
         el('td', { 'data-col': 'hbm' }, utilBar(bandwidthUtilisation(n, 0), 'HBM bandwidth utilisation')),
-        el('td', { class: 'num', 'data-col': 'occurrences' }, fmtNum(m.occurrences ?? 0)),
+        el('td', { class: 'num', 'data-col': 'occurrences' }, occurrencesText(n)),
         el('td', { class: 'num', 'data-col': 'avg' }, avg === null ? UNKNOWN : fmtUs(avg)));
       body.appendChild(tr);
       if (!open) return;
@@ -196,7 +227,13 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
   };
 
   const reset = () => { expanded.clear(); expanded.add(''); highlight = null; reveal = []; openLinked(); draw(); };
-  grouping.addEventListener('change', reset);
+  grouping.addEventListener('change', () => {
+    fetchGrouping(grouping.value as Grouping).then(reset, (e: unknown) => {
+      profiles.delete(grouping.value as Grouping);
+      clear(body);
+      body.appendChild(el('tr', {}, el('td', { class: 'msg-error' }, describeError(e))));
+    });
+  });
   includeIdle.addEventListener('change', reset);
   topN.addEventListener('change', draw);
   expanded.add('');
