@@ -58,8 +58,8 @@ class TableWriter {
     col("total_self_time_percent", "number", "Total self time (%)");
     col("cumulative_total_self_time_percent", "number", "Cumulative total self time (%)");
     if (!gpu_) col("dma_stall_percent", "number", "%time stalled by DMA");
-    col("measured_flop_rate", "number", "Normalized FLOP Rate (TFLOP/s)");
-    col("model_flop_rate", "number", "Model FLOP Rate (TFLOP/s)");
+    col("measured_flop_rate", "number", "Normalized FLOP Rate (GFLOP/s)");
+    col("model_flop_rate", "number", "Model FLOP Rate (GFLOP/s)");
     // The memories besides HBM with a bandwidth and an operational intensity
     // column each: a GPU's shared memory/L1 (xprof's vmem_write ids), a TPU's
     // CMEM and VMEM.
@@ -87,7 +87,7 @@ class TableWriter {
     col("bound_by", "string", "Bound by");
     col("total_time_per_core", "number", "Total Time per core (us)");
     col("total_time_in_percentage", "number", "Total Time (%)");
-    col("optimal_flop_rate", "number", "Optimal FLOP Rate (TFLOP/s)");
+    col("optimal_flop_rate", "number", "Optimal FLOP Rate (GFLOP/s)");
     col("roofline_efficiency", "number", "Roofline efficiency (%)");
     col("compute_efficiency", "number", "FLOP Rate / Peak (%)");
     col("max_mem_bw_utilization", "number", "Max memory BW utilization (among supported memories) (%)");
@@ -152,8 +152,8 @@ class TableWriter {
     double time_us = static_cast<double>(r.time_ps) / 1e6, self_us = static_cast<double>(r.self_time_ps) / 1e6;
     double time_ns = static_cast<double>(r.time_ps) / 1e3;
     auto gibps = [&](double b) { return GigaToGibi(SafeDivide(b, time_ns)); };
-    double tflops = SafeDivide(r.flops, static_cast<double>(r.time_ps));
-    double model_tflops = SafeDivide(r.model_flops, static_cast<double>(r.time_ps));
+    double gflops = SafeDivide(r.flops, time_ns);
+    double model_gflops = SafeDivide(r.model_flops, time_ns);
     const DevicePeaks& pk = db_.peaks;
     RooflineUse use;
     use.time_ps = static_cast<double>(r.time_ps);
@@ -172,8 +172,9 @@ class TableWriter {
     std::vector<Cell> row = {std::string("Total"), static_cast<double>(r.rank), r.category, r.name,
                              static_cast<double>(r.occurrences), time_us, SafeDivide(time_us, r.occurrences),
                              self_us, SafeDivide(self_us, r.occurrences), r.self_fraction, r.cumulative_fraction};
-    if (!gpu_) row.push_back(0.0);
-    row.insert(row.end(), {known(fk, tflops), known(fk, model_tflops), known(bk, gibps(r.bytes)),
+    // The profile has no DMA stall time of an op: unknown, not 0.
+    if (!gpu_) row.push_back(unknown);
+    row.insert(row.end(), {known(fk, gflops), known(fk, model_gflops), known(bk, gibps(r.bytes)),
                            known(bk, gibps(r.hbm))});
     if (gpu_) {
       row.push_back(unknown);
@@ -190,7 +191,7 @@ class TableWriter {
                {known(fbk && peaks_known, bottleneck_oi), bound,
                 SafeDivide(time_us, std::max(1, pk.device_count)),
                 SafeDivide(static_cast<double>(r.time_ps), static_cast<double>(total_ps)),
-                known(fk && peaks_known, SafeDivide(tflops, efficiency)), known(peaks_known && (fk || bk), efficiency),
+                known(fk && peaks_known, SafeDivide(gflops, efficiency)), known(peaks_known && (fk || bk), efficiency),
                 known(fk && pk.peak_tflops > 0, flops_util), known(bk && pk.hbm_gbps > 0, mem_util),
                 include_infeed_outfeed, std::to_string(r.program_id), r.source_info});
     t_.AddRow(std::move(row));
@@ -204,7 +205,7 @@ class TableWriter {
       return pk.peak_tflops > 0 && gbps > 0 ? JsonNumber(pk.peak_tflops * 1e12 / (gbps * 1e9)) : std::string();
     };
     t_.SetProperty("device_type", pk.device_type);
-    t_.SetProperty("peak_flop_rate", num(pk.peak_tflops));
+    t_.SetProperty("peak_flop_rate", num(pk.peak_tflops > 0 ? pk.peak_tflops * 1e3 : -1));  // GFLOP/s
     t_.SetProperty("peak_hbm_bw", num(peak_hbm_gib));
     t_.SetProperty("hbm_ridge_point", ridge(pk.hbm_gbps));
     auto gib = [&](double gbps) { return gbps > 0 ? JsonNumber(GigaToGibi(gbps)) : std::string(); };

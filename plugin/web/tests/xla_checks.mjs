@@ -213,7 +213,7 @@ export const xlaChecks = {
     if (!t) return;
     const p = t.p ?? {};
     const text = await page.evaluate(() => document.body.innerText);
-    for (const [key, unit] of [['peak_flop_rate', 'TFLOP/s'], ['peak_hbm_bw', 'GiB/s']]) {
+    for (const [key, unit] of [['peak_flop_rate', 'GFLOP/s'], ['peak_hbm_bw', 'GiB/s']]) {
       if (p[key]) {
         const m = new RegExp(`([\\d,.]+) ${unit.replace('/', '\\/')}`).exec(text);
         assert(m && Math.abs(parseShown(m[1]) - Number(p[key])) <= 0.01, `${key}=${p[key]} not shown (${m?.[0]})`);
@@ -255,7 +255,7 @@ export const xlaChecks = {
       assert(tip.includes(op), `tooltip "${tip}" does not name ${op}`);
       const m = /operational intensity: ([^ ]+) FLOP\/Byte/.exec(tip);
       assert(m && sameNumber(m[1], cell(t, r, 'hbm_operational_intensity'), 4), `tooltip intensity ${m?.[1]}`);
-      const f = /FLOP rate: ([^ ]+) TFLOP\/s/.exec(tip);
+      const f = /FLOP rate: ([^ ]+) GFLOP\/s/.exec(tip);
       assert(f && sameNumber(f[1], cell(t, r, 'measured_flop_rate'), 4), `tooltip FLOP rate ${f?.[1]}`);
       // Category filter.
       const category = cell(t, r, 'category');

@@ -284,7 +284,8 @@ TEST(HloOpDb, ToolsShapes) {
   EXPECT_EQ(prof.at("deviceType").as_string(), "GPU");
   json::value roof = json::parse(ConvertHloOpDbToRooflineJson(db));
   ASSERT_EQ(roof.as_array().size(), 2u);
-  EXPECT_NEAR(std::stod(std::string(roof.at(0).at("p").at("peak_flop_rate").as_string())), 1070.53056, 1e-6);
+  // GFLOP/s: 132 SMs x 4096 FLOPs a clock x 1.98 GHz.
+  EXPECT_NEAR(std::stod(std::string(roof.at(0).at("p").at("peak_flop_rate").as_string())), 1070530.56, 1e-6);
 }
 
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
