@@ -131,11 +131,12 @@ class TableWriter {
     }
   }
 
-  std::string Json() {
+  std::string Json(const std::vector<std::string>& step_warnings) {
     SetProperties();
     DataTable diagnostics;
     diagnostics.AddColumn("severity", "Severity", "string");
     diagnostics.AddColumn("message", "Message", "string");
+    for (const std::string& w : step_warnings) diagnostics.AddRow({std::string("WARNING"), w});
     if (db_.peaks.peak_tflops < 0 || db_.peaks.hbm_gbps < 0) {
       diagnostics.AddRow({std::string("WARNING"),
                           std::string("The device's peak FLOP rate or memory bandwidth is unknown: utilisations "
@@ -240,11 +241,11 @@ class TableWriter {
 
 }  // namespace
 
-std::string ConvertHloOpDbToRooflineJson(const HloOpDb& db) {
+std::string ConvertHloOpDbToRooflineJson(const HloOpDb& db, const std::vector<std::string>& step_warnings) {
   TableWriter w(db);
   w.AddRecords(true);
   w.AddRecords(false);
-  return w.Json();
+  return w.Json(step_warnings);
 }
 
 std::string ConvertHloOpDbToRooflineCsv(const HloOpDb& db) {

@@ -7,18 +7,20 @@
 // writes them. Roofs are table properties: peak_flop_rate (GFLOP/s), peak_hbm_bw
 // and the other memories' peaks (GiB/s), and the ridge points in FLOP/byte
 // (peak FLOP/s over peak bytes/s).
-// Not built: the per-step and average-step rows (they need the step database).
-// A figure that cannot be computed (unknown FLOPs or bytes, unknown peak) is
-// an empty cell.
+// Not built: the per-step and average-step rows (they need each step's op
+// table). A figure that cannot be computed (unknown FLOPs or bytes, unknown
+// peak) is an empty cell. The diagnostics table lists the step warnings given
+// (xprof's: the profile's step diagnostics), then a warning of unknown peaks.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convert/analysis/xspace_to_hlo_stats.h"
 
 namespace tbprof {
 
-std::string ConvertHloOpDbToRooflineJson(const HloOpDb& db);
+std::string ConvertHloOpDbToRooflineJson(const HloOpDb& db, const std::vector<std::string>& step_warnings = {});
 // CSV of the roofline table (the first DataTable).
 std::string ConvertHloOpDbToRooflineCsv(const HloOpDb& db);
 

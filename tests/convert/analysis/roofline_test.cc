@@ -9,6 +9,7 @@
 #include <string>
 
 #include "convert/analysis/roofline.h"
+#include "convert/analysis/step_diagnostics.h"
 #include "convert/analysis/xspace_to_hlo_stats.h"
 
 namespace tbprof {
@@ -182,6 +183,32 @@ TEST(RooflineTable, RowsWithoutInfeedOutfeed) {
   EXPECT_EQ(t.Text(6, "operation"), "while.1");
   EXPECT_EQ(*t.Number(6, "rank"), 2);
   EXPECT_NEAR(*t.Number(6, "cumulative_total_self_time_percent"), 4.5 / 9, 1e-12);
+}
+
+// xprof's roofline diagnostics are the profile's step diagnostics: a profile
+// without steps warns that the step time is unknown; hosts with steps but none
+// in common say so instead; a profile with steps has no warning.
+TEST(RooflineTable, DiagnosticsCarryTheStepWarnings) {
+  auto diagnostics = [](const OpStats& op_stats) {
+    json::value tables = json::parse(ConvertHloOpDbToRooflineJson(Db(), StepWarnings(op_stats)));
+    return tables.as_array().at(1).at("rows").as_array();
+  };
+  OpStats no_steps;
+  json::array rows = diagnostics(no_steps);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("c").at(0).at("v").as_string(), "WARNING");
+  EXPECT_EQ(rows[0].at("c").at(1).at("v").as_string(), kNoStepMarkerWarning);
+  OpStats disjoint;
+  disjoint.empty_step_intersection = true;
+  rows = diagnostics(disjoint);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("c").at(1).at("v").as_string(), kEmptyStepIntersectionWarning);
+  OpStats with_steps;
+  with_steps.steps.push_back(HostSteps{"host0", {StepInfo{}}});
+  EXPECT_TRUE(diagnostics(with_steps).empty());
+  OpStats tpu_steps;
+  tpu_steps.tpu_step_db.push_back(PerCoreStepInfo{});
+  EXPECT_TRUE(diagnostics(tpu_steps).empty());
 }
 
 }  // namespace
