@@ -97,6 +97,9 @@ class TableWriter {
   }
 
   void AddRecords(bool include_infeed_outfeed) {
+    // Only accelerators have a roofline: a profile without GPU or TPU planes
+    // gets an empty table, as xprof's.
+    if (!HasDevice()) return;
     uint64_t infeed_outfeed_ps = 0;
     Record program;
     program.name = program.category = "Program";
@@ -136,6 +139,7 @@ class TableWriter {
     DataTable diagnostics;
     diagnostics.AddColumn("severity", "Severity", "string");
     diagnostics.AddColumn("message", "Message", "string");
+    if (!HasDevice()) return DataTablesToJson({&t_, &diagnostics});
     for (const std::string& w : step_warnings) diagnostics.AddRow({std::string("WARNING"), w});
     if (db_.peaks.peak_tflops < 0 || db_.peaks.hbm_gbps < 0) {
       diagnostics.AddRow({std::string("WARNING"),
@@ -145,6 +149,7 @@ class TableWriter {
     return DataTablesToJson({&t_, &diagnostics});
   }
   std::string Csv() const { return t_.ToCsv(); }
+  bool HasDevice() const { return db_.peaks.kind != DeviceKind::kUnknown; }
 
  private:
   void Row(const Record& r, uint64_t total_ps, bool include_infeed_outfeed) {

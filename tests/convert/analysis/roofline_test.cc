@@ -211,5 +211,16 @@ TEST(RooflineTable, DiagnosticsCarryTheStepWarnings) {
   EXPECT_TRUE(diagnostics(tpu_steps).empty());
 }
 
+// xprof builds no roofline for a profile without accelerators (hardware
+// neither GPU nor TPU): no rows and no diagnostics, where tbprof would
+// otherwise have written two all-zero program rows.
+TEST(RooflineTable, NoAcceleratorNoRows) {
+  HloOpDb db = Db();
+  db.peaks = DevicePeaks{};
+  json::value tables = json::parse(ConvertHloOpDbToRooflineJson(db, StepWarnings(OpStats{})));
+  EXPECT_EQ(Table(tables.as_array().at(0)).Rows(), 0u);
+  EXPECT_TRUE(tables.as_array().at(1).at("rows").as_array().empty());
+}
+
 }  // namespace
 }  // namespace tbprof
