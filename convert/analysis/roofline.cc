@@ -19,7 +19,7 @@ bool MayHaveInnerOps(std::string_view category) {
 }
 
 struct Record {
-  std::string category, name, source_info;
+  std::string category, name, source_info, source_stack;
   uint64_t program_id = 0;
   uint32_t occurrences = 0;
   uint64_t time_ps = 0, self_time_ps = 0;
@@ -29,9 +29,32 @@ struct Record {
   double self_fraction = 0, cumulative_fraction = 0;
 };
 
+std::string EscapeHtml(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// xprof's roofline writes an op's source as an HTML cell, "file:line" with the
+// stack as its title (the tooltip), everything escaped; empty without a source.
+std::string SourceInfoCell(std::string_view source_info, std::string_view stack) {
+  if (source_info.empty()) return {};
+  return "<div class='source-info-cell' title='" + EscapeHtml(stack) + "'>" + EscapeHtml(source_info) + "</div>";
+}
+
 Record FromOp(const HloOpMetrics& m) {
   Record r;
-  r.category = m.category, r.name = m.name, r.source_info = m.source_info, r.program_id = m.program_id;
+  r.category = m.category, r.name = m.name, r.source_info = m.source_info, r.source_stack = m.source_stack;
+  r.program_id = m.program_id;
   r.occurrences = m.occurrences, r.time_ps = m.time_ps, r.self_time_ps = m.self_time_ps;
   r.flops = m.flops, r.model_flops = m.model_flops, r.bytes = m.bytes_accessed;
   r.hbm = m.has_breakdown ? m.hbm_bytes : m.bytes_accessed;
@@ -199,7 +222,7 @@ class TableWriter {
                 SafeDivide(static_cast<double>(r.time_ps), static_cast<double>(total_ps)),
                 known(fk && peaks_known, SafeDivide(gflops, efficiency)), known(peaks_known && (fk || bk), efficiency),
                 known(fk && pk.peak_tflops > 0, flops_util), known(bk && pk.hbm_gbps > 0, mem_util),
-                include_infeed_outfeed, std::to_string(r.program_id), r.source_info});
+                include_infeed_outfeed, std::to_string(r.program_id), SourceInfoCell(r.source_info, r.source_stack)});
     t_.AddRow(std::move(row));
   }
 

@@ -264,6 +264,8 @@ export const xlaChecks = {
       assert(cats.length === plotted.filter((q) => cell(t, q, 'category') === category).length && cats.every((c) => c === category), `category filter: ${cats.length} points`);
       await page.selectOption('#roofline-category', '');
     }
+    // xprof's HTML source cells show as their text (file:line), never as markup.
+    assert(!(await page.evaluate(() => document.body.innerText.includes('source-info-cell'))), 'a source cell shows its HTML');
     // The table's unknown cells read "—" and fractions are shown as percentages.
     const shown = await gridCells(page, 'roofline', 3);
     const fractions = new Set(['total_self_time_percent', 'cumulative_total_self_time_percent', 'total_time_in_percentage', 'roofline_efficiency', 'compute_efficiency', 'max_mem_bw_utilization']);

@@ -46,6 +46,7 @@ HloOpDb Db() {
   fusion.flops = 2e11, fusion.model_flops = 1e11, fusion.bytes_accessed = 1.3e10;
   fusion.has_breakdown = true, fusion.hbm_bytes = 1e9, fusion.vmem_rd = 1.2e10;
   fusion.flops_known = fusion.bytes_known = true;
+  fusion.source_info = "model.py:12", fusion.source_stack = "f <a>\n'g'";
   HloOpMetrics infeed = Op("infeed.1", "infeed", 1 * kMs, 1 * kMs, 1);
   infeed.bytes_accessed = 1e8, infeed.bytes_known = true;
   HloOpMetrics loop = Op("while.1", "while", 5 * kMs, kMs / 2, 1);
@@ -149,6 +150,9 @@ TEST(RooflineTable, RowsWithInfeedOutfeed) {
   EXPECT_NEAR(*t.Number(1, "roofline_efficiency"), 0.75, 1e-12);
   EXPECT_NEAR(*t.Number(1, "optimal_flop_rate"), 50000 / 0.75, 1e-6);
   EXPECT_DOUBLE_EQ(*t.Number(1, "total_time_in_percentage"), 0.4);
+  // The source as xprof's HTML cell, the stack its (escaped) title; none for an op without a source.
+  EXPECT_EQ(t.Text(1, "source_info"), "<div class='source-info-cell' title='f &lt;a&gt;\n&#39;g&#39;'>model.py:12</div>");
+  EXPECT_EQ(t.Text(2, "source_info"), "");
   // No DMA stall time in the profile: unknown, not 0.
   EXPECT_FALSE(t.Number(1, "dma_stall_percent").has_value());
   // The infeed: FLOPs unknown, so no FLOP rate or compute efficiency; its

@@ -20,6 +20,18 @@ function decadesAround(lo: number, hi: number): [number, number] {
   return [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))];
 }
 
+// xprof writes an op's source as an HTML cell (file:line, the stack as its
+// title): shown as text with the stack as tooltip; the HTML is never inserted.
+function sourceCell(html: string): Node | string {
+  if (!html) return '';
+  const div = new DOMParser().parseFromString(html, 'text/html').body.firstElementChild;
+  if (!div) return html;
+  const span = el('span', { class: 'source-info' }, div.textContent ?? '');
+  const stack = div.getAttribute('title');
+  if (stack) span.title = stack;
+  return span;
+}
+
 export async function renderRoofline(ctx: PageContext): Promise<void> {
   const data = await ctx.load<unknown>();
   const tables = (Array.isArray(data) ? data : [data]).filter(isTable);
@@ -39,7 +51,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   }
 
   const names = strings(t, 'operation'), categories = strings(t, 'category'), programs = strings(t, 'hlo_module_id');
-  const boundBy = strings(t, 'bound_by');
+  const boundBy = strings(t, 'bound_by'), sources = strings(t, 'source_info');
   const xCol = colIndex(t, 'hbm_operational_intensity'), yCol = colIndex(t, 'measured_flop_rate');
   const timeCol = colIndex(t, 'total_time'), infeedCol = colIndex(t, 'include_infeed_outfeed');
   const categorySelect = selectOf('roofline-category', 'Category', distinct(categories).sort(), 'All categories');
@@ -56,6 +68,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
     fractionCols: ['total_self_time_percent', 'cumulative_total_self_time_percent', 'dma_stall_percent', 'total_time_in_percentage',
       'roofline_efficiency', 'compute_efficiency', 'max_mem_bw_utilization'],
     render: {
+      source_info: (r) => sourceCell(sources[r]),
       operation: (r) => categories[r] === 'Program' ? names[r]
         : el('a', { class: 'xla-link', href: xlaToolHref(ctx.sel, 'op_profile', names[r], programs[r]), title: 'Show this op in HLO Op Profile' }, names[r] || UNKNOWN),
     },
