@@ -127,6 +127,11 @@ class TableWriter {
     Record program;
     program.name = program.category = "Program";
     program.occurrences = 1;
+    // The program's FLOPs (bytes) are a sum: known when every op in it has
+    // known FLOPs (bytes). One op of unknown FLOPs (a library custom call the
+    // cost model cannot count) leaves the program's rate unknown, where xprof
+    // shows the sum of the others as if the rest were 0.
+    bool any_op = false, all_flops = true, all_bytes = true;
     for (const HloOpMetrics& m : db_.ops) {
       if (m.is_idle || MayHaveInnerOps(m.category)) continue;
       if (!include_infeed_outfeed && IsInfeedOrOutfeed(m.category)) {
@@ -137,8 +142,9 @@ class TableWriter {
       program.flops += r.flops, program.model_flops += r.model_flops, program.bytes += r.bytes;
       program.hbm += r.hbm, program.cmem_rd += r.cmem_rd, program.cmem_wr += r.cmem_wr;
       program.vmem_rd += r.vmem_rd, program.vmem_wr += r.vmem_wr;
-      program.flops_known |= r.flops_known, program.bytes_known |= r.bytes_known;
+      any_op = true, all_flops &= r.flops_known, all_bytes &= r.bytes_known;
     }
+    program.flops_known = any_op && all_flops, program.bytes_known = any_op && all_bytes;
     uint64_t total_ps = db_.total_time_ps - std::min(db_.total_time_ps, infeed_outfeed_ps);
     program.time_ps = total_ps;
     Row(program, total_ps, include_infeed_outfeed);
