@@ -25,7 +25,7 @@ struct DevicePeaks {
   int device_count = 0;       // device planes
   double peak_tflops = -1;    // per device
   double hbm_gbps = -1;       // GB/s (10^9 bytes) per device
-  double sram_rd_gbps = -1, sram_wr_gbps = -1;  // a GPU's shared memory / L1
+  double sram_rd_gbps = -1, sram_wr_gbps = -1;  // a GPU's shared memory / L1 (LDS); a TPU's SRAM
   double cmem_rd_gbps = -1, cmem_wr_gbps = -1;
   double vmem_rd_gbps = -1, vmem_wr_gbps = -1;
   bool megacore = false, has_cmem = false, has_merged_vmem = false;

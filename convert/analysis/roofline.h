@@ -7,9 +7,10 @@
 // writes them. Roofs are table properties: peak_flop_rate (GFLOP/s), peak_hbm_bw
 // and the other memories' peaks (GiB/s), and the ridge points in FLOP/byte
 // (peak FLOP/s over peak bytes/s).
-// Not built: the per-step and average-step rows (they need each step's op
-// table). A figure that cannot be computed (unknown FLOPs or bytes, unknown
-// peak) is an empty cell. The diagnostics table lists the step warnings given
+// Not built: the per-step and average-step program rows of a TPU profile with
+// steps (they need each step's own op table). A figure that cannot be
+// computed (unknown FLOPs or bytes, of an op or of one op the program sums;
+// unknown peak) is an empty cell. No GPU or TPU: an empty table. The diagnostics table lists the step warnings given
 // (xprof's: the profile's step diagnostics), then a warning of unknown peaks.
 #pragma once
 
