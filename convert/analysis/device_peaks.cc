@@ -1,82 +1,128 @@
 #include "convert/analysis/device_peaks.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cctype>
 #include <iterator>
 #include <vector>
 
 #include "convert/base/math_util.h"
+#include "convert/analysis/xplane_to_run_environment.h"
+#include "convert/xplane/schema.h"
 
 namespace tbprof {
-
-const std::vector<KnownGpu>& KnownGpus() {
-  // Vendor data sheets: dense BF16/FP16 tensor throughput and HBM bandwidth.
-  static const std::vector<KnownGpu> gpus = {
-      {"V100 SXM2", "Nvidia", 7, 0, 80, 32, 125, 900},
-      {"A100 40GB", "Nvidia", 8, 0, 108, 40, 312, 1555},
-      {"A100 80GB", "Nvidia", 8, 0, 108, 80, 312, 2039},
-      {"H100 PCIe", "Nvidia", 9, 0, 114, 80, 756, 2000},
-      {"H100 SXM", "Nvidia", 9, 0, 132, 80, 989, 3350},
-      {"H200", "Nvidia", 9, 0, 132, 141, 989, 4800},
-      {"B200", "Nvidia", 10, 0, 148, 180, 2250, 8000},
-      {"MI300X", "AMD", 9, 4, 304, 192, 1307, 5300},
-      {"MI355X", "AMD", 9, 5, 256, 288, 2500, 8000},
-  };
-  return gpus;
-}
-
-const KnownGpu* MatchKnownGpu(std::string_view vendor, int cc_major, int cc_minor, int cores, double memory_gib) {
-  const KnownGpu* best = nullptr;
-  double best_gap = 1e18;
-  for (const KnownGpu& g : KnownGpus()) {
-    bool vendor_ok = vendor.empty() || vendor.find(g.vendor) != std::string_view::npos ||
-                     (g.vendor == "AMD" && vendor.find("amd") != std::string_view::npos) ||
-                     (g.vendor == "Nvidia" && vendor.find("NVIDIA") != std::string_view::npos);
-    if (!vendor_ok || g.cc_major != cc_major || g.cc_minor != cc_minor || g.cores != cores) continue;
-    double gap = memory_gib < 0 ? 0 : std::fabs(g.memory_gib - memory_gib);
-    if (gap < best_gap) {
-      best = &g;
-      best_gap = gap;
-    }
-  }
-  return best;
-}
-
 namespace {
 
-double PlaneDouble(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
+// Dense FLOPs per clock per SM of each Nvidia architecture: the best of its
+// FP32 and FP16 rates on CUDA cores and tensor cores (architecture white
+// papers; sparsity not counted). A compute capability between two rows takes
+// the older one; one older than all takes the oldest.
+struct NvidiaRate {
+  int cc;  // major * 10 + minor
+  double flops_per_clock;
+};
+constexpr NvidiaRate kNvidiaRates[] = {
+    {20, 64},    // Fermi: FP32
+    {30, 384},   // Kepler: FP32
+    {50, 256},   // Maxwell: FP32
+    {60, 256},   // Pascal GP100: FP16
+    {61, 256},   // Pascal GP10x: FP32
+    {70, 1024},  // Volta: FP16 tensor
+    {75, 1024},  // Turing: FP16 tensor
+    {80, 2048},  // Ampere GA100: FP16 tensor
+    {86, 1024},  // Ampere GA10x: FP16 tensor
+    {89, 1024},  // Ada: FP16 tensor
+    {90, 4096},  // Hopper: FP16 tensor
+    {100, 8192}, // Blackwell: FP16 tensor
+};
+
+double NvidiaFlopsPerClock(int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  const NvidiaRate* best = &kNvidiaRates[0];
+  for (const NvidiaRate& r : kNvidiaRates) {
+    if (r.cc <= cc) best = &r;
+  }
+  return best->flops_per_clock;
+}
+
+// Per CU per clock of the AMD Instinct architectures (CDNA white papers):
+// dense FP16 matrix FLOPs (the best FP32/FP16 rate on each) and LDS bytes.
+struct AmdRate {
+  std::string_view gfx;
+  double flops_per_clock;
+  double lds_bytes_per_clock;
+};
+constexpr AmdRate kAmdRates[] = {
+    {"gfx908", 1024, 128},  // CDNA 1, MI100
+    {"gfx90a", 1024, 128},  // CDNA 2, MI200 (one GCD)
+    {"gfx942", 2048, 128},  // CDNA 3, MI300
+    {"gfx950", 4096, 256},  // CDNA 4, MI350
+};
+
+const AmdRate* AmdRateOf(std::string_view gfx) {
+  for (const AmdRate& r : kAmdRates) {
+    if (r.gfx == gfx) return &r;
+  }
+  return nullptr;
+}
+
+const Stat* PlaneStat(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
   StrId id = space.Find(name);
-  const Stat* s = id == kNoStr ? nullptr : p.FindPlaneStat(id);
+  return id == kNoStr ? nullptr : p.FindPlaneStat(id);
+}
+
+double PlaneDouble(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
+  const Stat* s = PlaneStat(space, p, name);
   return s == nullptr || s->kind == StatKind::kStr || s->kind == StatKind::kBytes ? -1 : s->DoubleValue();
 }
 
 std::string PlaneString(const XSpaceModel& space, const XPlaneModel& p, std::string_view name) {
-  StrId id = space.Find(name);
-  const Stat* s = id == kNoStr ? nullptr : p.FindPlaneStat(id);
+  const Stat* s = PlaneStat(space, p, name);
   return s != nullptr && s->kind == StatKind::kStr ? std::string(space.Str(s->str)) : std::string();
 }
 
-// Dense 16-bit tensor FLOPs per clock per SM/CU by architecture, for GPUs the table lacks.
-double TensorFlopsPerClockPerCore(bool amd, int cc_major, int cc_minor) {
-  if (amd) return cc_major == 9 && cc_minor >= 5 ? 4096 : 2048;
-  if (cc_major == 7) return 1024;
-  if (cc_major == 8) return cc_minor == 0 ? 2048 : 1024;
-  if (cc_major == 9) return 4096;
-  if (cc_major >= 10) return 8192;
-  return -1;
-}
-
-std::string NvidiaModelName(int cc_major, int cc_minor) {
-  switch (cc_major) {
-    case 7: return cc_minor < 5 ? "Nvidia GPU (Volta)" : "Nvidia GPU (Turing)";
-    case 8: return cc_minor < 9 ? "Nvidia GPU (Ampere)" : "Nvidia GPU (Ada Lovelace)";
-    case 9: return "Nvidia GPU (Hopper)";
-    case 10: return "Nvidia GPU (Blackwell)";
-    default: return "Nvidia GPU";
-  }
-}
+// A stated peak of 0 is no peak: the plane's writer did not know it.
+double Stated(double v) { return v > 0 ? v : -1; }
 
 }  // namespace
+
+std::string_view AmdGfxVersion(std::string_view device_name, int cc_major, int cc_minor) {
+  // ROCm's collector writes the agent name: "gfx" and at least three hex
+  // digits (major, minor, stepping). Any other form is not trusted.
+  bool well_formed = device_name.size() >= 6 && device_name.substr(0, 3) == "gfx" &&
+                     std::all_of(device_name.begin() + 3, device_name.end(),
+                                 [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  if (well_formed) return device_name;
+  if (cc_major == 9 && cc_minor == 4) return "gfx942";
+  if (cc_major == 9 && cc_minor == 5) return "gfx950";
+  return {};
+}
+
+DevicePeaks GpuPeaks(const GpuCapabilities& caps) {
+  DevicePeaks peaks;
+  peaks.kind = DeviceKind::kGpu;
+  // xprof's GPU roofline: no megacore, no CMEM; shared memory / L1 stands in as "VMEM".
+  peaks.has_merged_vmem = true;
+  double flops_per_clock = -1, shm_bytes_per_clock = -1;
+  if (caps.vendor == schema::kVendorNvidia) {
+    flops_per_clock = NvidiaFlopsPerClock(caps.cc_major, caps.cc_minor);
+    // 32 banks of 8 bytes a clock (Fermi: 4 bytes every other clock).
+    shm_bytes_per_clock = caps.cc_major <= 2 ? 64 : 256;
+  } else if (caps.vendor == schema::kVendorAmd) {
+    if (const AmdRate* r = AmdRateOf(AmdGfxVersion(caps.device_name, caps.cc_major, caps.cc_minor))) {
+      flops_per_clock = r->flops_per_clock;
+      shm_bytes_per_clock = r->lds_bytes_per_clock;
+    }
+  }
+  const bool clocked = caps.clock_khz > 0 && caps.cores > 0;
+  const double giga_clocks = clocked ? caps.clock_khz * 1e3 * caps.cores / 1e9 : -1;  // 10^9 core-clocks per second
+  peaks.peak_tflops = Stated(caps.peak_tflops);
+  if (peaks.peak_tflops < 0 && clocked && flops_per_clock > 0) peaks.peak_tflops = giga_clocks * flops_per_clock / 1e3;
+  const double shm_gbps = clocked && shm_bytes_per_clock > 0 ? giga_clocks * shm_bytes_per_clock : -1;
+  peaks.sram_rd_gbps = Stated(caps.sram_rd_gbps) > 0 ? caps.sram_rd_gbps : shm_gbps;
+  peaks.sram_wr_gbps = Stated(caps.sram_wr_gbps) > 0 ? caps.sram_wr_gbps : shm_gbps;
+  if (caps.memory_bandwidth > 0) peaks.hbm_gbps = caps.memory_bandwidth / 1e9;
+  return peaks;
+}
 
 DevicePeaks DevicePeaksOf(const XSpaceModel& space) {
   DevicePeaks peaks;
@@ -86,7 +132,7 @@ DevicePeaks DevicePeaksOf(const XSpaceModel& space) {
     const XPlaneModel& p = *tpus.front();
     peaks.kind = DeviceKind::kTpu;
     peaks.device_count = static_cast<int>(tpus.size());
-    peaks.device_type = PlaneString(space, p, "device_type_string");
+    peaks.device_type = PlaneString(space, p, schema::kDeviceTypeString);
     if (peaks.device_type.empty()) peaks.device_type = "TPU";
     peaks.peak_tflops = PlaneDouble(space, p, "peak_teraflops_per_second");
     peaks.hbm_gbps = PlaneDouble(space, p, "peak_hbm_bw_gigabytes_per_second");
@@ -110,29 +156,23 @@ DevicePeaks DevicePeaksOf(const XSpaceModel& space) {
       break;
     }
   }
-  peaks.kind = DeviceKind::kGpu;
+  GpuCapabilities caps;
+  caps.vendor = PlaneString(space, *p, schema::kDeviceVendor);
+  caps.device_name = PlaneString(space, *p, schema::kGpuDeviceName);
+  caps.cc_major = static_cast<int>(PlaneDouble(space, *p, schema::kComputeCapMajor));
+  caps.cc_minor = static_cast<int>(PlaneDouble(space, *p, schema::kComputeCapMinor));
+  // Collectors before the vendor stat were CUDA's only (a compute capability is CUDA's notion).
+  if (caps.vendor.empty() && caps.cc_major > 0) caps.vendor = schema::kVendorNvidia;
+  caps.cores = static_cast<int>(PlaneDouble(space, *p, "core_count"));
+  caps.clock_khz = PlaneDouble(space, *p, "clock_rate");
+  caps.memory_bandwidth = PlaneDouble(space, *p, "memory_bandwidth");
+  caps.peak_tflops = PlaneDouble(space, *p, "peak_teraflops_per_second");
+  caps.sram_rd_gbps = PlaneDouble(space, *p, "peak_sram_rd_bw_gigabytes_per_second");
+  caps.sram_wr_gbps = PlaneDouble(space, *p, "peak_sram_wr_bw_gigabytes_per_second");
+  peaks = GpuPeaks(caps);
   peaks.device_count = static_cast<int>(gpus.size());
-  std::string vendor = PlaneString(space, *p, "device_vendor");
-  bool amd = vendor.find("AMD") != std::string::npos || vendor.find("amd") != std::string::npos;
-  int cc_major = static_cast<int>(PlaneDouble(space, *p, "compute_cap_major"));
-  int cc_minor = static_cast<int>(PlaneDouble(space, *p, "compute_cap_minor"));
-  int cores = static_cast<int>(PlaneDouble(space, *p, "core_count"));
-  double clock_khz = PlaneDouble(space, *p, "clock_rate");
-  double bw_bytes = PlaneDouble(space, *p, "memory_bandwidth");
-  double mem_bytes = PlaneDouble(space, *p, "memory_size");
-  peaks.device_type = amd ? "AMD GPU" : NvidiaModelName(cc_major, cc_minor);
-  const KnownGpu* known =
-      MatchKnownGpu(vendor, cc_major, cc_minor, cores, mem_bytes > 0 ? mem_bytes / (1024.0 * 1024 * 1024) : -1);
-  if (bw_bytes > 0) peaks.hbm_gbps = bw_bytes / 1e9;
-  if (known != nullptr) {
-    peaks.known_device = std::string(known->name);
-    peaks.peak_tflops = known->bf16_tflops;
-    if (peaks.hbm_gbps < 0) peaks.hbm_gbps = known->hbm_gbps;
-  } else if (clock_khz > 0 && cores > 0) {
-    double per_clock = TensorFlopsPerClockPerCore(amd, cc_major, cc_minor);
-    if (per_clock > 0) peaks.peak_tflops = clock_khz * 1e3 * cores * per_clock / 1e12;
-  }
-  peaks.has_merged_vmem = true;  // xprof's GPU roofline: shared memory / L1 stands in as "VMEM"
+  std::string model = GpuModelName(caps.vendor, caps.cc_major, caps.cc_minor, caps.device_name);
+  peaks.device_type = model.empty() ? "GPU" : model;
   return peaks;
 }
 
@@ -154,16 +194,28 @@ RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePe
   consider(b.flops_utilization, "Compute", use.bytes);
   b.memory_utilization = util(use.hbm_bytes, peaks.hbm_gbps);
   consider(b.memory_utilization, "HBM", use.hbm_bytes);
+  if (peaks.kind == DeviceKind::kGpu) {
+    // Only the HBM traffic is known on a GPU; against the shared memory's
+    // far higher peak it wins only where the HBM peak is unknown.
+    consider(util(use.hbm_bytes, peaks.sram_wr_gbps), "Shm/L1", use.hbm_bytes);
+    return b;
+  }
   if (peaks.kind != DeviceKind::kTpu) return b;
-  const std::pair<double, double> memories[] = {
-      {use.cmem_rd, peaks.cmem_rd_gbps}, {use.cmem_wr, peaks.cmem_wr_gbps},
-      {use.vmem_rd, peaks.vmem_rd_gbps}, {use.vmem_wr, peaks.vmem_wr_gbps}};
-  static constexpr std::string_view kNames[] = {"CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write"};
-  for (size_t i = 0; i < std::size(memories); ++i) {
-    if (memories[i].first <= 0) continue;
-    double u = util(memories[i].first, memories[i].second);
-    b.memory_utilization = std::max(b.memory_utilization, u);
-    consider(u, kNames[i], memories[i].first);
+  struct OnChip {
+    double bytes, peak_gbps;
+    std::string_view name;
+    bool counts_in_efficiency;
+  };
+  const bool vmem_counts = peaks.has_merged_vmem && !peaks.has_cmem;
+  const OnChip memories[] = {{use.cmem_rd, peaks.cmem_rd_gbps, "CMEM Read", peaks.has_cmem},
+                             {use.cmem_wr, peaks.cmem_wr_gbps, "CMEM Write", peaks.has_cmem},
+                             {use.vmem_rd, peaks.vmem_rd_gbps, "VMEM Read", vmem_counts},
+                             {use.vmem_wr, peaks.vmem_wr_gbps, "VMEM Write", vmem_counts}};
+  for (const OnChip& m : memories) {
+    if (m.bytes <= 0) continue;
+    double u = util(m.bytes, m.peak_gbps);
+    if (m.counts_in_efficiency) b.memory_utilization = std::max(b.memory_utilization, u);
+    consider(u, m.name, m.bytes);
   }
   return b;
 }

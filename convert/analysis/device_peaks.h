@@ -1,11 +1,12 @@
-// The device's roofs: peak FLOP rate and memory bandwidths. TPU planes carry
-// them as plane stats (peak_teraflops_per_second, peak_*_bw_gigabytes_per_second);
-// GPU planes carry clock rate, core (SM/CU) count, compute capability, vendor,
-// memory size and bandwidth, from which the peak is derived. A table of known
-// GPUs supplies what a profile lacks: a GPU matched by vendor, compute
-// capability and core count takes its dense BF16 tensor peak from the table
-// (the derivation from clock × cores is only the fallback), and its HBM
-// bandwidth from the table when the profile has none.
+// The device's roofs: peak FLOP rate and memory bandwidths, as xprof's PerfEnv
+// holds them. TPU planes carry them as plane stats (peak_teraflops_per_second,
+// peak_*_bw_gigabytes_per_second). GPU planes carry clock rate, core (SM/CU)
+// count, compute capability, vendor, device name and memory bandwidth: the
+// peak FLOP rate is cores × clock × the architecture's best dense FLOPs per
+// clock per core (FP32/FP16, vector or matrix units), the shared memory (LDS
+// on AMD) bandwidth cores × clock × bytes per clock per core, HBM the
+// profile's own figure. A GPU plane that states a peak itself
+// (peak_teraflops_per_second, peak_sram_*) keeps it.
 #pragma once
 
 #include <string>
@@ -20,32 +21,33 @@ enum class DeviceKind { kUnknown, kGpu, kTpu };
 // A figure below 0 is unknown.
 struct DevicePeaks {
   DeviceKind kind = DeviceKind::kUnknown;
-  std::string device_type;    // e.g. "TPU v6 lite", "Nvidia GPU (Hopper)", "AMD GPU"
-  std::string known_device;   // the table row matched, if any
+  std::string device_type;    // e.g. "TPU v6 lite", "Nvidia GPU (Hopper)", "AMD GPU - gfx942"
   int device_count = 0;       // device planes
   double peak_tflops = -1;    // per device
   double hbm_gbps = -1;       // GB/s (10^9 bytes) per device
-  double sram_rd_gbps = -1, sram_wr_gbps = -1;
+  double sram_rd_gbps = -1, sram_wr_gbps = -1;  // a GPU's shared memory / L1 (LDS); a TPU's SRAM
   double cmem_rd_gbps = -1, cmem_wr_gbps = -1;
   double vmem_rd_gbps = -1, vmem_wr_gbps = -1;
   bool megacore = false, has_cmem = false, has_merged_vmem = false;
 };
 
-struct KnownGpu {
-  std::string_view name;
-  std::string_view vendor;  // "Nvidia" or "AMD"
-  int cc_major, cc_minor;   // AMD: the gfx version's major.minor as ROCm reports it (gfx942 -> 9.4)
-  int cores;                // SMs / CUs
-  double memory_gib;        // tells H100 from H200
-  double bf16_tflops;       // dense, no sparsity
-  double hbm_gbps;
+// What a GPU plane says about its device; a number below 0 is absent.
+struct GpuCapabilities {
+  std::string vendor;       // "Nvidia" or "AMD"
+  std::string device_name;  // gpu_device_name, e.g. "gfx942" from ROCm
+  int cc_major = 0, cc_minor = 0;
+  int cores = -1;                // SMs / CUs
+  double clock_khz = -1;
+  double memory_bandwidth = -1;  // bytes per second
+  double peak_tflops = -1, sram_rd_gbps = -1, sram_wr_gbps = -1;  // stated by the plane
 };
 
-// The table: V100, A100 (40/80 GB), H100 (SXM, PCIe), H200, B200, MI300X, MI355X.
-const std::vector<KnownGpu>& KnownGpus();
-// The best row for the capabilities, or null. memory_gib < 0 when unknown.
-const KnownGpu* MatchKnownGpu(std::string_view vendor, int cc_major, int cc_minor, int cores, double memory_gib);
+// The AMD architecture a device name ("gfx942") or, without a well-formed one,
+// the compute capability names (9.4 is gfx942, 9.5 gfx950; 9.0 could be gfx908
+// or gfx90a). Empty when unknown.
+std::string_view AmdGfxVersion(std::string_view device_name, int cc_major, int cc_minor);
 
+DevicePeaks GpuPeaks(const GpuCapabilities& caps);
 DevicePeaks DevicePeaksOf(const XSpaceModel& space);
 
 // What an op did over its run time; zero where unknown.
@@ -58,16 +60,19 @@ struct RooflineUse {
 };
 
 struct RooflineBottleneck {
-  // "Compute", "HBM", "CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write";
-  // "Unknown" when no resource has both a use and a known peak.
+  // "Compute", "HBM", "CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write",
+  // "Shm/L1"; "Unknown" when no resource has both a use and a known peak.
   std::string_view resource = "Unknown";
   double operational_intensity = 0;  // FLOPs per byte of that resource (of all bytes for Compute)
   double flops_utilization = 0;      // of the peak FLOP rate
-  double memory_utilization = 0;     // the largest over the memories
+  // The largest over the memories the roofline counts: HBM, a TPU's CMEM when
+  // it has CMEM, its VMEM when the VMEM is merged (and there is no CMEM).
+  double memory_utilization = 0;
 };
 
 // The resource the op used closest to its peak, xprof's roofline "Bound by".
-// On-chip memories count on TPUs only (their traffic is broken down there).
+// On TPUs each on-chip memory with traffic and a peak competes; on GPUs the
+// shared memory / L1 competes with the HBM traffic (the only traffic known).
 RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePeaks& peaks);
 
 }  // namespace tbprof

@@ -1,9 +1,10 @@
 // The warnings a page shows about the steps it found (xprof's
-// PopulateStepDiagnostics), shared by input_pipeline_analyzer, overview_page
-// and pod_viewer so that the three pages say the same thing.
+// PopulateStepDiagnostics), shared by input_pipeline_analyzer, overview_page,
+// pod_viewer and roofline_model so that the pages say the same thing.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "convert/analysis/op_stats.h"
 
@@ -25,5 +26,10 @@ inline constexpr char kEmptyStepIntersectionWarning[] =
 // from settings its open-source conversion never makes: every common step is
 // kept and no step is marked incomplete.)
 const char* NoStepWarning(const OpStats& op_stats);
+
+// The step warnings of a page that shows them whatever its content (the
+// roofline's diagnostics table): the no-step warning when no host and no TPU
+// core has a step, else none.
+std::vector<std::string> StepWarnings(const OpStats& op_stats);
 
 }  // namespace tbprof

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "convert/analysis/device_peaks.h"
 #include "convert/analysis/hlo_module.h"
 #include "convert/analysis/model_tracker.h"
 #include "convert/xplane/schema.h"
@@ -56,14 +57,10 @@ std::string GpuModelName(std::string_view vendor, int major, int minor, std::str
     }
   }
   if (vendor == schema::kVendorAmd) {
-    // ROCm reports the processor ("gfx942"); HIP's target id adds features
-    // after ':' ("gfx942:sramecc+:xnack-"), which are not part of the model.
-    std::string_view gfx = device_name.substr(0, device_name.find(':'));
+    // The architecture the device name or the compute capability identifies
+    // (the one the peak FLOP rate is looked up by), else the family.
+    std::string_view gfx = AmdGfxVersion(device_name, major, minor);
     if (!gfx.empty()) return "AMD GPU - " + std::string(gfx);
-    // Without a name, the compute capabilities that name one architecture
-    // (ROCm drops the stepping digit, so 9.0 is gfx908 or gfx90a).
-    if (major == 9 && minor == 4) return "AMD GPU - gfx942";
-    if (major == 9 && minor == 5) return "AMD GPU - gfx950";
     switch (major) {
       case 9: return "AMD GPU - gfx-9XX series";
       case 10: return "AMD GPU - gfx-10XX series";

@@ -7,6 +7,7 @@
 #include "convert/analysis/memory_viewer.h"
 #include "convert/analysis/op_profile.h"
 #include "convert/analysis/roofline.h"
+#include "convert/analysis/step_diagnostics.h"
 #include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"
@@ -143,7 +144,10 @@ StatusOr<ToolOutput> OpProfileTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> RooflineModelTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, HloOpDbForPaths(in));
-  return WantsCsv(in) ? Output(ConvertHloOpDbToRooflineCsv(*db), true) : Output(ConvertHloOpDbToRooflineJson(*db), false);
+  if (WantsCsv(in)) return Output(ConvertHloOpDbToRooflineCsv(*db), true);
+  // The diagnostics table says what xprof's does about the profile's steps.
+  ASSIGN_OR_RETURN(auto op_stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  return Output(ConvertHloOpDbToRooflineJson(*db, StepWarnings(*op_stats)), false);
 }
 
 StatusOr<ToolOutput> MemoryViewerTool(const ToolInput& in) {

@@ -232,7 +232,7 @@ export const xlaChecks = {
     if (!t) return;
     const p = t.p ?? {};
     const text = await page.evaluate(() => document.body.innerText);
-    for (const [key, unit] of [['peak_flop_rate', 'TFLOP/s'], ['peak_hbm_bw', 'GiB/s']]) {
+    for (const [key, unit] of [['peak_flop_rate', 'GFLOP/s'], ['peak_hbm_bw', 'GiB/s']]) {
       if (p[key]) {
         const m = new RegExp(`([\\d,.]+) ${unit.replace('/', '\\/')}`).exec(text);
         assert(m && Math.abs(parseShown(m[1]) - Number(p[key])) <= 0.01, `${key}=${p[key]} not shown (${m?.[0]})`);
@@ -274,7 +274,7 @@ export const xlaChecks = {
       assert(tip.includes(op), `tooltip "${tip}" does not name ${op}`);
       const m = /operational intensity: ([^ ]+) FLOP\/Byte/.exec(tip);
       assert(m && sameNumber(m[1], cell(t, r, 'hbm_operational_intensity'), 4), `tooltip intensity ${m?.[1]}`);
-      const f = /FLOP rate: ([^ ]+) TFLOP\/s/.exec(tip);
+      const f = /FLOP rate: ([^ ]+) GFLOP\/s/.exec(tip);
       assert(f && sameNumber(f[1], cell(t, r, 'measured_flop_rate'), 4), `tooltip FLOP rate ${f?.[1]}`);
       // Category filter.
       const category = cell(t, r, 'category');
@@ -283,6 +283,8 @@ export const xlaChecks = {
       assert(cats.length === plotted.filter((q) => cell(t, q, 'category') === category).length && cats.every((c) => c === category), `category filter: ${cats.length} points`);
       await page.selectOption('#roofline-category', '');
     }
+    // xprof's HTML source cells show as their text (file:line), never as markup.
+    assert(!(await page.evaluate(() => document.body.innerText.includes('source-info-cell'))), 'a source cell shows its HTML');
     // The table's unknown cells read "—" and fractions are shown as percentages.
     const shown = await gridCells(page, 'roofline', 3);
     const fractions = new Set(['total_self_time_percent', 'cumulative_total_self_time_percent', 'total_time_in_percentage', 'roofline_efficiency', 'compute_efficiency', 'max_mem_bw_utilization']);

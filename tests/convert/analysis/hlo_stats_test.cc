@@ -216,9 +216,9 @@ TEST(HloOpDb, GpuKernelsCommandBuffersAndPeaks) {
   // Span 0..75 us, kernels 38 us: 37 us idle.
   EXPECT_EQ(db.total_time_ps, uint64_t{75} * kUs);
   EXPECT_EQ(Op(db, "IDLE")->self_time_ps, uint64_t{37} * kUs);
-  // H100 SXM from the table (80 GiB), bandwidth from the profile.
-  EXPECT_EQ(db.peaks.known_device, "H100 SXM");
-  EXPECT_DOUBLE_EQ(db.peaks.peak_tflops, 989);
+  // Hopper at the profile's 1.98 GHz: 132 SMs x 4096 FLOPs a clock; bandwidth from the profile.
+  EXPECT_EQ(db.peaks.device_type, "Nvidia GPU (Hopper)");
+  EXPECT_NEAR(db.peaks.peak_tflops, 132 * 4096 * 1.98 / 1e3, 1e-9);
   EXPECT_DOUBLE_EQ(db.peaks.hbm_gbps, 3350);
 }
 
@@ -284,7 +284,8 @@ TEST(HloOpDb, ToolsShapes) {
   EXPECT_EQ(prof.at("deviceType").as_string(), "GPU");
   json::value roof = json::parse(ConvertHloOpDbToRooflineJson(db));
   ASSERT_EQ(roof.as_array().size(), 2u);
-  EXPECT_EQ(roof.at(0).at("p").at("peak_flop_rate").as_string(), "989.0");
+  // GFLOP/s: 132 SMs x 4096 FLOPs a clock x 1.98 GHz.
+  EXPECT_NEAR(std::stod(std::string(roof.at(0).at("p").at("peak_flop_rate").as_string())), 1070530.56, 1e-6);
 }
 
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
@@ -369,7 +370,9 @@ TEST(HloOpDbReal, RocmOpTimesEqualKernelSums) {
     if (!m.is_idle) got[{static_cast<int64_t>(m.program_id), m.name}] += static_cast<int64_t>(m.time_ps);
   }
   EXPECT_EQ(got, expected);
-  EXPECT_EQ(db.peaks.known_device, "MI300X");
+  // gfx942 (compute capability 9.4) at 2.1 GHz: 304 CUs x 2048 FLOPs a clock.
+  EXPECT_EQ(db.peaks.device_type, "AMD GPU - gfx942");
+  EXPECT_NEAR(db.peaks.peak_tflops, 304 * 2048 * 2.1 / 1e3, 1e-9);
   // The 8192x8192x4096 bf16 GEMM: 2*8192*8192*4096 FLOPs per occurrence.
   bool saw_big_gemm = false;
   for (const HloOpMetrics& m : db.ops) {

@@ -1,10 +1,9 @@
 // xprof's own unit tests of the roofline ridge point and the GPU cost
 // analysis of GEMM custom calls, ported as known-answer tests of our steps. Each input is built as the original test builds it (ops of an
 // op metrics table, device peaks, HLO instructions); the expected values are
-// the original test's. Device peaks come from tbprof's table of published
-// dense BF16 figures, so only xprof's cases whose figure is the published one
-// are ported (see the note above the peak tests). Where tbprof deliberately differs (an unknown figure is
-// left empty instead of 0) the test says so and checks our answer.
+// the original test's. The device peak tests are in device_peaks_test.cc.
+// Where tbprof deliberately differs (an unknown figure is left empty instead
+// of 0) the test says so and checks our answer.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -155,32 +154,6 @@ TEST(XprofGpuCostPort, CustomCallWithZeroOperands) {
   EXPECT_DOUBLE_EQ(cost.bytes_accessed, 2 * 32 * 256 * 4.0);
 }
 
-// xprof: HardwareTypeUtilsTest.{A100,H100,Mi300X}PeakComputTFlops. xprof derives
-// the peak from clock × cores × FLOPs per clock; tbprof reads the published
-// dense BF16 figure of the matching known GPU, which for these three is the
-// figure xprof's tests expect (within their 1 TFLOP/s). Not ported: B200 and
-// MI355X (xprof expects 2218 and 2516.6 from the profile's clock, our table has
-// the published 2250 and 2500), a future compute capability 10.9 falling back
-// to B200, and MI100/MI250 (not in our table, so unknown here), and the shared
-// memory bandwidth cases (tbprof has no shared-memory peak).
-TEST(XprofDevicePeaksPort, PublishedPeaksOfKnownGpus) {
-  const KnownGpu* a100 = MatchKnownGpu("Nvidia", 8, 0, 108, 80);
-  ASSERT_NE(a100, nullptr);
-  EXPECT_NEAR(a100->bf16_tflops, 312, 1.0);
-  const KnownGpu* h100_pcie = MatchKnownGpu("Nvidia", 9, 0, 114, 80);
-  ASSERT_NE(h100_pcie, nullptr);
-  EXPECT_NEAR(h100_pcie->bf16_tflops, 756, 1.0);
-  const KnownGpu* mi300x = MatchKnownGpu("AMD", 9, 4, 304, -1);
-  ASSERT_NE(mi300x, nullptr);
-  EXPECT_NEAR(mi300x->bf16_tflops, 1307.4, 1.0);
-}
-
-// xprof: HardwareTypeUtilsTest.AmbiguousAmdComputeCapabilityReportsNoPeak:
-// (9, 0) on AMD is gfx908 or gfx90a, so no peak is reported.
-TEST(XprofDevicePeaksPort, AmbiguousAmdComputeCapabilityHasNoPeak) {
-  EXPECT_EQ(MatchKnownGpu("AMD", 9, 0, 104, -1), nullptr);
-}
-
 // xprof: HardwareTypeUtilsTest.GpuModelNameFallsBackToFamilyWithoutName and
 // GpuModelNameIgnoresNvidiaProductName: an Nvidia device of compute capability
 // 9.x is "Nvidia GPU (Hopper)", whatever product name it carries. (The AMD
@@ -205,6 +178,7 @@ TEST(RooflineBottleneck, TheResourceClosestToItsPeak) {
   DevicePeaks tpu;
   tpu.kind = DeviceKind::kTpu;
   tpu.peak_tflops = 100, tpu.hbm_gbps = 1000, tpu.cmem_rd_gbps = 2000, tpu.vmem_wr_gbps = 4000;
+  tpu.has_merged_vmem = true;
   RooflineUse use;
   use.time_ps = 1e9;
   use.flops = 5e10;

@@ -1,5 +1,5 @@
 // roofline_model: each op's HBM operational intensity (x, FLOP/Byte) against
-// its measured FLOP rate (y, TFLOP/s) on log-log axes, under the device's
+// its measured FLOP rate (y, GFLOP/s, as xprof writes it) on log-log axes, under the device's
 // compute roof and HBM bandwidth roof from the table's properties; hover names
 // the op; filters by category and by infeed/outfeed; the table of ops below.
 import { el, svg, section, message, clear } from '../dom';
@@ -20,6 +20,18 @@ function decadesAround(lo: number, hi: number): [number, number] {
   return [Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi)))];
 }
 
+// xprof writes an op's source as an HTML cell (file:line, the stack as its
+// title): shown as text with the stack as tooltip; the HTML is never inserted.
+function sourceCell(html: string): Node | string {
+  if (!html) return '';
+  const div = new DOMParser().parseFromString(html, 'text/html').body.firstElementChild;
+  if (!div) return html;
+  const span = el('span', { class: 'source-info' }, div.textContent ?? '');
+  const stack = div.getAttribute('title');
+  if (stack) span.title = stack;
+  return span;
+}
+
 export async function renderRoofline(ctx: PageContext): Promise<void> {
   const data = await ctx.load<unknown>();
   const tables = (Array.isArray(data) ? data : [data]).filter(isTable);
@@ -27,8 +39,8 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   const diagnostics = tables.find((x) => colIndex(x, 'severity') >= 0);
   if (!t) { ctx.root.appendChild(message('empty', 'No roofline table in this response.')); return; }
   const p = t.p ?? {};
-  const peakTflops = numOrNull(p.peak_flop_rate), peakHbmGib = numOrNull(p.peak_hbm_bw), ridge = numOrNull(p.hbm_ridge_point);
-  ctx.root.appendChild(cards(card('Device', p.device_type || UNKNOWN), card('Peak FLOP rate', peakTflops === null ? UNKNOWN : `${fmtNum(peakTflops, 3)} TFLOP/s`),
+  const peakGflops = numOrNull(p.peak_flop_rate), peakHbmGib = numOrNull(p.peak_hbm_bw), ridge = numOrNull(p.hbm_ridge_point);
+  ctx.root.appendChild(cards(card('Device', p.device_type || UNKNOWN), card('Peak FLOP rate', peakGflops === null ? UNKNOWN : `${fmtNum(peakGflops, 3)} GFLOP/s`),
     card('Peak HBM bandwidth', peakHbmGib === null ? UNKNOWN : `${fmtNum(peakHbmGib, 2)} GiB/s`),
     card('HBM ridge point', ridge === null ? UNKNOWN : `${fmtNum(ridge, 2)} FLOP/Byte`)));
   if (diagnostics) {
@@ -39,7 +51,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   }
 
   const names = strings(t, 'operation'), categories = strings(t, 'category'), programs = strings(t, 'hlo_module_id');
-  const boundBy = strings(t, 'bound_by');
+  const boundBy = strings(t, 'bound_by'), sources = strings(t, 'source_info');
   const xCol = colIndex(t, 'hbm_operational_intensity'), yCol = colIndex(t, 'measured_flop_rate');
   const timeCol = colIndex(t, 'total_time'), infeedCol = colIndex(t, 'include_infeed_outfeed');
   const categorySelect = selectOf('roofline-category', 'Category', distinct(categories).sort(), 'All categories');
@@ -56,6 +68,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
     fractionCols: ['total_self_time_percent', 'cumulative_total_self_time_percent', 'dma_stall_percent', 'total_time_in_percentage',
       'roofline_efficiency', 'compute_efficiency', 'max_mem_bw_utilization'],
     render: {
+      source_info: (r) => sourceCell(sources[r]),
       operation: (r) => categories[r] === 'Program' ? names[r]
         : el('a', { class: 'xla-link', href: xlaToolHref(ctx.sel, 'op_profile', names[r], programs[r]), title: 'Show this op in HLO Op Profile' }, names[r] || UNKNOWN),
     },
@@ -65,7 +78,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   const colorOf = new Map(distinct(categories).map((c, i) => [c, PALETTE[i % PALETTE.length]]));
   const tip = (r: number) => [names[r], `category: ${categories[r] || UNKNOWN}`,
     `operational intensity: ${fmtKnown(numOrNull(cellValue(t, r, xCol)), 4)} FLOP/Byte`,
-    `FLOP rate: ${fmtKnown(numOrNull(cellValue(t, r, yCol)), 4)} TFLOP/s`,
+    `FLOP rate: ${fmtKnown(numOrNull(cellValue(t, r, yCol)), 4)} GFLOP/s`,
     `total time: ${fmtKnown(numOrNull(cellValue(t, r, timeCol)), 3)} µs`, `bound by: ${boundBy[r] || UNKNOWN}`];
 
   const draw = () => {
@@ -92,7 +105,7 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
     const xs = points.map((q) => q.x), ys = points.map((q) => q.y);
     if (ridge !== null) xs.push(ridge / 10, ridge * 10);
     // Three decades under the compute roof keep the bandwidth roof in view.
-    if (peakTflops !== null) ys.push(peakTflops * 2, peakTflops / 1000);
+    if (peakGflops !== null) ys.push(peakGflops * 2, peakGflops / 1000);
     if (xs.length === 0 || ys.length === 0) return message('empty', 'Nothing to plot: no op has a known operational intensity and FLOP rate.');
     const [x0, x1] = decadesAround(Math.min(...xs), Math.max(...xs));
     const [y0, y1] = decadesAround(Math.min(...ys), Math.max(...ys));
@@ -112,21 +125,21 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
         svg('text', { x: LEFT - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, `1e${e}`));
     }
     root.append(svg('text', { x: LEFT + plotW / 2, y: H - 8, 'text-anchor': 'middle', class: 'axis' }, 'HBM operational intensity (FLOP/Byte)'),
-      svg('text', { x: 14, y: TOP + plotH / 2, transform: `rotate(-90 14 ${TOP + plotH / 2})`, 'text-anchor': 'middle', class: 'axis' }, 'FLOP rate (TFLOP/s)'));
-    // Roofs: attainable TFLOP/s = min(peak, intensity × bandwidth).
-    if (peakTflops !== null && peakHbmGib !== null) {
-      const bwTflops = (x: number) => (x * peakHbmGib * GIB) / 1e12;
-      const knee = (peakTflops * 1e12) / (peakHbmGib * GIB);
-      const start = Math.max(x0, (y0 * 1e12) / (peakHbmGib * GIB));
-      root.append(svg('polyline', { class: 'roof', 'data-roof': 'hbm', points: `${px(start)},${py(bwTflops(start))} ${px(Math.min(knee, x1))},${py(Math.min(peakTflops, bwTflops(Math.min(knee, x1))))}` },
+      svg('text', { x: 14, y: TOP + plotH / 2, transform: `rotate(-90 14 ${TOP + plotH / 2})`, 'text-anchor': 'middle', class: 'axis' }, 'FLOP rate (GFLOP/s)'));
+    // Roofs: attainable GFLOP/s = min(peak, intensity × bandwidth).
+    if (peakGflops !== null && peakHbmGib !== null) {
+      const bwGflops = (x: number) => (x * peakHbmGib * GIB) / 1e9;
+      const knee = (peakGflops * 1e9) / (peakHbmGib * GIB);
+      const start = Math.max(x0, (y0 * 1e9) / (peakHbmGib * GIB));
+      root.append(svg('polyline', { class: 'roof', 'data-roof': 'hbm', points: `${px(start)},${py(bwGflops(start))} ${px(Math.min(knee, x1))},${py(Math.min(peakGflops, bwGflops(Math.min(knee, x1))))}` },
         svg('title', {}, `HBM bandwidth roof: ${fmtNum(peakHbmGib, 2)} GiB/s`)));
       if (knee < x1) {
-        root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', points: `${px(Math.max(knee, x0))},${py(peakTflops)} ${px(x1)},${py(peakTflops)}` },
-          svg('title', {}, `Compute roof: ${fmtNum(peakTflops, 3)} TFLOP/s`)));
-        root.append(svg('text', { x: px(x1) - 4, y: py(peakTflops) - 6, 'text-anchor': 'end', class: 'axis roof-label' }, `peak ${fmtNum(peakTflops, 3)} TFLOP/s`));
+        root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', points: `${px(Math.max(knee, x0))},${py(peakGflops)} ${px(x1)},${py(peakGflops)}` },
+          svg('title', {}, `Compute roof: ${fmtNum(peakGflops, 3)} GFLOP/s`)));
+        root.append(svg('text', { x: px(x1) - 4, y: py(peakGflops) - 6, 'text-anchor': 'end', class: 'axis roof-label' }, `peak ${fmtNum(peakGflops, 3)} GFLOP/s`));
       }
-    } else if (peakTflops !== null) {
-      root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', points: `${px(x0)},${py(peakTflops)} ${px(x1)},${py(peakTflops)}` }));
+    } else if (peakGflops !== null) {
+      root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', points: `${px(x0)},${py(peakGflops)} ${px(x1)},${py(peakGflops)}` }));
     }
     for (const q of points) {
       const isProgram = categories[q.row] === 'Program';
