@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 #include <cstdio>
 
+#include "convert/base/strings.h"
+
 namespace tbprof::harness {
 namespace {
 
@@ -17,20 +19,6 @@ std::string BottleneckCell(const VariantReport& r) {
   if (!r.analysis) return r.analysis_error.empty() ? "n/a" : "n/a (" + r.analysis_error + ")";
   if (!r.analysis->is_input_bound) return "none (not input bound)";
   return r.analysis->bottleneck_iterator.empty() ? "?" : r.analysis->bottleneck_iterator;
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -135,7 +123,7 @@ std::string ThroughputSvg(const std::vector<VariantReport>& reports) {
     int w = std::max(1, static_cast<int>(r.run.elements_per_s * scale));
     bool input_bound = r.analysis ? r.analysis->is_input_bound : r.run.input_bound_pct >= 5.0;
     svg += "<text x=\"" + std::to_string(left - 8) + "\" y=\"" + std::to_string(y + bar_h / 2 + 5) +
-           "\" text-anchor=\"end\">" + XmlEscape(r.run.variant) + "</text>\n";
+           "\" text-anchor=\"end\">" + EscapeMarkup(r.run.variant) + "</text>\n";
     svg += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(w) +
            "\" height=\"" + std::to_string(bar_h) + "\" fill=\"" + (input_bound ? "#e8710a" : "#1a73e8") + "\"/>\n";
     svg += "<text x=\"" + std::to_string(left + w + 6) + "\" y=\"" + std::to_string(y + bar_h / 2 + 5) + "\">" +

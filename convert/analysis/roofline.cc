@@ -7,6 +7,7 @@
 
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
+#include "convert/base/strings.h"
 
 namespace tbprof {
 namespace {
@@ -29,26 +30,11 @@ struct Record {
   double self_fraction = 0, cumulative_fraction = 0;
 };
 
-std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // xprof's roofline writes an op's source as an HTML cell, "file:line" with the
 // stack as its title (the tooltip), everything escaped; empty without a source.
 std::string SourceInfoCell(std::string_view source_info, std::string_view stack) {
   if (source_info.empty()) return {};
-  return "<div class='source-info-cell' title='" + EscapeHtml(stack) + "'>" + EscapeHtml(source_info) + "</div>";
+  return "<div class='source-info-cell' title='" + EscapeMarkup(stack) + "'>" + EscapeMarkup(source_info) + "</div>";
 }
 
 Record FromOp(const HloOpMetrics& m) {

@@ -1,7 +1,8 @@
 // Small string helpers shared by the layers above (query strings, flag lists,
-// header values), so that each list format is split the same way everywhere.
+// header values, markup), so that each format is handled the same way everywhere.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,24 @@ inline std::vector<std::string_view> SplitNonEmpty(std::string_view text, char s
     pos = end + 1;
   }
   return pieces;
+}
+
+// `text` safe inside HTML or XML text and attribute values, quoted with
+// either quote: the five characters markup gives meaning to become entities.
+inline std::string EscapeMarkup(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace tbprof

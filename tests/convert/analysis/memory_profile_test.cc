@@ -250,6 +250,18 @@ TEST(MemoryProfile, UngroupedEventsFallToStepZero) {
   EXPECT_EQ(p.special_allocations[1].allocation_bytes, 2000);
 }
 
+// The peak breakdown both tests below expect: the memory from before the
+// window as the one special row, `unmapped_bytes` of it, and one live chunk
+// (the first snapshot) beside it.
+void ExpectUnmappedRowAndOneLiveChunk(const PerAllocatorMemoryProfile& p, int64_t unmapped_bytes) {
+  ASSERT_EQ(p.special_allocations.size(), 1u);
+  EXPECT_EQ(p.special_allocations[0].tf_op_name, "unused preallocated device memory");
+  EXPECT_EQ(p.special_allocations[0].allocation_bytes, unmapped_bytes);
+  ASSERT_EQ(p.active_allocations.size(), 2u);
+  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
+  EXPECT_EQ(p.active_allocations[1].snapshot_index, 0);
+}
+
 // An allocation's step is the step it was made in, though the allocator's
 // TraceMe has no group_id of its own: the space is grouped first. Two "train"
 // steps (roots) of 100 ps, allocator "bfc" without stack, by hand:
@@ -278,13 +290,8 @@ TEST(MemoryProfile, StepsComeFromTheGrouping) {
   EXPECT_EQ(p.sampled_timeline_snapshots[2].activity_metadata.step_id, 1);
   EXPECT_EQ(p.sampled_timeline_snapshots[2].activity_metadata.tf_op_name, "stepA_op");
   EXPECT_EQ(p.profile_summary.peak_stats_time_ps, 110);
-  ASSERT_EQ(p.special_allocations.size(), 1u);
-  EXPECT_EQ(p.special_allocations[0].tf_op_name, "unused preallocated device memory");
-  EXPECT_EQ(p.special_allocations[0].allocation_bytes, 1000);
+  ASSERT_NO_FATAL_FAILURE(ExpectUnmappedRowAndOneLiveChunk(p, 1000));
   EXPECT_EQ(p.special_allocations[0].step_id, 1);
-  ASSERT_EQ(p.active_allocations.size(), 2u);
-  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
-  EXPECT_EQ(p.active_allocations[1].snapshot_index, 0);
   ASSERT_EQ(p.memory_profile_snapshots.size(), 1u);
   EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "stepB_op");
 
@@ -332,12 +339,7 @@ TEST(MemoryProfile, DeallocationWithoutSizesTakesItsAllocations) {
   EXPECT_EQ(freed.allocation_bytes, 500);
   EXPECT_EQ(freed.requested_bytes, 500);
   EXPECT_EQ(freed.tf_op_name, "opX");
-  ASSERT_EQ(p.special_allocations.size(), 1u);
-  EXPECT_EQ(p.special_allocations[0].tf_op_name, "unused preallocated device memory");
-  EXPECT_EQ(p.special_allocations[0].allocation_bytes, 1000);
-  ASSERT_EQ(p.active_allocations.size(), 2u);
-  EXPECT_EQ(p.active_allocations[0].snapshot_index, -1);
-  EXPECT_EQ(p.active_allocations[1].snapshot_index, 0);
+  ASSERT_NO_FATAL_FAILURE(ExpectUnmappedRowAndOneLiveChunk(p, 1000));
   ASSERT_EQ(p.memory_profile_snapshots.size(), 1u);
   EXPECT_EQ(p.memory_profile_snapshots[0].activity_metadata.tf_op_name, "opY");
   // A deallocation matching no allocation has no sizes to take: 0, as xprof prints them.

@@ -29,5 +29,11 @@ TEST(SplitNonEmpty, PiecesPointIntoTheText) {
   EXPECT_EQ(p[1].data(), text.data() + 6);
 }
 
+TEST(EscapeMarkup, TheFiveMarkupCharactersBecomeEntities) {
+  EXPECT_EQ(EscapeMarkup("a<b> & \"c\" 'd'"), "a&lt;b&gt; &amp; &quot;c&quot; &#39;d&#39;");
+  EXPECT_EQ(EscapeMarkup("model.py:42"), "model.py:42");
+  EXPECT_EQ(EscapeMarkup(""), "");
+}
+
 }  // namespace
 }  // namespace tbprof
