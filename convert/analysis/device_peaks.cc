@@ -194,13 +194,22 @@ RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePe
   consider(b.flops_utilization, "Compute", use.bytes);
   b.memory_utilization = util(use.hbm_bytes, peaks.hbm_gbps);
   consider(b.memory_utilization, "HBM", use.hbm_bytes);
+  // xprof counts an unknown figure as 0 and names another resource, which
+  // may be wrong: an unknown figure is a lower bound, so only FLOPs whose
+  // lower bound already beats every memory tell the answer.
+  const auto told = [&]() -> RooflineBottleneck {
+    if (!use.bytes_known || (!use.flops_known && b.resource != "Compute")) {
+      b.resource = "Unknown", b.operational_intensity = 0;
+    }
+    return b;
+  };
   if (peaks.kind == DeviceKind::kGpu) {
     // Only the HBM traffic is known on a GPU; against the shared memory's
     // far higher peak it wins only where the HBM peak is unknown.
     consider(util(use.hbm_bytes, peaks.sram_wr_gbps), "Shm/L1", use.hbm_bytes);
-    return b;
+    return told();
   }
-  if (peaks.kind != DeviceKind::kTpu) return b;
+  if (peaks.kind != DeviceKind::kTpu) return told();
   struct OnChip {
     double bytes, peak_gbps;
     std::string_view name;
@@ -217,7 +226,7 @@ RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePe
     if (m.counts_in_efficiency) b.memory_utilization = std::max(b.memory_utilization, u);
     consider(u, m.name, m.bytes);
   }
-  return b;
+  return told();
 }
 
 }  // namespace tbprof

@@ -50,18 +50,23 @@ std::string_view AmdGfxVersion(std::string_view device_name, int cc_major, int c
 DevicePeaks GpuPeaks(const GpuCapabilities& caps);
 DevicePeaks DevicePeaksOf(const XSpaceModel& space);
 
-// What an op did over its run time; zero where unknown.
+// What an op did over its run time. A figure flagged unknown is a lower bound
+// (the sum of the parts that are known, 0 when none is).
 struct RooflineUse {
   double time_ps = 0;
   double flops = 0;
   double bytes = 0;      // all memory traffic
   double hbm_bytes = 0;  // HBM's share: all bytes when the profile breaks none down
   double cmem_rd = 0, cmem_wr = 0, vmem_rd = 0, vmem_wr = 0;  // a TPU's on-chip traffic
+  bool flops_known = true, bytes_known = true;
 };
 
 struct RooflineBottleneck {
   // "Compute", "HBM", "CMEM Read", "CMEM Write", "VMEM Read", "VMEM Write",
-  // "Shm/L1"; "Unknown" when no resource has both a use and a known peak.
+  // "Shm/L1"; "Unknown" when no resource has both a use and a known peak, or
+  // when an unknown figure could change the answer: with unknown bytes, or
+  // with unknown FLOPs unless their lower bound already wins. The
+  // utilisations are of the figures given either way.
   std::string_view resource = "Unknown";
   double operational_intensity = 0;  // FLOPs per byte of that resource (of all bytes for Compute)
   double flops_utilization = 0;      // of the peak FLOP rate

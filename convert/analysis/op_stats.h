@@ -53,6 +53,9 @@ struct OpMetrics {
   uint64_t min_time_ps = 0;
   double flops = 0;
   uint64_t bytes_accessed = 0;
+  // Some run's FLOPs could not be told (a custom call the cost model cannot
+  // count, with no FLOPs from the profiler): `flops` is then a lower bound.
+  bool flops_unknown = false;
 };
 
 // The key of an op in OpMetricsDb::ops: its name, and where it has one the

@@ -85,6 +85,7 @@ void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
     d.min_time_ps = std::min(d.min_time_ps, m.min_time_ps);
     d.flops += m.flops;
     d.bytes_accessed += m.bytes_accessed;
+    d.flops_unknown |= m.flops_unknown;
     d.is_eager |= m.is_eager;
     if (d.category.empty()) d.category = m.category;
     if (d.provenance.empty()) d.provenance = m.provenance;

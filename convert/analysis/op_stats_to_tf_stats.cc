@@ -47,6 +47,7 @@ TfStatsRecord ToRecord(bool on_device, const OpMetrics& m, const DevicePeaks& pe
   use.time_ps = static_cast<double>(m.time_ps);
   use.flops = m.flops;
   use.bytes = use.hbm_bytes = static_cast<double>(m.bytes_accessed);
+  use.flops_known = !m.flops_unknown;
   r.set_bound_by(std::string(FindRooflineBottleneck(use, peaks).resource));
   return r;
 }
@@ -162,6 +163,7 @@ OpMetricsDb DeviceTfOpMetricsDb(const OpMetricsDb& device_db, bool with_idle) {
     d.self_time_ps += m.self_time_ps;
     d.flops += m.flops;
     d.bytes_accessed += m.bytes_accessed;
+    d.flops_unknown |= m.flops_unknown;
   }
   for (const auto& [op_and_program, occurrences] : per_program) out.ops[op_and_program.first].occurrences += occurrences;
   out.total_op_time_ps = device_db.total_op_time_ps;

@@ -178,9 +178,10 @@ class TableWriter {
     const DevicePeaks& pk = db_.peaks;
     RooflineUse use;
     use.time_ps = static_cast<double>(r.time_ps);
-    use.flops = r.flops_known ? r.flops : 0;
+    use.flops = r.flops;  // a lower bound when not known: the ops' known FLOPs
     use.bytes = r.bytes;
-    use.hbm_bytes = r.bytes_known ? r.hbm : 0;
+    use.hbm_bytes = r.hbm;
+    use.flops_known = r.flops_known, use.bytes_known = r.bytes_known;
     use.cmem_rd = r.cmem_rd, use.cmem_wr = r.cmem_wr, use.vmem_rd = r.vmem_rd, use.vmem_wr = r.vmem_wr;
     const RooflineBottleneck b = FindRooflineBottleneck(use, pk);
     const double flops_util = b.flops_utilization, mem_util = b.memory_utilization;
@@ -212,7 +213,8 @@ class TableWriter {
                {known(fbk && peaks_known, bottleneck_oi), bound,
                 SafeDivide(time_us, std::max(1, pk.device_count)),
                 SafeDivide(static_cast<double>(r.time_ps), static_cast<double>(total_ps)),
-                known(fk && peaks_known, SafeDivide(gflops, efficiency)), known(peaks_known && (fk || bk), efficiency),
+                // The efficiency is the larger utilisation: both figures are needed.
+                known(fbk && peaks_known, SafeDivide(gflops, efficiency)), known(fbk && peaks_known, efficiency),
                 known(fk && pk.peak_tflops > 0, flops_util), known(bk && pk.hbm_gbps > 0, mem_util),
                 include_infeed_outfeed, std::to_string(r.program_id), SourceInfoCell(r.source_info, r.source_stack)});
     t_.AddRow(std::move(row));

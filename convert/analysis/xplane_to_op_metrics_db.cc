@@ -387,7 +387,12 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       const bool cost_flops = cost && cost->flops_known && cost->flops > 0;
       const bool cost_bytes = cost && cost->bytes_accessed > 0;
       if (!cost_flops) {
-        if (const Stat* f = Find(p, e, ids_.flops)) m.flops += f->DoubleValue();
+        const Stat* f = Find(p, e, ids_.flops);
+        if (f != nullptr) m.flops += f->DoubleValue();
+        // Only a cost model that cannot count the instruction makes FLOPs
+        // unknown: without one (TF kernels) xprof's 0 stands, as does a
+        // cost of 0 (a copy computes nothing).
+        if (f == nullptr && cost && !cost->flops_known) m.flops_unknown = true;
       }
       if (!cost_bytes) {
         if (const Stat* b = Find(p, e, ids_.bytes_accessed)) m.bytes_accessed += b->UintValue();

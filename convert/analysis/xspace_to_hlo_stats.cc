@@ -489,9 +489,10 @@ DataTable BuildHloStatsTable(const HloOpDb& db) {
     double hbm = m->has_breakdown ? m->hbm_bytes : m->bytes_accessed;
     RooflineUse use;
     use.time_ps = static_cast<double>(m->time_ps);
-    use.flops = m->flops_known ? m->flops : 0;
+    use.flops = m->flops;
     use.bytes = m->bytes_accessed;
-    use.hbm_bytes = m->bytes_known ? hbm : 0;
+    use.hbm_bytes = hbm;
+    use.flops_known = m->flops_known, use.bytes_known = m->bytes_known;
     use.cmem_rd = m->cmem_rd, use.cmem_wr = m->cmem_wr, use.vmem_rd = m->vmem_rd, use.vmem_wr = m->vmem_wr;
     const std::string bound(FindRooflineBottleneck(use, db.peaks).resource);
     std::string hlo_op_name = m->name;

@@ -165,5 +165,26 @@ TEST(RooflineBottleneck, TpuOnChipMemoriesInTheEfficiency) {
   EXPECT_DOUBLE_EQ(FindRooflineBottleneck(use, tpu).memory_utilization, 0.9);
 }
 
+// An unknown figure is a lower bound (the known parts' sum): it decides the
+// bound only where it already wins. 1 ms on a 100 TFLOP/s, 1000 GB/s GPU:
+// at least 2e10 FLOPs (0.2) against 4e8 HBM bytes (0.4) could be either;
+// at least 6e10 (0.6) is compute whatever the rest; unknown bytes never tell.
+TEST(RooflineBottleneck, UnknownFiguresDecideOnlyWhereTheirLowerBoundWins) {
+  DevicePeaks gpu;
+  gpu.kind = DeviceKind::kGpu;
+  gpu.peak_tflops = 100, gpu.hbm_gbps = 1000;
+  RooflineUse use;
+  use.time_ps = 1e9, use.flops = 2e10, use.bytes = use.hbm_bytes = 4e8;
+  EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "HBM");
+  use.flops_known = false;
+  RooflineBottleneck b = FindRooflineBottleneck(use, gpu);
+  EXPECT_EQ(b.resource, "Unknown");
+  EXPECT_DOUBLE_EQ(b.memory_utilization, 0.4);  // the known figure's utilisation stays
+  use.flops = 6e10;
+  EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "Compute");
+  use.flops_known = true, use.bytes_known = false;
+  EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "Unknown");
+}
+
 }  // namespace
 }  // namespace tbprof

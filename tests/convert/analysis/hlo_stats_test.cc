@@ -110,6 +110,9 @@ xla::HloProto StepModule() {
   call->add_called_computation_ids(13);
   auto* opaque = b.Add(entry, "custom-call.1", "custom-call", Shape(xla::F32, {256}), {cin});
   opaque->set_custom_call_target("my_library_kernel");  // FLOPs no cost model can tell
+  auto* attention = b.Add(entry, "custom-call.2", "custom-call", Shape(xla::F32, {256}), {cin});
+  attention->set_custom_call_target("another_library_kernel");
+  attention->mutable_metadata()->set_op_name("jit(step)/attention");
   b.module->set_entry_computation_id(14);
   return proto;
 }
@@ -156,6 +159,8 @@ XSpace StepSpace(bool annotated_kernel = false) {
           .Int("flops", 12345)
           .Int("bytes_accessed", 99);
     }
+    // Another one, with no FLOPs from the profiler either: they are unknown.
+    library.AddEvent("another_library_kernel", 120 * kUs, 2 * kUs).Str("hlo_op", "custom-call.2").Int("program_id", 7);
   }
   return space;
 }
@@ -266,6 +271,33 @@ TEST(HloOnGpuOpStats, OpsTakeTheirInstructionsCategoryFrameworkOpAndCost) {
   ASSERT_NE(record, nullptr);
   EXPECT_NEAR(record->measured_flop_rate(), 1572864.0 / 30000.0, 1e-9);
   EXPECT_EQ(record->bound_by(), "HBM");
+  // custom-call.2's FLOPs are unknown: 2048 bytes in 2 us is 0.03 % of the
+  // HBM peak, but its compute might be anything, so no bound is named (xprof
+  // counts the FLOPs as 0 and says HBM).
+  EXPECT_TRUE(s.device_op_metrics_db.ops.at(OpKey("custom-call.2", 7)).flops_unknown);
+  const tensorflow::profiler::TfStatsRecord* attention = nullptr;
+  for (const auto& r : db.without_idle().tf_stats_record()) {
+    if (r.op_name() == "jit(step)/attention") attention = &r;
+  }
+  ASSERT_NE(attention, nullptr);
+  EXPECT_EQ(attention->bound_by(), "Unknown");
+  ASSERT_NE(Op(hlo, "custom-call.2"), nullptr);
+  EXPECT_FALSE(Op(hlo, "custom-call.2")->flops_known);
+  json::value hs = json::parse(HloStatsToJson(hlo));
+  const json::array& cols = hs.at("cols").as_array();
+  size_t bound = 0, name = 0;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i].at("id") == "bound_by") bound = i;
+    if (cols[i].at("id") == "hlo_op_name") name = i;
+  }
+  bool seen = false;
+  for (const json::value& row : hs.at("rows").as_array()) {
+    const json::array& c = row.at("c").as_array();
+    if (c.at(name).at("v") != "custom-call.2") continue;
+    seen = true;
+    EXPECT_EQ(c.at(bound).at("v"), "Unknown");
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(HloOpDb, ToolsShapes) {
