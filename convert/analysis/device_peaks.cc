@@ -46,16 +46,23 @@ double NvidiaFlopsPerClock(int cc_major, int cc_minor) {
 
 // Per CU per clock of the AMD Instinct architectures (CDNA white papers):
 // dense FP16 matrix FLOPs (the best FP32/FP16 rate on each) and LDS bytes.
+// hbm_scale: what the profile's memory_bandwidth is multiplied by to give the
+// device's. ROCm reports the memory clock of HBM3 and HBM3E parts at a
+// quarter of the pins' data rate, so the double-data-rate bandwidth the
+// collector writes is half the real one: 2.66 TB/s on an MI300X (AMD: 5.3),
+// 4.10 TB/s on an MI355X (AMD: 8.0). HBM2/HBM2e parts report it right (an
+// MI250X's 3.28 TB/s).
 struct AmdRate {
   std::string_view gfx;
   double flops_per_clock;
   double lds_bytes_per_clock;
+  double hbm_scale;
 };
 constexpr AmdRate kAmdRates[] = {
-    {"gfx908", 1024, 128},  // CDNA 1, MI100
-    {"gfx90a", 1024, 128},  // CDNA 2, MI200 (one GCD)
-    {"gfx942", 2048, 128},  // CDNA 3, MI300
-    {"gfx950", 4096, 256},  // CDNA 4, MI350
+    {"gfx908", 1024, 128, 1},  // CDNA 1, MI100, HBM2
+    {"gfx90a", 1024, 128, 1},  // CDNA 2, MI200 (one GCD), HBM2e
+    {"gfx942", 2048, 128, 2},  // CDNA 3, MI300/MI325, HBM3/HBM3E
+    {"gfx950", 4096, 256, 2},  // CDNA 4, MI350, HBM3E
 };
 
 const AmdRate* AmdRateOf(std::string_view gfx) {
@@ -102,7 +109,7 @@ DevicePeaks GpuPeaks(const GpuCapabilities& caps) {
   peaks.kind = DeviceKind::kGpu;
   // xprof's GPU roofline: no megacore, no CMEM; shared memory / L1 stands in as "VMEM".
   peaks.has_merged_vmem = true;
-  double flops_per_clock = -1, shm_bytes_per_clock = -1;
+  double flops_per_clock = -1, shm_bytes_per_clock = -1, hbm_scale = 1;
   if (caps.vendor == schema::kVendorNvidia) {
     flops_per_clock = NvidiaFlopsPerClock(caps.cc_major, caps.cc_minor);
     // 32 banks of 8 bytes a clock (Fermi: 4 bytes every other clock).
@@ -111,6 +118,7 @@ DevicePeaks GpuPeaks(const GpuCapabilities& caps) {
     if (const AmdRate* r = AmdRateOf(AmdGfxVersion(caps.device_name, caps.cc_major, caps.cc_minor))) {
       flops_per_clock = r->flops_per_clock;
       shm_bytes_per_clock = r->lds_bytes_per_clock;
+      hbm_scale = r->hbm_scale;
     }
   }
   const bool clocked = caps.clock_khz > 0 && caps.cores > 0;
@@ -120,7 +128,7 @@ DevicePeaks GpuPeaks(const GpuCapabilities& caps) {
   const double shm_gbps = clocked && shm_bytes_per_clock > 0 ? giga_clocks * shm_bytes_per_clock : -1;
   peaks.sram_rd_gbps = Stated(caps.sram_rd_gbps) > 0 ? caps.sram_rd_gbps : shm_gbps;
   peaks.sram_wr_gbps = Stated(caps.sram_wr_gbps) > 0 ? caps.sram_wr_gbps : shm_gbps;
-  if (caps.memory_bandwidth > 0) peaks.hbm_gbps = caps.memory_bandwidth / 1e9;
+  if (caps.memory_bandwidth > 0) peaks.hbm_gbps = caps.memory_bandwidth * hbm_scale / 1e9;
   return peaks;
 }
 

@@ -13,6 +13,7 @@
 #include "convert/analysis/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -184,6 +185,31 @@ TEST(RooflineBottleneck, UnknownFiguresDecideOnlyWhereTheirLowerBoundWins) {
   EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "Compute");
   use.flops_known = true, use.bytes_known = false;
   EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "Unknown");
+}
+
+// The HBM peak of AMD's HBM3 parts is twice the bandwidth their profiles
+// state (ROCm's memory clock is a quarter of the pins' data rate there):
+// against AMD's data sheets, 5.3 TB/s for the MI300X and 8.0 TB/s for the
+// MI355X, both real profiles.
+TEST(DevicePeaks, AmdHbm3PeaksAsTheDataSheetsGiveThem) {
+  const std::vector<std::pair<std::string, double>> sheets = {{"jax_rocm_mi300_gemm", 5300},
+                                                              {"jax_rocm_mi355_fused_attn", 8000}};
+  int checked = 0;
+  for (const std::string& path : test_files::RealXPlaneFiles()) {
+    for (const auto& [dir, gbps] : sheets) {
+      if (path.find("/" + dir + "/") == std::string::npos) continue;
+      auto model = LoadXSpaceFile(path);
+      ASSERT_TRUE(model.ok()) << model.status().message();
+      const DevicePeaks peaks = DevicePeaksOf(**model);
+      EXPECT_NEAR(peaks.hbm_gbps, gbps, 0.025 * gbps) << path;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2) << "profiles under " << test_files::RealXPlaneDir();
+  // An MI250X-class part (gfx90a, HBM2e) states its bandwidth right.
+  GpuCapabilities mi250;
+  mi250.vendor = "AMD", mi250.device_name = "gfx90a", mi250.memory_bandwidth = 1.6384e12;
+  EXPECT_DOUBLE_EQ(GpuPeaks(mi250).hbm_gbps, 1638.4);
 }
 
 }  // namespace
