@@ -39,6 +39,17 @@ bool IsGemmCustomCall(std::string_view target) {
                         "__rocblas$gemm"});
 }
 
+// A convolution run by the vendor's DNN library (cuDNN, or MIOpen behind the
+// same names on ROCm), forward or backward: XLA's GPU cost model counts it as
+// the convolution its window and dimension numbers describe.
+bool IsDnnConvolutionCustomCall(std::string_view target) { return target.starts_with("__cudnn$conv"); }
+
+// Library calls return (result, scratch): the scratch is no traffic of the op.
+bool ReturnsScratch(const HloInstruction& inst) {
+  return inst.opcode() == "custom-call" && inst.shape().element_type() == xla::TUPLE &&
+         (IsGemmCustomCall(inst.custom_call_target()) || IsDnnConvolutionCustomCall(inst.custom_call_target()));
+}
+
 double OperandAndOutputBytes(const HloProgram& program, const HloInstruction& inst) {
   double bytes = static_cast<double>(ShapeBytes(inst.shape()));
   for (int i = 0; i < inst.operand_ids_size(); ++i) {
@@ -81,7 +92,7 @@ double DotFlops(const xla::ShapeProto& lhs, const xla::ShapeProto& out, const xl
 }
 
 const xla::ShapeProto& ArrayResult(const xla::ShapeProto& s) {
-  // GEMM custom calls return (result, workspace): the result is element 0.
+  // Library custom calls return (result, scratch): the result is element 0.
   return s.element_type() == xla::TUPLE && s.tuple_shapes_size() > 0 ? s.tuple_shapes(0) : s;
 }
 
@@ -147,6 +158,7 @@ double FlopsOf(const HloProgram& program, const HloInstruction& inst, bool* know
       for (int64_t d : contracting) dn.add_lhs_contracting_dimensions(d);
       return DotFlops(lhs->shape(), ArrayResult(inst.shape()), dn);
     }
+    if (IsDnnConvolutionCustomCall(inst.custom_call_target())) return ConvolutionFlops(program, inst);
     *known = false;
     return 0;
   }
@@ -169,9 +181,7 @@ HloCost HloInstructionCost(const HloProgram& program, const HloInstruction& inst
   HloCost cost;
   cost.flops = FlopsOf(program, inst, &cost.flops_known);
   cost.bytes_accessed = IsFree(inst.opcode()) ? 0 : OperandAndOutputBytes(program, inst);
-  // A GEMM's workspace (the second result) is scratch, not traffic of the product.
-  if (inst.opcode() == "custom-call" && IsGemmCustomCall(inst.custom_call_target()) &&
-      inst.shape().element_type() == xla::TUPLE) {
+  if (ReturnsScratch(inst)) {
     cost.bytes_accessed -= static_cast<double>(ShapeBytes(inst.shape()) - ShapeBytes(ArrayResult(inst.shape())));
   }
   return cost;

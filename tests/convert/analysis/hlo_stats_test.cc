@@ -100,6 +100,14 @@ xla::HloProto StepModule() {
   dn->add_kernel_spatial_dimensions(0), dn->add_kernel_spatial_dimensions(1);
   dn->set_output_batch_dimension(0), dn->set_output_feature_dimension(3);
   dn->add_output_spatial_dimensions(1), dn->add_output_spatial_dimensions(2);
+  // The same convolution as the DNN library runs it: (result, scratch).
+  xla::ShapeProto with_scratch;
+  with_scratch.set_element_type(xla::TUPLE);
+  *with_scratch.add_tuple_shapes() = Shape(xla::F32, {1, 6, 6, 16});
+  *with_scratch.add_tuple_shapes() = Shape(xla::U8, {4096});
+  auto* dnn_conv = b.Add(entry, "cudnn-conv.1", "custom-call", with_scratch, {img, ker});
+  dnn_conv->set_custom_call_target("__cudnn$convForward");
+  *dnn_conv->mutable_convolution_dimension_numbers() = *dn;
   auto* m = b.Add(entry, "m", "parameter", Shape(xla::F32, {100, 10}));
   auto* zero = b.Add(entry, "zero", "constant", Shape(xla::F32, {}));
   auto* reduce = b.Add(entry, "reduce.1", "reduce", Shape(xla::F32, {100}), {m, zero});
@@ -192,6 +200,12 @@ TEST(HloCostModel, HandCountedFlops) {
   EXPECT_DOUBLE_EQ(fusion.bytes_accessed, 3 * 1024 * 4.0);
   // convolution: 2 * (1*6*6*16 outputs) * (3*3 window) * 3 input features.
   EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("convolution.1")).flops, 31104);
+  // The DNN library's run of it: the same FLOPs; bytes of the image, the
+  // kernel and the result (768 + 1728 + 2304), its 4096-byte scratch left out.
+  HloCost dnn = HloInstructionCost(p, *p.FindInstruction("cudnn-conv.1"));
+  EXPECT_TRUE(dnn.flops_known);
+  EXPECT_DOUBLE_EQ(dnn.flops, 31104);
+  EXPECT_DOUBLE_EQ(dnn.bytes_accessed, 4800);
   // reduce [100,10] -> [100] with an add: 900 additions.
   EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("reduce.1")).flops, 900);
   EXPECT_DOUBLE_EQ(HloInstructionCost(p, *p.FindInstruction("zero")).bytes_accessed, 0);
