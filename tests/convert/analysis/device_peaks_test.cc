@@ -130,16 +130,28 @@ TEST(DevicePeaks, RooflineGpuPropertiesHaveTheSharedMemoryRoof) {
   EXPECT_TRUE(tables.as_array()[1].at("rows").as_array().empty());
 }
 
+// 1 ms of an op with `flops` and `bytes`, all of them HBM traffic.
+RooflineUse OneMillisecond(double flops, double bytes) {
+  RooflineUse use;
+  use.time_ps = 1e9, use.flops = flops, use.bytes = use.hbm_bytes = bytes;
+  return use;
+}
+
+DevicePeaks Gpu(double tflops, double hbm_gbps) {
+  DevicePeaks gpu;
+  gpu.kind = DeviceKind::kGpu;
+  gpu.peak_tflops = tflops, gpu.hbm_gbps = hbm_gbps;
+  return gpu;
+}
+
 // xprof's bound-by on a GPU also weighs the HBM traffic against the shared
 // memory peak ("Shm/L1"); with the HBM peak known it never wins (the shared
 // memory is faster), without it it does. 1 ms, 4e8 bytes = 400 GB/s of a
 // 1000 GB/s shared memory: 0.4, above the 0.1 of 10 TFLOP/s against 100.
 TEST(RooflineBottleneck, GpuSharedMemoryCompetesWithTheHbmTraffic) {
-  DevicePeaks gpu;
-  gpu.kind = DeviceKind::kGpu;
-  gpu.peak_tflops = 100, gpu.sram_wr_gbps = 1000;
-  RooflineUse use;
-  use.time_ps = 1e9, use.flops = 1e10, use.bytes = use.hbm_bytes = 4e8;
+  DevicePeaks gpu = Gpu(100, -1);
+  gpu.sram_wr_gbps = 1000;
+  const RooflineUse use = OneMillisecond(1e10, 4e8);
   RooflineBottleneck b = FindRooflineBottleneck(use, gpu);
   EXPECT_EQ(b.resource, "Shm/L1");
   EXPECT_DOUBLE_EQ(b.operational_intensity, 25);  // 1e10 / 4e8
@@ -157,8 +169,8 @@ TEST(RooflineBottleneck, TpuOnChipMemoriesInTheEfficiency) {
   tpu.kind = DeviceKind::kTpu;
   tpu.peak_tflops = 100, tpu.hbm_gbps = 1000, tpu.cmem_rd_gbps = 2000, tpu.vmem_wr_gbps = 4000;
   tpu.has_cmem = true, tpu.has_merged_vmem = true;
-  RooflineUse use;
-  use.time_ps = 1e9, use.flops = 1e10, use.bytes = use.hbm_bytes = 4e8, use.vmem_wr = 3.6e9;
+  RooflineUse use = OneMillisecond(1e10, 4e8);
+  use.vmem_wr = 3.6e9;
   RooflineBottleneck b = FindRooflineBottleneck(use, tpu);
   EXPECT_EQ(b.resource, "VMEM Write");
   EXPECT_DOUBLE_EQ(b.memory_utilization, 0.4);  // a chip with CMEM: VMEM not counted
@@ -171,11 +183,8 @@ TEST(RooflineBottleneck, TpuOnChipMemoriesInTheEfficiency) {
 // at least 2e10 FLOPs (0.2) against 4e8 HBM bytes (0.4) could be either;
 // at least 6e10 (0.6) is compute whatever the rest; unknown bytes never tell.
 TEST(RooflineBottleneck, UnknownFiguresDecideOnlyWhereTheirLowerBoundWins) {
-  DevicePeaks gpu;
-  gpu.kind = DeviceKind::kGpu;
-  gpu.peak_tflops = 100, gpu.hbm_gbps = 1000;
-  RooflineUse use;
-  use.time_ps = 1e9, use.flops = 2e10, use.bytes = use.hbm_bytes = 4e8;
+  const DevicePeaks gpu = Gpu(100, 1000);
+  RooflineUse use = OneMillisecond(2e10, 4e8);
   EXPECT_EQ(FindRooflineBottleneck(use, gpu).resource, "HBM");
   use.flops_known = false;
   RooflineBottleneck b = FindRooflineBottleneck(use, gpu);
