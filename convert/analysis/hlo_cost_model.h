@@ -19,7 +19,9 @@
 //                  (operands read in part through a slice are counted whole)
 //   custom-call    BLAS GEMMs (cuBLAS/cuBLASLt/hipBLASLt/rocBLAS targets): 2 ×
 //                  output elements × contracting size, the contracting dimensions
-//                  read from the backend config; other targets: unknown
+//                  read from the backend config; DNN-library convolutions
+//                  (__cudnn$conv*, MIOpen's too): as a convolution; both without
+//                  their scratch result in the bytes; other targets: unknown
 //   copy, transpose, slice, pad, broadcast, gather, scatter …   0 FLOPs,
 //                  bytes of operands plus output
 //   collectives    0 FLOPs (the reduction inside an all-reduce is not counted);
@@ -33,6 +35,8 @@
 // elementwise op per consumer are not visible here).
 #pragma once
 
+#include <optional>
+
 #include "convert/analysis/hlo_module.h"
 
 namespace tbprof {
@@ -45,6 +49,17 @@ struct HloCost {
 
 // Cost of one execution of `inst` of `program`.
 HloCost HloInstructionCost(const HloProgram& program, const HloInstruction& inst);
+
+// Which figures of a GPU XLA op its instruction's cost gives (counted once
+// per occurrence) rather than the profiler's flops/bytes_accessed stats on its
+// kernels (counted on each): xprof takes each figure from the cost where the
+// cost is above 0. `cost` is empty without the instruction.
+struct FiguresFromCost {
+  bool flops = false, bytes = false;
+};
+inline FiguresFromCost FiguresTakenFromCost(const std::optional<HloCost>& cost) {
+  return {cost && cost->flops_known && cost->flops > 0, cost && cost->bytes_accessed > 0};
+}
 
 // FLOPs of one application of a computation (a reducer or a fused body).
 double HloComputationFlops(const HloProgram& program, const HloComputation& comp);

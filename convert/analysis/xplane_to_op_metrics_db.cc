@@ -383,10 +383,9 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       op_time += dur;
       // Each figure the instruction's cost model cannot give (no instruction,
       // a custom call of unknown FLOPs, nothing moved) is what the profiler
-      // wrote on the kernels, as xprof falls back figure by figure.
-      const bool cost_flops = cost && cost->flops_known && cost->flops > 0;
-      const bool cost_bytes = cost && cost->bytes_accessed > 0;
-      if (!cost_flops) {
+      // wrote on the kernels.
+      const FiguresFromCost from_cost = FiguresTakenFromCost(cost);
+      if (!from_cost.flops) {
         const Stat* f = Find(p, e, ids_.flops);
         if (f != nullptr) m.flops += f->DoubleValue();
         // Only a cost model that cannot count the instruction makes FLOPs
@@ -394,7 +393,7 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
         // cost of 0 (a copy computes nothing).
         if (f == nullptr && cost && !cost->flops_known) m.flops_unknown = true;
       }
-      if (!cost_bytes) {
+      if (!from_cost.bytes) {
         if (const Stat* b = Find(p, e, ids_.bytes_accessed)) m.bytes_accessed += b->UintValue();
       }
       // Consecutive kernels of one HLO op in one step are one occurrence.
@@ -412,8 +411,8 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       m.time_ps += dur;
       m.self_time_ps += dur;
       m.min_time_ps = std::min(m.min_time_ps, dur);
-      if (cost_flops) m.flops += cost->flops;
-      if (cost_bytes) m.bytes_accessed += static_cast<uint64_t>(cost->bytes_accessed);
+      if (from_cost.flops) m.flops += cost->flops;
+      if (from_cost.bytes) m.bytes_accessed += static_cast<uint64_t>(cost->bytes_accessed);
       prev = &m;
       prev_group = group;
     }

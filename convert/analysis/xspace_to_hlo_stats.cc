@@ -268,8 +268,9 @@ class Builder {
                     HloOpMetrics& m) {
     // A cost of 0 (a broadcast computes nothing) is known, but a kernel's own
     // figure, where there is one, says more.
+    const FiguresFromCost from_cost = FiguresTakenFromCost(cost);
     const Stat* f = nullptr;
-    if (cost && cost->flops_known && cost->flops > 0) {
+    if (from_cost.flops) {
       if (new_occurrence) m.flops += cost->flops, m.model_flops += cost->flops;
     } else if ((f = Any(p, e, ids_.flops)) != nullptr) {
       const Stat* mf = Any(p, e, model_flops_);
@@ -278,7 +279,7 @@ class Builder {
     }
     m.flops_known |= f != nullptr || (cost && cost->flops_known);
     const Stat* b = nullptr;
-    if (cost && cost->bytes_accessed > 0) {
+    if (from_cost.bytes) {
       if (new_occurrence) m.bytes_accessed += cost->bytes_accessed;
     } else if ((b = Any(p, e, ids_.bytes_accessed)) != nullptr) {
       m.bytes_accessed += b->DoubleValue();
