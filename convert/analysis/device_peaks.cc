@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "convert/base/math_util.h"
-#include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -102,6 +101,35 @@ std::string_view AmdGfxVersion(std::string_view device_name, int cc_major, int c
   if (cc_major == 9 && cc_minor == 4) return "gfx942";
   if (cc_major == 9 && cc_minor == 5) return "gfx950";
   return {};
+}
+
+std::string GpuModelName(std::string_view vendor, int major, int minor, std::string_view device_name) {
+  if (vendor == schema::kVendorNvidia) {
+    switch (major) {
+      case 2: return "Nvidia GPU (Fermi)";
+      case 3: return "Nvidia GPU (Kepler)";
+      case 5: return "Nvidia GPU (Maxwell)";
+      case 6: return "Nvidia GPU (Pascal)";
+      case 7: return minor < 5 ? "Nvidia GPU (Volta)" : "Nvidia GPU (Turing)";
+      case 8: return minor < 9 ? "Nvidia GPU (Ampere)" : "Nvidia GPU (Ada Lovelace)";
+      case 9: return "Nvidia GPU (Hopper)";
+      case 10: return "Nvidia GPU (Blackwell)";
+      default: return "Nvidia GPU";
+    }
+  }
+  if (vendor == schema::kVendorAmd) {
+    // The architecture the device name or the compute capability identifies
+    // (the one the peak FLOP rate is looked up by), else the family.
+    std::string_view gfx = AmdGfxVersion(device_name, major, minor);
+    if (!gfx.empty()) return "AMD GPU - " + std::string(gfx);
+    switch (major) {
+      case 9: return "AMD GPU - gfx-9XX series";
+      case 10: return "AMD GPU - gfx-10XX series";
+      case 11: return "AMD GPU - gfx-11XX series";
+      default: return "AMD GPU";
+    }
+  }
+  return "";
 }
 
 DevicePeaks GpuPeaks(const GpuCapabilities& caps) {

@@ -5,8 +5,10 @@
 // peak FLOP rate is cores × clock × the architecture's best dense FLOPs per
 // clock per core (FP32/FP16, vector or matrix units), the shared memory (LDS
 // on AMD) bandwidth cores × clock × bytes per clock per core, HBM the
-// profile's own figure. A GPU plane that states a peak itself
-// (peak_teraflops_per_second, peak_sram_*) keeps it.
+// profile's own figure (doubled on AMD's HBM3 parts, whose collector states
+// half). A GPU plane that states a peak itself (peak_teraflops_per_second,
+// peak_sram_*) keeps it. The GPU's model name (xprof's hardware type) is
+// told from the same capabilities.
 #pragma once
 
 #include <string>
@@ -46,6 +48,13 @@ struct GpuCapabilities {
 // the compute capability names (9.4 is gfx942, 9.5 gfx950; 9.0 could be gfx908
 // or gfx90a). Empty when unknown.
 std::string_view AmdGfxVersion(std::string_view device_name, int cc_major, int cc_minor);
+
+// A GPU's model as xprof names it from its plane's device capabilities:
+// "Nvidia GPU (Hopper)" by compute capability, "AMD GPU - gfx942" by the
+// reported architecture (or the compute capability that names exactly one),
+// else the AMD family ("AMD GPU - gfx-9XX series"); "" for an unknown vendor.
+std::string GpuModelName(std::string_view vendor, int compute_cap_major, int compute_cap_minor,
+                         std::string_view device_name);
 
 DevicePeaks GpuPeaks(const GpuCapabilities& caps);
 DevicePeaks DevicePeaksOf(const XSpaceModel& space);

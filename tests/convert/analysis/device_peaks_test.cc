@@ -9,7 +9,6 @@
 
 #include "convert/analysis/device_peaks.h"
 #include "convert/analysis/roofline.h"
-#include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/analysis/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"

@@ -46,11 +46,11 @@
 #include <utility>
 #include <vector>
 
+#include "convert/analysis/device_peaks.h"
 #include "convert/analysis/duty_cycle_tracker.h"
 #include "convert/analysis/op_stats_combiner.h"
 #include "convert/analysis/op_stats_to_input_pipeline.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
-#include "convert/analysis/xplane_to_run_environment.h"
 #include "convert/analysis/xspace_to_op_stats.h"
 #include "convert/xplane/schema.h"
 #include "proto/xspace_builder.h"
