@@ -230,39 +230,35 @@ RooflineBottleneck FindRooflineBottleneck(const RooflineUse& use, const DevicePe
   consider(b.flops_utilization, "Compute", use.bytes);
   b.memory_utilization = util(use.hbm_bytes, peaks.hbm_gbps);
   consider(b.memory_utilization, "HBM", use.hbm_bytes);
-  // xprof counts an unknown figure as 0 and names another resource, which
-  // may be wrong: an unknown figure is a lower bound, so only FLOPs whose
-  // lower bound already beats every memory tell the answer.
-  const auto told = [&]() -> RooflineBottleneck {
-    if (!use.bytes_known || (!use.flops_known && b.resource != "Compute")) {
-      b.resource = "Unknown", b.operational_intensity = 0;
-    }
-    return b;
-  };
   if (peaks.kind == DeviceKind::kGpu) {
     // Only the HBM traffic is known on a GPU; against the shared memory's
     // far higher peak it wins only where the HBM peak is unknown.
     consider(util(use.hbm_bytes, peaks.sram_wr_gbps), "Shm/L1", use.hbm_bytes);
-    return told();
+  } else if (peaks.kind == DeviceKind::kTpu) {
+    struct OnChip {
+      double bytes, peak_gbps;
+      std::string_view name;
+      bool counts_in_efficiency;
+    };
+    const bool vmem_counts = peaks.has_merged_vmem && !peaks.has_cmem;
+    const OnChip memories[] = {{use.cmem_rd, peaks.cmem_rd_gbps, "CMEM Read", peaks.has_cmem},
+                               {use.cmem_wr, peaks.cmem_wr_gbps, "CMEM Write", peaks.has_cmem},
+                               {use.vmem_rd, peaks.vmem_rd_gbps, "VMEM Read", vmem_counts},
+                               {use.vmem_wr, peaks.vmem_wr_gbps, "VMEM Write", vmem_counts}};
+    for (const OnChip& m : memories) {
+      if (m.bytes <= 0) continue;
+      double u = util(m.bytes, m.peak_gbps);
+      if (m.counts_in_efficiency) b.memory_utilization = std::max(b.memory_utilization, u);
+      consider(u, m.name, m.bytes);
+    }
   }
-  if (peaks.kind != DeviceKind::kTpu) return told();
-  struct OnChip {
-    double bytes, peak_gbps;
-    std::string_view name;
-    bool counts_in_efficiency;
-  };
-  const bool vmem_counts = peaks.has_merged_vmem && !peaks.has_cmem;
-  const OnChip memories[] = {{use.cmem_rd, peaks.cmem_rd_gbps, "CMEM Read", peaks.has_cmem},
-                             {use.cmem_wr, peaks.cmem_wr_gbps, "CMEM Write", peaks.has_cmem},
-                             {use.vmem_rd, peaks.vmem_rd_gbps, "VMEM Read", vmem_counts},
-                             {use.vmem_wr, peaks.vmem_wr_gbps, "VMEM Write", vmem_counts}};
-  for (const OnChip& m : memories) {
-    if (m.bytes <= 0) continue;
-    double u = util(m.bytes, m.peak_gbps);
-    if (m.counts_in_efficiency) b.memory_utilization = std::max(b.memory_utilization, u);
-    consider(u, m.name, m.bytes);
+  // xprof counts an unknown figure as 0 and names another resource, which
+  // may be wrong: an unknown figure is a lower bound, so only FLOPs whose
+  // lower bound already beats every memory tell the answer.
+  if (!use.bytes_known || (!use.flops_known && b.resource != "Compute")) {
+    b.resource = "Unknown", b.operational_intensity = 0;
   }
-  return told();
+  return b;
 }
 
 }  // namespace tbprof

@@ -10,8 +10,9 @@
 // Not built: the per-step and average-step program rows of a TPU profile with
 // steps (they need each step's own op table). A figure that cannot be
 // computed (unknown FLOPs or bytes, of an op or of one op the program sums;
-// unknown peak) is an empty cell. No GPU or TPU: an empty table. The diagnostics table lists the step warnings given
-// (xprof's: the profile's step diagnostics), then a warning of unknown peaks.
+// unknown peak) is an empty cell. No GPU or TPU: an empty table. The
+// diagnostics table lists the step warnings given (xprof's: the profile's
+// step diagnostics), then a warning of unknown peaks.
 #pragma once
 
 #include <string>
