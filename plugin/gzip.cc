@@ -50,7 +50,7 @@ bool AcceptsGzip(std::string_view header) {
     size_t semi = std::min(item.find(';'), item.size());
     std::string coding;
     for (char c : item.substr(0, semi)) {
-      if (!std::isspace(static_cast<unsigned char>(c))) coding += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!std::isspace(static_cast<unsigned char>(c))) coding += AsciiLower(c);
     }
     if (coding != "gzip" && coding != "*") continue;
     std::string params;

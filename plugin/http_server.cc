@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/strings.h"
 #include "plugin/gzip.h"
 #include "plugin/logdir.h"
 
@@ -95,12 +96,11 @@ bool IsAllowedLocalHost(std::string_view host, const std::vector<std::string>& a
     name = std::string(host.substr(0, colon));
     if (colon != std::string_view::npos && host.find(':', colon + 1) != std::string_view::npos) return false;
   }
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  name = AsciiLowered(name);
   if (name.size() > 1 && name.back() == '.') name.pop_back();  // "localhost." is the same name
   if (name == "localhost" || name == "127.0.0.1" || name == "[::1]") return true;
-  for (std::string a : allowed) {
-    for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!a.empty() && a == name) return true;
+  for (const std::string& a : allowed) {
+    if (!a.empty() && AsciiLowered(a) == name) return true;
   }
   return false;
 }
@@ -227,9 +227,7 @@ class Session : public std::enable_shared_from_this<Session> {
     request.method = std::string(req.method_string());
     request.target = std::string(req.target());
     for (const auto& field : req) {
-      std::string name(field.name_string());
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers.emplace(std::move(name), std::string(field.value()));
+      request.headers.emplace(AsciiLowered(field.name_string()), std::string(field.value()));
     }
     method_ = request.method;
     target_ = request.target;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "convert/analysis/hlo_module.h"
+#include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_model.h"
 #include "plugin/capture/capture.h"
@@ -127,7 +128,7 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::Begin(const
   // past a per-segment check: refuse them before decoding.
   for (std::string_view bad : {"%2f", "%5c", "%00"}) {
     auto it = std::search(raw_path.begin(), raw_path.end(), bad.begin(), bad.end(),
-                          [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+                          [](char a, char b) { return AsciiLower(a) == b; });
     if (it != raw_path.end()) return Text(400, "encoded '/', '\\' or NUL is not allowed in the URL path");
   }
   auto path = PercentDecode(raw_path, false);

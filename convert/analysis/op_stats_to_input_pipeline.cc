@@ -2,9 +2,9 @@
 #include "convert/analysis/step_diagnostics.h"
 #include "convert/analysis/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
+#include "convert/base/strings.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -35,8 +35,7 @@ uint64_t TypePs(const StepInfo& step, int type) {
 // type): "enqueue", "read", "preprocessing" or "unknown", in any case. A
 // stage that reads is counted as reading on demand, as xprof counts it.
 const char* StageInputCategory(std::string_view category) {
-  std::string lower(category);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = AsciiLowered(category);
   if (lower == "enqueue") return "Enqueue";
   if (lower == "read") return "Demanded file read";
   if (lower == "preprocessing") return "Preprocessing";

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "convert/base/strings.h"
+
 namespace tbprof {
 namespace {
 
@@ -38,16 +40,6 @@ bool IsJaxOpType(std::string_view s) {
   if (head.empty() || !((head[0] >= 'a' && head[0] <= 'z') || head[0] == '_')) return false;
   for (char c : head.substr(1)) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
-      return false;
-    }
   }
   return true;
 }
@@ -93,7 +85,7 @@ TfOp ParseTfOpFullname(std::string_view fullname) {
                                          {"MEMCPYHToH", TfOpCategory::kMemcpyHToH}};
     static constexpr std::string_view kTypes[] = {"MemcpyHToD", "MemcpyDToH", "MemcpyDToD", "MemcpyHToH"};
     for (size_t i = 0; i < 4; ++i) {
-      if (StartsWithIgnoreCase(fullname, kMemcpy[i].prefix)) {
+      if (StartsWithIgnoringAsciiCase(fullname, kMemcpy[i].prefix)) {
         op.category = kMemcpy[i].category;
         op.name = std::string(fullname);
         op.type = std::string(kTypes[i]);

@@ -25,7 +25,6 @@ std::string TfOpEventName(const TfOp& op);
 // Last '/' component without a trailing "_<digits>" (DeriveOpType).
 std::string DeriveOpType(std::string_view full_op_name);
 
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
 // The name patterns of TensorFlow op names ([A-Za-z0-9.][A-Za-z0-9_./>-]*),
 // TensorFlow op types ([A-Z_][a-zA-Z0-9_]*) and JAX op types
 // ([a-z_][a-z0-9_]*, optionally followed by "[…]").

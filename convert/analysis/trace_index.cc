@@ -9,6 +9,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
+#include "convert/base/strings.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -22,16 +23,6 @@ int64_t EarliestOverlappingBegin(int64_t begin, int key) {
   if (key >= 62) return std::numeric_limits<int64_t>::min();
   const int64_t reach = (int64_t{1} << key) - 1;
   return begin < std::numeric_limits<int64_t>::min() + reach ? std::numeric_limits<int64_t>::min() : begin - reach;
-}
-
-char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view lower_prefix) {
-  if (s.size() < lower_prefix.size()) return false;
-  for (size_t i = 0; i < lower_prefix.size(); ++i) {
-    if (AsciiLower(s[i]) != lower_prefix[i]) return false;
-  }
-  return true;
 }
 
 // Whether a string step_name stat names one of the line's events (the stats
@@ -285,8 +276,7 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
 
 std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_metadata, size_t max_hits,
                                          bool* truncated) const {
-  std::string lower(prefix);
-  for (char& c : lower) c = AsciiLower(c);
+  const std::string lower = AsciiLowered(prefix);
   // Event metadata whose names match, per plane of the file ([0]) and of the
   // derived lines ([1]), and whether any of a plane's does.
   const XSpaceModel* spaces[2] = {space_.get(), &derived_->space};
@@ -302,7 +292,7 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
       for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
         const EventMetadata& md = plane.event_metadata[m];
         match[k][p][m] =
-            StartsWithIgnoreCase(s.Str(md.name), lower) || StartsWithIgnoreCase(s.Str(md.display_name), lower);
+            StartsWithIgnoringAsciiCase(s.Str(md.name), lower) || StartsWithIgnoringAsciiCase(s.Str(md.display_name), lower);
         if (match[k][p][m]) plane_matches[k][p] = true;
       }
     }
@@ -325,11 +315,11 @@ std::vector<TraceHit> TraceIndex::Search(std::string_view prefix, bool search_me
     for (uint32_t p = first; p < last; ++p) {
       const uint32_t e = order_[p];
       bool hit = row_match[plane.events[e].metadata];
-      if (!hit && names_steps) hit = StartsWithIgnoreCase(renderer_->Name(row, e), lower);
+      if (!hit && names_steps) hit = StartsWithIgnoringAsciiCase(renderer_->Name(row, e), lower);
       if (!hit && search_metadata) {
         auto [b, end] = plane.StatsOf(e);
         hit = std::any_of(b, end, [&](const Stat& st) {
-          return st.kind == StatKind::kStr && StartsWithIgnoreCase(s.Str(st.str), lower);
+          return st.kind == StatKind::kStr && StartsWithIgnoringAsciiCase(s.Str(st.str), lower);
         });
       }
       if (!hit) continue;

@@ -7,6 +7,7 @@
 #include "convert/analysis/op_stats.h"
 #include "convert/analysis/tf_op_utils.h"
 #include "convert/analysis/xplane_to_op_metrics_db.h"
+#include "convert/base/strings.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -17,7 +18,7 @@ int ClassifyGpuEvent(std::string_view name, std::string_view shapes) {
   if (op.category == TfOpCategory::kMemcpyHToD) return HOST_TO_DEVICE;
   if (op.category == TfOpCategory::kMemcpyDToH) return DEVICE_TO_HOST;
   if (op.category == TfOpCategory::kMemcpyDToD) return DEVICE_TO_DEVICE;
-  if (StartsWithIgnoreCase(name, "nccl")) return DEVICE_COLLECTIVES;
+  if (StartsWithIgnoringAsciiCase(name, "nccl")) return DEVICE_COLLECTIVES;
   if (shapes.empty()) {
     return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos
                ? DEVICE_COMPUTE_16
@@ -42,8 +43,8 @@ int ClassifyCpuEvent(std::string_view name, bool has_device, bool has_correlatio
   TfOp op = ParseTfOpFullname(name);
   if (op.category == TfOpCategory::kMemcpyHToD || op.type.starts_with("InfeedEnqueue")) return HOST_TO_DEVICE;
   if (op.category == TfOpCategory::kMemcpyHToH) return HOST_TO_HOST;
-  if (has_device && (has_correlation_id || StartsWithIgnoreCase(name, "ExecutorState::Process"))) return HOST_PREPARE;
-  if (StartsWithIgnoreCase(name, "IteratorGetNext")) return HOST_WAIT_INPUT;
+  if (has_device && (has_correlation_id || StartsWithIgnoringAsciiCase(name, "ExecutorState::Process"))) return HOST_PREPARE;
+  if (StartsWithIgnoringAsciiCase(name, "IteratorGetNext")) return HOST_WAIT_INPUT;
   return HOST_COMPUTE;
 }
 

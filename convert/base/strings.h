@@ -22,6 +22,23 @@ inline std::vector<std::string_view> SplitNonEmpty(std::string_view text, char s
   return pieces;
 }
 
+// ASCII case folding, free of the locale: the names, categories and header
+// fields compared this way are ASCII.
+inline char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+inline std::string AsciiLowered(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = AsciiLower(c);
+  return out;
+}
+// Whether `text` starts with `prefix`, ignoring ASCII case.
+inline bool StartsWithIgnoringAsciiCase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (AsciiLower(text[i]) != AsciiLower(prefix[i])) return false;
+  }
+  return true;
+}
+
 // `text` safe inside HTML or XML text and attribute values, quoted with
 // either quote: the five characters markup gives meaning to become entities.
 inline std::string EscapeMarkup(std::string_view text) {

@@ -35,5 +35,14 @@ TEST(EscapeMarkup, TheFiveMarkupCharactersBecomeEntities) {
   EXPECT_EQ(EscapeMarkup(""), "");
 }
 
+TEST(AsciiCase, FoldsOnlyAsciiLetters) {
+  EXPECT_EQ(AsciiLowered("Accept-Encoding: GZIP_9"), "accept-encoding: gzip_9");
+  EXPECT_EQ(AsciiLowered("\xc3\x89t\xc3\xa9"), "\xc3\x89t\xc3\xa9");  // UTF-8 bytes pass unchanged
+  EXPECT_TRUE(StartsWithIgnoringAsciiCase("NcclAllReduce", "nccl"));
+  EXPECT_TRUE(StartsWithIgnoringAsciiCase("iteratorgetnext", "IteratorGetNext"));
+  EXPECT_FALSE(StartsWithIgnoringAsciiCase("ncc", "nccl"));
+  EXPECT_FALSE(StartsWithIgnoringAsciiCase("MemcpyDtoH", "MemcpyHtoD"));
+}
+
 }  // namespace
 }  // namespace tbprof
