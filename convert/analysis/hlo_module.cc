@@ -317,9 +317,9 @@ std::string InstructionExpression(const HloProgram& program, const HloInstructio
   return out;
 }
 
-const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<uint64_t> program_id,
+const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<int64_t> program_id,
                                 std::string_view module_name) {
-  const HloProgram* program = program_id ? programs.Find(*program_id) : nullptr;
+  const HloProgram* program = program_id ? programs.Find(static_cast<uint64_t>(*program_id)) : nullptr;
   if (program == nullptr && !module_name.empty()) program = programs.FindByName(module_name);
   return program;
 }

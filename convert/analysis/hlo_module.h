@@ -78,9 +78,10 @@ struct HloPrograms {
   bool empty() const { return by_id.empty(); }
 };
 
-// The program a device op ran in: by its program id, else by its module's
-// name (older GPU profiles name only the module); null when neither is loaded.
-const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<uint64_t> program_id,
+// The program a device op ran in: by its program id (the `program_id` stat as
+// StatIds::ProgramId reads it), else by its module's name (older GPU profiles
+// name only the module); null when neither is loaded.
+const HloProgram* FindProgramOf(const HloPrograms& programs, std::optional<int64_t> program_id,
                                 std::string_view module_name);
 // The instruction name in a device op's hlo_op stat, which may be qualified
 // by its computation ("region_0.12::fusion.3").

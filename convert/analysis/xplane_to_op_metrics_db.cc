@@ -172,8 +172,7 @@ OpMetricsDbBuilder::GpuOpRow OpMetricsDbBuilder::NewGpuOpRow(const XPlaneModel& 
   if (hlo_op != kNoStr) {
     name = std::string(HloOpInstructionName(space_.Str(hlo_op)));
     category = std::string(StrStat(p, e, ids_.hlo_category));
-    const HloProgram* hlo = FindProgramOf(hlo_programs_, program ? std::optional<uint64_t>(*program) : std::nullopt,
-                                          StrStat(p, e, ids_.hlo_module));
+    const HloProgram* hlo = FindProgramOf(hlo_programs_, program, StrStat(p, e, ids_.hlo_module));
     const HloInstruction* inst = hlo != nullptr ? hlo->FindInstruction(name) : nullptr;
     if (inst != nullptr) {
       // The instruction's op_name metadata is its framework op (xprof's

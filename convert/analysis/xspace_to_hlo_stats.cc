@@ -290,8 +290,7 @@ class Builder {
   // A GPU kernel's op: (program, instruction), command buffers resolved by kernel name.
   size_t GpuOp(const XPlaneModel& p, uint32_t e, std::string_view hlo_op) {
     const std::optional<int64_t> id = ids_.ProgramId(p, e);
-    const HloProgram* program = FindProgramOf(db_.programs, id ? std::optional<uint64_t>(*id) : std::nullopt,
-                                              Str(Any(p, e, ids_.hlo_module)));
+    const HloProgram* program = FindProgramOf(db_.programs, id, Str(Any(p, e, ids_.hlo_module)));
     const uint64_t program_id = program != nullptr ? program->program_id() : id.value_or(0);
     std::string name(HloOpInstructionName(hlo_op));
     const HloInstruction* inst = program ? program->FindInstruction(name) : nullptr;

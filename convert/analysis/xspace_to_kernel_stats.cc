@@ -113,10 +113,9 @@ struct KernelStatsCollector::Impl {
   uint32_t XlaOpName(const XPlaneModel& p, uint32_t e) {
     StrId hlo_op = StrIdStat(p, e, ids_.hlo_op);
     if (hlo_op == kNoStr) return 0;
-    std::optional<uint64_t> program;
-    if (const std::optional<int64_t> id = ids_.ProgramId(p, e)) program = static_cast<uint64_t>(*id);
+    const std::optional<int64_t> program = ids_.ProgramId(p, e);
     StrId module = StrIdStat(p, e, ids_.hlo_module), annotation = StrIdStat(p, e, ids_.name);
-    auto [it, fresh] = xla_op_index_.try_emplace(std::make_tuple(program.value_or(~uint64_t{0}), hlo_op, module, annotation),
+    auto [it, fresh] = xla_op_index_.try_emplace(std::make_tuple(program, hlo_op, module, annotation),
                                                  static_cast<uint32_t>(xla_op_names_.size()));
     if (!fresh) return it->second;
     std::string name(annotation == kNoStr ? std::string_view() : space_.Str(annotation));
@@ -177,7 +176,7 @@ struct KernelStatsCollector::Impl {
   schema::StatIds ids_;
   const HloPrograms& programs_;
   // XlaOpName's: by (program id, hlo_op, hlo_module, name); [0] is no name.
-  std::map<std::tuple<uint64_t, StrId, StrId, StrId>, uint32_t> xla_op_index_;
+  std::map<std::tuple<std::optional<int64_t>, StrId, StrId, StrId>, uint32_t> xla_op_index_;
   std::vector<std::string> xla_op_names_{std::string()};
   std::map<KernelKey, KernelReport> kernels_;
   struct ArrayHash {
