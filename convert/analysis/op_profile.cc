@@ -20,13 +20,27 @@ struct Totals {
   uint64_t time_ps = 0;
   uint64_t occurrences = 0;
   double flops = 0, model_flops = 0, hbm = 0, onchip_rd = 0, onchip_wr = 0;
-  bool flops_known = false, bytes_known = false;
+  // A node's figure is a total only when every op under it has one: a sum
+  // that left out an op the cost model could not count is a lower bound, and
+  // is written as unknown. IDLE has no figures to show, but adds nothing to
+  // the nodes above it either.
+  bool all_flops_known = true, all_bytes_known = true;
+  bool idle_only = false;
+  size_t costed_ops = 0;
+
+  bool FlopsKnown() const { return all_flops_known && !idle_only; }
+  bool BytesKnown() const { return all_bytes_known && !idle_only; }
 
   void AddCosts(const HloOpMetrics& m) {
     flops += m.flops, model_flops += m.model_flops;
     hbm += m.has_breakdown ? m.hbm_bytes : m.bytes_accessed;
     onchip_rd += m.onchip_rd, onchip_wr += m.onchip_wr;
-    flops_known |= m.flops_known, bytes_known |= m.bytes_known;
+    if (m.is_idle) {
+      idle_only = costed_ops == 0;
+    } else {
+      ++costed_ops, idle_only = false;
+      all_flops_known &= m.flops_known, all_bytes_known &= m.bytes_known;
+    }
   }
   // An op placed under this node: all its time, executions and costs.
   void AddOp(const HloOpMetrics& m) {
@@ -55,6 +69,7 @@ struct Node {
   const HloProgram* program = nullptr;
   const HloInstruction* fused = nullptr;
   double fused_flops = 0;
+  bool fused_flops_known = true;
   int num_children = 0;
   std::vector<std::unique_ptr<Node>> children;
   // Grouping children by kind and name, so a framework-op path part and a
@@ -178,7 +193,9 @@ class TreeBuilder {
         Node* f = parent.Add(Node::kFused, i.name());
         f->program = program;
         f->fused = &i;
-        f->fused_flops = HloInstructionCost(*program, i).flops * static_cast<double>(occurrences);
+        const HloCost cost = HloInstructionCost(*program, i);
+        f->fused_flops = cost.flops * static_cast<double>(occurrences);
+        f->fused_flops_known = cost.flops_known;
         AddFused(program, &i, occurrences, *f);
       }
     }
@@ -200,18 +217,24 @@ class TreeBuilder {
     const Totals& t = n.totals;
     bool fused = n.kind == Node::kFused;
     double time_ns = static_cast<double>(t.time_ps) / 1e3;
-    out += "\"metrics\":{\"flops\":";
+    // An unknown figure is left out, as xprof's JSON leaves out a figure it
+    // has no value for; writing 0 would claim the op did no work.
+    out += "\"metrics\":{";
     // FLOP utilisation weighted by the node's share of the total time, capped
     // at 1 (`flops`) and not (`uncappedFlops`: a count past the peak shows
-    // the FLOPs or the peak are wrong).
+    // the FLOPs or the peak are wrong). Unknown without the FLOPs, the peak,
+    // or time of the node's own (a fused instruction has none).
+    const bool util_known = !fused && t.FlopsKnown() && db_.peaks.peak_tflops > 0;
     double uncapped_util = 0;
-    if (!fused && t.flops_known && db_.peaks.peak_tflops > 0) {
-      uncapped_util = SafeDivide(SafeDivide(t.flops, time_ns), db_.peaks.peak_tflops * 1e3);
-    }
     double time_fraction = SafeDivide(static_cast<double>(t.time_ps), static_cast<double>(total_time_ps_));
-    AppendJsonDouble(out, std::min(1.0, uncapped_util) * time_fraction);
-    out += ",\"bandwidthUtils\":[";
-    bool bytes = !fused && t.bytes_known;
+    if (util_known) {
+      uncapped_util = SafeDivide(SafeDivide(t.flops, time_ns), db_.peaks.peak_tflops * 1e3);
+      out += "\"flops\":";
+      AppendJsonDouble(out, std::min(1.0, uncapped_util) * time_fraction);
+      out += ',';
+    }
+    out += "\"bandwidthUtils\":[";
+    bool bytes = !fused && t.BytesKnown();
     if (bytes && db_.peaks.hbm_gbps > 0) {
       auto util = [&](double b, double peak_gbps) {
         return peak_gbps > 0 ? std::min(1.0, SafeDivide(GigaToGibi(SafeDivide(b, time_ns)), GigaToGibi(peak_gbps)))
@@ -225,8 +248,11 @@ class TreeBuilder {
     }
     out += "],\"rawTime\":";
     AppendJsonDouble(out, static_cast<double>(t.time_ps));
-    out += ",\"rawFlops\":";
-    AppendJsonDouble(out, fused ? n.fused_flops : t.model_flops);
+    const bool flops = fused ? n.fused_flops_known : t.FlopsKnown();
+    if (flops) {
+      out += ",\"rawFlops\":";
+      AppendJsonDouble(out, fused ? n.fused_flops : t.model_flops);
+    }
     // The bytes are the op's own figures: known without the device's peaks.
     out += ",\"rawBytesAccessedArray\":[";
     if (bytes) {
@@ -238,10 +264,14 @@ class TreeBuilder {
     }
     out += "],\"occurrences\":" + std::to_string(t.occurrences) + ",\"avgTimePs\":";
     AppendJsonDouble(out, SafeDivide(static_cast<double>(t.time_ps), static_cast<double>(t.occurrences)));
-    out += ",\"bf16Flops\":";
-    AppendJsonDouble(out, fused ? n.fused_flops : t.flops);
-    out += ",\"uncappedFlops\":";
-    AppendJsonDouble(out, uncapped_util * time_fraction);
+    if (flops) {
+      out += ",\"bf16Flops\":";
+      AppendJsonDouble(out, fused ? n.fused_flops : t.flops);
+    }
+    if (util_known) {
+      out += ",\"uncappedFlops\":";
+      AppendJsonDouble(out, uncapped_util * time_fraction);
+    }
     out += "},";
   }
 

@@ -89,9 +89,9 @@ async function checkOpProfileRow(page, node, rootTime, path, assert) {
   const bw = m.bandwidthUtils ?? [];
   if (bw.length === 0) assert(shown.hbm === DASH, `HBM utilisation of ${node.name} is unknown on the server, page "${shown.hbm}"`);
   else assert(sameUtil(shown.hbm, bw[0] * 100), `HBM utilisation of ${node.name}: page "${shown.hbm}", server ${bw[0]}`);
-  const counted = (m.bf16Flops ?? 0) > 0 || (m.rawFlops ?? 0) > 0;
-  if (!counted || !(m.rawTime > 0)) assert(shown.flops === DASH, `FLOP utilisation of ${node.name} (no FLOPs counted) shows "${shown.flops}"`);
-  else assert(sameUtil(shown.flops, (100 * (m.flops ?? 0)) / (m.rawTime / rootTime)), `FLOP utilisation of ${node.name}: "${shown.flops}"`);
+  // The server leaves `flops` out where the FLOPs or the peak are unknown.
+  if (typeof m.flops !== 'number' || !(m.rawTime > 0)) assert(shown.flops === DASH, `FLOP utilisation of ${node.name} is unknown on the server, page "${shown.flops}"`);
+  else assert(sameUtil(shown.flops, (100 * m.flops) / (m.rawTime / rootTime)), `FLOP utilisation of ${node.name}: "${shown.flops}"`);
   // Grouping nodes (root, program, framework-op path) do not run: blank, not 0.
   if (!m.occurrences && !node.xla && !node.category) assert(shown.occurrences === DASH, `occurrences of grouping node ${node.name}: "${shown.occurrences}"`);
   else assert(sameNumber(shown.occurrences, m.occurrences ?? 0, 0), `occurrences of ${node.name}: "${shown.occurrences}"`);
@@ -220,6 +220,12 @@ export const xlaChecks = {
       await checkOpProfileRow(page, first, byProgram.metrics.rawTime, `${pi}/0/0`, assert);
       if (first.xla) {
         await page.click(`#op-profile-tree tr[data-path="${pi}/0/0"] .tree-name`);
+        // FLOPs: the server's count, or unknown where it wrote none.
+        const flopsShown = await page.$eval('#op-profile-details', (d) =>
+          [...d.querySelectorAll('tr')].find((tr) => tr.querySelector('th')?.textContent === 'FLOPs')?.querySelector('td')?.textContent ?? null);
+        const rawFlops = first.metrics?.rawFlops;
+        if (typeof rawFlops !== 'number') assert(flopsShown === DASH, `FLOPs of ${first.name} are unknown on the server, details show "${flopsShown}"`);
+        else assert(flopsShown !== null && sameNumber(flopsShown, rawFlops), `FLOPs of ${first.name}: details "${flopsShown}", server ${rawFlops}`);
         const href = await page.getAttribute('#op-profile-to-hlo-stats', 'href');
         const u = new URL(href, page.url());
         assert(u.searchParams.get('tool') === 'hlo_stats' && u.searchParams.get('program') === first.xla.programId, `details link ${href}`);

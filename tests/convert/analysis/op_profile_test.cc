@@ -18,10 +18,12 @@ namespace {
 
 namespace json = boost::json;
 
-// An op as xprof's tests make one: self time = time, one occurrence.
+// An op as xprof's tests make one: self time = time, one occurrence, and
+// FLOPs and bytes as given (0 unless set), which xprof takes as known.
 HloOpMetrics MakeOp(const std::string& name, uint64_t time_ps, const std::string& category,
                     const std::string& deduplicated_name = "", uint64_t program_id = 0) {
   HloOpMetrics op;
+  op.flops_known = op.bytes_known = true;
   op.name = name;
   op.time_ps = op.self_time_ps = time_ps;
   op.category = category;
@@ -174,7 +176,9 @@ TEST(XprofOpProfilePort, EmptyDbHasRootMetrics) {
       SCOPED_TRACE(tree);
       const json::value& root = profile.at(tree);
       EXPECT_EQ(Name(root), name);
-      EXPECT_DOUBLE_EQ(Metric(root, "flops"), 0.0);
+      // xprof's proto holds a utilisation of 0, which its JSON leaves out;
+      // without a peak it is unknown here, and left out too.
+      EXPECT_FALSE(root.at("metrics").as_object().contains("flops"));
       EXPECT_DOUBLE_EQ(Metric(root, "rawTime"), 0.0);
       EXPECT_DOUBLE_EQ(Metric(root, "rawFlops"), 0.0);
       EXPECT_EQ(Children(root).size(), 0u);
@@ -365,6 +369,7 @@ TEST(OpProfile, BytesWithoutAPeakAndSourceInfo) {
   known.source_info = "model.py:42";
   known.source_stack = "model.py:42\nmain.py:7";
   HloOpMetrics unknown = MakeOp("custom-call.1", 100, "custom-call");
+  unknown.flops_known = unknown.bytes_known = false;
   db.ops = {known, unknown};
   json::object profile = Profile(db, OpProfileGrouping::kByCategory);
   const json::value* fusions = ChildNamed(profile.at("byCategory"), "loop fusion");
@@ -434,6 +439,56 @@ TEST(OpProfile, UncappedFlops) {
   const json::value& root = profile.at("byCategory");
   EXPECT_DOUBLE_EQ(Metric(root, "flops"), 1.0);  // 2000 FLOPs in 200 ps: the peak
   EXPECT_DOUBLE_EQ(Metric(root, "uncappedFlops"), 1.0);
+}
+
+// An op whose FLOPs nobody could count (a custom call the cost model does
+// not know, with no count from the profiler) has no FLOPs, FLOP utilisation
+// or bf16 FLOPs in the JSON, and neither has any node above it: their sums
+// would be lower bounds shown as totals. Its bytes are known and shown. A
+// sibling category whose ops are all counted keeps its figures; IDLE makes
+// no node above it unknown. Peak 10 TFLOP/s: 2000 FLOPs in 400 ps of 1000 ps
+// is 5 TFLOP/s, half the peak, weighted by 0.4 of the time: 0.2.
+TEST(OpProfile, UnknownFlopsAreLeftOutUpToTheRoot) {
+  HloOpDb db = TpuDb(1000);
+  HloOpMetrics dot = MakeOp("dot.1", 400, "convolution");
+  dot.flops = dot.model_flops = 2000;
+  HloOpMetrics call = MakeOp("custom-call.1", 300, "custom-call");
+  call.flops_known = false;
+  call.bytes_accessed = 512;
+  HloOpMetrics idle = MakeOp("IDLE", 300, "IDLE");
+  idle.is_idle = true;
+  idle.flops_known = idle.bytes_known = false;
+  db.ops = {dot, call, idle};
+  for (OpProfileGrouping g : {OpProfileGrouping::kByCategory, OpProfileGrouping::kByProgram}) {
+    json::object profile = Profile(db, g);
+    const json::value& root = profile.at(g == OpProfileGrouping::kByCategory ? "byCategory" : "byProgram");
+    auto has = [](const json::value& n, const char* key) { return n.at("metrics").as_object().contains(key); };
+    for (const char* key : {"flops", "rawFlops", "bf16Flops", "uncappedFlops"}) {
+      SCOPED_TRACE(key);
+      EXPECT_FALSE(has(root, key));
+      if (g == OpProfileGrouping::kByCategory) {
+        const json::value& calls = *ChildNamed(root, "custom-call");
+        EXPECT_FALSE(has(calls, key));
+        EXPECT_FALSE(has(Children(calls)[0], key));
+        const json::value& dots = *ChildNamed(root, "convolution");
+        EXPECT_TRUE(has(dots, key));
+        EXPECT_TRUE(has(Children(dots)[0], key));
+      }
+    }
+    if (g == OpProfileGrouping::kByCategory) {
+      const json::value& dots = *ChildNamed(root, "convolution");
+      EXPECT_DOUBLE_EQ(Metric(dots, "rawFlops"), 2000);
+      EXPECT_DOUBLE_EQ(Metric(dots, "flops"), 0.2);
+      const json::value& op = Children(*ChildNamed(root, "custom-call"))[0];
+      EXPECT_DOUBLE_EQ(op.at("metrics").at("rawBytesAccessedArray").as_array()[0].to_number<double>(), 512);
+    }
+  }
+  // Without the unknown op the root's sum is a total again: 2000 FLOPs over
+  // the 700 ps left is 2/7 of the peak, over all of the time.
+  db.ops = {dot, idle};
+  json::object profile = Profile(db, OpProfileGrouping::kByCategory);
+  EXPECT_DOUBLE_EQ(Metric(profile.at("byCategory"), "rawFlops"), 2000);
+  EXPECT_DOUBLE_EQ(Metric(profile.at("byCategory"), "flops"), 2.0 / 7.0);
 }
 
 // A profile whose device time is all idle keeps its root, with IDLE below

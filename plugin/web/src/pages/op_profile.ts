@@ -32,12 +32,19 @@ const BANDWIDTH_NAMES = ['HBM', 'on-chip read', 'on-chip write'];
 
 // FLOP utilisation of a node: the server's `flops` is the utilisation weighted
 // by the node's share of the root's time, so it is divided back out here.
-// Unknown (—) for a node with no time or no FLOPs counted.
+// The server leaves `flops` out where the FLOPs or the peak are unknown: that
+// and a node with no time are unknown (—); an op that computes nothing is 0%.
 export function flopUtilisation(node: ProfileNode, rootTimePs: number): number | null {
   const m = node.metrics ?? {};
   const time = m.rawTime ?? 0;
-  if (!(time > 0) || !(rootTimePs > 0) || (!((m.bf16Flops ?? 0) > 0) && !((m.rawFlops ?? 0) > 0))) return null;
-  return (m.flops ?? 0) / (time / rootTimePs);
+  if (!(time > 0) || !(rootTimePs > 0) || typeof m.flops !== 'number') return null;
+  return m.flops / (time / rootTimePs);
+}
+
+// A FLOP count the server did not write is unknown, not 0.
+export function flopsText(node: ProfileNode): string {
+  const f = node.metrics?.rawFlops;
+  return typeof f === 'number' ? fmtNum(f) : UNKNOWN;
 }
 
 export function bandwidthUtilisation(node: ProfileNode, index: number): number | null {
@@ -148,7 +155,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', occurrencesText(n)));
     if (n.xla) {
       table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
-        row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', fmtNum(m.rawFlops ?? 0)));
+        row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', flopsText(n)));
     }
     const bytes = m.rawBytesAccessedArray ?? [];
     BANDWIDTH_NAMES.forEach((name, i) => table.append(row(`Bytes (${name})`, typeof bytes[i] === 'number' ? fmtNum(bytes[i]) : UNKNOWN)));
