@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -33,11 +34,19 @@ struct KernelStatsCollector::Impl {
     return it->second;
   }
 
+  // A figure the details do not give is unknown (nullopt), not 0.
   struct LaunchParams {
-    uint32_t regs = 0, static_shmem = 0, dynamic_shmem = 0;
+    std::optional<uint32_t> regs, static_shmem, dynamic_shmem;
     uint32_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
-    double occupancy = 0;
+    std::optional<double> occupancy;
   };
+
+  static std::optional<uint32_t> ParseCount(const std::string& v) {
+    char* end = nullptr;
+    unsigned long x = std::strtoul(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || v[0] == '-' || x > UINT32_MAX) return std::nullopt;
+    return static_cast<uint32_t>(x);
+  }
 
   static bool ParseDims(std::string_view v, uint32_t out[3]) {
     uint32_t tmp[3];
@@ -58,7 +67,12 @@ struct KernelStatsCollector::Impl {
     return true;
   }
 
-  // ParseKernelLaunchParams: "regs:R static_shared:S dynamic_shared:D grid:x,y,z block:x,y,z occ_pct:P".
+  // CUDA's tracer writes "regs:R static_shared:S dynamic_shared:D grid:x,y,z
+  // block:x,y,z occ_pct:P"; ROCm's "grid:… block:… private_mem:P group_mem:G
+  // occ_pct:0". The group segment is the workgroup's LDS, AMD's shared memory
+  // (xprof reads no group_mem, and so shows every AMD kernel with 0 bytes). A
+  // kernel that ran had a theoretical occupancy above 0: ROCm's 0 means it
+  // was not computed.
   static LaunchParams ParseKernelDetails(std::string_view details) {
     LaunchParams lp;
     size_t pos = 0;
@@ -70,12 +84,16 @@ struct KernelStatsCollector::Impl {
       if (colon == std::string_view::npos || token.find(':', colon + 1) != std::string_view::npos) continue;
       std::string_view key = token.substr(0, colon);
       std::string value(token.substr(colon + 1));
-      if (key == "regs") lp.regs = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
-      if (key == "static_shared") lp.static_shmem = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
-      if (key == "dynamic_shared") lp.dynamic_shmem = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+      if (key == "regs") lp.regs = ParseCount(value);
+      if (key == "static_shared" || key == "group_mem") lp.static_shmem = ParseCount(value);
+      if (key == "dynamic_shared") lp.dynamic_shmem = ParseCount(value);
       if (key == "block") ParseDims(value, lp.block);
       if (key == "grid") ParseDims(value, lp.grid);
-      if (key == "occ_pct") lp.occupancy = std::strtod(value.c_str(), nullptr);
+      if (key == "occ_pct") {
+        char* end = nullptr;
+        double pct = std::strtod(value.c_str(), &end);
+        if (!value.empty() && *end == '\0' && pct > 0 && pct <= 100) lp.occupancy = pct;
+      }
     }
     return lp;
   }
@@ -145,20 +163,20 @@ struct KernelStatsCollector::Impl {
     // A kernel that uses TensorCores proves its op eligible, whatever its name.
     if (uses_tc && !op_name.empty()) eligible = true;
     KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
-                  lp.regs, lp.static_shmem, lp.dynamic_shmem, name, op_name};
+                  lp.regs.value_or(0), lp.static_shmem.value_or(0), lp.dynamic_shmem.value_or(0), name, op_name};
     auto [it, inserted] = kernels_.try_emplace(key);
     KernelReport& r = it->second;
     if (inserted) {
       r.set_name(name);
-      r.set_registers_per_thread(lp.regs);
-      r.set_static_shmem_bytes(lp.static_shmem);
-      r.set_dynamic_shmem_bytes(lp.dynamic_shmem);
+      if (lp.regs) r.set_registers_per_thread(*lp.regs);
+      if (lp.static_shmem) r.set_static_shmem_bytes(*lp.static_shmem);
+      if (lp.dynamic_shmem) r.set_dynamic_shmem_bytes(*lp.dynamic_shmem);
       for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
       for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
       r.set_is_kernel_using_tensor_core(uses_tc);
       r.set_is_op_tensor_core_eligible(eligible);
       r.set_op_name(op_name);
-      r.set_occupancy_pct(static_cast<float>(lp.occupancy));
+      if (lp.occupancy) r.set_occupancy_pct(static_cast<float>(*lp.occupancy));
       r.set_min_duration_ns(dur_ns);
       r.set_max_duration_ns(dur_ns);
     }
@@ -251,11 +269,17 @@ DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
                 {"min_duration_us", "Min Duration (μs)", "number"},
                 {"max_duration_us", "Max Duration (μs)", "number"}});
   int rank = 0;
+  // A launch figure the profile does not hold is an empty cell, not 0.
+  DataTable::Cell unknown;
+  auto known = [&](bool k, double v) { return k ? DataTable::Cell(v) : unknown; };
   for (const KernelReport& r : db.reports()) {
     uint64_t avg_ns = r.occurrences() ? r.total_duration_ns() / r.occurrences() : 0;
-    t.AddRow({static_cast<double>(++rank), r.name(), static_cast<double>(r.registers_per_thread()),
-              static_cast<double>(r.static_shmem_bytes()) + static_cast<double>(r.dynamic_shmem_bytes()),
-              Dims(r.block_dim()), Dims(r.grid_dim()), static_cast<double>(r.occupancy_pct()),
+    t.AddRow({static_cast<double>(++rank), r.name(),
+              known(r.has_registers_per_thread(), static_cast<double>(r.registers_per_thread())),
+              known(r.has_static_shmem_bytes() || r.has_dynamic_shmem_bytes(),
+                    static_cast<double>(r.static_shmem_bytes()) + static_cast<double>(r.dynamic_shmem_bytes())),
+              Dims(r.block_dim()), Dims(r.grid_dim()),
+              known(r.has_occupancy_pct(), static_cast<double>(r.occupancy_pct())),
               r.is_op_tensor_core_eligible(), r.is_kernel_using_tensor_core(), r.op_name(),
               static_cast<double>(r.occurrences()), static_cast<double>(r.total_duration_ns()) / 1000.0,
               static_cast<double>(avg_ns) / 1000.0, static_cast<double>(r.min_duration_ns()) / 1000.0,

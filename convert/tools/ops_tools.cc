@@ -82,6 +82,13 @@ StatusOr<ToolOutput> LegacyTfStats(const std::string& path, const ToolInput& in)
 
 StatusOr<ToolOutput> LegacyKernelStats(const std::string& path, const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::KernelStatsDb>(path));
+  // These files come from TensorFlow's CUDA tracer, which recorded every
+  // kernel's shared memory; proto3 leaves a 0 out, so an absent size is 0
+  // bytes. An absent register count or occupancy stays unknown (the older
+  // files have no occupancy at all).
+  for (auto& r : *db.mutable_reports()) {
+    if (!r.has_static_shmem_bytes() && !r.has_dynamic_shmem_bytes()) r.set_static_shmem_bytes(0);
+  }
   return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
 }
 

@@ -186,6 +186,8 @@ export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: str
         const why = unknown.get(i) ?? opts.notApplicable?.[c.id]?.(r);
         if (why !== undefined) return el('span', { class: 'unknown', title: why }, '—');
         const v = cellValue(t, r, i);
+        // An empty number cell is a figure the profile does not hold: unknown, not 0 and not blank.
+        if (numeric && (v === null || v === undefined)) return el('span', { class: 'unknown', title: 'not recorded in this profile' }, '—');
         if (pct.has(c.id) && typeof v === 'number') return `${(v * 100).toFixed(2)}%`;
         const cell = t.rows[r]?.c?.[i];
         if (cell && typeof cell.f === 'string') return cell.f;

@@ -256,6 +256,19 @@ export const checks = {
     for (const id of ['is_op_tensor_core_eligible', 'is_kernel_using_tensor_core']) {
       if (col(t, id) >= 0) assert(headers.includes(id), `TensorCore column ${id} missing`);
     }
+    // Launch figures the tracer did not write (ROCm: registers, occupancy) are empty cells: shown as —, not 0 or blank.
+    const firstShown = await page.evaluate(() => {
+      const wrap = document.querySelector('.grid-wrap[data-grid="kernels"]');
+      const ids = Array.from(wrap.querySelectorAll('thead th')).map((th) => th.getAttribute('data-col'));
+      const row = {};
+      Array.from(wrap.querySelector('tbody tr').children).forEach((td, i) => { row[ids[i]] = td.textContent; });
+      return row;
+    });
+    for (const id of ['registers_per_thread', 'shmem_bytes', 'occupancy_pct']) {
+      const v = top.c[col(t, id)]?.v;
+      if (v === null || v === undefined) assert(firstShown[id] === '—', `${id} of the top kernel is unknown on the server, page shows "${firstShown[id]}"`);
+      else assert(firstShown[id] !== '—' && firstShown[id] !== '', `${id} of the top kernel is ${v}, page shows "${firstShown[id]}"`);
+    }
     // xprof's two filters: kernel name and op name, each over its own column.
     for (const [id, ci] of [['kernel_name', ki], ['op_name', oi]]) {
       const needle = String(top.c[ci]?.v ?? '').slice(-12);

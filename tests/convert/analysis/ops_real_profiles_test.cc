@@ -2,12 +2,17 @@
 // legacy per-tool .pb files: conversions succeed and tables are self-consistent;
 // legacy values are the ones `protoc --decode` shows for those files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "convert/tools/tool_registry.h"
+#include "proto/kernel_stats.pb.h"
+#include "proto/xplane.pb.h"
 #include "tests/testing/ops_fixtures.h"
 
 namespace tbprof {
@@ -126,6 +131,71 @@ TEST_P(OpsRealProfiles, KernelStatsRowsAreSortedAndConsistent) {
     EXPECT_NEAR(avg * occurrences, total, occurrences * 0.001 + 1e-9);  // avg is an integer ns
     EXPECT_LE(lo, avg + 1e-9);
     EXPECT_LE(avg, hi + 1e-9);
+  }
+}
+
+// Every kernel_details text of a file, read by libprotobuf's own parser (not
+// tbprof's decoder), and the figure after `key` in each ("" when absent).
+std::vector<std::string> KernelDetailsFigures(const std::string& path, const std::string& key) {
+  std::ifstream in(path, std::ios::binary);
+  tensorflow::profiler::XSpace space;
+  EXPECT_TRUE(in && space.ParseFromIstream(&in)) << path;
+  std::vector<std::string> out;
+  for (const auto& plane : space.planes()) {
+    int64_t id = -1;
+    for (const auto& [k, md] : plane.stat_metadata()) {
+      if (md.name() == "kernel_details") id = k;
+    }
+    // A text is the stat's own or, stored once, the name of the stat metadata it refers to.
+    auto add = [&](const tensorflow::profiler::XStat& stat) {
+      if (stat.metadata_id() != id) return;
+      const std::string& text = stat.has_ref_value() ? plane.stat_metadata().at(stat.ref_value()).name()
+                                                     : stat.str_value();
+      size_t at = text.find(key);
+      out.push_back(at == std::string::npos ? "" : text.substr(at + key.size(), text.find(' ', at) - at - key.size()));
+    };
+    for (const auto& line : plane.lines()) {
+      for (const auto& event : line.events()) {
+        for (const auto& stat : event.stats()) add(stat);
+      }
+    }
+    for (const auto& [k, md] : plane.event_metadata()) {
+      for (const auto& stat : md.stats()) add(stat);
+    }
+  }
+  return out;
+}
+
+// ROCm's tracer writes no registers, an occupancy of 0 it did not compute,
+// and each kernel's LDS (AMD's shared memory) as group_mem: registers and
+// occupancy are unknown (empty cells), shared memory is the group_mem.
+TEST(OpsRealRocmKernels, LaunchFiguresAreTheTracersOrUnknown) {
+  for (const std::string& rel : RealProfiles()) {
+    if (rel.find("rocm") == std::string::npos) continue;
+    SCOPED_TRACE(rel);
+    const std::string path = Testdata(rel);
+    ASSERT_TRUE(fs::exists(path)) << "required: testdata not found: " << path;
+    for (const std::string& regs : KernelDetailsFigures(path, "regs:")) ASSERT_EQ(regs, "");
+    size_t zeros = 0;
+    for (const std::string& o : KernelDetailsFigures(path, "occ_pct:")) {
+      ASSERT_TRUE(o.empty() || o == "0") << o;
+      zeros += o == "0";
+    }
+    ASSERT_GT(zeros, 0u);
+    std::set<double> lds;
+    for (const std::string& g : KernelDetailsFigures(path, "group_mem:")) {
+      if (!g.empty()) lds.insert(std::stod(g));
+    }
+    json::value t = RunXPlaneTool("kernel_stats", path);
+    ASSERT_FALSE(Rows(t).empty());
+    std::set<double> shown;
+    for (const auto& row : Rows(t)) {
+      EXPECT_TRUE(Cell(row, 2).is_null());  // registers_per_thread
+      EXPECT_TRUE(Cell(row, 6).is_null());  // occupancy_pct
+      shown.insert(Num(Cell(row, 3)));      // shmem_bytes
+    }
+    EXPECT_EQ(shown, lds);
+    EXPECT_GT(*lds.rbegin(), 0.0);
   }
 }
 
@@ -255,6 +325,34 @@ TEST(OpsLegacy, TensorflowStatsPb) {
   ASSERT_TRUE(csv.ok());
   EXPECT_EQ(csv->content_type, "text/csv");
   EXPECT_EQ(std::count(csv->body.begin(), csv->body.end(), '\n'), 82);  // header + 81 rows
+}
+
+// A legacy file's kernel without shared-memory fields used none (proto3
+// leaves the 0 out, and TensorFlow's CUDA tracer always recorded it); its
+// occupancy, which files of that era did not record, is unknown.
+TEST(OpsLegacy, KernelStatsPbAbsentSharedMemoryIsZeroAbsentOccupancyUnknown) {
+  tensorflow::profiler::KernelStatsDb db;
+  auto* r = db.add_reports();
+  r->set_name("volta_sgemm_128x64_nn");
+  r->set_registers_per_thread(126);
+  for (int i = 0; i < 3; ++i) r->add_block_dim(i == 0 ? 256 : 1), r->add_grid_dim(i == 0 ? 40 : 1);
+  r->set_total_duration_ns(5000);
+  r->set_min_duration_ns(5000);
+  r->set_max_duration_ns(5000);
+  r->set_occurrences(1);
+  const fs::path file = fs::temp_directory_path() / ("tbprof_legacy_" + std::to_string(::getpid()) + ".kernel_stats.pb");
+  {
+    std::ofstream out(file, std::ios::binary);
+    ASSERT_TRUE(db.SerializeToOstream(&out));
+  }
+  auto got = Legacy("kernel_stats.pb")->run(file.string(), {});
+  fs::remove(file);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  json::value v = json::parse(got->body);
+  ASSERT_EQ(Rows(v).size(), 1u);
+  EXPECT_EQ(Num(Cell(Rows(v)[0], 2)), 126);  // registers_per_thread
+  EXPECT_EQ(Num(Cell(Rows(v)[0], 3)), 0);    // shmem_bytes
+  EXPECT_TRUE(Cell(Rows(v)[0], 6).is_null());  // occupancy_pct
 }
 
 TEST(OpsLegacy, EmptyKernelStatsPbAndBadFiles) {

@@ -147,5 +147,50 @@ TEST(XprofKernelStatsUtilsPorts, TestInsertOrUpdateKernelReport) {
   }
 }
 
+// Not one of xprof's tests: a launch figure the tracer did not write is
+// unknown, not 0. ROCm's tracer writes no registers, its kernel's LDS (AMD's
+// shared memory) as group_mem, and an occupancy of 0 it did not compute;
+// CUDA's writes all three, and a kernel without shared memory has 0 bytes.
+TEST(KernelLaunchFigures, UnwrittenFiguresAreUnknownInTheTable) {
+  KernelStatsDb db = KernelStatsOf(
+      {{"rocm_gemm", 2, "grid:4096,1,1 block:256,1,1 private_mem:0 group_mem:51200 occ_pct:0"},
+       {"cuda_relu", 1, "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:32,1,1 occ_pct:50"},
+       {"bare", 1, "grid:1,1,1 block:1,1,1"}});
+  const KernelReport& rocm = Named(db, "rocm_gemm");
+  EXPECT_FALSE(rocm.has_registers_per_thread());
+  EXPECT_EQ(rocm.static_shmem_bytes(), 51200u);
+  EXPECT_FALSE(rocm.has_occupancy_pct());
+  const KernelReport& cuda = Named(db, "cuda_relu");
+  EXPECT_EQ(cuda.registers_per_thread(), 32u);
+  EXPECT_TRUE(cuda.has_static_shmem_bytes());
+  EXPECT_FLOAT_EQ(cuda.occupancy_pct(), 50.0f);
+
+  DataTable t = KernelStatsToDataTable(db);
+  auto column = [&](const std::string& id) {
+    for (size_t i = 0; i < t.columns().size(); ++i) {
+      if (t.columns()[i].id == id) return i;
+    }
+    ADD_FAILURE() << "no column " << id;
+    return size_t{0};
+  };
+  auto cell = [&](const std::string& kernel, const std::string& id) {
+    for (const auto& row : t.rows()) {
+      if (std::get<std::string>(row[column("kernel_name")]) == kernel) return row[column(id)];
+    }
+    ADD_FAILURE() << "no row " << kernel;
+    return DataTable::Cell();
+  };
+  using Cell = DataTable::Cell;
+  EXPECT_EQ(cell("rocm_gemm", "registers_per_thread"), Cell());
+  EXPECT_EQ(cell("rocm_gemm", "shmem_bytes"), Cell(51200.0));
+  EXPECT_EQ(cell("rocm_gemm", "occupancy_pct"), Cell());
+  EXPECT_EQ(cell("cuda_relu", "registers_per_thread"), Cell(32.0));
+  EXPECT_EQ(cell("cuda_relu", "shmem_bytes"), Cell(0.0));
+  EXPECT_EQ(cell("cuda_relu", "occupancy_pct"), Cell(50.0));
+  EXPECT_EQ(cell("bare", "registers_per_thread"), Cell());
+  EXPECT_EQ(cell("bare", "shmem_bytes"), Cell());
+  EXPECT_EQ(cell("bare", "occupancy_pct"), Cell());
+}
+
 }  // namespace
 }  // namespace tbprof
