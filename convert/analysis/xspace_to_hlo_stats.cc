@@ -499,7 +499,9 @@ DataTable BuildHloStatsTable(const HloOpDb& db) {
     t.AddRow({static_cast<double>(++rank), std::to_string(m->program_id), m->category, hlo_op_name,
               m->expression.empty() ? m->name : m->expression, m->provenance, static_cast<double>(m->occurrences),
               time_us, SafeDivide(time_us, m->occurrences), self_us, SafeDivide(self_us, m->occurrences),
-              fraction * 100.0, cumulative * 100.0, tpu ? DataTable::Cell(0.0) : unknown,
+              // No profile tbprof reads records an op's DMA stall time: unknown, not 0
+              // (the roofline table says the same).
+              fraction * 100.0, cumulative * 100.0, unknown,
               known(m->flops_known, SafeDivide(m->model_flops, time_ns)),
               known(m->flops_known, SafeDivide(m->flops, time_ns)),
               known(m->bytes_known, GigaToGibi(SafeDivide(m->bytes_accessed, time_ns))),

@@ -376,6 +376,21 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
   EXPECT_EQ(got_total, total);
   EXPECT_EQ(db.programs.by_id.size(), 4u);
   EXPECT_DOUBLE_EQ(db.peaks.peak_tflops, 918);
+
+  // No TPU plane records a DMA stall time, so no op's share of it is known:
+  // every row leaves it empty rather than saying 0 %.
+  for (const auto& plane : space.planes()) {
+    for (const auto& [id, sm] : plane.stat_metadata()) EXPECT_EQ(sm.name().find("dma_stall"), std::string::npos);
+  }
+  boost::json::value table = boost::json::parse(HloStatsToJson(db));
+  const boost::json::array& cols = table.at("cols").as_array();
+  size_t dma = cols.size();
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i].at("id").as_string() == "dma_stall_percent") dma = i;
+  }
+  ASSERT_LT(dma, cols.size());
+  ASSERT_FALSE(table.at("rows").as_array().empty());
+  for (const auto& row : table.at("rows").as_array()) EXPECT_TRUE(row.at("c").as_array()[dma].at("v").is_null());
 }
 
 // ROCm GEMM profile: per HLO op (last `::` part of hlo_op) the summed kernel durations.
