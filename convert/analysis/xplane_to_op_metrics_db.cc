@@ -77,11 +77,14 @@ DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
   return tracker;
 }
 
-// Self time by nesting, over one line's events taken in begin order: an event
-// closes the open ones that end before it does (one that only partly overlaps
-// its predecessor ends it instead of nesting in it), and each closed event's
-// duration is taken out of its parent's self time. `close(open)` sees every
-// event once, children before their parents.
+// Self time by nesting, over one line's events taken in order: an event nests
+// in the innermost open one whose span includes its own, and closes the open
+// ones that do not (one that only partly overlaps its predecessor ends it
+// instead of nesting in it); each closed event's duration is taken out of its
+// parent's self time. `close(open)` sees every event once, children before
+// their parents. A TPU op's device span may begin before that of an op stored
+// ahead of it (the line is in host-clock order): it is not inside that op, as
+// xprof's nesting test (the parent's span includes the child's) says too.
 template <typename Payload>
 class SelfTimeStack {
  public:
@@ -100,9 +103,10 @@ class SelfTimeStack {
 
   template <typename Close>
   void Push(uint32_t e, Span span, Payload payload, Close&& close) {
-    // The open events' ends never increase towards the top, so the first one
-    // that outlasts `span` outlasts it for every one below too.
-    while (!open_.empty() && (open_.back().span.end < span.end ||
+    // Towards the top the open events' ends never increase and their begins
+    // never decrease, so the first one that includes `span` has every one
+    // below it include it too.
+    while (!open_.empty() && (open_.back().span.end < span.end || open_.back().span.begin > span.begin ||
                               (ends_before_next_begin_ && open_.back().span.end <= span.begin))) {
       CloseTop(close);
     }

@@ -8,6 +8,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include "convert/analysis/hlo_cost_model.h"
+#include "convert/analysis/xplane_to_op_metrics_db.h"
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
 #include "convert/xplane/event_nesting.h"
@@ -141,69 +142,35 @@ class Builder {
     if (m.source_info.empty()) m.source_info = InstructionSourceInfo(*inst);
   }
 
-  // Returns the idle time of the plane.
+  // Returns the idle time of the plane. Self times by nesting as OpStats
+  // takes them (ForEachTpuOpSelfTime), so the op tables and framework_op_stats
+  // agree; an aggregated event stands for num_occurrences runs, its FLOPs and
+  // bytes are per run.
   uint64_t AddTpuPlane(const XPlaneModel& p) {
     const LineModel* ops_line = nullptr;
     for (const LineModel& l : p.lines) {
       if (space_.Str(l.name) == "XLA Ops") ops_line = &l;
     }
     if (ops_line == nullptr || ops_line->num_events == 0) return 0;
-    struct Span {
-      int64_t begin, end;
-    };
-    auto span_of = [&](uint32_t e) {
-      const Stat* off = Own(p, e, ids_.device_offset_ps);
-      const Stat* dur = Own(p, e, ids_.device_duration_ps);
-      if (off && dur) return Span{off->IntValue(), off->IntValue() + dur->IntValue()};
-      return Span{p.events[e].begin_ps, p.events[e].end_ps()};
-    };
-    std::vector<std::pair<Span, uint32_t>> events;
-    events.reserve(ops_line->num_events);
-    for (uint32_t e = ops_line->first_event; e < ops_line->first_event + ops_line->num_events; ++e) {
-      events.push_back({span_of(e), e});
-    }
-    // Parents first: by begin, then longer first.
-    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-      return a.first.begin != b.first.begin ? a.first.begin < b.first.begin : a.first.end > b.first.end;
-    });
+    // Ops are numbered in the order their first event begins.
     std::unordered_map<uint32_t, size_t> op_of_metadata;
-    struct Open {
-      Span span;
-      size_t op;
-      int64_t children;
-    };
-    std::vector<Open> stack;
-    uint64_t op_time = 0;
-    auto close = [&](const Open& o) {
-      HloOpMetrics& m = db_.ops[o.op];
-      int64_t dur = o.span.end - o.span.begin;
-      m.self_time_ps += static_cast<uint64_t>(std::max<int64_t>(0, dur - o.children));
-      if (stack.empty()) op_time += static_cast<uint64_t>(std::max<int64_t>(0, dur));
-    };
-    for (const auto& [span, e] : events) {
-      while (!stack.empty() && stack.back().span.end <= span.begin) {
-        Open o = stack.back();
-        stack.pop_back();
-        close(o);
-      }
-      uint32_t md = p.events[e].metadata;
-      auto [it, fresh] = op_of_metadata.try_emplace(md, 0);
+    for (uint32_t e : SortedLineEvents(p, *ops_line)) {
+      auto [it, fresh] = op_of_metadata.try_emplace(p.events[e].metadata, 0);
       if (fresh) it->second = TpuOp(p, e);
-      HloOpMetrics& m = db_.ops[it->second];
-      int64_t dur = std::max<int64_t>(0, span.end - span.begin);
-      m.occurrences += 1;
-      m.time_ps += static_cast<uint64_t>(dur);
-      AddPerOccurrence(p, e, m);
-      if (!stack.empty()) stack.back().children += dur;
-      stack.push_back({span, it->second, 0});
     }
-    while (!stack.empty()) {
-      Open o = stack.back();
-      stack.pop_back();
-      close(o);
-    }
-    int64_t first = events.front().first.begin, last = first;
-    for (const auto& [span, e] : events) last = std::max(last, span.end);
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    uint64_t op_time = 0;
+    ForEachTpuOpSelfTime(p, ids_, *ops_line, [&](uint32_t e, const Span& span, uint64_t self) {
+      HloOpMetrics& m = db_.ops[op_of_metadata.at(p.events[e].metadata)];
+      const uint32_t runs = static_cast<uint32_t>(std::max<int64_t>(1, p.NumOccurrences(e)));
+      m.occurrences += runs;
+      m.time_ps += static_cast<uint64_t>(std::max<int64_t>(0, span.duration()));
+      m.self_time_ps += self;
+      AddPerOccurrence(p, e, static_cast<double>(runs), m);
+      op_time += self;
+      first = std::min(first, span.begin);
+      last = std::max(last, span.end);
+    });
     uint64_t total = std::max<uint64_t>(op_time, static_cast<uint64_t>(last - first));
     db_.total_time_ps += total;
     return total - op_time;
@@ -228,8 +195,9 @@ class Builder {
     return index;
   }
 
-  // FLOPs and bytes of one TPU op occurrence: the event's stats, else the cost model.
-  void AddPerOccurrence(const XPlaneModel& p, uint32_t e, HloOpMetrics& m) {
+  // FLOPs and bytes of one TPU op event of `runs` runs: the event's per-run
+  // stats, else the cost model.
+  void AddPerOccurrence(const XPlaneModel& p, uint32_t e, double runs, HloOpMetrics& m) {
     const Stat* f = Any(p, e, ids_.flops);
     const Stat* mf = Any(p, e, model_flops_);
     const Stat* b = Any(p, e, ids_.bytes_accessed);
@@ -243,22 +211,22 @@ class Builder {
       }
     }
     if (f != nullptr) {
-      m.flops += f->DoubleValue();
-      m.model_flops += mf ? mf->DoubleValue() : f->DoubleValue();
+      m.flops += f->DoubleValue() * runs;
+      m.model_flops += (mf ? mf->DoubleValue() : f->DoubleValue()) * runs;
       m.flops_known = true;
     } else if (have_cost && cost.flops_known) {
-      m.flops += cost.flops;
-      m.model_flops += cost.flops;
+      m.flops += cost.flops * runs;
+      m.model_flops += cost.flops * runs;
       m.flops_known = true;
     }
     if (b != nullptr) {
-      m.bytes_accessed += b->DoubleValue();
+      m.bytes_accessed += b->DoubleValue() * runs;
       m.bytes_known = true;
     } else if (have_cost) {
-      m.bytes_accessed += cost.bytes_accessed;
+      m.bytes_accessed += cost.bytes_accessed * runs;
       m.bytes_known = true;
     }
-    if (bd != nullptr && bd->kind == StatKind::kBytes) AddBreakdown(space_.Blob(bd->blob), 1.0, m);
+    if (bd != nullptr && bd->kind == StatKind::kBytes) AddBreakdown(space_.Blob(bd->blob), runs, m);
   }
 
   // FLOPs and bytes of one GPU kernel, as xprof's GPU op metrics count them:

@@ -334,6 +334,32 @@ TEST(HloOpDb, ToolsShapes) {
   EXPECT_NEAR(std::stod(std::string(roof.at(0).at("p").at("peak_flop_rate").as_string())), 1070530.56, 1e-6);
 }
 
+// An aggregated TPU op event stands for num_occurrences runs: its duration
+// is theirs together, its FLOPs and bytes stats are per run. hlo_stats counts
+// it as framework_op_stats does: 4 runs, 4 x 10 FLOPs, 4 x 64 bytes, 400 ps.
+TEST(HloOpDb, AggregatedTpuEventsCountTheirRuns) {
+  XSpace space;
+  XPlaneBuilder tpu = AddPlane(space, "/device:TPU:0", 1);
+  XLineBuilder ops = tpu.AddLine(2, "XLA Ops");
+  ops.AddAggregatedEvent("fusion.1", 4, 400).Int("flops", 10).Int("bytes_accessed", 64).Uint("program_id", 7);
+  ops.AddEvent("copy.1", 1000, 100).Int("flops", 0).Int("bytes_accessed", 32).Uint("program_id", 7);
+  auto model = Model(space);
+  HloOpDb db = ConvertXSpaceToHloOpDb(*model);
+  const HloOpMetrics* fusion = nullptr;
+  for (const HloOpMetrics& m : db.ops) {
+    if (m.name == "fusion.1") fusion = &m;
+  }
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_EQ(fusion->occurrences, 4u);
+  EXPECT_EQ(fusion->time_ps, 400u);
+  EXPECT_DOUBLE_EQ(fusion->flops, 40);
+  EXPECT_DOUBLE_EQ(fusion->bytes_accessed, 256);
+  const OpMetrics& same = ConvertXSpaceToOpStats(*model).device_op_metrics_db.ops.at(OpKey("fusion.1", 7));
+  EXPECT_EQ(same.occurrences, fusion->occurrences);
+  EXPECT_DOUBLE_EQ(same.flops, fusion->flops);
+  EXPECT_EQ(same.bytes_accessed, 256u);
+}
+
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
 TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
   std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
@@ -391,6 +417,85 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
   ASSERT_LT(dma, cols.size());
   ASSERT_FALSE(table.at("rows").as_array().empty());
   for (const auto& row : table.at("rows").as_array()) EXPECT_TRUE(row.at("c").as_array()[dma].at("v").is_null());
+}
+
+// Self times on the real TPU profile, as xprof takes them: the XLA Ops line
+// in its stored (host-clock) order, each op nested in the innermost open op
+// whose device span includes its own, an op's self time its device duration
+// less its direct children's. The line's stored order is not the device
+// spans' order, so an op may begin, on the device, before the op stored
+// ahead of it; it is not inside that op. Counted here from libprotobuf's
+// reading of the file; framework_op_stats (OpStats) and hlo_stats must both
+// give these self times, and the idle time that is left.
+TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
+  std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
+  auto bytes = ReadFileMaybeGzip(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(*bytes));
+  std::map<std::string, int64_t> expected;
+  int64_t idle = 0;
+  bool out_of_device_order = false;
+  for (const auto& plane : space.planes()) {
+    if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
+    int64_t off_id = -1, dur_id = -1;
+    for (const auto& [id, sm] : plane.stat_metadata()) {
+      if (sm.name() == "device_offset_ps") off_id = id;
+      if (sm.name() == "device_duration_ps") dur_id = id;
+    }
+    for (const auto& line : plane.lines()) {
+      if (line.name() != "XLA Ops") continue;
+      struct Open {
+        int64_t begin, end, children;
+        std::string name;
+      };
+      std::vector<Open> stack;
+      int64_t busy = 0, first = INT64_MAX, last = INT64_MIN, previous_begin = INT64_MIN;
+      auto close = [&] {
+        const Open o = stack.back();
+        stack.pop_back();
+        expected[o.name] += o.end - o.begin - o.children;
+        busy += o.end - o.begin - o.children;
+      };
+      for (const auto& e : line.events()) {
+        int64_t begin = 0, duration = 0;
+        for (const auto& st : e.stats()) {
+          if (st.metadata_id() == off_id) begin = st.int64_value() ? st.int64_value() : int64_t(st.uint64_value());
+          if (st.metadata_id() == dur_id) duration = st.int64_value() ? st.int64_value() : int64_t(st.uint64_value());
+        }
+        const int64_t end = begin + duration;
+        out_of_device_order |= begin < previous_begin;
+        previous_begin = begin;
+        first = std::min(first, begin), last = std::max(last, end);
+        while (!stack.empty() && !(stack.back().begin <= begin && end <= stack.back().end)) close();
+        if (!stack.empty()) stack.back().children += duration;
+        const auto& md = plane.event_metadata().at(e.metadata_id());
+        stack.push_back({begin, end, 0, md.display_name().empty() ? md.name() : md.display_name()});
+      }
+      while (!stack.empty()) close();
+      idle += std::max<int64_t>(busy, last - first) - busy;
+    }
+  }
+  ASSERT_TRUE(out_of_device_order);  // what the rule is about is in this file
+
+  auto model = LoadXSpaceFile(path);
+  ASSERT_TRUE(model.ok());
+  std::map<std::string, int64_t> hlo;
+  for (const HloOpMetrics& m : ConvertXSpaceToHloOpDb(**model).ops) {
+    if (!m.is_idle) hlo[m.name] += static_cast<int64_t>(m.self_time_ps);
+  }
+  EXPECT_EQ(hlo, expected);
+  std::map<std::string, int64_t> ops;
+  int64_t ops_idle = -1;
+  for (const auto& [key, m] : ConvertXSpaceToOpStats(**model).device_op_metrics_db.ops) {
+    if (m.name == "IDLE") {
+      ops_idle = static_cast<int64_t>(m.self_time_ps);
+    } else {
+      ops[m.name] += static_cast<int64_t>(m.self_time_ps);
+    }
+  }
+  EXPECT_EQ(ops, expected);
+  EXPECT_EQ(ops_idle, idle);
 }
 
 // ROCm GEMM profile: per HLO op (last `::` part of hlo_op) the summed kernel durations.
