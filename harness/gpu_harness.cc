@@ -80,15 +80,20 @@ struct Args {
   int iters = 10;
   std::string logdir = "tbprof_gpu_logdir";
   bool check = false;
+  // Run the workloads with no CUPTI collector and write no profile, so that
+  // a profiler of its own (Nsight Compute, which takes CUPTI for itself) can
+  // measure the kernels; TFLOP/s from CUDA events only.
+  bool untraced = false;
 };
 
 void PrintUsage() {
   std::printf(
-      "usage: tbprof harness gpu [--workload NAME|all] [--iters N] [--logdir DIR] [--check]\n"
+      "usage: tbprof harness gpu [--workload NAME|all] [--iters N] [--logdir DIR] [--check | --untraced]\n"
       "  --workload  one of the workloads below, or all (default all)\n"
       "  --iters     timed iterations per workload (default 10)\n"
       "  --logdir    where the run is written: DIR/plugins/profile/<run>/<host>.xplane.pb (default tbprof_gpu_logdir)\n"
       "  --check     verify TensorCore use/eligibility, CUPTI vs CUDA-event timing (5%%) and tracing overhead (5%%)\n"
+      "  --untraced  run without CUPTI and write no profile (for Nsight Compute to measure the kernels)\n"
       "workloads:\n");
   for (const WorkloadInfo& w : Workloads()) std::printf("  %-18s %s\n", w.name.c_str(), w.description.c_str());
   std::printf("exit codes: 0 ok, 1 check failed, 2 usage, 3 no GPU/CUPTI (nothing run), 4 CUDA error\n");
@@ -114,6 +119,8 @@ int ParseArgs(int argc, char** argv, Args& a) {
       return 0;
     } else if (f == "--check") {
       a.check = true;
+    } else if (f == "--untraced") {
+      a.untraced = true;
     } else if (f == "--workload" && value()) {
       a.workload = v;
     } else if (f == "--logdir" && value()) {
@@ -131,6 +138,10 @@ int ParseArgs(int argc, char** argv, Args& a) {
       return kExitUsage;
     }
   }
+  if (a.check && a.untraced) {
+    std::fprintf(stderr, "tbprof harness gpu: --check reads the CUPTI trace, which --untraced does not take\n");
+    return kExitUsage;
+  }
   if (a.workload != "all") {
     bool known = false;
     for (const WorkloadInfo& w : Workloads()) known |= w.name == a.workload;
@@ -140,6 +151,39 @@ int ParseArgs(int argc, char** argv, Args& a) {
     }
   }
   return -1;
+}
+
+class NoAnnotator : public OpAnnotator {
+ public:
+  void Push(const char*) override {}
+  void Pop() override {}
+};
+
+// --untraced: the workloads alone, timed by CUDA events.
+int RunUntraced(const Args& args) {
+  NoAnnotator none;
+  std::printf("\n%-18s %10s %9s %9s\n", "workload", "event_ms", "TFLOP/s", "GB/s");
+  for (const WorkloadInfo& w : Workloads()) {
+    if (args.workload != "all" && args.workload != w.name) continue;
+    WorkloadRun run;
+    if (Status s = RunWorkload(w.name, args.iters, none, run); !s.ok()) {
+      std::fprintf(stderr, "tbprof harness gpu: workload %s failed: %s\n", w.name.c_str(), s.message().c_str());
+      return kExitCudaError;
+    }
+    if (!run.skipped.empty()) {
+      std::printf("%-18s skipped: %s\n", w.name.c_str(), run.skipped.c_str());
+      continue;
+    }
+    // A rate the workload has no count for (a copy's FLOPs, a GEMM's bytes) is "-", not 0.
+    auto rate = [&](double per_iter, double unit) {
+      char buf[32] = "-";
+      if (per_iter > 0 && run.event_ms > 0) std::snprintf(buf, sizeof buf, "%.2f", per_iter * run.iters / (run.event_ms * 1e-3) / unit);
+      return std::string(buf);
+    };
+    std::printf("%-18s %10.3f %9s %9s\n", w.name.c_str(), run.event_ms, rate(run.flops_per_iter, 1e12).c_str(),
+                rate(run.bytes_per_iter, 1e9).c_str());
+  }
+  return 0;
 }
 
 class CollectorAnnotator : public OpAnnotator {
@@ -215,6 +259,7 @@ int RunGpuHarness(int argc, char** argv) {
   }
   std::printf("device 0: %s (compute %d.%d), driver %d, %d device(s)\n", device.c_str(), major, minor,
               probe->driver_version, probe->device_count);
+  if (args.untraced) return RunUntraced(args);
   if (auto cupti = DescribeCuptiLibrary(); cupti.ok()) std::printf("CUPTI: %s\n", cupti->c_str());
 
   constexpr int kSmallKernels = 2000, kSmallReps = 5;

@@ -1,6 +1,8 @@
 // The harness's kernel rows read back from a profile, and its no-GPU behaviour.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "convert/xplane/xspace_reader.h"
 #include "harness/cupti/cupti_loader.h"
 #include "harness/cupti/cupti_xplane.h"
@@ -80,6 +82,12 @@ TEST(GpuHarness, BadFlagsAreUsageErrors) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(RunGpuHarness(2, argv2), kExitUsage);
   testing::internal::GetCapturedStderr();
+  // --check reads the CUPTI trace that --untraced does not take.
+  char c0[] = "--check", c1[] = "--untraced";
+  char* argv3[] = {c0, c1};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunGpuHarness(2, argv3), kExitUsage);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--untraced"), std::string::npos);
 }
 
 TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
@@ -92,6 +100,7 @@ TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
                         "cublas_fp16_gemm", "cublas_fp32_gemm", "elementwise", "copies", "multi_stream"})
     EXPECT_NE(out.find(w), std::string::npos) << w;
   EXPECT_NE(out.find("3 no GPU"), std::string::npos) << out;
+  EXPECT_NE(out.find("--untraced"), std::string::npos) << out;
 }
 
 TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
@@ -102,6 +111,23 @@ TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
   char a0[] = "--check";
   char* argv[] = {a0, logdir_flag.data()};
   EXPECT_EQ(RunGpuHarness(2, argv), 0);
+}
+
+// Untraced, the workloads run and report their CUDA-event rates, and no
+// profile is written.
+TEST(GpuDevice, HarnessRunsUntracedForAnotherProfiler) {
+  auto probe = ProbeGpu();
+  if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
+  const std::string logdir = testing::TempDir() + "/tbprof_gpu_untraced_logdir";
+  std::filesystem::remove_all(logdir);
+  std::string logdir_flag = "--logdir=" + logdir;
+  char a0[] = "--untraced", a1[] = "--workload", a2[] = "bf16_tc_gemm", a3[] = "--iters", a4[] = "2";
+  char* argv[] = {a0, a1, a2, a3, a4, logdir_flag.data()};
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunGpuHarness(6, argv), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("bf16_tc_gemm"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(logdir));
 }
 #endif
 
