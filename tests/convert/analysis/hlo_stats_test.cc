@@ -360,21 +360,37 @@ TEST(HloOpDb, AggregatedTpuEventsCountTheirRuns) {
   EXPECT_EQ(same.bytes_accessed, 256u);
 }
 
+const std::string kRealTpuProfile = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
+
+// A profile as libprotobuf reads it: a reading of the file independent of
+// tbprof's decoder.
+XSpace ReadWithLibprotobuf(const std::string& path) {
+  XSpace space;
+  auto bytes = ReadFileMaybeGzip(path);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  if (bytes.ok()) {
+    EXPECT_TRUE(space.ParseFromString(*bytes));
+  }
+  return space;
+}
+
+int64_t StatMetadataId(const tensorflow::profiler::XPlane& plane, std::string_view name) {
+  for (const auto& [id, sm] : plane.stat_metadata()) {
+    if (sm.name() == name) return id;
+  }
+  return -1;
+}
+
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
 TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
-  std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
-  auto bytes = ReadFileMaybeGzip(path);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-  XSpace space;
-  ASSERT_TRUE(space.ParseFromString(*bytes));
+  const std::string& path = kRealTpuProfile;
+  const XSpace space = ReadWithLibprotobuf(path);
+  ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t total = 0;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
-    int64_t dur_id = -1;
-    for (const auto& [id, sm] : plane.stat_metadata()) {
-      if (sm.name() == "device_duration_ps") dur_id = id;
-    }
+    const int64_t dur_id = StatMetadataId(plane, "device_duration_ps");
     for (const auto& line : plane.lines()) {
       if (line.name() != "XLA Ops") continue;
       for (const auto& e : line.events()) {
@@ -428,21 +444,16 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
 // reading of the file; framework_op_stats (OpStats) and hlo_stats must both
 // give these self times, and the idle time that is left.
 TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
-  std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
-  auto bytes = ReadFileMaybeGzip(path);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-  XSpace space;
-  ASSERT_TRUE(space.ParseFromString(*bytes));
+  const std::string& path = kRealTpuProfile;
+  const XSpace space = ReadWithLibprotobuf(path);
+  ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t idle = 0;
   bool out_of_device_order = false;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
-    int64_t off_id = -1, dur_id = -1;
-    for (const auto& [id, sm] : plane.stat_metadata()) {
-      if (sm.name() == "device_offset_ps") off_id = id;
-      if (sm.name() == "device_duration_ps") dur_id = id;
-    }
+    const int64_t off_id = StatMetadataId(plane, "device_offset_ps");
+    const int64_t dur_id = StatMetadataId(plane, "device_duration_ps");
     for (const auto& line : plane.lines()) {
       if (line.name() != "XLA Ops") continue;
       struct Open {
@@ -501,18 +512,12 @@ TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
 // ROCm GEMM profile: per HLO op (last `::` part of hlo_op) the summed kernel durations.
 TEST(HloOpDbReal, RocmOpTimesEqualKernelSums) {
   std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
-  auto bytes = ReadFileMaybeGzip(path);
-  ASSERT_TRUE(bytes.ok());
-  XSpace space;
-  ASSERT_TRUE(space.ParseFromString(*bytes));
+  const XSpace space = ReadWithLibprotobuf(path);
+  ASSERT_GT(space.planes_size(), 0);
   std::map<std::pair<int64_t, std::string>, int64_t> expected;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:GPU:", 0) != 0) continue;
-    int64_t op_id = -1, pid_id = -1;
-    for (const auto& [id, sm] : plane.stat_metadata()) {
-      if (sm.name() == "hlo_op") op_id = id;
-      if (sm.name() == "program_id") pid_id = id;
-    }
+    const int64_t op_id = StatMetadataId(plane, "hlo_op"), pid_id = StatMetadataId(plane, "program_id");
     for (const auto& line : plane.lines()) {
       for (const auto& e : line.events()) {
         std::string op;
