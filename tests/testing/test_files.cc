@@ -89,6 +89,13 @@ tensorflow::profiler::XSpace ParseWithLibprotobuf(const std::string& path) {
   return space;
 }
 
+int64_t StatMetadataId(const tensorflow::profiler::XPlane& plane, std::string_view name) {
+  for (const auto& [id, md] : plane.stat_metadata()) {
+    if (md.name() == name) return id;
+  }
+  return -1;
+}
+
 CommandResult RunCommand(const std::string& command) {
   CommandResult r;
   FILE* pipe = popen(command.c_str(), "r");

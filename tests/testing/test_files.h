@@ -2,8 +2,10 @@
 // and the tbprof binary run as a command.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/tools/tool_registry.h"
@@ -41,6 +43,8 @@ std::string ReadAll(const std::string& path);
 // `path` parsed by libprotobuf, the reference our reader is checked against; a
 // file it cannot parse fails the test.
 tensorflow::profiler::XSpace ParseWithLibprotobuf(const std::string& path);
+// The id of the plane's stat metadata named `name`; -1 when it has none.
+int64_t StatMetadataId(const tensorflow::profiler::XPlane& plane, std::string_view name);
 
 struct CommandResult {
   int status = -1;  // as pclose() returns it: read it with WEXITSTATUS

@@ -17,6 +17,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/hlo_fixtures.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -362,35 +363,16 @@ TEST(HloOpDb, AggregatedTpuEventsCountTheirRuns) {
 
 const std::string kRealTpuProfile = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
 
-// A profile as libprotobuf reads it: a reading of the file independent of
-// tbprof's decoder.
-XSpace ReadWithLibprotobuf(const std::string& path) {
-  XSpace space;
-  auto bytes = ReadFileMaybeGzip(path);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
-  if (bytes.ok()) {
-    EXPECT_TRUE(space.ParseFromString(*bytes));
-  }
-  return space;
-}
-
-int64_t StatMetadataId(const tensorflow::profiler::XPlane& plane, std::string_view name) {
-  for (const auto& [id, sm] : plane.stat_metadata()) {
-    if (sm.name() == name) return id;
-  }
-  return -1;
-}
-
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
 TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
   const std::string& path = kRealTpuProfile;
-  const XSpace space = ReadWithLibprotobuf(path);
+  const XSpace space = test_files::ParseWithLibprotobuf(path);
   ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t total = 0;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
-    const int64_t dur_id = StatMetadataId(plane, "device_duration_ps");
+    const int64_t dur_id = test_files::StatMetadataId(plane, "device_duration_ps");
     for (const auto& line : plane.lines()) {
       if (line.name() != "XLA Ops") continue;
       for (const auto& e : line.events()) {
@@ -445,15 +427,15 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
 // give these self times, and the idle time that is left.
 TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
   const std::string& path = kRealTpuProfile;
-  const XSpace space = ReadWithLibprotobuf(path);
+  const XSpace space = test_files::ParseWithLibprotobuf(path);
   ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t idle = 0;
   bool out_of_device_order = false;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:TPU:", 0) != 0) continue;
-    const int64_t off_id = StatMetadataId(plane, "device_offset_ps");
-    const int64_t dur_id = StatMetadataId(plane, "device_duration_ps");
+    const int64_t off_id = test_files::StatMetadataId(plane, "device_offset_ps");
+    const int64_t dur_id = test_files::StatMetadataId(plane, "device_duration_ps");
     for (const auto& line : plane.lines()) {
       if (line.name() != "XLA Ops") continue;
       struct Open {
@@ -512,12 +494,12 @@ TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
 // ROCm GEMM profile: per HLO op (last `::` part of hlo_op) the summed kernel durations.
 TEST(HloOpDbReal, RocmOpTimesEqualKernelSums) {
   std::string path = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb";
-  const XSpace space = ReadWithLibprotobuf(path);
+  const XSpace space = test_files::ParseWithLibprotobuf(path);
   ASSERT_GT(space.planes_size(), 0);
   std::map<std::pair<int64_t, std::string>, int64_t> expected;
   for (const auto& plane : space.planes()) {
     if (plane.name().rfind("/device:GPU:", 0) != 0) continue;
-    const int64_t op_id = StatMetadataId(plane, "hlo_op"), pid_id = StatMetadataId(plane, "program_id");
+    const int64_t op_id = test_files::StatMetadataId(plane, "hlo_op"), pid_id = test_files::StatMetadataId(plane, "program_id");
     for (const auto& line : plane.lines()) {
       for (const auto& e : line.events()) {
         std::string op;

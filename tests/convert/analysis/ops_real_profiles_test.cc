@@ -2,7 +2,6 @@
 // legacy per-tool .pb files: conversions succeed and tables are self-consistent;
 // legacy values are the ones `protoc --decode` shows for those files.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "proto/kernel_stats.pb.h"
 #include "proto/xplane.pb.h"
 #include "tests/testing/ops_fixtures.h"
+#include "tests/testing/test_files.h"
 
 namespace tbprof {
 namespace {
@@ -137,15 +137,10 @@ TEST_P(OpsRealProfiles, KernelStatsRowsAreSortedAndConsistent) {
 // Every kernel_details text of a file, read by libprotobuf's own parser (not
 // tbprof's decoder), and the figure after `key` in each ("" when absent).
 std::vector<std::string> KernelDetailsFigures(const std::string& path, const std::string& key) {
-  std::ifstream in(path, std::ios::binary);
-  tensorflow::profiler::XSpace space;
-  EXPECT_TRUE(in && space.ParseFromIstream(&in)) << path;
+  const tensorflow::profiler::XSpace space = test_files::ParseWithLibprotobuf(path);
   std::vector<std::string> out;
   for (const auto& plane : space.planes()) {
-    int64_t id = -1;
-    for (const auto& [k, md] : plane.stat_metadata()) {
-      if (md.name() == "kernel_details") id = k;
-    }
+    const int64_t id = test_files::StatMetadataId(plane, "kernel_details");
     // A text is the stat's own or, stored once, the name of the stat metadata it refers to.
     auto add = [&](const tensorflow::profiler::XStat& stat) {
       if (stat.metadata_id() != id) return;
@@ -340,12 +335,12 @@ TEST(OpsLegacy, KernelStatsPbAbsentSharedMemoryIsZeroAbsentOccupancyUnknown) {
   r->set_min_duration_ns(5000);
   r->set_max_duration_ns(5000);
   r->set_occurrences(1);
-  const fs::path file = fs::temp_directory_path() / ("tbprof_legacy_" + std::to_string(::getpid()) + ".kernel_stats.pb");
+  const std::string file = test_files::TempPath("legacy.kernel_stats.pb");
   {
     std::ofstream out(file, std::ios::binary);
     ASSERT_TRUE(db.SerializeToOstream(&out));
   }
-  auto got = Legacy("kernel_stats.pb")->run(file.string(), {});
+  auto got = Legacy("kernel_stats.pb")->run(file, {});
   fs::remove(file);
   ASSERT_TRUE(got.ok()) << got.status().message();
   json::value v = json::parse(got->body);

@@ -65,14 +65,12 @@ std::vector<int64_t> ThreadpoolRegionBegins(const std::string& path) {
   std::vector<int64_t> begins;
   for (const auto& plane : space.planes()) {
     if (plane.name() != "/host:CPU") continue;
-    int64_t start_md = -1, stop_md = -1, consumer_md = -1;
+    int64_t start_md = -1, stop_md = -1;
     for (const auto& [id, md] : plane.event_metadata()) {
       if (md.name() == "ThreadpoolListener::StartRegion") start_md = id;
       if (md.name() == "ThreadpoolListener::StopRegion") stop_md = id;
     }
-    for (const auto& [id, md] : plane.stat_metadata()) {
-      if (md.name() == "_c") consumer_md = id;
-    }
+    const int64_t consumer_md = test_files::StatMetadataId(plane, "_c");
     if (start_md < 0 || stop_md < 0) continue;
     for (const auto& line : plane.lines()) {
       int64_t open_at = 0;
@@ -104,10 +102,7 @@ size_t LinkedCorrelationIds(const std::string& path) {
     const bool is_host = plane.name() == "/host:CPU";
     const bool is_device = StartsWith(plane.name(), "/device:");
     if (!is_host && !is_device) continue;
-    int64_t corr_md = -1;
-    for (const auto& [id, md] : plane.stat_metadata()) {
-      if (md.name() == "correlation_id") corr_md = id;
-    }
+    const int64_t corr_md = test_files::StatMetadataId(plane, "correlation_id");
     for (const auto& line : plane.lines()) {
       for (const auto& ev : line.events()) {
         for (const auto& st : ev.stats()) {
