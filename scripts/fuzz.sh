@@ -31,8 +31,9 @@ corpus="build-fuzz/corpus/$which"
 mkdir -p "$corpus"
 if [ -d "$testdata/xplane" ]; then
   # The corrupt file does not decode: a seed for the reader only.
-  if [ "$which" = reader ]; then skip=/nothing/; else skip=/corrupt/; fi
-  find "$testdata/xplane" -name '*.xplane.pb' -not -path "*$skip*" -exec cp -n {} "$corpus/" \;
+  exclude=()
+  [ "$which" = tools ] && exclude=(-not -path '*/corrupt/*')
+  find "$testdata/xplane" -name '*.xplane.pb' "${exclude[@]}" -exec cp -n {} "$corpus/" \;
 fi
 if [ -x build/tbprof ]; then
   tmp="$(mktemp -d)"

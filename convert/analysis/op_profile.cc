@@ -25,22 +25,18 @@ struct Totals {
   // is written as unknown. IDLE has no figures to show, but adds nothing to
   // the nodes above it either.
   bool all_flops_known = true, all_bytes_known = true;
-  bool idle_only = false;
-  size_t costed_ops = 0;
+  bool has_idle = false, has_work = false;
 
-  bool FlopsKnown() const { return all_flops_known && !idle_only; }
-  bool BytesKnown() const { return all_bytes_known && !idle_only; }
+  bool FlopsKnown() const { return all_flops_known && !IdleOnly(); }
+  bool BytesKnown() const { return all_bytes_known && !IdleOnly(); }
+  bool IdleOnly() const { return has_idle && !has_work; }
 
   void AddCosts(const HloOpMetrics& m) {
     flops += m.flops, model_flops += m.model_flops;
     hbm += m.has_breakdown ? m.hbm_bytes : m.bytes_accessed;
     onchip_rd += m.onchip_rd, onchip_wr += m.onchip_wr;
-    if (m.is_idle) {
-      idle_only = costed_ops == 0;
-    } else {
-      ++costed_ops, idle_only = false;
-      all_flops_known &= m.flops_known, all_bytes_known &= m.bytes_known;
-    }
+    has_idle |= m.is_idle, has_work |= !m.is_idle;
+    if (!m.is_idle) all_flops_known &= m.flops_known, all_bytes_known &= m.bytes_known;
   }
   // An op placed under this node: all its time, executions and costs.
   void AddOp(const HloOpMetrics& m) {

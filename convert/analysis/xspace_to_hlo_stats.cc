@@ -113,7 +113,6 @@ class Builder {
   }
 
  private:
-  const Stat* Own(const XPlaneModel& p, uint32_t e, StrId n) const { return n == kNoStr ? nullptr : p.FindStat(e, n); }
   const Stat* Any(const XPlaneModel& p, uint32_t e, StrId n) const {
     return n == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, n);
   }
