@@ -1,6 +1,6 @@
 #include "convert/tools/cached_loads.h"
 
-#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
 #include "convert/xplane/xspace_reader.h"
 

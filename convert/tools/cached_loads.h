@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/op_stats.h"
+#include "convert/analysis/op_stats/op_stats.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
-#include "convert/xplane/group_events.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/grouping/group_events.h"
+#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 

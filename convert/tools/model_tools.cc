@@ -1,7 +1,7 @@
 #include "convert/tools/model_tools.h"
 
-#include "convert/analysis/xspace_to_memory_profile.h"
-#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/analysis/host_events/xspace_to_tf_data_stats.h"
 #include "convert/tools/cached_loads.h"
 
 namespace tbprof {

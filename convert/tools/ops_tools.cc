@@ -1,11 +1,11 @@
 #include "convert/tools/ops_tools.h"
 
-#include "convert/analysis/op_stats_to_input_pipeline.h"
-#include "convert/analysis/op_stats_to_overview_page.h"
-#include "convert/analysis/op_stats_to_pod_viewer.h"
-#include "convert/analysis/op_stats_to_tf_stats.h"
-#include "convert/analysis/xspace_to_kernel_stats.h"
-#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_pod_viewer.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
+#include "convert/analysis/kernels/xspace_to_kernel_stats.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"
 

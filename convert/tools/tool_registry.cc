@@ -5,8 +5,8 @@
 #include <exception>
 #include <new>
 
-#include "convert/analysis/hlo_module.h"
-#include "convert/analysis/xspace_to_memory_profile.h"
+#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/model_tools.h"

@@ -16,7 +16,7 @@
 
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 

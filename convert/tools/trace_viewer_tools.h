@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "convert/analysis/trace_index.h"
+#include "convert/analysis/trace_viewer/trace_index.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/tool_registry.h"

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <charconv>
 
-#include "convert/analysis/graph_viewer.h"
-#include "convert/analysis/memory_viewer.h"
-#include "convert/analysis/op_profile.h"
-#include "convert/analysis/roofline.h"
-#include "convert/analysis/step_diagnostics.h"
+#include "convert/analysis/hlo/graph_viewer.h"
+#include "convert/analysis/hlo/memory_viewer.h"
+#include "convert/analysis/hlo/op_profile.h"
+#include "convert/analysis/hlo/roofline.h"
+#include "convert/analysis/op_stats_pages/step_diagnostics.h"
 #include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/xspace_to_hlo_stats.h"
+#include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/tools/tool_registry.h"
 
 namespace tbprof {

@@ -13,7 +13,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof::xplane_detail {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "convert/base/status.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 

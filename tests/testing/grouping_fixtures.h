@@ -7,8 +7,8 @@
 #include <memory>
 #include <string_view>
 
-#include "convert/xplane/group_events.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/grouping/group_events.h"
+#include "convert/model/xspace_model.h"
 #include "proto/xplane.pb.h"
 #include "proto/xspace_builder.h"
 

@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "convert/analysis/op_stats.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/analysis/op_stats/op_stats.h"
+#include "convert/model/xspace_model.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::ops_test {

@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
-#include "convert/xplane/group_events.h"
+#include "convert/grouping/group_events.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "synthetic/profile_generator.h"

@@ -2,14 +2,14 @@
 // expected number is derived in the fixture comments (tests/testing/ops_fixtures.cc).
 #include <gtest/gtest.h>
 
-#include "convert/analysis/op_stats_combiner.h"
-#include "convert/analysis/op_stats_to_input_pipeline.h"
-#include "convert/analysis/op_stats_to_pod_viewer.h"
-#include "convert/analysis/step_diagnostics.h"
-#include "convert/analysis/tf_op_utils.h"
-#include "convert/analysis/xspace_to_op_stats.h"
-#include "convert/xplane/existing_groups.h"
-#include "convert/xplane/group_events.h"
+#include "convert/analysis/op_stats/op_stats_combiner.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_pod_viewer.h"
+#include "convert/analysis/op_stats_pages/step_diagnostics.h"
+#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/grouping/existing_groups.h"
+#include "convert/grouping/group_events.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"
 

@@ -13,10 +13,10 @@
 #include <variant>
 #include <vector>
 
-#include "convert/analysis/device_peaks.h"
-#include "convert/analysis/hlo_cost_model.h"
-#include "convert/analysis/roofline.h"
-#include "convert/analysis/xspace_to_hlo_stats.h"
+#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/hlo/roofline.h"
+#include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::testing {

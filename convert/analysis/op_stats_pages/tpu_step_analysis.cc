@@ -1,0 +1,513 @@
+#include "convert/analysis/op_stats_pages/tpu_step_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <utility>
+#include <optional>
+#include <string_view>
+
+#include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
+#include "convert/base/math_util.h"
+
+namespace tbprof {
+
+using tensorflow::profiler::SparseCoreStepSummary;
+
+namespace {
+
+// HLO categories (XLA's opcode names as the profiler writes them).
+constexpr std::string_view kInfeed = "infeed", kOutfeed = "outfeed", kSc0Infeed = "sparsecorev0 infeed",
+                           kSc0Outfeed = "sparsecorev0 outfeed", kSc0InfeedWait = "sparsecorev0 infeed wait",
+                           kSc0InfeedTransform = "sparsecorev0 infeed transform";
+
+// Past this share of the step, TensorCore idle time not spent on input, and
+// all-reduce time beyond the input time, are reported (percent).
+constexpr double kTcIdleThresholdInPercent = 3;
+constexpr double kAllReduceBoundThresholdInPercent = 6;
+// Below this share, SparseCoreV0 compute is a moderate bottleneck, else high.
+constexpr double kModeratelySparseCoreV0BoundThresholdInPercent = 10;
+constexpr double kModeratelyOutfeedBoundThresholdInPercent = 5;
+constexpr double kHighlyOutfeedBoundThresholdInPercent = 20;
+constexpr char kMultipleStepsInTfFunctionDoc[] =
+    "https://www.tensorflow.org/guide/tpu#improving_performance_by_multiple_steps_within_tffunction";
+
+double PsToMs(double ps) { return ps / 1e9; }
+
+uint64_t CategoryPs(const std::map<std::string, uint64_t>& by_category, std::string_view category) {
+  auto it = by_category.find(std::string(category));
+  return it == by_category.end() ? 0 : it->second;
+}
+
+uint64_t CategoriesPs(const std::map<std::string, uint64_t>& by_category,
+                      std::initializer_list<std::string_view> categories) {
+  uint64_t ps = 0;
+  for (std::string_view c : categories) ps += CategoryPs(by_category, c);
+  return ps;
+}
+
+// The tpu_step_breakdown_utils sums.
+uint64_t ScV0InfeedDurationPs(const TpuStepBreakdown& t) {
+  return static_cast<uint64_t>(static_cast<double>(t.wait_for_scv0_duration_ps) * t.scv0_infeed_percent / 100.0);
+}
+uint64_t ScV0ComputeDurationPs(const TpuStepBreakdown& t) {
+  return t.wait_for_scv0_duration_ps - ScV0InfeedDurationPs(t);
+}
+uint64_t TcPlusScV0InfeedDurationPs(const TpuStepBreakdown& t) {
+  return t.infeed_duration_ps + ScV0InfeedDurationPs(t);
+}
+uint64_t HostSendRecvDurationPs(const TpuStepBreakdown& t) { return t.host_send_duration_ps + t.host_recv_duration_ps; }
+uint64_t WaitForHostOrScV0DurationPs(const TpuStepBreakdown& t) {
+  return t.infeed_duration_ps + t.host_outfeed_ps + HostSendRecvDurationPs(t) + t.tc_idle_ps +
+         t.wait_for_scv0_duration_ps;
+}
+
+// The tpu_step_details_utils sums (ms).
+double InfeedTimeMs(const PerTpuStepDetails& d) { return d.tc_infeed_time_ms() + d.scv0_infeed_time_ms(); }
+double AllReduceTimeMs(const PerTpuStepDetails& d) {
+  return d.all_reduce_compute_time_ms() + d.all_reduce_sync_time_ms();
+}
+double NonIdleTimeMs(const PerTpuStepDetails& d) {
+  return d.tc_compute_time_ms() + d.scv0_compute_time_ms() + InfeedTimeMs(d) + AllReduceTimeMs(d) +
+         d.tc_outfeed_time_ms();
+}
+double StepTimeMs(const PerTpuStepDetails& d) { return NonIdleTimeMs(d) + d.tc_idle_time_ms(); }
+
+struct AllReduceBreakdown {
+  uint64_t compute_duration_ps = 0, sync_duration_ps = 0;
+  uint64_t DurationPs() const { return compute_duration_ps + sync_duration_ps; }
+};
+
+// Each core's all-reduce time split into compute (the fastest core's time
+// for the same all-reduce) and synchronization (the rest).
+std::map<uint32_t, AllReduceBreakdown> AllReduceBreakdownAcrossCores(const PerCoreStepInfo& step) {
+  std::map<uint64_t, uint64_t> min_duration;  // all-reduce id -> shortest duration on any core
+  for (const auto& [core, all_reduces] : step.all_reduce_per_core) {
+    for (const AllReduceInfo& a : all_reduces) {
+      uint64_t d = a.end_time_ps - a.start_time_ps;
+      auto [it, fresh] = min_duration.try_emplace(a.id, d);
+      if (!fresh) it->second = std::min(it->second, d);
+    }
+  }
+  std::map<uint32_t, AllReduceBreakdown> out;
+  for (const auto& [core, all_reduces] : step.all_reduce_per_core) {
+    AllReduceBreakdown& b = out[core];
+    for (const AllReduceInfo& a : all_reduces) {
+      uint64_t d = a.end_time_ps - a.start_time_ps, min = min_duration[a.id];
+      b.compute_duration_ps += min;
+      b.sync_duration_ps += d - min;
+    }
+  }
+  return out;
+}
+
+std::string AnchorElement(const char* url, const char* text) {
+  return std::string("<a href=\"") + url + "\" target=\"_blank\">" + text + "</a>";
+}
+
+// TensorCoreIdleAnalysis with every core profiled.
+void TcIdleAnalysis(double tc_idle_percent, TpuBottleneckAnalysis& a) {
+  if (tc_idle_percent < kTcIdleThresholdInPercent) {
+    a.set_tc_idle_classification("no");
+    a.set_tc_idle_statement("");
+    return;
+  }
+  a.set_tc_idle_classification("yes");
+  a.set_tc_idle_statement(OneDigit(tc_idle_percent) +
+                          " % of the total step time sampled is due to host overhead that is not input-related. "
+                          "For TF 2.x, you may want to use a " +
+                          AnchorElement(kMultipleStepsInTfFunctionDoc,
+                                        "host-training loop (i.e. running multiple steps within a tf.function)."));
+}
+
+// AllReduceAnalysis with every core profiled: all-reduce overlaps input, so
+// only the time beyond the input time counts.
+void AllReduceAnalysis(double compute_percent, double sync_percent, double input_percent, TpuBottleneckAnalysis& a) {
+  if (compute_percent + sync_percent - input_percent < kAllReduceBoundThresholdInPercent) {
+    a.set_all_reduce_classification("no");
+    a.set_all_reduce_statement("");
+    return;
+  }
+  a.set_all_reduce_classification("yes");
+  a.set_all_reduce_statement("Also, " + OneDigit(sync_percent) +
+                             " % of the total step time sampled is spent on synchronization with other TPU cores, "
+                             "and " +
+                             OneDigit(compute_percent) +
+                             " % of the total step time sampled is spent on actual AllReduce.");
+}
+
+void ScV0Analysis(double scv0_percent, TpuBottleneckAnalysis& a) {
+  if (scv0_percent == 0) {
+    a.set_scv0_classification("no");
+    a.set_scv0_statement("");
+    return;
+  }
+  bool moderate = scv0_percent < kModeratelySparseCoreV0BoundThresholdInPercent;
+  a.set_scv0_classification(moderate ? "moderate" : "high");
+  a.set_scv0_statement("Also, " + OneDigit(scv0_percent) +
+                       " % of the total step time sampled is spent on the SparseCoreV0 compute. " +
+                       (moderate ? "You may also want to reduce the SparseCoreV0 compute time."
+                                 : "You should focus on reducing the SparseCoreV0 compute time as well."));
+}
+
+void OutputAnalysis(double output_percent, TpuBottleneckAnalysis& a) {
+  if (output_percent >= kHighlyOutfeedBoundThresholdInPercent) {
+    a.set_output_classification("host");
+    a.set_output_statement("Your program is HIGHLY output-bound because " + OneDigit(output_percent) +
+                           "% of the total step time sampled is spent on output. Therefore, you should first focus "
+                           "on reducing the output time.");
+  } else if (output_percent >= kModeratelyOutfeedBoundThresholdInPercent) {
+    a.set_output_classification("both");
+    a.set_output_statement("Your program is MODERATELY output-bound because " + OneDigit(output_percent) +
+                           "% of the total step time sampled is spent on output. Therefore, you would need to "
+                           "reduce both the output time and other time.");
+  } else {
+    a.set_output_classification("device");
+    a.set_output_statement("");
+  }
+}
+
+TpuBottleneckAnalysis ComputeTpuBottleneckAnalysis(const InputPipelineAnalysisResult& result) {
+  std::vector<PerTpuStepDetails> steps(static_cast<size_t>(result.step_details_size()));
+  for (size_t i = 0; i < steps.size(); ++i) result.step_details(static_cast<int>(i)).UnpackTo(&steps[i]);
+  auto total = [&](auto figure) {
+    double sum = 0;
+    for (const PerTpuStepDetails& d : steps) sum += std::invoke(figure, d);
+    return sum;
+  };
+  const double step = total(StepTimeMs), infeed = total(InfeedTimeMs),
+               outfeed = total(&PerTpuStepDetails::tc_outfeed_time_ms),
+               scv0 = total(&PerTpuStepDetails::scv0_compute_time_ms),
+               ar_compute = total(&PerTpuStepDetails::all_reduce_compute_time_ms),
+               ar_sync = total(&PerTpuStepDetails::all_reduce_sync_time_ms),
+               idle = total(&PerTpuStepDetails::tc_idle_time_ms);
+  TpuBottleneckAnalysis a;
+  if (step == 0) {
+    a.set_input_classification("unknown");
+    a.set_input_statement("No step time measured. Therefore we cannot tell where the performance bottleneck is.");
+    a.set_tc_idle_classification("no");
+    a.set_scv0_classification("no");
+    a.set_all_reduce_classification("no");
+    return a;
+  }
+  double infeed_percent = 100.0 * infeed / step, outfeed_percent = 100.0 * outfeed / step,
+         idle_percent = 100.0 * idle / step;
+  std::string cls, statement;
+  ClassifyInputBound(infeed_percent, /*all_other_percent=*/0, &cls, &statement);
+  a.set_input_classification(cls);
+  a.set_input_statement(statement);
+  OutputAnalysis(outfeed_percent, a);
+  TcIdleAnalysis(idle_percent, a);
+  AllReduceAnalysis(100.0 * ar_compute / step, 100.0 * ar_sync / step, infeed_percent, a);
+  ScV0Analysis(100.0 * scv0 / step, a);
+  a.set_compute_percent(std::max(0.0, 100.0 - infeed_percent - outfeed_percent - idle_percent));
+  a.set_input_percent(infeed_percent);
+  a.set_output_percent(outfeed_percent);
+  a.set_tc_idle_percent(idle_percent);
+  return a;
+}
+
+// ComputeStepTimeSummaryInMs: a step takes its slowest TensorCore's time.
+StepSummary StepTimeSummaryInMs(const std::vector<PerCoreStepInfo>& steps) {
+  SampleStat<double> stat;
+  for (const PerCoreStepInfo& step : steps) {
+    double max_ms = 0;
+    for (const auto& [core, info] : step.step_info_per_core) {
+      if (core >= kSparseCoreIndexStart) continue;
+      max_ms = std::max(static_cast<double>(info.duration_ps) / 1e9, max_ms);
+    }
+    stat.Update(max_ms);
+  }
+  return StepSummaryOf(stat);
+}
+
+}  // namespace
+
+TpuStepBreakdown TpuStepBreakdownOf(const std::map<std::string, uint64_t>& category_ps, uint64_t step_time_ps) {
+  std::map<std::string, uint64_t> c;
+  uint64_t total = 0;
+  for (const auto& [category, ps] : category_ps) {
+    if (category == kIdleCategory) continue;
+    c[category] += ps;
+    total += ps;
+  }
+  // SparseCoreV0 infeed is waiting for SparseCoreV0 plus transforming its
+  // output, which costs about what the outfeed to it does.
+  if (auto it = c.find(std::string(kSc0Infeed)); it != c.end()) {
+    uint64_t infeed = it->second;
+    c.erase(it);
+    if (infeed != 0) {
+      uint64_t transform = std::min(infeed, CategoryPs(c, kSc0Outfeed));
+      c[std::string(kSc0InfeedWait)] = infeed - transform;
+      c[std::string(kSc0InfeedTransform)] = transform;
+    }
+  }
+  TpuStepBreakdown t;
+  t.infeed_duration_ps = CategoryPs(c, kInfeed);
+  t.host_outfeed_ps = CategoryPs(c, kOutfeed);
+  t.wait_for_scv0_duration_ps = CategoryPs(c, kSc0InfeedWait);
+  t.scv0_infeed_transform_ps = CategoryPs(c, kSc0InfeedTransform);
+  t.scv0_outfeed_ps = CategoryPs(c, kSc0Outfeed);
+  t.crs_duration_ps = CategoriesPs(c, {"all-reduce", "all-reduce fusion", "all-to-all"});
+  t.send_duration_ps = CategoriesPs(c, {"send", "send-done"});
+  t.recv_duration_ps = CategoriesPs(c, {"recv", "recv-done"});
+  t.host_send_duration_ps = CategoriesPs(c, {"host send", "host send-done"});
+  t.host_recv_duration_ps = CategoriesPs(c, {"host recv", "host recv-done"});
+  t.wait_for_megacore_fusion_peer_duration_ps = CategoryPs(c, "megacore fusion");
+  t.high_flops_compute_ps = CategoriesPs(c, {"convolution", "convolution base-dilated", "convolution window-dilated",
+                                              "convolution fusion", "output fusion"});
+  t.tc_idle_ps = step_time_ps - total;
+  const uint64_t off_duty = t.tc_idle_ps + t.infeed_duration_ps + t.host_outfeed_ps + t.host_send_duration_ps +
+                            t.host_recv_duration_ps + t.wait_for_megacore_fusion_peer_duration_ps;
+  t.tc_busy_ps = step_time_ps - off_duty - t.wait_for_scv0_duration_ps;
+  return t;
+}
+
+StepSummary StepSummaryOf(const SampleStat<double>& stat) {
+  StepSummary s;
+  if (stat.empty()) return s;
+  s.set_average(stat.avg());
+  s.set_standard_deviation(std::sqrt(std::max(0.0, stat.sample_variance())));
+  s.set_minimum(stat.min());
+  s.set_maximum(stat.max());
+  return s;
+}
+
+PerTpuStepDetails ComputeTpuPerStepDataAcrossCores(const PerCoreStepInfo& step,
+                                                   const std::map<uint32_t, CoreDetails>& core_details) {
+  PerTpuStepDetails d;
+  std::map<uint32_t, AllReduceBreakdown> all_reduce = AllReduceBreakdownAcrossCores(step);
+  SampleStat<double> infeed_percent;
+  SampleStat<uint64_t> step_ps, optimal_step_ps, tc_outfeed_ps, sc_compute_ps, sc_step_ps, sc_idle_ps,
+      host_send_recv_ps;
+  uint64_t max_wait_for_scv0_infeed = 0, max_wait_for_scv0_compute = 0;
+  std::optional<uint32_t> max_infeed_core;
+  uint64_t max_infeed_ps = 0;
+  AllReduceBreakdown max_all_reduce;
+  d.set_step_number(-1);
+  for (const auto& [core, info] : step.step_info_per_core) {
+    if (d.step_number() < 0) d.set_step_number(static_cast<int32_t>(info.step_num));
+    if (core >= kSparseCoreIndexStart) {
+      // A SparseCore computes whenever it is not idle.
+      uint64_t idle = CategoryPs(info.category_ps, kIdleCategory);
+      sc_step_ps.Update(info.duration_ps);
+      sc_compute_ps.Update(info.duration_ps - idle);
+      sc_idle_ps.Update(idle);
+      continue;
+    }
+    TpuStepBreakdown t = TpuStepBreakdownOf(info.category_ps, info.duration_ps);
+    step_ps.Update(info.duration_ps);
+    if (t.wait_for_scv0_duration_ps > max_wait_for_scv0_infeed + max_wait_for_scv0_compute) {
+      max_wait_for_scv0_infeed = ScV0InfeedDurationPs(t);
+      max_wait_for_scv0_compute = ScV0ComputeDurationPs(t);
+    }
+    tc_outfeed_ps.Update(t.host_outfeed_ps);
+    const AllReduceBreakdown& ar = all_reduce[core];
+    if (ar.DurationPs() > max_all_reduce.DurationPs()) max_all_reduce = ar;
+    infeed_percent.Update(100.0 * static_cast<double>(TcPlusScV0InfeedDurationPs(t)) /
+                          static_cast<double>(info.duration_ps));
+    // The step without the time this core waited for the host or for
+    // SparseCoreV0 (not for other TensorCores).
+    optimal_step_ps.Update(info.duration_ps - WaitForHostOrScV0DurationPs(t));
+    host_send_recv_ps.Update(HostSendRecvDurationPs(t));
+    if (t.infeed_duration_ps > max_infeed_ps) {
+      max_infeed_core = core;
+      max_infeed_ps = t.infeed_duration_ps;
+    }
+  }
+  if (!tc_outfeed_ps.empty()) d.set_tc_outfeed_time_ms(PsToMs(tc_outfeed_ps.avg()));
+  // TensorCore compute: the shortest of the cores' steps without waiting.
+  if (!optimal_step_ps.empty()) d.set_tc_compute_time_ms(PsToMs(static_cast<double>(optimal_step_ps.min())));
+  if (!host_send_recv_ps.empty()) d.set_host_transfer_ms(PsToMs(static_cast<double>(host_send_recv_ps.max())));
+  d.set_tc_infeed_time_ms(PsToMs(static_cast<double>(max_infeed_ps)));
+  if (max_infeed_core) {
+    d.set_coreid_max_infeed_time(*max_infeed_core);
+    if (auto it = core_details.find(*max_infeed_core); it != core_details.end()) {
+      d.set_max_infeed_time_core_name(it->second.hostname + ":" + std::to_string(it->second.device_ordinal));
+    }
+  }
+  d.set_scv0_compute_time_ms(PsToMs(static_cast<double>(max_wait_for_scv0_compute)));
+  d.set_scv0_infeed_time_ms(PsToMs(static_cast<double>(max_wait_for_scv0_infeed)));
+  // Idle: what the shortest step leaves after the rest (all-reduce not yet set).
+  if (!step_ps.empty()) d.set_tc_idle_time_ms(PsToMs(static_cast<double>(step_ps.min())) - NonIdleTimeMs(d));
+  if (d.tc_idle_time_ms() < 0) d.set_tc_idle_time_ms(0);
+  d.set_all_reduce_compute_time_ms(PsToMs(static_cast<double>(max_all_reduce.compute_duration_ps)));
+  d.set_all_reduce_sync_time_ms(PsToMs(static_cast<double>(max_all_reduce.sync_duration_ps)));
+  if (!infeed_percent.empty()) {
+    d.set_infeed_percent_average(infeed_percent.avg());
+    d.set_infeed_percent_minimum(infeed_percent.min());
+    d.set_infeed_percent_maximum(infeed_percent.max());
+  }
+  if (!sc_compute_ps.empty()) d.set_sc_compute_time_ms(PsToMs(static_cast<double>(sc_compute_ps.min())));
+  if (!sc_idle_ps.empty()) d.set_sc_idle_time_ms(PsToMs(sc_idle_ps.avg()));
+  if (!sc_step_ps.empty()) d.set_sc_step_time_ms(PsToMs(sc_step_ps.avg()));
+  if (d.sc_idle_time_ms() < 0) d.set_sc_idle_time_ms(0);
+  return d;
+}
+
+void MayFixTpuStepAnalysis(const StepEvents& host_step_events, const OpMetricsDb& device_op_metrics_db,
+                           std::vector<PerCoreStepInfo>& step_db, const std::map<uint32_t, CoreDetails>& core_details) {
+  for (const auto& [name, m] : device_op_metrics_db.ops) {
+    if (m.category == kInfeed || m.category == kSc0Infeed) return;  // input arrives by infeed
+  }
+  for (PerCoreStepInfo& step : step_db) {
+    auto host = host_step_events.find(static_cast<uint32_t>(step.step_num));
+    if (host == host_step_events.end()) continue;
+    uint64_t input_ps = 0;
+    for (const TypedSpan& e : host->second.events) {
+      if (e.type == HOST_WAIT_INPUT || e.type == HOST_TO_DEVICE) input_ps += static_cast<uint64_t>(e.span.duration());
+    }
+    if (input_ps == 0) continue;
+    double tc_idle_ms = ComputeTpuPerStepDataAcrossCores(step, core_details).tc_idle_time_ms();
+    double input_ratio = std::min(SafeDivide(PsToMs(static_cast<double>(input_ps)), tc_idle_ms), 1.0);
+    for (auto& [core, info] : step.step_info_per_core) {
+      if (core >= kSparseCoreIndexStart) continue;
+      auto idle = info.category_ps.find(kIdleCategory);
+      if (idle == info.category_ps.end() || idle->second == 0) continue;
+      uint64_t infeed = static_cast<uint64_t>(static_cast<double>(idle->second) * input_ratio);
+      idle->second -= infeed;
+      info.category_ps[std::string(kInfeed)] = infeed;
+    }
+  }
+}
+
+void ComputeTpuInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnalysisResult& result) {
+  bool has_sparse_core = false;
+  for (const auto& [core, details] : op_stats.core_id_to_details) has_sparse_core |= details.is_sparse_core;
+  *result.mutable_step_time_summary() = StepTimeSummaryInMs(op_stats.tpu_step_db);
+  std::vector<PerTpuStepDetails> steps;
+  for (const PerCoreStepInfo& step : op_stats.tpu_step_db) {
+    steps.push_back(ComputeTpuPerStepDataAcrossCores(step, op_stats.core_id_to_details));
+    result.add_step_details()->PackFrom(steps.back());
+  }
+  auto summary = [&](double (PerTpuStepDetails::*figure)() const) {
+    SampleStat<double> stat;
+    for (const PerTpuStepDetails& d : steps) stat.Update((d.*figure)());
+    return StepSummaryOf(stat);
+  };
+  // A step's input share is its slowest core's.
+  *result.mutable_input_percent_summary() = summary(&PerTpuStepDetails::infeed_percent_maximum);
+  TpuStepTimeBreakdown b;
+  SparseCoreStepSummary sc;
+  using D = PerTpuStepDetails;
+  std::vector<std::pair<double (D::*)() const, StepSummary*>> parts = {
+      {&D::tc_compute_time_ms, b.mutable_tc_compute_ms_summary()},
+      {&D::scv0_compute_time_ms, b.mutable_scv0_compute_ms_summary()},
+      {&D::tc_infeed_time_ms, b.mutable_tc_infeed_ms_summary()},
+      {&D::tc_outfeed_time_ms, b.mutable_tc_outfeed_ms_summary()},
+      {&D::scv0_infeed_time_ms, b.mutable_scv0_infeed_ms_summary()},
+      {&D::tc_idle_time_ms, b.mutable_tc_idle_ms_summary()},
+      {&D::host_transfer_ms, b.mutable_host_transfer_ms_summary()},
+      {&D::sc_compute_time_ms, sc.mutable_sc_compute_ms_summary()},
+      {&D::sc_infeed_time_ms, sc.mutable_sc_infeed_ms_summary()},
+      {&D::sc_outfeed_time_ms, sc.mutable_sc_outfeed_ms_summary()},
+      {&D::sc_idle_time_ms, sc.mutable_sc_idle_ms_summary()},
+      {&D::sc_step_time_ms, sc.mutable_sc_step_time_ms_summary()}};
+  for (auto [figure, out] : parts) *out = summary(figure);
+  // The SparseCore summary only where the chips have SparseCores.
+  if (has_sparse_core) *b.mutable_sparse_core_step_summary() = sc;
+  result.mutable_step_time_breakdown()->PackFrom(b);
+  result.set_tag(true);
+  TpuBottleneckAnalysis a = ComputeTpuBottleneckAnalysis(result);
+  result.set_input_percent(a.input_percent());
+  result.set_output_percent(a.output_percent());
+  result.set_idle_percent(a.tc_idle_percent());
+  result.set_compute_percent(a.compute_percent());
+  result.mutable_recommendation()->mutable_bottleneck_analysis()->PackFrom(a);
+}
+
+DataTable TpuStepBreakdownTable(const InputPipelineAnalysisResult& result) {
+  TpuStepTimeBreakdown b;
+  bool has_breakdown = result.step_time_breakdown().UnpackTo(&b);
+  // SparseCoreV0 columns unless the chips have SparseCores of their own.
+  const bool scv0 = !b.has_sparse_core_step_summary();
+  DataTable t;
+  std::string graph_columns = "stepnum,tcComputeTimeMs";
+  t.AddColumns({{"stepnum", "stepnum", "string"}, {"tcComputeTimeMs", "TensorCore compute (in ms)", "number"}});
+  if (scv0) {
+    t.AddColumns({{"scv0ComputeTimeMs", "SparseCoreV0 compute (in ms)", "number"},
+                  {"scv0InfeedTimeMs", "SparseCoreV0 input (in ms)", "number"}});
+    graph_columns += ",scv0ComputeTimeMs,scv0InfeedTimeMs";
+  }
+  t.AddColumns({{"tcInfeedTimeMs", "TensorCore input (in ms)", "number"},
+                {"tcOutfeedTimeMs", "TensorCore output (in ms)", "number"},
+                {"tcIdleTimeMs", "TensorCore idle (in ms)", "number"},
+                {"hostTransferTimeMs", "Host transfer (in ms)", "number"},
+                {"tooltip", "tooltip", "string", "tooltip"},
+                {"infeedPercentAverage", "% step time waiting for input data", "number"},
+                {"infeedPercentMin", "Infeed percent min", "number", "interval"},
+                {"infeedPercentMax", "Infeed percent max", "number", "interval"}});
+  graph_columns += ",tcInfeedTimeMs,tcOutfeedTimeMs,tcIdleTimeMs,hostTransferTimeMs,tooltip";
+  SetStepTimeProperties(result, t);
+  SetSummaryProperties("infeed_percent", result.input_percent_summary(), t);
+  t.SetProperty("step_time_graph_column_ids", graph_columns);
+  if (has_breakdown) {
+    // Averages of the parts of a step, two decimals; SparseCore parts only
+    // when every step ran on a SparseCore.
+    using Part = std::pair<const char*, const StepSummary& (TpuStepTimeBreakdown::*)() const>;
+    std::vector<Part> parts = {{"tc_compute_ms_average", &TpuStepTimeBreakdown::tc_compute_ms_summary},
+                               {"tc_infeed_ms_average", &TpuStepTimeBreakdown::tc_infeed_ms_summary},
+                               {"tc_outfeed_ms_average", &TpuStepTimeBreakdown::tc_outfeed_ms_summary},
+                               {"tc_idle_ms_average", &TpuStepTimeBreakdown::tc_idle_ms_summary},
+                               {"host_transfer_ms_average", &TpuStepTimeBreakdown::host_transfer_ms_summary}};
+    if (scv0) {
+      parts.push_back({"scv0_compute_ms_average", &TpuStepTimeBreakdown::scv0_compute_ms_summary});
+      parts.push_back({"scv0_infeed_ms_average", &TpuStepTimeBreakdown::scv0_infeed_ms_summary});
+    }
+    for (const auto& [key, part] : parts) t.SetProperty(key, TwoDigits((b.*part)().average()));
+    const SparseCoreStepSummary& sc = b.sparse_core_step_summary();
+    if (sc.sc_step_time_ms_summary().minimum() > 0) {
+      using ScPart = std::pair<const char*, const StepSummary& (SparseCoreStepSummary::*)() const>;
+      for (const auto& [key, part] : {ScPart{"sc_compute_ms_average", &SparseCoreStepSummary::sc_compute_ms_summary},
+                                      ScPart{"sc_infeed_ms_average", &SparseCoreStepSummary::sc_infeed_ms_summary},
+                                      ScPart{"sc_outfeed_ms_average", &SparseCoreStepSummary::sc_outfeed_ms_summary},
+                                      ScPart{"sc_idle_ms_average", &SparseCoreStepSummary::sc_idle_ms_summary}}) {
+        t.SetProperty(key, TwoDigits((sc.*part)().average()));
+      }
+      t.SetProperty("sc_step_time_ms_average", OneDigit(sc.sc_step_time_ms_summary().average()));
+    }
+  }
+  TpuBottleneckAnalysis a;
+  if (result.recommendation().bottleneck_analysis().UnpackTo(&a)) {
+    t.SetProperty("input_conclusion", a.input_statement());
+    t.SetProperty("output_conclusion", a.output_statement());
+  }
+  t.SetProperty("summary_nextstep", result.recommendation().summary_next_step());
+  for (const auto& any : result.step_details()) {
+    PerTpuStepDetails d;
+    if (!any.UnpackTo(&d)) continue;
+    std::string tooltip = "step " + std::to_string(d.step_number()) + ":\nTime waiting for input data = " +
+                          FixedDigits(InfeedTimeMs(d), 3) +
+                          " ms, Step time = " + FixedDigits(StepTimeMs(d) - AllReduceTimeMs(d), 3) + " ms";
+    const std::string step = std::to_string(d.step_number());
+    if (scv0) {
+      t.AddRow({step, d.tc_compute_time_ms(), d.scv0_compute_time_ms(), d.scv0_infeed_time_ms(), d.tc_infeed_time_ms(),
+                d.tc_outfeed_time_ms(), d.tc_idle_time_ms(), d.host_transfer_ms(), tooltip,
+                d.infeed_percent_average(), d.infeed_percent_minimum(), d.infeed_percent_maximum()});
+    } else {
+      t.AddRow({step, d.tc_compute_time_ms(), d.tc_infeed_time_ms(), d.tc_outfeed_time_ms(), d.tc_idle_time_ms(),
+                d.host_transfer_ms(), tooltip, d.infeed_percent_average(), d.infeed_percent_minimum(),
+                d.infeed_percent_maximum()});
+    }
+  }
+  return t;
+}
+
+DataTable MaxInfeedCoreTable(const InputPipelineAnalysisResult& result) {
+  DataTable t;
+  if (result.hardware_type() != "TPU") return t;
+  t.AddColumn("index", "Index", "string");
+  for (int i = 0; i < result.step_details_size(); ++i) t.AddColumn(std::to_string(i), std::to_string(i), "string");
+  std::vector<DataTable::Cell> steps = {std::string("Step number")}, cores = {std::string("Core name")};
+  for (const auto& any : result.step_details()) {
+    PerTpuStepDetails d;
+    if (!any.UnpackTo(&d)) continue;
+    steps.push_back(std::to_string(d.step_number()));
+    cores.push_back(d.max_infeed_time_core_name().empty() ? std::string("unknown") : d.max_infeed_time_core_name());
+  }
+  t.AddRow(std::move(steps));
+  t.AddRow(std::move(cores));
+  return t;
+}
+
+}  // namespace tbprof
