@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <string>
 
-#include "convert/analysis/graph_viewer.h"
-#include "convert/analysis/hlo_module.h"
-#include "convert/analysis/memory_viewer.h"
+#include "convert/analysis/hlo/graph_viewer.h"
+#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo/memory_viewer.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace {

@@ -17,8 +17,8 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "convert/analysis/op_stats_to_overview_page.h"
-#include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "convert/analysis/xspace_to_memory_profile.h"
-#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/analysis/host_events/xspace_to_tf_data_stats.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 

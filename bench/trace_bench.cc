@@ -28,7 +28,7 @@
 #include <cstdio>
 #include <string>
 
-#include "convert/analysis/trace_index.h"
+#include "convert/analysis/trace_viewer/trace_index.h"
 #include "convert/tools/trace_viewer_tools.h"
 #include "convert/xplane/xspace_reader.h"
 #include "synthetic/profile_generator.h"

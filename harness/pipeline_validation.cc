@@ -1,6 +1,6 @@
 #include "harness/pipeline_validation.h"
 
-#include "convert/analysis/xspace_to_tf_data_stats.h"
+#include "convert/analysis/host_events/xspace_to_tf_data_stats.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof::harness {

@@ -13,7 +13,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/strings.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "plugin/run_tools.h"

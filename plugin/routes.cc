@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <set>
 
-#include "convert/analysis/hlo_module.h"
+#include "convert/analysis/common/hlo_module.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 #include "plugin/capture/capture.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"

@@ -4,7 +4,7 @@
 
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tool_registry.h"
-#include "convert/xplane/xspace_model.h"
+#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 namespace {
