@@ -54,6 +54,7 @@ struct PendingEvent {
   int64_t ts_ns = 0, dur_ns = 0;
   uint32_t line = 0;
   StrId name = kNoStr;
+  StrId cat = kNoStr;  // as written
   uint32_t first_stat = 0, num_stats = 0;
   Kind kind = Kind::kOtherHost;
 };
@@ -338,6 +339,7 @@ void KinetoBuilder::AddEvent(char ph, std::string_view cat, StrId name, StrId pi
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.name = name;
+  e.cat = space_->strings.Intern(cat);
   e.first_stat = first_stat;
   e.num_stats = static_cast<uint32_t>(stats_.size()) - first_stat;
   e.kind = ph == 'X' ? KindOf(cat) : (name_text == "[memory]" ? Kind::kMemory : Kind::kOtherHost);
@@ -419,13 +421,6 @@ uint32_t KinetoBuilder::DeviceLine(int device, int64_t stream) {
 }
 
 
-std::string_view KindName(Kind k) {
-  static constexpr std::string_view kNames[] = {"cpu_op", "user_annotation", "python_function", "cuda_runtime",
-                                                "cuda_driver", "other", "memory", "kernel", "gpu_memcpy",
-                                                "gpu_memset", "gpu_user_annotation", "device_other"};
-  return kNames[static_cast<int>(k)];
-}
-
 // "[x, y, z]" → x,y,z; missing dimensions are 1, as CUDA's.
 std::string Dims(std::string_view text) {
   int64_t dims[3] = {1, 1, 1};
@@ -505,17 +500,17 @@ void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, st
   (void)plane;
 }
 
-uint32_t MetadataOf(XPlaneModel& plane, std::unordered_map<uint64_t, uint32_t>& index, StrId name, Kind kind,
-                    StrId category_stat, StringTable& strings) {
-  auto [it, fresh] = index.try_emplace((uint64_t{name} << 8) | static_cast<uint8_t>(kind),
-                                       static_cast<uint32_t>(plane.event_metadata.size()));
+// One metadata per (name, category as written): the category is its stat.
+uint32_t MetadataOf(XPlaneModel& plane, std::unordered_map<uint64_t, uint32_t>& index, StrId name, StrId cat,
+                    StrId category_stat) {
+  auto [it, fresh] = index.try_emplace((uint64_t{name} << 32) | cat, static_cast<uint32_t>(plane.event_metadata.size()));
   if (fresh) {
     EventMetadata md;
     md.id = static_cast<int64_t>(plane.event_metadata.size());
     md.name = name;
     md.first_stat = static_cast<uint32_t>(plane.metadata_stats.size());
     md.num_stats = 1;
-    plane.metadata_stats.push_back(StrStat(category_stat, strings.Intern(KindName(kind))));
+    plane.metadata_stats.push_back(StrStat(category_stat, cat));
     plane.event_metadata.push_back(std::move(md));
   }
   return it->second;
@@ -571,7 +566,7 @@ void KinetoBuilder::BuildPlane(int device, XPlaneModel& plane,
         const int64_t bytes = IntArg(pe, n_.bytes);
         name = bytes != kNone && bytes < 0 ? dealloc : alloc;
       }
-      ev.metadata = MetadataOf(plane, metadata_index, name, pe.kind, category_stat, strings);
+      ev.metadata = MetadataOf(plane, metadata_index, name, pe.cat, category_stat);
       plane.events.push_back(ev);
       for (uint32_t i = pe.first_stat; i < pe.first_stat + pe.num_stats; ++i) {
         Stat s = stats_[i];

@@ -28,7 +28,7 @@
 namespace tbprof {
 
 // Names of the stats the importer writes beyond the xplane schema's.
-inline constexpr std::string_view kKinetoCategoryStat = "kineto_category";  // metadata stat: the event's `cat`
+inline constexpr std::string_view kKinetoCategoryStat = "kineto_category";  // metadata stat: `cat` as written
 inline constexpr std::string_view kKinetoExternalIdStat = "External id";
 inline constexpr std::string_view kKinetoBlocksPerSmStat = "blocks per SM";
 inline constexpr std::string_view kKinetoOccupancyStat = "est. achieved occupancy %";
