@@ -22,16 +22,17 @@
 #include <string_view>
 
 #include "convert/base/status.h"
+#include "convert/xplane/kineto_names.h"
 #include "convert/xplane/xspace_model.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
 
 // Names of the stats the importer writes beyond the xplane schema's.
-inline constexpr std::string_view kKinetoCategoryStat = "kineto_category";  // metadata stat: `cat` as written
+inline constexpr std::string_view kKinetoCategoryStat = schema::kKinetoCategory;  // metadata stat: `cat` as written
 inline constexpr std::string_view kKinetoExternalIdStat = "External id";
-inline constexpr std::string_view kKinetoBlocksPerSmStat = "blocks per SM";
-inline constexpr std::string_view kKinetoOccupancyStat = "est. achieved occupancy %";
+inline constexpr std::string_view kKinetoBlocksPerSmStat = schema::kKinetoBlocksPerSm;
+inline constexpr std::string_view kKinetoOccupancyStat = schema::kKinetoOccupancy;
 // The line holding a device's gpu_user_annotation spans: an id in the range
 // of derived lines, so analyses of device ops skip it as they skip those.
 inline constexpr int64_t kKinetoGpuAnnotationLineId = 0xdeadbeef + 49 + 240 + 1 + 99;

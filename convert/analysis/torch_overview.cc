@@ -1,11 +1,11 @@
-#include "convert/kineto/torch_overview.h"
+#include "convert/analysis/torch_overview.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
-#include "convert/kineto/kineto_reader.h"
+#include "convert/xplane/kineto_names.h"
 #include "convert/xplane/schema.h"
 
 namespace tbprof {
@@ -111,6 +111,7 @@ void ReadHost(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, St
     if ((op || annotation) && name.starts_with("ProfilerStep#")) {
       TorchStep s;
       s.name = std::string(name.substr(13));
+      for (char c : s.name) s.number = c >= '0' && c <= '9' ? s.number * 10 + (c - '0') : s.number;
       s.begin_ps = b;
       s.end_ps = en;
       ev.steps.push_back(s);
@@ -139,7 +140,7 @@ struct KernelSample {
 void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, StrId correlation, Events& ev,
                 std::vector<KernelSample>& kernels) {
   const std::vector<std::string> cats = CategoriesOf(space, p, cat_stat);
-  const StrId blocks = space.Find(kKinetoBlocksPerSmStat), occupancy = space.Find(kKinetoOccupancyStat);
+  const StrId blocks = space.Find(schema::kKinetoBlocksPerSm), occupancy = space.Find(schema::kKinetoOccupancy);
   for (uint32_t e = 0; e < p.events.size(); ++e) {
     const std::string& cat = cats[p.events[e].metadata];
     TorchRole role = kTorchOther;
@@ -240,11 +241,11 @@ double SmEfficiencyPs(const std::vector<KernelSample>& kernels, Range window) {
 
 }  // namespace
 
-bool IsKinetoModel(const XSpaceModel& space) { return space.Find(kKinetoCategoryStat) != kNoStr; }
+bool IsKinetoModel(const XSpaceModel& space) { return space.Find(schema::kKinetoCategory) != kNoStr; }
 
 TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
   TorchOverview out;
-  const StrId cat_stat = space.Find(kKinetoCategoryStat);
+  const StrId cat_stat = space.Find(schema::kKinetoCategory);
   const StrId correlation = space.Find(schema::kCorrelationId);
   Events ev;
   std::map<int64_t, std::vector<KernelSample>> kernels_of_device;
@@ -280,7 +281,10 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
   cost[kTorchOther] = slots;
   for (TorchStep& s : ev.steps) {
     const Ranges step = {{s.begin_ps, s.end_ps}};
-    for (int role = 0; role < kTorchRoles; ++role) s.role_ps[role] = Sum(Intersect(step, cost[role]));
+    for (int role = 0; role < kTorchRoles; ++role) {
+      s.role_ranges[role] = Intersect(step, cost[role]);
+      s.role_ps[role] = Sum(s.role_ranges[role]);
+    }
     out.average_step_ps += static_cast<double>(s.end_ps - s.begin_ps);
     for (int role = 0; role < kTorchRoles; ++role) out.average_role_ps[role] += static_cast<double>(s.role_ps[role]);
   }
@@ -309,6 +313,21 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
     }
     if (time > 0) g.achieved_occupancy = weighted / time;
     out.gpus.push_back(g);
+  }
+  return out;
+}
+
+StepEvents TorchStepEvents(const TorchOverview& overview) {
+  static constexpr int kTypeOfRole[kTorchRoles] = {DEVICE_COMPUTE_32, DEVICE_TO_DEVICE, DEVICE_TO_DEVICE, HOST_PREPARE,
+                                                   HOST_WAIT_INPUT,   HOST_COMPUTE,     UNKNOWN_TIME};
+  StepEvents out;
+  for (const TorchStep& s : overview.steps) {
+    GroupStepEvents& g = out[s.number];
+    g.step_name = s.name;
+    g.device_markers.push_back(Span{s.begin_ps, s.end_ps});
+    for (int role = 0; role < kTorchRoles; ++role) {
+      for (const auto& [b, e] : s.role_ranges[role]) g.events.push_back({kTypeOfRole[role], Span{b, e}});
+    }
   }
   return out;
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/xplane_to_step_events.h"
 #include "convert/xplane/xspace_model.h"
 
 namespace tbprof {
@@ -33,8 +34,11 @@ inline constexpr const char* kTorchRoleNames[kTorchRoles] = {"Kernel",     "Memc
 
 struct TorchStep {
   std::string name;  // "5" for ProfilerStep#5
+  int64_t number = 0;
   int64_t begin_ps = 0, end_ps = 0;
   int64_t role_ps[kTorchRoles] = {};
+  // The instants each role was given (disjoint across roles; Other included).
+  std::vector<std::pair<int64_t, int64_t>> role_ranges[kTorchRoles];
 };
 
 struct TorchGpuMetrics {
@@ -56,5 +60,13 @@ struct TorchOverview {
 bool IsKinetoModel(const XSpaceModel& space);
 
 TorchOverview ComputeTorchOverview(const XSpaceModel& space);
+
+// The steps as the step events OpStats' step table is built from, so the
+// overview and the input pipeline analysis show torch-tb-profiler's steps.
+// Role → event type: Kernel → device compute (32-bit: Kineto says nothing of
+// precision), Memcpy and Memset → device to device, Runtime → host prepare
+// (xprof's kernel launch), DataLoader → host wait input (input), CPU Exec →
+// host compute, Other → unknown. Each step is its own device marker.
+StepEvents TorchStepEvents(const TorchOverview& overview);
 
 }  // namespace tbprof

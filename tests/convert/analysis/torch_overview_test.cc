@@ -1,7 +1,7 @@
 // torch-tb-profiler's overview on its own ResNet-50 sample, against that
 // plugin's exact answers (result_check_file.txt, read here with Boost.JSON),
 // and the priority rule on small traces written by our own writer.
-#include "convert/kineto/torch_overview.h"
+#include "convert/analysis/torch_overview.h"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +125,37 @@ TEST(TorchOverview, StepsExtendToTheirDeviceWork) {
   EXPECT_EQ(o.steps[0].end_ps, 75'000'000);
   EXPECT_EQ(o.steps[1].begin_ps, 75'000'000);
   EXPECT_EQ(o.steps[1].end_ps, 100'000'000);
+}
+
+// torch-tb-profiler's test_profiler.py "test_all_categories" (its times, in µs):
+// one step [50, 450) on two threads with every category.
+TraceWriter AllCategories() {
+  constexpr int64_t us = 1000;
+  TraceWriter w;
+  w.Host("Operator", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 100 * us, 180 * us,
+         "\"External id\": 2", 123);
+  w.Host("Operator", "aten::to", 200 * us, 60 * us, "\"External id\": 3, \"Input Dims\": [[2, 8, 5], [], []]", 123);
+  w.Host("Operator", "aten::nll_loss_backward", 340 * us, 70 * us, "\"External id\": 4", 456);
+  w.Host("Operator", "ProfilerStep#1", 50 * us, 400 * us, "\"External id\": 1", 123);
+  w.Device("Memcpy", "Memcpy HtoD (Pageable -> Device)", 405 * us, 10 * us, "\"stream\": 7, \"correlation\": 334, \"external id\": 4");
+  w.Host("Runtime", "cudaMemcpyAsync", 360 * us, 20 * us, "\"correlation\": 334, \"external id\": 4", 456);
+  w.Device("Memset", "Memset (Device)", 420 * us, 5 * us, "\"stream\": 7, \"correlation\": 40344, \"external id\": 4");
+  w.Host("Runtime", "cudaMemsetAsync", 390 * us, 10 * us, "\"correlation\": 40344, \"external id\": 4", 456);
+  w.Device("Kernel", "void cunn_ClassNLLCriterion_updateGradInput_kernel<float>", 430 * us, 15 * us,
+           "\"correlation\": 40348, \"external id\": 4, \"device\": 0");
+  w.Host("Runtime", "cudaLaunchKernel", 405 * us, 5 * us, "\"correlation\": 40348, \"external id\": 4", 456);
+  return w;
+}
+
+TEST(TorchOverview, TbPluginAllCategoriesStepBreakdown) {
+  auto m = ParseKinetoTrace(AllCategories().Json(0, false), "all_categories");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const TorchOverview o = ComputeTorchOverview(**m);
+  ASSERT_EQ(o.steps.size(), 1u);
+  const int64_t expected_us[kTorchRoles] = {15, 10, 5, 30, 180, 35, 125};  // the plugin test's assertions
+  for (int role = 0; role < kTorchRoles; ++role) {
+    EXPECT_EQ(o.steps[0].role_ps[role], expected_us[role] * 1'000'000) << kTorchRoleNames[role];
+  }
 }
 
 }  // namespace
