@@ -121,7 +121,8 @@ const std::string& KinetoPath() {
   static const std::string path = [] {
     std::string p = Env("TBPROF_BENCH_KINETO", "/tmp/tbprof_bench_kineto.pt.trace.json");
     std::error_code ec;
-    if (fs::file_size(p, ec) < kMinBytes) WriteRepeatedTrace(p);
+    const uintmax_t size = fs::file_size(p, ec);
+    if (ec || size < kMinBytes) WriteRepeatedTrace(p);
     return p;
   }();
   return path;
@@ -131,7 +132,8 @@ const std::string& XPlanePath() {
   static const std::string path = [] {
     std::string p = Env("TBPROF_BENCH_KINETO_XPLANE", "/tmp/tbprof_bench_kineto_same.xplane.pb");
     std::error_code ec;
-    if (fs::file_size(p, ec) == 0) {
+    const uintmax_t size = fs::file_size(p, ec);
+    if (ec || size == 0) {
       auto m = tbprof::LoadKinetoFile(KinetoPath());
       if (!m.ok()) std::abort();
       WriteModelAsXPlane(**m, p);

@@ -1,5 +1,8 @@
 #include "convert/kineto/kineto_reader.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -92,7 +95,9 @@ class KinetoBuilder {
     n_.addr = s.Intern("Addr");
   }
 
-  Status Parse(std::string_view json);
+  // `release_pages`: `json` is a file mapping whose pages behind the parse
+  // may be handed back to the kernel (they are re-read if touched again).
+  Status Parse(std::string_view json, bool release_pages = false);
   StatusOr<std::unique_ptr<XSpaceModel>> Build();
 
  private:
@@ -134,11 +139,18 @@ class KinetoBuilder {
   int64_t span_begin_ns_ = kNone, span_end_ns_ = kNone;
   bool saw_trace_events_ = false;
   int64_t origin_ns_ = 0;
+  const char* release_base_ = nullptr;
+  const char* released_to_ = nullptr;
+  void ReleasePagesBefore(size_t offset);
   std::map<std::string, int64_t> peak_in_use_;
 };
 
-Status KinetoBuilder::Parse(std::string_view json) {
+Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   JsonScanner js(json);
+  if (release_pages) {
+    release_base_ = json.data();
+    released_to_ = json.data();
+  }
   if (js.Peek() != JsonType::kObject) {
     return Error("not a PyTorch profiler trace: the file is not a JSON object");
   }
@@ -149,6 +161,19 @@ Status KinetoBuilder::Parse(std::string_view json) {
   }
   if (!saw_trace_events_) return Error("not a PyTorch profiler trace: no \"traceEvents\" array");
   return Status::Ok();
+}
+
+// Every event read so far is copied into the builder: the mapped pages
+// behind it are not needed again, so the peak footprint is the model plus a
+// window of the file rather than the whole file.
+void KinetoBuilder::ReleasePagesBefore(size_t offset) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const char* aligned = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(release_base_ + offset) & ~(page - 1));
+  aligned -= 4 * page;  // a margin for the event being read
+  if (aligned > released_to_ + (8 << 20)) {
+    madvise(const_cast<char*>(released_to_), static_cast<size_t>(aligned - released_to_), MADV_DONTNEED);
+    released_to_ = aligned;
+  }
 }
 
 Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
@@ -165,6 +190,7 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
           continue;  // not an event
         }
         RETURN_IF_ERROR(ParseEvent(js));
+        if (release_base_ != nullptr) ReleasePagesBefore(js.offset());
       }
     } else if (key == "deviceProperties") {
       RETURN_IF_ERROR(ParseDeviceProperties(js));
@@ -691,6 +717,17 @@ StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, s
   return builder.Build();
 }
 
+namespace {
+
+StatusOr<std::unique_ptr<XSpaceModel>> ParseMappedKinetoTrace(std::string_view json, std::string_view source,
+                                                              bool release_pages) {
+  KinetoBuilder builder(source);
+  RETURN_IF_ERROR(builder.Parse(json, release_pages));
+  return builder.Build();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
@@ -700,7 +737,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, c
     if (!inflated.ok()) return inflated.status();
     return ParseKinetoTrace(*inflated, path);
   }
-  auto model = ParseKinetoTrace(f.view(), path);
+  auto model = ParseMappedKinetoTrace(f.view(), path, options.release_decoded_pages);
   RETURN_IF_ERROR(f.CheckUnchanged());
   return model;
 }
