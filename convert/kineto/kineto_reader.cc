@@ -516,9 +516,11 @@ void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, st
   if (addr != kNone) stats.push_back(IntStat(s.Intern("addr"), addr));
   if (allocated != kNone) stats.push_back(IntStat(s.Intern("bytes_allocated"), allocated));
   // Reserved by the caching allocator but not handed out: its free bytes.
+  // (TensorFlow's bytes_reserved is stack memory, which PyTorch has none of:
+  // 0, so the profile's in-use memory is the allocated heap.)
   if (allocated != kNone && reserved != kNone) {
     stats.push_back(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
-    stats.push_back(IntStat(s.Intern("bytes_reserved"), reserved));
+    stats.push_back(IntStat(s.Intern("bytes_reserved"), 0));
   }
   int64_t& peak = peak_in_use_[allocator];
   if (allocated != kNone) peak = std::max(peak, allocated);
