@@ -10,10 +10,10 @@
 namespace tbprof::cli {
 namespace {
 
-// "<dir>/<host>.xplane.pb[.gz]" -> "<host>"
+// "<dir>/<host>.xplane.pb[.gz]" or "<dir>/<worker>.pt.trace.json[.gz]" -> "<host>"
 std::string HostFromPath(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
-  for (const char* suffix : {".xplane.pb.gz", ".xplane.pb"}) {
+  for (const char* suffix : {".xplane.pb.gz", ".xplane.pb", ".pt.trace.json.gz", ".pt.trace.json", ".json.gz", ".json"}) {
     std::string s(suffix);
     if (base.size() > s.size() && base.compare(base.size() - s.size(), s.size(), s) == 0) {
       return base.substr(0, base.size() - s.size());
@@ -25,9 +25,9 @@ std::string HostFromPath(const std::string& path) {
 }  // namespace
 
 int ConvertCommand(int argc, char** argv) {
-  Flags flags("convert", "FILE.xplane.pb [FILE2.xplane.pb …] --tool NAME [--out F] [--param k=v …]",
-              "Runs one converter over one host's XSpace (several files combine hosts, as ALL_HOSTS\n"
-              "does) and writes the tool's output, exactly as `tbprof serve` returns it from /data.");
+  Flags flags("convert", "FILE.xplane.pb|FILE.pt.trace.json[.gz] [FILE2 …] --tool NAME [--out F] [--param k=v …]",
+              "Runs one converter over one host's XSpace or PyTorch (Kineto) trace (several files combine\n"
+              "hosts, as ALL_HOSTS does) and writes the tool's output, exactly as `tbprof serve` returns it from /data.");
   flags.Add("tool", "", "tool name (overview_page, input_pipeline_analyzer, framework_op_stats, …)");
   flags.Add("out", "-", "output file, or - for standard output");
   flags.Add("param", "", "query parameters as in a URL: k=v separated by '&', %XX-decoded (e.g. resolution=8000);\n"

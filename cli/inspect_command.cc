@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/load/profile_file.h"
 
 namespace tbprof::cli {
 namespace {
@@ -34,8 +34,8 @@ PlaneSummary Summarize(const XSpaceModel& m, const XPlaneModel& p) {
 }  // namespace
 
 int InspectCommand(int argc, char** argv) {
-  Flags flags("inspect", "FILE.xplane.pb[.gz]",
-              "Prints each plane of an XSpace with its lines, event counts, time span and the stat\n"
+  Flags flags("inspect", "FILE.xplane.pb[.gz] | FILE.pt.trace.json[.gz]",
+              "Prints each plane of an XSpace (a PyTorch trace is shown as the planes it imports to) with its lines, event counts, time span and the stat\n"
               "names in use.");
   flags.Add("json", "", "print JSON instead of text", true);
   flags.Add("lines", "", "list every line of each plane, not only the first 20", true);
@@ -45,7 +45,7 @@ int InspectCommand(int argc, char** argv) {
     return 2;
   }
   const std::string& path = flags.positional()[0];
-  auto loaded = LoadXSpaceFile(path);
+  auto loaded = LoadProfileFile(path);
   if (!loaded.ok()) {
     flags.Error(loaded.status().message());
     return 1;

@@ -184,7 +184,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
         if (f == nullptr) return Text(404, "No xplane file found for host: " + h + " in run: " + run);
         files.push_back(f);
       }
-    } else if (host.empty() || host == kAllHosts || IsAllHostsOnly(tag)) {
+    } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
       // A converter that cannot combine hosts gets the first one (ToolSpec::all_hosts).
       for (const RunFile& f : contents.xplanes) {
         if (files.empty() || spec->all_hosts) files.push_back(&f);

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "convert/base/json.h"
+#include "convert/load/profile_file.h"
 #include "convert/tools/tool_registry.h"
 
 namespace tbprof {
@@ -19,6 +20,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kXPlaneSuffix = "xplane.pb";
+// PyTorch profiler traces: "<worker>.<ms timestamp>.pt.trace.json[.gz]" as
+// tensorboard_trace_handler names them; the host is the name before the
+// suffix, so each file (a worker's profiling span) is a host of its own.
+constexpr std::string_view kKinetoSuffix = "pt.trace.json";
+constexpr std::string_view kKinetoGzSuffix = "pt.trace.json.gz";
 constexpr std::string_view kHloProtoSuffix = "hlo_proto.pb";
 // Deeper trees than this are not searched for plugins/profile (guards against
 // pathological logdirs; TensorBoard users nest a few levels at most).
@@ -34,6 +40,18 @@ std::string Canonical(const fs::path& p) {
   std::error_code ec;
   fs::path c = fs::canonical(p, ec);
   return ec ? std::string() : c.string();
+}
+
+// Whether a directory holds a PyTorch profiler trace (`*.pt.trace.json[.gz]`, not a link).
+bool HoldsKinetoTraces(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
+    std::error_code sec;
+    if (d->is_regular_file(sec) && !d->is_symlink(sec) && IsKinetoTraceFileName(d->path().filename().string())) {
+      return true;
+    }
+  }
+  return false;
 }
 
 thread_local bool t_network_thread = false;
@@ -141,6 +159,9 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
   // descended into, so a link cannot pull in a tree outside the logdir.
   NoteDirectoryListing();
   std::vector<std::string> tb_runs;
+  // torch-tb-profiler's layout: a run is any directory holding PyTorch traces.
+  std::vector<fs::path> kineto_dirs;
+  if (HoldsKinetoTraces(root_)) kineto_dirs.push_back(root_);
   if (IsDirectory(fs::path(root_) / "plugins" / "profile")) tb_runs.push_back(".");
   std::error_code ec;
   fs::recursive_directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec);
@@ -155,6 +176,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
       continue;
     }
     const fs::path& p = e.path();
+    if (HoldsKinetoTraces(p)) kineto_dirs.push_back(p);
     if (p.filename() != "profile" || p.parent_path().filename() != "plugins") continue;
     it.disable_recursion_pending();  // run directories hold files, not more runs
     fs::path tb_dir = p.parent_path().parent_path();
@@ -179,7 +201,21 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
       if (seen.insert(name).second) runs.push_back(RunRef{name, run_dir});
     }
   }
+  for (const fs::path& dir : kineto_dirs) {
+    std::string run_dir = Canonical(dir);
+    if (run_dir.empty() || !IsInside(run_dir)) continue;
+    std::string name = KinetoRunName(run_dir);
+    if (IsValidUtf8(name) && CheckRunName(name).ok() && seen.insert(name).second) {
+      runs.push_back(RunRef{name, run_dir});
+    }
+  }
   return runs;
+}
+
+std::string Logdir::KinetoRunName(const std::string& canonical_dir) const {
+  // The logdir itself (tensorboard_trace_handler's own directory) is named as its folder.
+  if (canonical_dir == root_) return fs::path(root_).filename().string();
+  return fs::path(canonical_dir).lexically_relative(root_).generic_string();
 }
 
 namespace {
@@ -233,14 +269,20 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   fs::path dir(root_);
   if (slash != std::string_view::npos) dir /= std::string(run.substr(0, slash));
   dir = dir / "plugins" / "profile" / std::string(slash == std::string_view::npos ? run : run.substr(slash + 1));
-  if (!IsDirectory(dir)) return NotFound("unknown run '" + std::string(run) + "'");
+  if (!IsDirectory(dir)) {
+    // torch-tb-profiler's layout: the run is the directory of that name holding traces.
+    fs::path kineto_dir = run == fs::path(root_).filename().string() ? fs::path(root_) : fs::path(root_) / std::string(run);
+    if (!IsDirectory(kineto_dir) || !HoldsKinetoTraces(kineto_dir)) return NotFound("unknown run '" + std::string(run) + "'");
+    dir = kineto_dir;
+  }
   std::string canonical = Canonical(dir);
   if (!IsInside(canonical)) return InvalidArgument("run '" + std::string(run) + "' leads outside the logdir");
   return RunRef{std::string(run), canonical};
 }
 
 RunContents Logdir::ScanRun(const std::string& dir) const {
-  std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix)};
+  std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix),
+                                       std::string(kKinetoSuffix), std::string(kKinetoGzSuffix)};
   for (const LegacyToolSpec& s : LegacyConverters()) suffixes.push_back(s.suffix);
   NoteDirectoryListing();
   RunContents out;
@@ -264,7 +306,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
       if (!IsInside(path) || fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     }
     if (!S_ISREG(st.st_mode)) continue;
-    if (suffix == kXPlaneSuffix) {
+    if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
       out.xplanes.push_back(RunFile{host, suffix, path});
     } else if (suffix == kHloProtoSuffix) {
       if (!host.empty()) out.hlo_modules.push_back(host);

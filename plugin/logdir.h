@@ -1,6 +1,9 @@
 // Run discovery over a logdir, laid out as TensorBoard's profile plugin
 // expects:
 //   <logdir>[/<tb_run>...]/plugins/profile/<profile_run>/<host>.<suffix>
+// and as torch-tb-profiler expects PyTorch profiler traces:
+//   <logdir>[/<dir>...]/<worker>.<timestamp>.pt.trace.json[.gz]
+// (a run is a directory holding such files, named by its path in the logdir).
 // Every name that reaches the file system from a request (run, host, tool,
 // session_path, run_path) is checked here first, and every open is confined
 // to the logdir when it happens: nothing outside the logdir is ever opened,
@@ -41,7 +44,7 @@ struct RunFile {
 
 // What a run directory holds, split by kind; each list is sorted by host.
 struct RunContents {
-  std::vector<RunFile> xplanes;     // <host>.xplane.pb
+  std::vector<RunFile> xplanes;     // <host>.xplane.pb, <host>.pt.trace.json[.gz]
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
 };
@@ -98,6 +101,8 @@ class Logdir {
   Logdir(std::string root, std::shared_ptr<const ConfinedRoot> confined)
       : root_(std::move(root)), confined_root_(std::move(confined)) {}
   bool IsInside(const std::string& canonical) const;
+  // The run name of a directory holding PyTorch traces (torch-tb-profiler's layout).
+  std::string KinetoRunName(const std::string& canonical_dir) const;
   std::vector<RunRef> DiscoverRuns() const;
 
   std::string root_;

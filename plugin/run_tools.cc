@@ -31,6 +31,13 @@ bool SelectsHostsByList(std::string_view tool) {
   return t != nullptr && t->host_list;
 }
 
+bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents) {
+  for (const RunFile& f : contents.xplanes) {
+    if (f.suffix.starts_with("pt.trace.json")) return false;
+  }
+  return IsAllHostsOnly(tool);
+}
+
 bool IsServableLegacy(const RunFile& f) { return FindLegacySuffix(f.suffix) != nullptr; }
 
 std::string LegacyToolOf(const RunFile& f) {
@@ -80,7 +87,7 @@ std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_vie
       if (!f.host.empty() && std::find(hosts.begin(), hosts.end(), f.host) == hosts.end()) hosts.push_back(f.host);
     }
     if (hosts.size() > 1) {
-      if (IsAllHostsOnly(tag)) {
+      if (AllHostsOnlyInRun(tag, contents)) {
         hosts = {std::string(kAllHosts)};
       } else if (SupportsAllHosts(tag)) {
         hosts.emplace_back(kAllHosts);

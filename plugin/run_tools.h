@@ -18,6 +18,11 @@ bool SupportsAllHosts(std::string_view tool);
 bool IsAllHostsOnly(std::string_view tool);
 // Tools whose /data honours `hosts=a,b` (the trace viewers).
 bool SelectsHostsByList(std::string_view tool);
+// Whether `tool` on this run answers for all hosts only. A run of PyTorch
+// traces offers each file (a worker's profiling span) on its own even for the
+// tools xprof answers for all hosts only: spans of one worker are not hosts
+// of one step, and torch-tb-profiler showed them one at a time.
+bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents);
 
 // Legacy per-tool files: servable when their suffix is in the legacy table;
 // the tool they serve; whether `tag` asks for them (today's name or the old

@@ -2,13 +2,13 @@
 
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/load/profile_file.h"
 
 namespace tbprof {
 
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
   return GetForFile<XSpaceModel>(cache, "model", path, [&]() -> StatusOr<CacheValue<XSpaceModel>> {
-    ASSIGN_OR_RETURN(auto m, LoadXSpaceFile(path));
+    ASSIGN_OR_RETURN(auto m, LoadProfileFile(path));
     size_t bytes = m->MemoryBytes();
     return CacheValue<XSpaceModel>{std::move(m), bytes, {}};
   });
@@ -43,7 +43,7 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
   return GetForFile<OpStats>(cache, "op_stats", xplane_path, [&]() -> StatusOr<CacheValue<OpStats>> {
     std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
     if (!model) {
-      ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, OpStatsLoadOptions()));
+      ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(xplane_path, OpStatsLoadOptions()));
       model = std::move(loaded);
     }
     std::shared_ptr<const EventGroups> groups = PeekGroupsCached(xplane_path, cache);

@@ -10,7 +10,7 @@
 #include "convert/analysis/op_stats_pages/step_diagnostics.h"
 #include "convert/base/json.h"
 #include "convert/tools/cached_loads.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/load/profile_file.h"
 
 namespace tbprof {
 namespace {
@@ -121,7 +121,7 @@ StatusOr<std::shared_ptr<const HloOpDb>> LoadHloOpDbCached(const std::string& xp
     if (!model) {
       LoadOptions options;
       options.keep_event_stat = HloStatsReadsEventStat;
-      ASSIGN_OR_RETURN(auto loaded, LoadXSpaceFile(xplane_path, options));
+      ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(xplane_path, options));
       model = std::move(loaded);
     }
     auto db = std::make_shared<const HloOpDb>(ConvertXSpaceToHloOpDb(*model));

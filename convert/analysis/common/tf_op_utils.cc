@@ -73,6 +73,18 @@ std::string TfOpEventName(const TfOp& op) {
 
 TfOp ParseTfOpFullname(std::string_view fullname) {
   TfOp op;
+  // A PyTorch operator's name holds "::" (and may hold ": "), so its colons
+  // cannot split it: the importer doubles the name instead, and a doubled
+  // C++-qualified name is one PyTorch op. TensorFlow names never hold "::".
+  if (fullname.size() % 2 == 1 && fullname[fullname.size() / 2] == ':') {
+    std::string_view half = fullname.substr(0, fullname.size() / 2);
+    if (half.find("::") != std::string_view::npos && fullname.substr(half.size() + 1) == half) {
+      op.category = TfOpCategory::kPyTorch;
+      op.name = std::string(half);
+      op.type = std::string(half);
+      return op;
+    }
+  }
   size_t colon = fullname.find(':');
   if (colon == std::string_view::npos) {
     struct Memcpy {

@@ -8,7 +8,9 @@
 
 namespace tbprof {
 
-enum class TfOpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH };
+// kPyTorch: an operator of a PyTorch profile, which the Kineto importer names
+// "<op>:<op>" ("aten::addmm:aten::addmm"), name and type both the operator.
+enum class TfOpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH, kPyTorch };
 
 struct TfOp {
   TfOpCategory category = TfOpCategory::kUnknown;

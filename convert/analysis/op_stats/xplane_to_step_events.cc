@@ -18,6 +18,10 @@ int ClassifyGpuEvent(std::string_view name, std::string_view shapes) {
   if (op.category == TfOpCategory::kMemcpyHToD) return HOST_TO_DEVICE;
   if (op.category == TfOpCategory::kMemcpyDToH) return DEVICE_TO_HOST;
   if (op.category == TfOpCategory::kMemcpyDToD) return DEVICE_TO_DEVICE;
+  // CUPTI's copy names as PyTorch's profiler writes them ("Memcpy HtoD (Pageable -> Device)").
+  if (name.starts_with("Memcpy HtoD")) return HOST_TO_DEVICE;
+  if (name.starts_with("Memcpy DtoH")) return DEVICE_TO_HOST;
+  if (name.starts_with("Memcpy DtoD") || name.starts_with("Memcpy PtoP")) return DEVICE_TO_DEVICE;
   if (StartsWithIgnoringAsciiCase(name, "nccl")) return DEVICE_COLLECTIVES;
   if (shapes.empty()) {
     return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos

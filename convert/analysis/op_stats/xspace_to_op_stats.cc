@@ -7,6 +7,7 @@
 #include "convert/analysis/common/hlo_module.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
 #include "convert/analysis/op_stats/step_events_to_steps_db.h"
+#include "convert/analysis/op_stats/torch_overview.h"
 #include "convert/analysis/op_stats_pages/tpu_step_analysis.h"
 #include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
 #include "convert/analysis/op_stats/xplane_to_run_environment.h"
@@ -124,7 +125,9 @@ class OpStatsBuilder {
     const std::string hostname = space_.hostnames.empty() ? "localhost" : space_.hostnames[0];
     std::optional<size_t> host_plane;
     OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_, programs_);
-    StepEvents step_events;
+    // A PyTorch trace's steps are torch-tb-profiler's (torch_overview.h).
+    const bool kineto = IsKinetoModel(space_);
+    StepEvents step_events = kineto ? TorchStepEvents(ComputeTorchOverview(space_)) : StepEvents();
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
     std::map<std::string_view, DutyCycleTracker> chips;
@@ -134,10 +137,10 @@ class OpStatsBuilder {
       std::string_view name = space_.Str(p.name);
       if (name == schema::kHostPlane) {
         host_plane = pi;
-        if (!has_gpu && !has_tpu) AddHostStepEvents(space_, ids_, *shared_groups_, pi, step_events);
+        if (!has_gpu && !has_tpu && !kineto) AddHostStepEvents(space_, ids_, *shared_groups_, pi, step_events);
       } else if (schema::IsGpuPlane(name)) {
         device_ops.AddGpuPlane(pi, s.device_op_metrics_db);
-        AddGpuStepEvents(space_, ids_, *shared_groups_, pi, step_events);
+        if (!kineto) AddGpuStepEvents(space_, ids_, *shared_groups_, pi, step_events);
         chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
       } else if (schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name)) {
         if (schema::IsTpuCorePlane(name)) device_ops.AddTpuPlane(p, s.device_op_metrics_db);

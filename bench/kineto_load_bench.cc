@@ -1,0 +1,174 @@
+// Importing a large PyTorch (Kineto) trace against loading the same content
+// as an .xplane.pb: wall time of each load, and the peak RSS of each in a
+// fresh process. The inputs are made at bench time, not committed: the real
+// torch-tb-profiler sample's events repeated (each copy shifted past the
+// previous one) until the JSON passes 500 MB; the xplane is the imported
+// model of that JSON written with libprotobuf.
+// TBPROF_BENCH_KINETO / TBPROF_BENCH_KINETO_XPLANE override the cache paths.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bench/bench_util.h"
+#include "convert/kineto/json_scanner.h"
+#include "convert/kineto/kineto_reader.h"
+#include "convert/load/profile_file.h"
+#include "proto/xplane.pb.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace tp = tensorflow::profiler;
+
+constexpr uint64_t kMinBytes = uint64_t{500} << 20;
+
+std::string Env(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+// The sample's events, each copy's "ts" moved by `k * shift` µs.
+void WriteRepeatedTrace(const std::string& out_path) {
+  auto text = tbprof::ReadFileMaybeGzip(std::string(TBPROF_TESTDATA) +
+                                        "/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  if (!text.ok()) std::abort();
+  tbprof::JsonScanner js(*text);
+  std::vector<std::string_view> events;
+  std::string_view key;
+  js.EnterObject();
+  while (js.NextKey(&key)) {
+    if (key != "traceEvents") {
+      js.SkipValue();
+      continue;
+    }
+    js.EnterArray();
+    while (js.NextElement()) {
+      std::string_view raw;
+      js.SkipValue(&raw);
+      events.push_back(raw);
+    }
+  }
+  constexpr int64_t kShiftUs = 2'000'000;  // longer than the sample's span
+  std::ofstream out(out_path, std::ios::binary);
+  out << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+  uint64_t written = 0;
+  bool first = true;
+  for (int64_t k = 0; written < kMinBytes; ++k) {
+    for (std::string_view e : events) {
+      std::string copy(e);
+      size_t at = copy.find("\"ts\": ");
+      if (at != std::string::npos) {
+        size_t begin = at + 6, end = copy.find_first_of(",}", begin);
+        int64_t ts = std::stoll(copy.substr(begin, end - begin)) + k * kShiftUs;
+        copy.replace(begin, end - begin, std::to_string(ts));
+      }
+      if (!first) out << ",\n";
+      first = false;
+      out << copy;
+      written += copy.size() + 2;
+    }
+  }
+  out << "\n]}\n";
+}
+
+// The imported model written back as an XSpace (stats by name, as metadata).
+void WriteModelAsXPlane(const tbprof::XSpaceModel& m, const std::string& out_path) {
+  tp::XSpace space;
+  for (const tbprof::XPlaneModel& p : m.planes) {
+    tp::XPlane* xp = space.add_planes();
+    xp->set_id(p.id);
+    xp->set_name(std::string(m.Str(p.name)));
+    std::map<tbprof::StrId, int64_t> stat_ids;
+    auto stat_id = [&](tbprof::StrId name) {
+      auto [it, fresh] = stat_ids.try_emplace(name, static_cast<int64_t>(stat_ids.size() + 1));
+      if (fresh) (*xp->mutable_stat_metadata())[it->second].set_id(it->second), (*xp->mutable_stat_metadata())[it->second].set_name(std::string(m.Str(name)));
+      return it->second;
+    };
+    auto fill = [&](const tbprof::Stat& s, tp::XStat* out) {
+      out->set_metadata_id(stat_id(s.name));
+      if (s.kind == tbprof::StatKind::kStr) out->set_str_value(std::string(m.Str(s.str)));
+      else if (s.kind == tbprof::StatKind::kDouble) out->set_double_value(s.f64);
+      else out->set_int64_value(s.IntValue());
+    };
+    for (const tbprof::Stat& s : p.plane_stats) fill(s, xp->add_stats());
+    for (size_t i = 1; i < p.event_metadata.size(); ++i) {
+      tp::XEventMetadata& md = (*xp->mutable_event_metadata())[static_cast<int64_t>(i)];
+      md.set_id(static_cast<int64_t>(i));
+      md.set_name(std::string(m.Str(p.event_metadata[i].name)));
+    }
+    for (const tbprof::LineModel& l : p.lines) {
+      tp::XLine* xl = xp->add_lines();
+      xl->set_id(l.id);
+      xl->set_name(std::string(m.Str(l.name)));
+      for (uint32_t e = l.first_event; e < l.first_event + l.num_events; ++e) {
+        tp::XEvent* xe = xl->add_events();
+        xe->set_metadata_id(p.events[e].metadata);
+        xe->set_offset_ps(p.events[e].begin_ps);
+        xe->set_duration_ps(p.events[e].duration_ps);
+        auto [b, end] = p.StatsOf(e);
+        for (const tbprof::Stat* s = b; s != end; ++s) fill(*s, xe->add_stats());
+      }
+    }
+  }
+  std::ofstream out(out_path, std::ios::binary);
+  space.SerializeToOstream(&out);
+}
+
+const std::string& KinetoPath() {
+  static const std::string path = [] {
+    std::string p = Env("TBPROF_BENCH_KINETO", "/tmp/tbprof_bench_kineto.pt.trace.json");
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(p, ec);
+    if (ec || size < kMinBytes) WriteRepeatedTrace(p);
+    return p;
+  }();
+  return path;
+}
+
+const std::string& XPlanePath() {
+  static const std::string path = [] {
+    std::string p = Env("TBPROF_BENCH_KINETO_XPLANE", "/tmp/tbprof_bench_kineto_same.xplane.pb");
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(p, ec);
+    if (ec || size == 0) {
+      auto m = tbprof::LoadKinetoFile(KinetoPath());
+      if (!m.ok()) std::abort();
+      WriteModelAsXPlane(**m, p);
+    }
+    return p;
+  }();
+  return path;
+}
+
+template <bool kKineto>
+void BM_Load(benchmark::State& state) {
+  const std::string& path = kKineto ? KinetoPath() : XPlanePath();
+  size_t events = 0;
+  for (auto _ : state) {
+    auto m = tbprof::LoadProfileFile(path);
+    if (!m.ok()) {
+      state.SkipWithError(m.status().message().c_str());
+      return;
+    }
+    events = (*m)->NumEvents();
+  }
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
+}
+
+void BM_KinetoPeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", KinetoPath()); }
+void BM_XPlanePeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", XPlanePath()); }
+
+BENCHMARK(BM_Load<true>)->Name("BM_KinetoImport")->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
+BENCHMARK(BM_Load<false>)->Name("BM_SameContentXPlaneLoad")->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
+BENCHMARK(BM_KinetoPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_XPlanePeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+tbprof::Status MeasureLoadRss(const char* path) { return tbprof::LoadProfileFile(path).status(); }
+
+}  // namespace
+
+int main(int argc, char** argv) { return tbprof::bench::BenchMain(argc, argv, "--measure-load-rss", MeasureLoadRss); }

@@ -1,0 +1,72 @@
+// The overview torch-tb-profiler computed for a PyTorch trace, from the model
+// the Kineto importer filled (it reads the events' `kineto_category`):
+//  - steps: each host ProfilerStep#N, moved to device time (it starts at the
+//    previous step's end and ends with the last device op launched inside it);
+//    trailing steps that launched nothing (or under 80 % of the previous
+//    step's device ops) are dropped, as the profiler may have cut them short;
+//  - the step breakdown by priority: each instant of a step counts once, for
+//    the first of Kernel, Memcpy, Memset, Runtime, DataLoader, CPU Exec that
+//    covers it, and Other for the rest, so the parts sum to the step;
+//  - per GPU, over [first step start, last step end]: utilization (time with
+//    a kernel running), estimated SM efficiency (Σ blocks per SM of the
+//    running kernels, capped at 1, time-weighted) and estimated achieved
+//    occupancy (kernel-time-weighted).
+// Deliberate differences: the gpu_user_annotation copy of ProfilerStep#N is
+// not a second step, and a DataLoader span recorded as a user_annotation (as
+// PyTorch ≥1.10 writes it) counts as DataLoader, not nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convert/analysis/op_stats/xplane_to_step_events.h"
+#include "convert/model/xspace_model.h"
+
+namespace tbprof {
+
+// The breakdown categories, in priority order (Other last).
+enum TorchRole { kTorchKernel, kTorchMemcpy, kTorchMemset, kTorchRuntime, kTorchDataLoader, kTorchCpuExec, kTorchOther,
+                 kTorchRoles };
+inline constexpr const char* kTorchRoleNames[kTorchRoles] = {"Kernel",     "Memcpy",   "Memset", "Runtime",
+                                                             "DataLoader", "CPU Exec", "Other"};
+
+struct TorchStep {
+  std::string name;  // "5" for ProfilerStep#5
+  int64_t number = 0;
+  int64_t begin_ps = 0, end_ps = 0;
+  int64_t role_ps[kTorchRoles] = {};
+  // The instants each role was given (disjoint across roles; Other included).
+  std::vector<std::pair<int64_t, int64_t>> role_ranges[kTorchRoles];
+};
+
+struct TorchGpuMetrics {
+  int64_t device = 0;
+  double utilization = 0;                    // of the steps' time
+  std::optional<double> sm_efficiency;       // none without "blocks per SM"
+  std::optional<double> achieved_occupancy;  // none without occupancy figures
+};
+
+struct TorchOverview {
+  std::vector<TorchStep> steps;
+  double average_step_ps = 0;
+  double average_role_ps[kTorchRoles] = {};
+  bool has_device_ops = false;  // kernels, copies or sets: the GPU columns apply
+  std::vector<TorchGpuMetrics> gpus;
+};
+
+// Whether the model came from the Kineto importer.
+bool IsKinetoModel(const XSpaceModel& space);
+
+TorchOverview ComputeTorchOverview(const XSpaceModel& space);
+
+// The steps as the step events OpStats' step table is built from, so the
+// overview and the input pipeline analysis show torch-tb-profiler's steps.
+// Role → event type: Kernel → device compute (32-bit: Kineto says nothing of
+// precision), Memcpy and Memset → device to device, Runtime → host prepare
+// (xprof's kernel launch), DataLoader → host wait input (input), CPU Exec →
+// host compute, Other → unknown. Each step is its own device marker.
+StepEvents TorchStepEvents(const TorchOverview& overview);
+
+}  // namespace tbprof

@@ -1,0 +1,15 @@
+// Names the Kineto importer writes into the model and the analyses of
+// PyTorch traces read: each event's `cat` as written (a metadata stat), and
+// the kernel figures torch-tb-profiler's GPU summary reads, under Kineto's
+// own names.
+#pragma once
+
+#include <string_view>
+
+namespace tbprof::schema {
+
+inline constexpr std::string_view kKinetoCategory = "kineto_category";
+inline constexpr std::string_view kKinetoBlocksPerSm = "blocks per SM";
+inline constexpr std::string_view kKinetoOccupancy = "est. achieved occupancy %";
+
+}  // namespace tbprof::schema
