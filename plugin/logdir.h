@@ -44,6 +44,9 @@ struct RunContents {
   std::vector<RunFile> xplanes;     // <host>.xplane.pb
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
+  // The directory could not be listed for want of file descriptors
+  // (EMFILE/ENFILE): the lists above are incomplete, worth asking again later.
+  bool out_of_descriptors = false;
 };
 
 // Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
@@ -74,7 +77,8 @@ class Logdir {
 
   const std::string& root() const { return root_; }
 
-  // All runs, sorted as /runs returns them (reverse lexicographic).
+  // All runs, sorted as /runs returns them (reverse lexicographic);
+  // Unavailable when out of file descriptors.
   StatusOr<std::vector<RunRef>> ListRuns(const RunScope& scope) const;
 
   // Maps a frontend run name to its directory. InvalidArgument when the name
@@ -98,7 +102,8 @@ class Logdir {
   Logdir(std::string root, std::shared_ptr<const ConfinedRoot> confined)
       : root_(std::move(root)), confined_root_(std::move(confined)) {}
   bool IsInside(const std::string& canonical) const;
-  std::vector<RunRef> DiscoverRuns() const;
+  // Unavailable when out of file descriptors (the walk would be incomplete).
+  StatusOr<std::vector<RunRef>> DiscoverRuns() const;
 
   std::string root_;
   std::shared_ptr<const ConfinedRoot> confined_root_;
