@@ -1,6 +1,7 @@
 // The only translation unit that includes Boost.Beast (it is slow to compile).
 #include "plugin/http_server.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -162,6 +163,10 @@ struct HttpServer::Impl {
   static constexpr int kListingThreads = 2;
   static constexpr int kCaptureThreads = 2;
   static constexpr int kCapturesQueued = 0;  // a third capture is refused (503), not queued
+  // Conversions estimated at most this much go ahead of bigger ones, and big
+  // ones leave one worker free for them: whole traces asked for by one client
+  // do not hold up everyone's small answers.
+  static constexpr uint64_t kSmallWorkBytes = uint64_t{64} << 20;
   static size_t Lane(WorkLane lane) { return static_cast<size_t>(lane); }
   // One kind of deferred work: its threads and its queue (guarded by admit_mu).
   struct LaneState {
@@ -174,10 +179,12 @@ struct HttpServer::Impl {
     std::unique_ptr<net::thread_pool> pool;
     std::deque<Job> waiting;
     int running = 0;
+    int big_running = 0;  // of them, work estimated above kSmallWorkBytes (memory-admitted lanes)
     int max_running = 1;
     size_t max_queued = 0;
     bool by_memory = false;  // waits for memory, not only for a thread
   };
+  static bool IsBig(const LaneState& lane, uint64_t bytes) { return lane.by_memory && bytes > kSmallWorkBytes; }
 
   HttpServerOptions options;
   ProfileService* service;
@@ -638,7 +645,9 @@ HttpServer::Impl::Admission HttpServer::Impl::Submit(Job job) {
 
 void HttpServer::Impl::Finished(WorkLane which, uint64_t working_bytes) {
   std::lock_guard<std::mutex> lock(admit_mu);
-  --lanes[Lane(which)].running;
+  LaneState& lane = lanes[Lane(which)];
+  --lane.running;
+  if (IsBig(lane, working_bytes)) --lane.big_running;
   running_bytes -= working_bytes;
   DispatchLocked(which);
   // Memory freed by any lane may let a waiting conversion start.
@@ -660,22 +669,31 @@ void HttpServer::Impl::SendingReleased() {
   DispatchLocked(WorkLane::kConversion);
 }
 
-// First come, first served within a lane: work that does not fit yet holds
-// back the work behind it, so a big conversion is not starved by small ones.
-// The queue moves again when running work finishes or a written answer is
-// released. Listings and captures hold little memory: counted, never waited for.
+// First come, first served within a lane, except that small conversions go
+// ahead of big ones and big ones leave a worker free (when there are two or
+// more): work that does not fit yet holds back the work of its size behind it,
+// so a big conversion is not starved by other big ones. The queue moves again
+// when running work finishes or a written answer is released. Listings and
+// captures hold little memory: counted, never waited for.
 void HttpServer::Impl::DispatchLocked(WorkLane which) {
   LaneState& lane = lanes[Lane(which)];
   while (!lane.waiting.empty() && lane.running < lane.max_running) {
-    Job& next = lane.waiting.front();
+    auto pick = std::find_if(lane.waiting.begin(), lane.waiting.end(),
+                             [&](const Job& j) { return !IsBig(lane, j.working_bytes); });
+    if (pick == lane.waiting.end()) {
+      if (lane.big_running >= std::max(1, lane.max_running - 1)) return;
+      pick = lane.waiting.begin();
+    }
+    Job& next = *pick;
     if (!FitsLocked(lane, next.working_bytes)) return;
+    if (IsBig(lane, next.working_bytes)) ++lane.big_running;
     ++lane.running;
     running_bytes += next.working_bytes;
     if (lane.by_memory) counts.peak_running = std::max(counts.peak_running, lane.running);
     counts.peak_admitted_bytes =
         std::max<uint64_t>(counts.peak_admitted_bytes, HeldBytes() + running_bytes);
     net::post(*lane.pool, std::move(next.run));
-    lane.waiting.pop_front();
+    lane.waiting.erase(pick);
   }
 }
 
