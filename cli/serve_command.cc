@@ -104,7 +104,10 @@ int ServeCommand(int argc, char** argv) {
 
   std::thread warmer;
   if (int warm = static_cast<int>(flags.Int("warm")); warm > 0) {
-    warmer = std::thread([svc = service->get(), warm] { svc->Warm(warm); });
+    // Through the server's admission: warm-up waits for memory like any request, and skips what could never fit.
+    warmer = std::thread([svc = service->get(), srv = server.get(), warm] {
+      svc->Warm(warm, [srv](ProfileService::Deferred work) { return srv->RunAdmitted(std::move(work)); });
+    });
   }
   server->Run(/*handle_signals=*/true);
   if (warmer.joinable()) warmer.join();

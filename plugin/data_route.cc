@@ -21,6 +21,25 @@
 namespace tbprof {
 namespace fs = std::filesystem;
 
+// The trailer is read through a confined descriptor (see route_util.h).
+std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated) {
+  auto fd = OpenForRead(path);
+  if (!fd.ok() || file_size < 18) return std::nullopt;
+  unsigned char head[2], tail[4];
+  if (pread(fd->get(), head, 2, 0) != 2 || !HasGzipMagic(std::string_view(reinterpret_cast<char*>(head), 2))) {
+    return std::nullopt;
+  }
+  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return max_inflated;
+  const uint64_t stated = uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
+  return std::min(std::max(stated, file_size) + 1, max_inflated);  // + 1: a stream of exactly the stated size passes
+}
+
+void LimitInflationToEstimate(FileAccessScope& scope, const std::string& path, uint64_t max_inflated) {
+  auto id = FileIdentityOf(path);
+  if (!id.ok()) return;
+  if (auto cap = GzipInflationCap(path, id->size, max_inflated)) scope.LimitInflation(path, *cap);
+}
+
 namespace {
 
 constexpr size_t kGzipAheadMinBytes = 1024;  // smaller cached bodies are sent as they are
@@ -148,6 +167,9 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
   auto found = ListRun(run, q.Scope(), listed);
   if (!found.ok()) return FromStatus(found.status());
   const RunContents& contents = *found->contents;
+  if (contents.out_of_descriptors) {
+    return FromStatus(Unavailable("out of file descriptors while listing run " + run + "; try again"));
+  }
 
   ToolParams params = q.params;
   plan.input.csv = csv;
@@ -265,6 +287,13 @@ HttpResponse AnswerOf(const std::string& tag, const std::string& run, const std:
   return answer;
 }
 
+// Names the versions of the files a server error came from (see HttpResponse::failed_files).
+HttpResponse WithFailedFiles(const std::vector<std::pair<std::string, FileIdentity>>& files, HttpResponse answer) {
+  if (answer.status < 500 || answer.status == 503) return answer;  // 503: transient, worth seeing each time
+  for (const auto& [path, id] : files) answer.failed_files += FileIdentityKey(path, id) + "\n";
+  return answer;
+}
+
 }  // namespace
 
 std::optional<HttpResponse> ProfileService::CachedData(const DataPlan& plan) {
@@ -273,14 +302,18 @@ std::optional<HttpResponse> ProfileService::CachedData(const DataPlan& plan) {
   if (!cache_.Peek<CachedOutput>(plan.key, &value, &failure)) return std::nullopt;
   StatusOr<std::shared_ptr<const CachedOutput>> r = value ? StatusOr<std::shared_ptr<const CachedOutput>>(value)
                                                           : StatusOr<std::shared_ptr<const CachedOutput>>(failure);
-  return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, r);
+  return WithFailedFiles(plan.files, AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, r));
 }
 
 HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
   // Opens confined to the logdir; the files' identities taken when planning
   // are the ones read (a file changed since is refused, not mixed in).
   FileAccessScope scope(logdir_.confined_root(), max_inflated_bytes_);
-  for (const auto& [path, id] : plan.files) scope.Remember(path, id);
+  for (const auto& [path, id] : plan.files) {
+    scope.Remember(path, id);
+    // Inflated no further than its estimate assumed.
+    if (auto cap = GzipInflationCap(path, id.size, max_inflated_bytes_)) scope.LimitInflation(path, *cap);
+  }
   auto compute = [&]() -> StatusOr<ToolOutput> {
     if (plan.spec != nullptr) return plan.spec->run(plan.input);
     if (plan.legacy_converter != nullptr) return plan.legacy_converter->run(plan.legacy_path, plan.input);
@@ -311,7 +344,7 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
     return MakeCachedOutput(std::move(out));
   }));
   ReturnFreedMemory();
-  return AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result);
+  return WithFailedFiles(plan.files, AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result));
 }
 
 std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComputeData(const Query& q, bool csv,
@@ -338,29 +371,14 @@ constexpr uint64_t kTraceJsonBytesPerFileByte = 3;
 constexpr uint64_t kAnswerBytesPerFileByte = 1;
 constexpr uint64_t kLegacyBytesPerFileByte = 3;  // read whole, parsed or sent with a gzip'ed copy
 
-// The size a gzip file says it inflates to (its trailer holds it modulo
-// 2^32), or nullopt when `path` is not gzip'ed. The bytes are looked at through
-// a confined descriptor.
-std::optional<uint64_t> GzipInflatedSize(const std::string& path, uint64_t file_size) {
-  auto fd = OpenForRead(path);
-  if (!fd.ok() || file_size < 18) return std::nullopt;
-  unsigned char head[2], tail[4];
-  if (pread(fd->get(), head, 2, 0) != 2 || !HasGzipMagic(std::string_view(reinterpret_cast<char*>(head), 2))) {
-    return std::nullopt;
-  }
-  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return std::nullopt;
-  return uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
-}
-
 }  // namespace
 
 uint64_t ProfileService::ModelLoadBytes(const std::string& path, const FileIdentity& id) {
   if (cache_.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  if (auto inflated = GzipInflatedSize(path, id.size)) {
-    // A bomb may claim anything: inflation stops at --max_inflate_mb. The
-    // inflated bytes are held while they are decoded.
-    const uint64_t decoded = std::max<uint64_t>(id.size, std::min(*inflated, max_inflated_bytes_));
+  if (auto inflated = GzipInflationCap(path, id.size, max_inflated_bytes_)) {
+    // The inflated bytes are held while they are decoded.
+    const uint64_t decoded = std::max<uint64_t>(id.size, *inflated);
     return decoded + decoded * kModelBytesPerFileByte;
   }
   return id.size * kModelBytesPerFileByte;
@@ -377,7 +395,12 @@ uint64_t ProfileService::WorkingBytes(const DataPlan& plan) {
     }
     return bytes;
   }
-  for (const auto& [path, id] : plan.files) bytes += id.size * kLegacyBytesPerFileByte;
+  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+  for (const auto& [path, id] : plan.files) {
+    // A gzip'ed legacy file (trace.json.gz sent as it is, or a .pb.gz a converter reads) inflates first.
+    const uint64_t inflated = plan.legacy_gzip ? 0 : GzipInflationCap(path, id.size, max_inflated_bytes_).value_or(0);
+    bytes += (id.size + inflated) * kLegacyBytesPerFileByte;
+  }
   if (plan.inflate_for_client) bytes += max_response_bytes_;  // inflated up to the response limit
   return bytes;
 }
@@ -395,7 +418,7 @@ void ProfileService::ReturnFreedMemory() {
   malloc_trim(0);
 }
 
-int ProfileService::Warm(int max_runs) {
+int ProfileService::Warm(int max_runs, const std::function<std::optional<HttpResponse>(Deferred)>& admit) {
   auto index = RunIndexOf(RunScope{});
   if (!index.ok()) return 0;
   // Newest first by the run directory's modification time (the profiler
@@ -414,7 +437,14 @@ int ProfileService::Warm(int max_runs) {
       auto plan = PlanData(q, /*csv=*/false, /*accepts_gzip=*/true);
       auto* p = std::get_if<DataPlan>(&plan);
       if (p == nullptr || CachedData(*p).has_value()) continue;  // nothing to compute, or done already
-      if (ComputeData(*p).status == 200) ++computed;
+      if (!admit) {
+        if (ComputeData(*p).status == 200) ++computed;
+        continue;
+      }
+      Deferred work{[this, plan = *p]() -> std::variant<HttpResponse, Deferred> { return ComputeData(plan); },
+                    WorkingBytes(*p), WorkLane::kConversion};
+      std::optional<HttpResponse> answer = admit(std::move(work));
+      if (answer && answer->status == 200) ++computed;
     }
   }
   return computed;

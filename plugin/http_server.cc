@@ -1,6 +1,7 @@
 // The only translation unit that includes Boost.Beast (it is slow to compile).
 #include "plugin/http_server.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -9,9 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -106,8 +109,13 @@ bool IsAllowedLocalHost(std::string_view host, const std::vector<std::string>& a
 }
 
 struct HttpServer::Impl {
-  Impl(HttpServerOptions o, ProfileService* s)
-      : options(std::move(o)), service(s), workers(static_cast<size_t>(std::max(1, options.worker_threads))) {
+  Impl(HttpServerOptions o, ProfileService* s) : options(std::move(o)), service(s) {
+    // Conversions are admitted by memory; listings and captures each have a
+    // few threads of their own, so neither waits behind conversions nor takes
+    // their workers (a capture holds its thread for its whole duration).
+    lanes[Lane(WorkLane::kConversion)].Init(std::max(1, options.worker_threads), std::max(0, options.max_queued), true);
+    lanes[Lane(WorkLane::kListing)].Init(kListingThreads, std::max(0, options.max_queued), false);
+    lanes[Lane(WorkLane::kCapture)].Init(kCaptureThreads, kCapturesQueued, false);
     // One single-threaded io_context per network thread: a connection stays
     // on its thread, so no locks or cross-thread wake-ups on the hot path.
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
@@ -124,40 +132,82 @@ struct HttpServer::Impl {
   }
   void Accept();
   void OnAcceptError(const beast::error_code& ec);
+  // Whether a failure caused by these file versions is seen for the first
+  // time (and so logged); remembers at most kMaxLoggedFailures of them.
+  bool FirstFailureOf(const std::string& failed_files) {
+    static constexpr size_t kMaxLoggedFailures = 4096;
+    std::lock_guard<std::mutex> lock(logged_mu);
+    if (logged_failures.size() >= kMaxLoggedFailures) logged_failures.clear();
+    return logged_failures.insert(failed_files).second;
+  }
 
   // A piece of deferred work waiting for admission.
   struct Job {
     uint64_t working_bytes = 0;
-    std::function<void()> run;  // on a worker; calls Finished(working_bytes) when done
+    WorkLane lane = WorkLane::kConversion;
+    std::function<void()> run;  // on a worker; calls Finished(lane, working_bytes) when done
   };
   // Why Submit did not take a job.
   enum class Admission { kQueued, kBusy, kTooBig };
   Admission Submit(Job job);
-  void Finished(uint64_t working_bytes);
+  void Finished(WorkLane lane, uint64_t working_bytes);
   // Memory beside a full cache: the most one piece of work may need.
   uint64_t WorkRoom() const {
     const uint64_t cache = service->cache().budget_bytes();
     return options.memory_budget_bytes > cache ? options.memory_budget_bytes - cache : 0;
   }
-  void DispatchLocked();
+  void DispatchLocked(WorkLane lane);
+  // An answer written (or dropped) has freed memory: waiting work may fit now.
+  void SendingReleased();
+
+  static constexpr int kListingThreads = 2;
+  static constexpr int kCaptureThreads = 2;
+  static constexpr int kCapturesQueued = 0;  // a third capture is refused (503), not queued
+  // Conversions estimated at most this much go ahead of bigger ones, and big
+  // ones leave one worker free for them: whole traces asked for by one client
+  // do not hold up everyone's small answers.
+  static constexpr uint64_t kSmallWorkBytes = uint64_t{64} << 20;
+  static size_t Lane(WorkLane lane) { return static_cast<size_t>(lane); }
+  // One kind of deferred work: its threads and its queue (guarded by admit_mu).
+  struct LaneState {
+    void Init(int threads, int queued, bool memory_admitted) {
+      max_running = threads;
+      max_queued = static_cast<size_t>(queued);
+      by_memory = memory_admitted;
+      pool = std::make_unique<net::thread_pool>(static_cast<size_t>(threads));
+    }
+    std::unique_ptr<net::thread_pool> pool;
+    std::deque<Job> waiting;
+    int running = 0;
+    int big_running = 0;  // of them, work estimated above kSmallWorkBytes (memory-admitted lanes)
+    int max_running = 1;
+    size_t max_queued = 0;
+    bool by_memory = false;  // waits for memory, not only for a thread
+  };
+  static bool IsBig(const LaneState& lane, uint64_t bytes) { return lane.by_memory && bytes > kSmallWorkBytes; }
 
   HttpServerOptions options;
   ProfileService* service;
-  // Declared before `workers`: workers are joined first on destruction.
+  // Declared before `lanes`: their threads are joined first on destruction.
   std::vector<std::unique_ptr<net::io_context>> contexts;
   std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
   size_t next_context = 0;  // round-robin, touched only by the accept handler
   std::optional<tcp::acceptor> acceptor;
-  net::thread_pool workers;
+  std::array<LaneState, 3> lanes;
   uint16_t port = 0;
   std::atomic<bool> stopped{false};
   bool check_host = false;    // listening on loopback only
   // Admission of deferred work (see http_server.h).
   mutable std::mutex admit_mu;
-  std::deque<Job> waiting;
-  int running = 0;
-  uint64_t running_bytes = 0;
+  uint64_t running_bytes = 0;  // every lane's running work
+  // Answers computed for a request (not shared with the cache) that are being
+  // written: a slow reader keeps them alive. Counted with the cache's bytes.
+  std::atomic<uint64_t> sending_bytes{0};
+  uint64_t HeldBytes() const { return service->cache().bytes_used() + sending_bytes.load(); }
+  bool FitsLocked(const LaneState& lane, uint64_t bytes) const;
   WorkCounts counts;  // guarded by admit_mu
+  std::mutex logged_mu;
+  std::unordered_set<std::string> logged_failures;  // guarded by logged_mu
   // accept() failures (out of descriptors): retried after a pause, logged at most once a second.
   std::optional<net::steady_timer> accept_retry;
   std::chrono::milliseconds accept_pause{0};
@@ -169,7 +219,14 @@ namespace {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, HttpServer::Impl* server) : stream_(std::move(socket)), server_(server) {}
+  // The read buffer is capped: Beast keeps a chunk-size line (with its
+  // extensions and leading zeros) or the trailers whole in it until they
+  // end, outside the header and body limits, so an endless one would grow it
+  // without bound.
+  Session(tcp::socket socket, HttpServer::Impl* server)
+      : stream_(std::move(socket)), buffer_(server->options.max_read_buffer_bytes), server_(server) {}
+
+  ~Session() { HoldSending(0); }
 
   void Start() {
     beast::error_code ec;
@@ -206,9 +263,12 @@ class Session : public std::enable_shared_from_this<Session> {
       start_ = std::chrono::steady_clock::now();
       int status = 400;
       std::string why = "malformed HTTP request: " + ec.message();
-      if (ec == http::error::header_limit) {
+      if (ec == http::error::header_limit || (ec == http::error::buffer_overflow && !parser_->is_header_done())) {
         status = 431;
         why = "request header larger than " + std::to_string(options().max_header_bytes) + " bytes";
+      } else if (ec == http::error::buffer_overflow) {
+        why = "chunked framing (a chunk-size line with its extensions, or the trailers) longer than " +
+              std::to_string(options().max_read_buffer_bytes) + " bytes";
       } else if (ec == http::error::body_limit) {
         status = 413;
         why = "request body larger than " + std::to_string(options().max_body_bytes) + " bytes";
@@ -236,6 +296,17 @@ class Session : public std::enable_shared_from_this<Session> {
     head_ = req.method() == http::verb::head;
     accepts_gzip_ = AcceptsGzip(req[http::field::accept_encoding]);
 
+    // RFC 9112 3.2: an HTTP/1.1 request names its server in exactly one Host
+    // header (HTTP/1.0 clients may send none); two could be read differently
+    // by the Host check and by whatever sits in front of the server.
+    const size_t host_headers = req.count(http::field::host);
+    if (host_headers > 1 || (host_headers == 0 && req.version() >= 11)) {
+      keep_alive_ = false;
+      HttpResponse bad;
+      bad.status = 400;
+      bad.body = host_headers > 1 ? "more than one Host header" : "an HTTP/1.1 request needs a Host header";
+      return Send(std::move(bad));
+    }
     if (server_->check_host) {
       std::string_view host(req[http::field::host].data(), req[http::field::host].size());
       if (!host.empty() && !IsAllowedLocalHost(host, options().allowed_hosts)) {
@@ -275,17 +346,23 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<HttpResponse> Admit(ProfileService::Deferred work, std::shared_ptr<CancellationToken> token) {
     HttpServer::Impl::Job job;
     job.working_bytes = work.working_bytes;
-    job.run = [self = shared_from_this(), run = std::move(work.run), token, bytes = work.working_bytes] {
-      self->RunDeferred(run, token, bytes);
-    };
+    job.lane = work.lane;
+    job.run = [self = shared_from_this(), run = std::move(work.run), token, bytes = work.working_bytes,
+               lane = work.lane] { self->RunDeferred(run, token, bytes, lane); };
     switch (server_->Submit(std::move(job))) {
       case HttpServer::Impl::Admission::kQueued:
         return std::nullopt;
       case HttpServer::Impl::Admission::kBusy: {
         HttpResponse busy;
         busy.status = 503;
-        busy.body = "busy: " + std::to_string(std::max(1, options().worker_threads)) + " conversions run and " +
-                    std::to_string(std::max(0, options().max_queued)) + " wait for a worker or for memory; try again";
+        if (work.lane == WorkLane::kCapture) {
+          busy.body = "busy: " + std::to_string(HttpServer::Impl::kCaptureThreads) +
+                      " captures are running; try again when one has finished";
+        } else {
+          busy.body = "busy: " + std::string(work.lane == WorkLane::kListing ? "listings" : "conversions") +
+                      " run on every thread of theirs and " + std::to_string(std::max(0, options().max_queued)) +
+                      " wait; try again";
+        }
         busy.headers.emplace_back("Retry-After", "1");
         return busy;
       }
@@ -303,9 +380,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // On a worker: the deferred work under the request's cancellation token.
   void RunDeferred(const std::function<std::variant<HttpResponse, ProfileService::Deferred>()>& run,
-                   const std::shared_ptr<CancellationToken>& token, uint64_t bytes) {
+                   const std::shared_ptr<CancellationToken>& token, uint64_t bytes, WorkLane lane) {
     if (token->cancelled()) {  // the client left while it waited: not started
-      server_->Finished(bytes);
+      server_->Finished(lane, bytes);
       {
         std::lock_guard<std::mutex> lock(server_->admit_mu);
         ++server_->counts.not_started;
@@ -321,7 +398,7 @@ class Session : public std::enable_shared_from_this<Session> {
         outcome = InternalError(e);
       }
     }
-    server_->Finished(bytes);
+    server_->Finished(lane, bytes);
     const bool cancelled = token->cancelled();
     if (!cancelled) {
       if (auto* rest = std::get_if<ProfileService::Deferred>(&outcome)) {
@@ -349,10 +426,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // request; the end of the stream (or an error) means the client has gone.
   // HTTP clients do not half-close a connection they expect an answer on.
   void Watch() {
-    constexpr size_t kMaxEarlyBytes = 64 * 1024;  // read ahead at most this much of the next requests
-    if (buffer_.size() >= kMaxEarlyBytes) return;
+    constexpr size_t kReadAhead = 4096;  // read ahead of the next requests at most what the buffer's cap leaves
+    if (buffer_.max_size() - buffer_.size() < kReadAhead) return;
     watching_ = true;
-    stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&Session::OnWatch, shared_from_this()));
+    stream_.async_read_some(buffer_.prepare(kReadAhead), beast::bind_front_handler(&Session::OnWatch, shared_from_this()));
   }
 
   void OnWatch(beast::error_code ec, size_t n) {
@@ -417,7 +494,11 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool vary = encoded.vary;
     std::shared_ptr<const std::string> body = std::move(encoded.body);
     payload_ = body;
+    // An answer the cache does not hold is memory only this connection keeps
+    // alive until the client has read it (a slow reader: for minutes).
+    HoldSending(res.from_cache ? 0 : body->size());
     status_ = res.status;
+    failed_files_ = std::move(res.failed_files);
     bytes_ = body->size();
 
     auto fill = [&](auto& msg) {
@@ -436,7 +517,10 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!has_csp) msg.set("Content-Security-Policy", kContentSecurityPolicy);
       msg.keep_alive(keep_alive_);
     };
-    stream_.expires_after(std::chrono::seconds(std::max(options().read_timeout_s, 300)));
+    // A client reading slower than 1 MiB/s (after 30 s of grace) is dropped:
+    // the answer it holds counts against --memory_mb and holds back conversions.
+    stream_.expires_after(std::chrono::seconds(
+        std::min<uint64_t>(std::max<uint64_t>(options().read_timeout_s, 30 + (body->size() >> 20)), 300)));
     if (head_) {
       http::response<http::empty_body> msg;
       fill(msg);
@@ -451,6 +535,16 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // Counts `bytes` (replacing what this session counted before) as held for writing.
+  void HoldSending(uint64_t bytes) {
+    if (bytes == sending_bytes_) return;
+    server_->sending_bytes += bytes;
+    server_->sending_bytes -= sending_bytes_;
+    const bool released = bytes < sending_bytes_;
+    sending_bytes_ = bytes;
+    if (released) server_->SendingReleased();
+  }
+
   void Write(http::message_generator msg) {
     beast::async_write(stream_, std::move(msg), beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
@@ -458,6 +552,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnWrite(beast::error_code ec, size_t /*bytes*/) {
     LogRequest(ec);
     payload_.reset();
+    HoldSending(0);
     if (ec) return Close();
     if (!keep_alive_) return LingeringClose();
     Read();
@@ -484,7 +579,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void LogRequest(beast::error_code ec) {
     // Server errors always; a client that leaves before the answer is written
     // is its own business, logged with the rest at --verbose.
-    const bool failed = status_ >= 500;
+    // A damaged profile fails every request for it: logged once per file version.
+    const bool failed = status_ >= 500 && (failed_files_.empty() || server_->FirstFailureOf(failed_files_));
     if (!failed && !server_->options.verbose) return;
     LogLevel level = failed ? LogLevel::kError : LogLevel::kInfo;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
@@ -513,12 +609,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpServer::Impl* server_;
   std::shared_ptr<const std::string> payload_;  // the body being written
+  uint64_t sending_bytes_ = 0;  // of payload_, counted in the server's sending_bytes
   std::array<char, 8192> drain_buffer_;
   size_t drained_ = 0;
   std::string method_, target_;
   std::chrono::steady_clock::time_point start_;
   unsigned version_ = 11;
   int status_ = 0;
+  std::string failed_files_;  // of the answer being written (see HttpResponse::failed_files)
   size_t bytes_ = 0;
   bool keep_alive_ = false, head_ = false, accepts_gzip_ = false;
 };
@@ -527,49 +625,101 @@ class Session : public std::enable_shared_from_this<Session> {
 
 HttpServer::Impl::Admission HttpServer::Impl::Submit(Job job) {
   std::lock_guard<std::mutex> lock(admit_mu);
-  if (options.memory_budget_bytes > 0 && job.working_bytes > WorkRoom()) {
+  LaneState& lane = lanes[Lane(job.lane)];
+  if (lane.by_memory && options.memory_budget_bytes > 0 && job.working_bytes > WorkRoom()) {
     ++counts.refused_too_big;
     return Admission::kTooBig;
   }
-  const bool starts_now = waiting.empty() && running < std::max(1, options.worker_threads) &&
-                          (running == 0 || options.memory_budget_bytes == 0 ||
-                           service->cache().bytes_used() + running_bytes + job.working_bytes <=
-                               options.memory_budget_bytes);
-  if (!starts_now && waiting.size() >= static_cast<size_t>(std::max(0, options.max_queued))) {
+  const bool starts_now =
+      lane.waiting.empty() && lane.running < lane.max_running && FitsLocked(lane, job.working_bytes);
+  if (!starts_now && lane.waiting.size() >= lane.max_queued) {
     ++counts.refused_busy;
     return Admission::kBusy;
   }
-  waiting.push_back(std::move(job));
-  DispatchLocked();
-  if (!waiting.empty() && running < std::max(1, options.worker_threads)) ++counts.waited_for_memory;
+  const WorkLane which = job.lane;
+  lane.waiting.push_back(std::move(job));
+  DispatchLocked(which);
+  if (lane.by_memory && !lane.waiting.empty() && lane.running < lane.max_running) ++counts.waited_for_memory;
   return Admission::kQueued;
 }
 
-void HttpServer::Impl::Finished(uint64_t working_bytes) {
+void HttpServer::Impl::Finished(WorkLane which, uint64_t working_bytes) {
   std::lock_guard<std::mutex> lock(admit_mu);
-  --running;
+  LaneState& lane = lanes[Lane(which)];
+  --lane.running;
+  if (IsBig(lane, working_bytes)) --lane.big_running;
   running_bytes -= working_bytes;
-  DispatchLocked();
+  DispatchLocked(which);
+  // Memory freed by any lane may let a waiting conversion start.
+  if (which != WorkLane::kConversion) DispatchLocked(WorkLane::kConversion);
 }
 
-// First come, first served: work that does not fit yet holds back the work
-// behind it, so a big conversion is not starved by small ones. Work alone
-// always fits (Submit refused what could not), so the queue cannot stall.
-void HttpServer::Impl::DispatchLocked() {
-  while (!waiting.empty() && running < std::max(1, options.worker_threads)) {
-    Job& next = waiting.front();
-    if (options.memory_budget_bytes > 0 && running > 0 &&
-        service->cache().bytes_used() + running_bytes + next.working_bytes > options.memory_budget_bytes) {
-      return;
+// Whether work of `bytes` may start now in `lane`. The cache's bytes count
+// as they are, except when no conversion runs: then the cache, even full,
+// leaves WorkRoom, so work that Submit did not refuse fits unless answers
+// being written to slow readers hold that room (it frees as they finish).
+bool HttpServer::Impl::FitsLocked(const LaneState& lane, uint64_t bytes) const {
+  if (!lane.by_memory || options.memory_budget_bytes == 0) return true;
+  if (lane.running == 0) return sending_bytes.load() + running_bytes + bytes <= WorkRoom();
+  return HeldBytes() + running_bytes + bytes <= options.memory_budget_bytes;
+}
+
+void HttpServer::Impl::SendingReleased() {
+  std::lock_guard<std::mutex> lock(admit_mu);
+  DispatchLocked(WorkLane::kConversion);
+}
+
+// First come, first served within a lane, except that small conversions go
+// ahead of big ones and big ones leave a worker free (when there are two or
+// more): work that does not fit yet holds back the work of its size behind it,
+// so a big conversion is not starved by other big ones. The queue moves again
+// when running work finishes or a written answer is released. Listings and
+// captures hold little memory: counted, never waited for.
+void HttpServer::Impl::DispatchLocked(WorkLane which) {
+  LaneState& lane = lanes[Lane(which)];
+  while (!lane.waiting.empty() && lane.running < lane.max_running) {
+    auto pick = std::find_if(lane.waiting.begin(), lane.waiting.end(),
+                             [&](const Job& j) { return !IsBig(lane, j.working_bytes); });
+    if (pick == lane.waiting.end()) {
+      if (lane.big_running >= std::max(1, lane.max_running - 1)) return;
+      pick = lane.waiting.begin();
     }
-    ++running;
+    Job& next = *pick;
+    if (!FitsLocked(lane, next.working_bytes)) return;
+    if (IsBig(lane, next.working_bytes)) ++lane.big_running;
+    ++lane.running;
     running_bytes += next.working_bytes;
-    counts.peak_running = std::max(counts.peak_running, running);
+    if (lane.by_memory) counts.peak_running = std::max(counts.peak_running, lane.running);
     counts.peak_admitted_bytes =
-        std::max<uint64_t>(counts.peak_admitted_bytes, service->cache().bytes_used() + running_bytes);
-    net::post(workers, std::move(next.run));
-    waiting.pop_front();
+        std::max<uint64_t>(counts.peak_admitted_bytes, HeldBytes() + running_bytes);
+    net::post(*lane.pool, std::move(next.run));
+    lane.waiting.erase(pick);
   }
+}
+
+std::optional<HttpResponse> HttpServer::RunAdmitted(ProfileService::Deferred work) {
+  auto done = std::make_shared<std::promise<HttpResponse>>();
+  std::future<HttpResponse> answer = done->get_future();
+  Impl::Job job;
+  job.working_bytes = work.working_bytes;
+  job.lane = work.lane;
+  job.run = [impl = impl_.get(), work, done] {
+    HttpResponse r;
+    try {
+      r = work();
+    } catch (const std::exception& e) {
+      r.status = 500;
+      r.body = e.what();
+    }
+    impl->Finished(work.lane, work.working_bytes);
+    done->set_value(std::move(r));
+  };
+  if (impl_->Submit(std::move(job)) != Impl::Admission::kQueued) return std::nullopt;
+  // Work still queued when the server stops never runs: stop waiting then.
+  while (answer.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+    if (impl_->stopped) return std::nullopt;
+  }
+  return answer.get();
 }
 
 HttpServer::WorkCounts HttpServer::work_counts() const {
@@ -616,7 +766,13 @@ HttpServer::HttpServer(HttpServerOptions options, ProfileService* service)
 
 HttpServer::~HttpServer() {
   Stop();
-  impl_->workers.join();
+  for (auto& lane : impl_->lanes) lane.pool->join();
+  // Sessions still held by handlers go with their io_context and count their
+  // answers out of the server: destroyed here, while the rest of it lives.
+  impl_->accept_retry.reset();
+  impl_->acceptor.reset();
+  impl_->guards.clear();
+  impl_->contexts.clear();
 }
 
 Status HttpServer::Start() {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,10 @@ struct HttpServerOptions {
   std::vector<std::string> allowed_hosts;
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 64 * 1024;  // no route takes a body; this only bounds what is read
+  // The most unparsed bytes a connection holds: the header, a chunk-size line
+  // with its extensions, the trailers, and pipelined requests read ahead. A
+  // longer header is refused with 431, longer chunked framing with 400.
+  size_t max_read_buffer_bytes = 32 * 1024;
   // A request must arrive completely within this many seconds of the previous
   // answer (or of connecting), so idle keep-alive connections close after it too.
   int read_timeout_s = 30;
@@ -75,6 +80,12 @@ class HttpServer {
   void Run(bool handle_signals);
   // Thread-safe; makes Run() return after open connections are closed.
   void Stop();
+
+  // Runs work that no request asked for (the start-up warm-up) through the
+  // same admission as requests: it waits for a conversion worker and for
+  // memory. Blocks until it ran; nullopt when it was refused (too big, queue
+  // full) or the server stopped first.
+  std::optional<HttpResponse> RunAdmitted(ProfileService::Deferred work);
 
   // What became of deferred work (for tests and benchmarks).
   struct WorkCounts {

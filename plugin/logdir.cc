@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -153,7 +154,19 @@ StatusOr<std::string> Logdir::ResolveInside(std::string_view what, std::string_v
   return canonical;
 }
 
-std::vector<RunRef> Logdir::DiscoverRuns() const {
+namespace {
+
+bool OutOfDescriptors(const std::error_code& ec) {
+  return ec == std::errc::too_many_files_open || ec == std::errc::too_many_files_open_in_system;
+}
+
+Status OutOfDescriptorsError(const std::string& dir) {
+  return Unavailable("out of file descriptors while listing " + dir + "; try again");
+}
+
+}  // namespace
+
+StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
   // tb_run directories: the logdir and every directory below it holding
   // plugins/profile (XP-HEAD generate_runs). Symlinked directories are not
   // descended into, so a link cannot pull in a tree outside the logdir.
@@ -184,6 +197,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
     std::string tb_run = tb_dir.lexically_relative(root_).generic_string();
     if (IsValidUtf8(tb_run)) tb_runs.push_back(std::move(tb_run));
   }
+  if (OutOfDescriptors(ec)) return OutOfDescriptorsError(root_);
 
   std::set<std::string> seen;
   std::vector<RunRef> runs;
@@ -200,6 +214,7 @@ std::vector<RunRef> Logdir::DiscoverRuns() const {
       std::string name = tb_run == "." ? profile_run : tb_run + "/" + profile_run;
       if (seen.insert(name).second) runs.push_back(RunRef{name, run_dir});
     }
+    if (OutOfDescriptors(dec)) return OutOfDescriptorsError(profile_dir.string());
   }
   for (const fs::path& dir : kineto_dirs) {
     std::string run_dir = Canonical(dir);
@@ -248,7 +263,7 @@ StatusOr<std::vector<RunRef>> Logdir::ListRuns(const RunScope& scope) const {
       runs.push_back(RunRef{d->path().filename().string(), sub});
     }
   } else {
-    runs = DiscoverRuns();
+    ASSIGN_OR_RETURN(runs, DiscoverRuns());
   }
   SortRuns(runs);
   return runs;
@@ -288,9 +303,15 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   RunContents out;
   FileAccessScope confined(confined_root_, 0);
   auto dir_fd = OpenForRead(dir, /*directory=*/true);
-  if (!dir_fd.ok()) return out;
+  if (!dir_fd.ok()) {
+    out.out_of_descriptors = dir_fd.status().code() == ErrorCode::kUnavailable;
+    return out;
+  }
   DIR* listing = fdopendir(dir_fd->get());
-  if (listing == nullptr) return out;
+  if (listing == nullptr) {
+    out.out_of_descriptors = errno == EMFILE || errno == ENFILE;
+    return out;
+  }
   dir_fd->release();  // owned by `listing` now
   while (const dirent* entry = readdir(listing)) {
     const std::string name = entry->d_name;

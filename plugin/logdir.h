@@ -47,6 +47,9 @@ struct RunContents {
   std::vector<RunFile> xplanes;     // <host>.xplane.pb, <host>.pt.trace.json[.gz]
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
+  // The directory could not be listed for want of file descriptors
+  // (EMFILE/ENFILE): the lists above are incomplete, worth asking again later.
+  bool out_of_descriptors = false;
 };
 
 // Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
@@ -77,7 +80,8 @@ class Logdir {
 
   const std::string& root() const { return root_; }
 
-  // All runs, sorted as /runs returns them (reverse lexicographic).
+  // All runs, sorted as /runs returns them (reverse lexicographic);
+  // Unavailable when out of file descriptors.
   StatusOr<std::vector<RunRef>> ListRuns(const RunScope& scope) const;
 
   // Maps a frontend run name to its directory. InvalidArgument when the name
@@ -103,7 +107,8 @@ class Logdir {
   bool IsInside(const std::string& canonical) const;
   // The run name of a directory holding PyTorch traces (torch-tb-profiler's layout).
   std::string KinetoRunName(const std::string& canonical_dir) const;
-  std::vector<RunRef> DiscoverRuns() const;
+  // Unavailable when out of file descriptors (the walk would be incomplete).
+  StatusOr<std::vector<RunRef>> DiscoverRuns() const;
 
   std::string root_;
   std::shared_ptr<const ConfinedRoot> confined_root_;

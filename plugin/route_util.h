@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,14 @@ std::string HeaderOf(const HttpRequest& request, const std::string& lower_case_n
 // Reads a whole regular file (confined by the active FileAccessScope); over
 // `max_bytes` is ResourceExhausted, a change while reading Unavailable.
 StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes);
+
+// The most a gzip'ed profile is let inflate to (the size its trailer states,
+// at most `max_inflated`); nullopt when the file is not gzip'ed. Inflation is
+// limited to it (FileAccessScope::LimitInflation) so that the working memory
+// estimated from it holds even when the trailer lies or wrapped past 4 GiB.
+std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated);
+// Limits the inflation of `path` in `scope` to GzipInflationCap when it is gzip'ed.
+void LimitInflationToEstimate(FileAccessScope& scope, const std::string& path, uint64_t max_inflated);
 
 // A tool result as kept in the cache, compressed ahead of time once.
 struct CachedOutput {

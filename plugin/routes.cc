@@ -4,9 +4,11 @@
 #include <boost/json.hpp>
 #include <cctype>
 #include <filesystem>
+#include <random>
 #include <set>
 
 #include "convert/analysis/common/hlo_module.h"
+#include "convert/base/json.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/model/xspace_model.h"
@@ -38,6 +40,36 @@ constexpr uint64_t kListingBytes = uint64_t{1} << 20;
 // with Python hashlib) so the CSP can stay 'self'-only.
 constexpr std::string_view kPluginEntryScript = "import(\"./index.js\").then((m) => void m.render());";
 constexpr std::string_view kPluginEntryScriptHash = "sha256-PVZp/wXI2V6hq7T2aNiDNM+vJWIOWwNwyhE53i+6lSQ=";
+
+// 128 random bits as hex, from the system's random source.
+std::string RandomToken() {
+  std::random_device random;
+  std::string token;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 4; ++i) {
+    uint32_t word = random();
+    for (int nibble = 0; nibble < 8; ++nibble, word >>= 4) token += kHex[word & 15];
+  }
+  return token;
+}
+
+// Whether an Origin header names the server the request was sent to (its
+// Host header), as the UI's own pages do.
+bool IsOwnOrigin(std::string_view origin, std::string_view host) {
+  if (host.empty()) return false;
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (StartsWithIgnoringAsciiCase(origin, scheme) && AsciiLowered(origin.substr(scheme.size())) == AsciiLowered(host)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A run that could not be listed for want of file descriptors: 503, not an
+// empty answer the UI would take for "no profiles".
+HttpResponse RunNotListed() {
+  return FromStatus(Unavailable("out of file descriptors while listing the run; try again"));
+}
 
 HttpResponse Json(const json::value& v, int status = 200) {
   return Text(status, json::serialize(v), "application/json");
@@ -109,7 +141,8 @@ ProfileService::ProfileService(Logdir logdir, const ProfileServiceOptions& optio
       max_response_bytes_(options.max_response_bytes),
       max_inflated_bytes_(options.max_inflated_bytes),
       max_static_bytes_(options.max_static_bytes),
-      allow_capture_(options.allow_capture) {
+      allow_capture_(options.allow_capture),
+      request_token_(RandomToken()) {
   LoadStaticFiles();
 }
 
@@ -161,8 +194,8 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
                                              const HttpRequest& request) {
   // Walking the logdir, looking inside profiles and converting them is work
   // for a worker; everything else is answered here.
-  auto later = [](auto&& fn, uint64_t working_bytes = kListingBytes) -> Outcome {
-    return Deferred{[fn = std::forward<decltype(fn)>(fn)]() -> Outcome { return fn(); }, working_bytes};
+  auto later = [](auto&& fn, uint64_t working_bytes = kListingBytes, WorkLane lane = WorkLane::kListing) -> Outcome {
+    return Deferred{[fn = std::forward<decltype(fn)>(fn)]() -> Outcome { return fn(); }, working_bytes, lane};
   };
   // TensorBoard core routes (mounted at the root).
   if (full_path == "/data/plugins_listing") {
@@ -227,23 +260,62 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
     if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
     if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
     const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
-    return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); }, bytes);
+    return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); }, bytes,
+                 WorkLane::kConversion);
   }
   if (path == "/config") {
-    return Json(json::object{
-        {"enableTabNameLabel", false}, {"hideCaptureProfileButton", !allow_capture_}, {"srcPathPrefix", ""}});
+    json::object config{
+        {"enableTabNameLabel", false}, {"hideCaptureProfileButton", !allow_capture_}, {"srcPathPrefix", ""}};
+    // Only a page of this origin can read it (no CORS): it proves a capture request comes from the UI.
+    if (allow_capture_) config["captureToken"] = request_token_;
+    HttpResponse r = Json(config);
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
   }
   if (path == "/version") return Text(200, kTbprofVersion);
   // Traces for the requested duration: a worker's job.
-  if (path == "/capture_profile") return later([this, query] { return CaptureProfile(query); });
+  if (path == "/capture_profile") {
+    if (auto refused = RefuseForeignRequest(request)) return std::move(*refused);
+    return later([this, query] { return CaptureProfile(query); }, kListingBytes, WorkLane::kCapture);
+  }
   return Static(path);
+}
+
+// A capture makes the server connect where the request says and write into
+// the logdir, so a page of another site must not be able to ask for one: an
+// <img> or a form sends GET or a simple POST with the user's access to
+// localhost. Only a POST from this origin with the token passes: browsers
+// mark other sites' requests (Sec-Fetch-Site, Origin), and the token header
+// needs both a value only this origin can read and a CORS preflight the
+// server never grants.
+std::optional<HttpResponse> ProfileService::RefuseForeignRequest(const HttpRequest& request) const {
+  auto refuse = [](int status, const std::string& message) { return Json(json::object{{"error", message}}, status); };
+  if (request.method != "POST") {
+    HttpResponse r = refuse(405, "capture_profile changes the logdir: send it as POST");
+    r.headers.emplace_back("Allow", "POST");
+    return r;
+  }
+  const std::string site = AsciiLowered(HeaderOf(request, "sec-fetch-site"));
+  if (!site.empty() && site != "same-origin" && site != "none") {
+    return refuse(403, "capture_profile is refused from another site (Sec-Fetch-Site: " + ValidUtf8(site) + ")");
+  }
+  const std::string origin = HeaderOf(request, "origin");
+  if (!origin.empty() && !IsOwnOrigin(origin, HeaderOf(request, "host"))) {
+    return refuse(403, "capture_profile is refused from another origin (" + ValidUtf8(origin.substr(0, 200)) + ")");
+  }
+  if (HeaderOf(request, std::string(kRequestTokenHeader)) != request_token_) {
+    return refuse(403, "capture_profile needs this server's token in the " + std::string(kRequestTokenHeader) +
+                           " header, as its UI sends it (from /config)");
+  }
+  return std::nullopt;
 }
 
 // xprof's capture_profile: the same parameters and defaults, success as
 // {"result": "Capture profile successfully. Please refresh."}, any failure as
 // HTTP 500 {"error": message}.
 HttpResponse ProfileService::CaptureProfile(const Query& q) {
-  auto error = [](const std::string& message) { return Json(json::object{{"error", message}}, 500); };
+  // Messages quote parameters, which may be any bytes: JSON carries UTF-8 only.
+  auto error = [](const std::string& message) { return Json(json::object{{"error", ValidUtf8(message)}}, 500); };
   if (!allow_capture_) return error("capture is turned off on this server (tbprof serve --no_capture)");
   // A TPU name is resolved to addresses by TensorFlow's cluster resolver, which tbprof does not have.
   if (q.Get("is_tpu_name") == "true") return error("TensorFlow is not installed, but is required to use TPU names.");
@@ -268,14 +340,27 @@ HttpResponse ProfileService::CaptureProfile(const Query& q) {
                    int_param("python_tracer_level", 0, python), int_param("delay", 0, delay)}) {
     if (bad) return *bad;
   }
-  if (num_retry < 0 || num_retry > 100 || host < 0 || device < 0 || python < 0) {
-    return error("num_retry must be 0..100 and the tracer levels must not be negative");
+  if (num_retry < 0 || num_retry > kMaxCaptureRetries || host < 0 || device < 0 || python < 0) {
+    return error("num_retry must be 0.." + std::to_string(kMaxCaptureRetries) +
+                 " and the tracer levels must not be negative");
+  }
+  // A capture holds a capture thread (and one per worker) for about
+  // (delay + 2 x duration, at least 60 s) per attempt: bounded so that no request holds them for hours.
+  if (duration > kMaxCaptureDurationMs) {
+    return error("duration must be at most " + std::to_string(kMaxCaptureDurationMs) + " ms");
+  }
+  if (delay < 0 || delay > kMaxCaptureDelayMs) {
+    return error("delay must be 0.." + std::to_string(kMaxCaptureDelayMs) + " ms");
   }
   // A worker list names the hosts to trace, as it does for TensorBoard's TPU capture.
   std::string addresses = q.Get("worker_list").empty() ? q.Get("service_addr") : q.Get("worker_list");
   if (addresses.empty()) return error("service_addr is required");
   auto parsed = capture::ParseServiceAddresses(addresses);
   if (!parsed.ok()) return error(parsed.status().message());
+  if (parsed->size() > kMaxCaptureWorkers) {
+    return error("at most " + std::to_string(kMaxCaptureWorkers) + " workers can be captured at once (" +
+                 std::to_string(parsed->size()) + " given)");
+  }
   capture::CaptureOptions options;
   options.service_addresses = std::move(*parsed);
   options.logdir = logdir_.root();
@@ -366,6 +451,7 @@ std::shared_ptr<const RunContents> ProfileService::Contents(const std::string& d
     if (it != contents_.end() && now - it->second.first < runs_ttl_) return it->second.second;
   }
   auto scanned = std::make_shared<const RunContents>(logdir_.ScanRun(dir));
+  if (scanned->out_of_descriptors) return scanned;  // incomplete: not reused
   std::lock_guard<std::mutex> lock(contents_mu_);
   contents_[dir] = {now, scanned};
   return scanned;
@@ -406,8 +492,10 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
     return ref.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(ref.status());
   }
   std::shared_ptr<const RunContents> contents = Contents(ref->dir);
+  if (contents->out_of_descriptors) return RunNotListed();
   auto list = [this, contents] {
     FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+    if (!contents->xplanes.empty()) LimitInflationToEstimate(confined, contents->xplanes.front().path, max_inflated_bytes_);
     return Json(StringArray(ToolsOfRun(*contents, &cache_)));
   };
   // Listing a tool may load the run's first profile: admitted by its estimate.
@@ -435,6 +523,7 @@ HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
   if (!found.ok()) {
     return found.status().code() == ErrorCode::kNotFound ? Json(json::array()) : FromStatus(found.status());
   }
+  if (found->contents->out_of_descriptors) return RunNotListed();
   std::vector<std::string> hosts = HostsOfRun(*found->contents, tag);
   json::array a;
   for (const std::string& h : hosts) a.emplace_back(json::object{{"hostname", h}});
@@ -447,6 +536,7 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::ModuleList(
   auto ref = ResolveRun(run, q.Scope());
   if (!ref.ok()) return ref.status().code() == ErrorCode::kNotFound ? Text(200, "") : FromStatus(ref.status());
   std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
+  if (scanned->out_of_descriptors) return RunNotListed();
   // Modules also come from the first profile's model: loading it is admitted by its estimate.
   const uint64_t bytes = FirstModelLoadBytes(*scanned);
   if (bytes == 0) return ListModules(*scanned);
@@ -458,6 +548,7 @@ HttpResponse ProfileService::ListModules(const RunContents& contents) {
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
   // Modules also come from the HLO protos in the XSpace's /host:metadata plane.
   if (!contents.xplanes.empty()) {
+    LimitInflationToEstimate(confined, contents.xplanes.front().path, max_inflated_bytes_);
     auto model = LoadModelCached(contents.xplanes.front().path, &cache_);
     if (model.ok()) {
       // The metadata plane's modules (their `Hlo Proto` stat), named as compiled.

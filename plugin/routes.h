@@ -45,6 +45,9 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
   // The body is shared with the cache (its memory is accounted there).
   bool from_cache = false;
+  // For a failure caused by profile files: those files' versions. The server
+  // logs such a failure once per version, not once per request.
+  std::string failed_files;
 
   const std::string& Body() const { return shared_body ? *shared_body : body; }
 };
@@ -73,6 +76,22 @@ extern const char kTbprofVersion[];
 
 struct CachedOutput;  // a tool result as cached (plugin/route_util.h)
 
+// Which threads deferred work runs on: conversions are admitted by memory on
+// --workers threads; listings of the logdir or a run, and captures (which hold
+// a thread for their whole duration) have a few threads each of their own, so
+// neither waits behind conversions nor takes their threads.
+enum class WorkLane { kConversion = 0, kListing = 1, kCapture = 2 };
+
+// The header a state-changing request (capture_profile) carries the server's
+// token in (the UI reads it from /config, which other origins cannot read).
+inline constexpr std::string_view kRequestTokenHeader = "x-tbprof-token";
+
+// capture_profile's bounds (the xprof UI's defaults are well inside them).
+inline constexpr int64_t kMaxCaptureDurationMs = 300000;
+inline constexpr int64_t kMaxCaptureDelayMs = 60000;
+inline constexpr int64_t kMaxCaptureRetries = 10;
+inline constexpr size_t kMaxCaptureWorkers = 64;
+
 class ProfileService {
  public:
   static StatusOr<std::unique_ptr<ProfileService>> Create(const ProfileServiceOptions& options);
@@ -86,6 +105,7 @@ class ProfileService {
     // Memory the work is estimated to need while it runs, beyond what the
     // cache holds already (the server admits work by it).
     uint64_t working_bytes = 0;
+    WorkLane lane = WorkLane::kConversion;
     // Runs it and whatever it hands back, to the answer.
     HttpResponse operator()() const;
   };
@@ -99,10 +119,15 @@ class ProfileService {
   HttpResponse Handle(const HttpRequest& request);
 
   // Converts the default tools of the `max_runs` newest runs into the cache.
-  // Returns how many results were computed.
-  int Warm(int max_runs);
+  // Returns how many results were computed. Each conversion is handed, with
+  // its estimate, to `admit` when given (the server's admission, so warm-up
+  // counts against --memory_mb like a request; nullopt: not run), else run here.
+  int Warm(int max_runs, const std::function<std::optional<HttpResponse>(Deferred)>& admit = {});
 
   const Logdir& logdir() const { return logdir_; }
+  // The random token capture_profile requires in kRequestTokenHeader (made
+  // at start-up; /config gives it to the UI).
+  const std::string& request_token() const { return request_token_; }
   ArtifactCache& cache() { return cache_; }
 
  private:
@@ -141,6 +166,9 @@ class ProfileService {
   // Working memory of loading the whole model of one xplane file (0 when cached).
   uint64_t ModelLoadBytes(const std::string& path, const FileIdentity& id);
   HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
+  // Why a request may not change state (capture): not POST, sent by a page of
+  // another origin, or without the token; nullopt when it may.
+  std::optional<HttpResponse> RefuseForeignRequest(const HttpRequest& request) const;
   // Hands memory freed by evictions back to the system now and then.
   void ReturnFreedMemory();
   HttpResponse TensorBoardRuns();
@@ -183,6 +211,7 @@ class ProfileService {
   uint64_t max_inflated_bytes_;
   uint64_t max_static_bytes_;
   bool allow_capture_;
+  std::string request_token_;
   std::mutex trim_mu_;
   uint64_t evicted_at_last_trim_ = 0;
   std::mutex runs_mu_;

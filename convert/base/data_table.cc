@@ -3,6 +3,7 @@
 #include <iterator>
 #include "convert/base/json.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -45,18 +46,50 @@ void AppendCellValue(std::string& out, const DataTable::Cell& cell) {
   }
 }
 
+// Whether `s` is a plain decimal number ("-1.5", "+2", "-3e-7"), which a
+// spreadsheet reads as a number, never as a formula.
+bool IsPlainNumber(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t exponent = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exponent;
+    if (exponent == 0) return false;
+  }
+  return i == s.size();
+}
+
 std::string CsvField(const DataTable::Cell& cell) {
   std::string text;
+  bool formula = false;
   if (const double* d = std::get_if<double>(&cell)) {
     char buf[64];
     auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), std::isfinite(*d) ? *d : 0.0);
     text.assign(buf, end);
   } else if (const std::string* s = std::get_if<std::string>(&cell)) {
     text = ValidUtf8(*s);
+    // Text a spreadsheet would run as a formula (a crafted op name such as
+    // "=HYPERLINK(...)" or "@SUM(...)"), neutralised as OWASP's CSV-injection
+    // advice says: a leading quote makes it text, and the field is quoted.
+    // Numbers stay numbers: a negative number in a text cell is no formula.
+    if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos &&
+        !IsPlainNumber(text)) {
+      text.insert(text.begin(), '\'');
+      formula = true;
+    }
   } else if (const bool* b = std::get_if<bool>(&cell)) {
     text = *b ? "true" : "false";
   }
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  if (!formula && text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) {
     if (c == '"') quoted.push_back('"');

@@ -21,7 +21,7 @@ bool HasGzipMagic(std::string_view head) {
 
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes) {
   if (const FileAccessScope* scope = FileAccessScope::Current()) {
-    max_bytes = std::min(max_bytes, scope->max_inflated_bytes());
+    max_bytes = std::min(max_bytes, scope->InflationLimitOf(path));
   }
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Internal(path + ": zlib init failed");
@@ -125,6 +125,11 @@ StatusOr<std::shared_ptr<const ConfinedRoot>> ConfinedRoot::Open(const std::stri
   std::string path = canonical_path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return std::shared_ptr<const ConfinedRoot>(new ConfinedRoot(std::move(path), UniqueFd(fd)));
+}
+
+uint64_t FileAccessScope::InflationLimitOf(const std::string& path) const {
+  auto it = inflation_limits_.find(path);
+  return it == inflation_limits_.end() ? max_inflated_bytes_ : std::min(it->second, max_inflated_bytes_);
 }
 
 FileAccessScope::FileAccessScope(std::shared_ptr<const ConfinedRoot> root, uint64_t max_inflated_bytes)

@@ -96,6 +96,11 @@ class FileAccessScope {
   FileAccessScope& operator=(const FileAccessScope&) = delete;
 
   void Remember(const std::string& path, const FileIdentity& id) { identities_[path] = id; }
+  // Inflating `path` stops at `max_bytes` (below max_inflated_bytes): the
+  // size its working memory was estimated for.
+  void LimitInflation(const std::string& path, uint64_t max_bytes) { inflation_limits_[path] = max_bytes; }
+  // The most `path` may inflate to under this scope.
+  uint64_t InflationLimitOf(const std::string& path) const;
   static FileAccessScope* Current();
 
   const ConfinedRoot* root() const { return root_.get(); }
@@ -106,6 +111,7 @@ class FileAccessScope {
   std::shared_ptr<const ConfinedRoot> root_;
   uint64_t max_inflated_bytes_;
   std::map<std::string, FileIdentity> identities_;
+  std::map<std::string, uint64_t> inflation_limits_;
   FileAccessScope* outer_;
 };
 

@@ -14,6 +14,7 @@
 #include <limits>
 #include <thread>
 
+#include "convert/base/file_bytes.h"
 #include "convert/base/strings.h"
 #include "proto/profiler_service.grpc.pb.h"
 
@@ -41,34 +42,64 @@ std::string RunNameNow() {
   return stamp;
 }
 
+// The run directory and its parent, held open: every file of the capture is
+// made relative to them, so nothing swapped in for a link meanwhile can send
+// a write outside the logdir.
+struct RunDirectory {
+  UniqueFd profile;  // <logdir>/plugins/profile
+  UniqueFd run;      // <logdir>/plugins/profile/<run>
+};
+
+// Opens `name` under `parent` as a directory, making it first when missing;
+// a symlink there is refused, not followed (it could lead out of the logdir).
+StatusOr<UniqueFd> OpenOrMakeDirectory(int parent, const char* name, const std::string& shown) {
+  if (::mkdirat(parent, name, 0755) != 0 && errno != EEXIST) {
+    return Internal("cannot create " + shown + ": " + std::strerror(errno));
+  }
+  UniqueFd fd(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ELOOP || errno == ENOTDIR) {
+      return Internal(shown + " is a symlink or not a directory; a capture does not write through it");
+    }
+    return Internal("cannot open " + shown + ": " + std::strerror(errno));
+  }
+  return fd;
+}
+
 // mkdir of the leaf is atomic, so two captures in the same second (or a run
 // already there) get different directories instead of sharing one.
-Status CreateRunDirectory(const std::string& logdir, CaptureResult& result) {
-  fs::path root = fs::path(logdir) / "plugins" / "profile";
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) return Internal("cannot create " + root.string() + ": " + ec.message());
+StatusOr<RunDirectory> CreateRunDirectory(const std::string& logdir, CaptureResult& result) {
+  UniqueFd root(::open(logdir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (root.get() < 0) return Internal("cannot open the logdir " + logdir + ": " + std::strerror(errno));
+  const fs::path plugins = fs::path(logdir) / "plugins";
+  ASSIGN_OR_RETURN(UniqueFd plugins_fd, OpenOrMakeDirectory(root.get(), "plugins", plugins.string()));
+  const fs::path profile = plugins / "profile";
+  RunDirectory dirs;
+  ASSIGN_OR_RETURN(dirs.profile, OpenOrMakeDirectory(plugins_fd.get(), "profile", profile.string()));
   const std::string base = RunNameNow();
   for (int n = 0; n < 1000; ++n) {
     std::string name = n == 0 ? base : base + "_" + std::to_string(n);
-    fs::path dir = root / name;
-    if (::mkdir(dir.c_str(), 0755) == 0) {
+    fs::path dir = profile / name;
+    if (::mkdirat(dirs.profile.get(), name.c_str(), 0755) == 0) {
+      dirs.run = UniqueFd(::openat(dirs.profile.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (dirs.run.get() < 0) return Internal("cannot open " + dir.string() + ": " + std::strerror(errno));
       result.run = name;
       result.run_dir = dir.string();
-      return Status::Ok();
+      return dirs;
     }
     if (errno != EEXIST) return Internal("cannot create " + dir.string() + ": " + std::strerror(errno));
   }
-  return Internal("no free run name under " + root.string() + " for " + base);
+  return Internal("no free run name under " + profile.string() + " for " + base);
 }
 
-// Writes a file that must not exist yet: the bytes go to a temporary name and
-// are linked into place, which fails rather than replace an existing file,
-// and readers never see a half-written profile.
-Status WriteNewFile(const fs::path& path, const std::string& bytes) {
-  const std::string tmp = path.string() + ".partial-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Internal("cannot create " + tmp + ": " + std::strerror(errno));
+// Writes a file that must not exist yet, in the directory `dir_fd`: the bytes
+// go to a temporary name and are linked into place, which fails rather than
+// replace an existing file, and readers never see a half-written profile.
+Status WriteNewFile(int dir_fd, const std::string& name, const fs::path& shown, const std::string& bytes) {
+  const std::string tmp = name + ".partial-" + std::to_string(::getpid());
+  const std::string shown_tmp = shown.string() + ".partial-" + std::to_string(::getpid());
+  int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Internal("cannot create " + shown_tmp + ": " + std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -76,21 +107,21 @@ Status WriteNewFile(const fs::path& path, const std::string& bytes) {
     if (n <= 0) {
       std::string why = std::strerror(errno);
       ::close(fd);
-      ::unlink(tmp.c_str());
-      return Internal("cannot write " + tmp + ": " + why);
+      ::unlinkat(dir_fd, tmp.c_str(), 0);
+      return Internal("cannot write " + shown_tmp + ": " + why);
     }
     done += static_cast<size_t>(n);
   }
   if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return Internal("cannot write " + tmp + ": " + std::strerror(errno));
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return Internal("cannot write " + shown_tmp + ": " + std::strerror(errno));
   }
-  int linked = ::link(tmp.c_str(), path.c_str());
+  int linked = ::linkat(dir_fd, tmp.c_str(), dir_fd, name.c_str(), 0);
   int link_errno = errno;
-  ::unlink(tmp.c_str());
+  ::unlinkat(dir_fd, tmp.c_str(), 0);
   if (linked != 0) {
-    return Internal(link_errno == EEXIST ? path.string() + " already exists; it is left as it was"
-                                         : "cannot write " + path.string() + ": " + std::strerror(link_errno));
+    return Internal(link_errno == EEXIST ? shown.string() + " already exists; it is left as it was"
+                                         : "cannot write " + shown.string() + ": " + std::strerror(link_errno));
   }
   return Status::Ok();
 }
@@ -138,15 +169,15 @@ bool IsPlainFileName(const std::string& name) {
 
 // Saves what one worker returned. Returns a local I/O error (which stops the
 // capture); per-worker problems go to host.error.
-Status SaveReply(const WorkerReply& reply, const std::string& run_dir, const std::string& session_dir_of_server,
-                 CapturedHost& host) {
+Status SaveReply(const WorkerReply& reply, const RunDirectory& dirs, const std::string& run_dir,
+                 const std::string& session_dir_of_server, CapturedHost& host) {
   const tensorflow::ProfileResponse& r = reply.response;
   const std::string file = XPlaneFileName(host.service_address);
   const fs::path path = fs::path(run_dir) / file;
   if (r.has_xspace()) {
     std::string bytes;
     if (!r.xspace().SerializeToString(&bytes)) return Internal("cannot serialize the trace of " + host.service_address);
-    RETURN_IF_ERROR(WriteNewFile(path, bytes));
+    RETURN_IF_ERROR(WriteNewFile(dirs.run.get(), file, path, bytes));
     host.path = path.string();
     host.bytes = bytes.size();
   }
@@ -155,9 +186,10 @@ Status SaveReply(const WorkerReply& reply, const std::string& run_dir, const std
   std::string prefix = file.substr(0, file.size() - std::string_view(".xplane.pb").size());
   for (const tensorflow::ProfileToolData& tool : r.tool_data()) {
     if (!IsPlainFileName(tool.name())) continue;
-    fs::path tool_path = fs::path(run_dir) / (prefix + "." + tool.name());
+    const std::string tool_file = prefix + "." + tool.name();
+    fs::path tool_path = fs::path(run_dir) / tool_file;
     if (tool_path == path && !host.path.empty()) continue;
-    RETURN_IF_ERROR(WriteNewFile(tool_path, tool.data()));
+    RETURN_IF_ERROR(WriteNewFile(dirs.run.get(), tool_file, tool_path, tool.data()));
     if (tool_path == path) {
       host.path = path.string();
       host.bytes = tool.data().size();
@@ -167,10 +199,10 @@ Status SaveReply(const WorkerReply& reply, const std::string& run_dir, const std
   // A server that predates emit_xspace saves the trace itself under the
   // request's repository_root, which is our run directory only when it shares
   // our file system.
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
+  struct stat st{};
+  if (::fstatat(dirs.run.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
     host.path = path.string();
-    host.bytes = fs::file_size(path, ec);
+    host.bytes = static_cast<uint64_t>(st.st_size);
     return Status::Ok();
   }
   host.error = "it reports a trace but neither sent it nor wrote it here: an older profiler server saves it on its "
@@ -220,7 +252,7 @@ StatusOr<CaptureResult> CaptureProfile(const CaptureOptions& options) {
   };
 
   CaptureResult result;
-  RETURN_IF_ERROR(CreateRunDirectory(options.logdir, result));
+  ASSIGN_OR_RETURN(RunDirectory dirs, CreateRunDirectory(options.logdir, result));
   const std::string repository_root = (fs::path(options.logdir) / "plugins" / "profile").string();
   const size_t n = options.service_addresses.size();
   const int64_t wait_ms = std::max(options.min_grace_ms, 2 * options.duration_ms) + options.delay_ms;
@@ -275,7 +307,7 @@ StatusOr<CaptureResult> CaptureProfile(const CaptureOptions& options) {
       } else if (reply.response.empty_trace()) {
         host.error = "empty trace: no event was recorded during the " + std::to_string(options.duration_ms) + " ms";
       } else {
-        io_error = SaveReply(reply, result.run_dir, repository_root + "/" + result.run, host);
+        io_error = SaveReply(reply, dirs, result.run_dir, repository_root + "/" + result.run, host);
         if (!io_error.ok()) break;
       }
       if (!host.path.empty()) any_trace = true;
@@ -286,8 +318,7 @@ StatusOr<CaptureResult> CaptureProfile(const CaptureOptions& options) {
   }
   if (any_trace && io_error.ok()) return result;
 
-  std::error_code ec;
-  fs::remove(result.run_dir, ec);  // only succeeds while it is empty
+  ::unlinkat(dirs.profile.get(), result.run.c_str(), AT_REMOVEDIR);  // only succeeds while it is empty
   if (!io_error.ok()) return io_error;
   std::string why;
   for (const CapturedHost& h : result.hosts) why += (why.empty() ? "" : "; ") + h.service_address + ": " + h.error;

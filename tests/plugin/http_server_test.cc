@@ -116,8 +116,9 @@ TEST_F(PluginHttp, EveryRouteAnswersWithItsContentType) {
       {"/config", 200, "application/json"},
       {"/data/plugin/profile/version", 200, "text/plain"},
       {"/version", 200, "text/plain"},
-      {"/data/plugin/profile/capture_profile?service_addr=x", 500, "application/json"},
-      {"/capture_profile", 500, "application/json"},
+      // A GET cannot capture (a page of another site could send it): POST only.
+      {"/data/plugin/profile/capture_profile?service_addr=x", 405, "application/json"},
+      {"/capture_profile", 405, "application/json"},
       {"/data/plugins_listing", 200, "application/json"},
       {"/data/runs", 200, "application/json"},
       {"/data/environment", 200, "application/json"},

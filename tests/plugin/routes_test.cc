@@ -249,13 +249,18 @@ TEST_F(PluginRoutes, SessionAndRunPathScopeEveryRoute) {
 TEST_F(PluginRoutes, SmallRoutesShapes) {
   EXPECT_EQ(GetJson("/config"), json::value(json::object{{"enableTabNameLabel", false},
                                                          {"hideCaptureProfileButton", false},
-                                                         {"srcPathPrefix", ""}}));
+                                                         {"srcPathPrefix", ""},
+                                                         {"captureToken", service_->request_token()}}));
   HttpResponse version = Get("/data/plugin/profile/version");
   EXPECT_EQ(version.status, 200);
   EXPECT_EQ(version.content_type, "text/plain");
   EXPECT_EQ(version.Body(), kTbprofVersion);
 
-  HttpResponse capture = Get("/capture_profile?service_addr=localhost&duration=1000");
+  HttpRequest post;
+  post.method = "POST";
+  post.target = "/capture_profile?service_addr=localhost&duration=1000";
+  post.headers["x-tbprof-token"] = service_->request_token();
+  HttpResponse capture = service_->Handle(post);
   EXPECT_EQ(capture.status, 500);
   boost::system::error_code ec;
   json::value err = json::parse(capture.Body(), ec);

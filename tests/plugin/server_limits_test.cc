@@ -351,7 +351,28 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   EXPECT_EQ(get("Host: 127.0.0.1\r\n").status, 200);
   EXPECT_EQ(get("Host: [::1]:80\r\n").status, 200);
   EXPECT_EQ(get("Host: tunnel.example:443\r\n").status, 200);
-  EXPECT_EQ(get("").status, 200);  // HTTP/1.0-style clients send none
+}
+
+// RFC 9112 3.2: exactly one Host header in HTTP/1.1 (none is allowed in HTTP/1.0).
+TEST(PluginServerLimits, RequestsWithTwoHostHeadersOrNoneAreRefused) {
+  ScratchDir t;
+  WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
+  InProcessServer server(t.path(), HttpServerOptions{});
+  auto send = [&](const std::string& request) {
+    RawClient c(server.port());
+    c.SendRaw(request);
+    auto r = c.Read();
+    return r.has_value() ? *r : RawResponse{};
+  };
+  RawResponse two = send("GET /runs HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n");
+  EXPECT_EQ(two.status, 400);
+  EXPECT_EQ(two.body, "more than one Host header");
+  EXPECT_EQ(send("GET /runs HTTP/1.1\r\nHost: attacker.example\r\nHost: localhost\r\n\r\n").status, 400);
+  RawResponse none = send("GET /runs HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(none.status, 400);
+  EXPECT_EQ(none.body, "an HTTP/1.1 request needs a Host header");
+  EXPECT_EQ(send("GET /runs HTTP/1.0\r\n\r\n").status, 200);
+  EXPECT_EQ(send("GET /runs HTTP/1.1\r\nHost: localhost\r\n\r\n").status, 200);
 }
 
 // --- logging ---------------------------------------------------------------------

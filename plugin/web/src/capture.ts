@@ -18,12 +18,19 @@ export interface CaptureRequest {
 
 export interface CaptureAnswer { result?: string; error?: string }
 
-// Failures come back as HTTP 500 with {"error": ...}, so the body is read whatever the status.
-export async function requestCapture(req: CaptureRequest, signal?: AbortSignal): Promise<CaptureAnswer> {
+// The header the server requires its capture token in (read from /config,
+// which pages of other origins cannot read), so other sites cannot capture.
+const TOKEN_HEADER = 'X-Tbprof-Token';
+
+// Failures come back as HTTP 500 with {"error": ...} (403/405 when the server
+// refuses the request itself), so the body is read whatever the status.
+export async function requestCapture(req: CaptureRequest, token: string, signal?: AbortSignal): Promise<CaptureAnswer> {
   const params: Record<string, string | number> = { ...req, is_tpu_name: 'false' };
   let res: Response;
   try {
-    res = await fetch(apiUrl('capture_profile', params), { signal, credentials: 'same-origin' });
+    res = await fetch(apiUrl('capture_profile', params), {
+      method: 'POST', signal, credentials: 'same-origin', headers: { [TOKEN_HEADER]: token },
+    });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
     return { error: `the server did not answer (${(e as Error).message})` };
@@ -48,7 +55,7 @@ function selectField(name: string, label: string, options: [number, string][], c
   return [el('label', { class: 'capture-field' }, el('span', {}, label), select), select];
 }
 
-function buildDialog(onCaptured: () => void): HTMLDialogElement {
+function buildDialog(token: string, onCaptured: () => void): HTMLDialogElement {
   const address = el('input', { name: 'service_addr', type: 'text', required: '', placeholder: 'localhost:6009', autocomplete: 'off' });
   const workers = el('input', { name: 'worker_list', type: 'text', placeholder: 'optional: host:port,host:port', autocomplete: 'off' });
   const [durationLabel, duration] = numberField('duration', 'Profiling duration (ms)', 1000, 1);
@@ -98,7 +105,7 @@ function buildDialog(onCaptured: () => void): HTMLDialogElement {
     };
     tick();
     const timer = window.setInterval(tick, 200);
-    void requestCapture(req, abort.signal).then((answer) => {
+    void requestCapture(req, token, abort.signal).then((answer) => {
       if (answer.result !== undefined) {
         status.textContent = answer.result;
         status.className = 'capture-status capture-ok';
@@ -122,14 +129,16 @@ function buildDialog(onCaptured: () => void): HTMLDialogElement {
 // Adds the Capture Profile button to `bar` unless the server's config hides it.
 export async function installCaptureButton(bar: HTMLElement, onCaptured: () => void): Promise<void> {
   let hidden = true;
+  let token = '';
   try {
-    const config = await fetchJson<{ hideCaptureProfileButton?: boolean }>(apiUrl('config', {}));
+    const config = await fetchJson<{ hideCaptureProfileButton?: boolean; captureToken?: string }>(apiUrl('config', {}));
     hidden = config.hideCaptureProfileButton === true;
+    token = typeof config.captureToken === 'string' ? config.captureToken : '';
   } catch {
     return;  // an older server without /config: no capture either
   }
   if (hidden) return;
-  const dialog = buildDialog(onCaptured);
+  const dialog = buildDialog(token, onCaptured);
   const button = el('button', { type: 'button', id: 'capture-button', class: 'capture-button' }, 'Capture Profile');
   button.addEventListener('click', () => dialog.showModal());
   bar.append(button, dialog);

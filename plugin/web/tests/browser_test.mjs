@@ -222,6 +222,42 @@ await test('a flow partner outside the loaded events was fetched and followed', 
   assert(flowFetchSeen.count > 0, 'no trace page had to fetch a flow partner (every partner was already loaded)');
 });
 if (captureAddr) {
+  await test('a page of another origin (another loopback port) cannot make the server capture', async () => {
+    // Every way a foreign page can send a request without reading the answer:
+    // an image (GET), no-cors fetches (GET and POST), a form POST, and a CORS
+    // fetch with the token header (its preflight is never granted).
+    const target = `${API}/capture_profile?${new URLSearchParams({ service_addr: captureAddr, duration: '300', num_retry: '0' })}`;
+    const html = `<!DOCTYPE html><body><img src="${target}&via=img">
+<form id="f" method="POST" action="${target}&via=form" target="sink"></form><iframe name="sink"></iframe>
+<script>
+fetch(${JSON.stringify(target + '&via=get')}, { mode: 'no-cors', credentials: 'include' }).catch(() => {});
+fetch(${JSON.stringify(target + '&via=post')}, { method: 'POST', mode: 'no-cors', credentials: 'include' }).catch(() => {});
+fetch(${JSON.stringify(target + '&via=cors')}, { method: 'POST', headers: { 'X-Tbprof-Token': 'guess' } }).catch(() => {});
+document.getElementById('f').submit();
+</script></body>`;
+    const http = await import('node:http');
+    const foreign = http.createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(html); });
+    await new Promise((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const foreignUrl = `http://127.0.0.1:${foreign.address().port}/`;
+    const before = (await api('runs', {})).json ?? [];
+    const page = await context.newPage();
+    const sent = [];
+    page.on('request', (r) => { if (r.url().includes('capture_profile')) sent.push(r.url()); });
+    try {
+      await page.goto(foreignUrl, { waitUntil: 'load' });
+      // A capture of 300 ms answers within a few seconds; give every request time to arrive and finish.
+      await page.waitForTimeout(4000);
+    } finally {
+      await page.close();
+      foreign.close();
+    }
+    assert(sent.length >= 4, `the foreign page sent ${sent.length} capture requests, expected at least 4`);
+    await new Promise((resolve) => setTimeout(resolve, 1200));  // past the run list's 1 s reuse
+    const after = (await api('runs', {})).json ?? [];
+    const added = after.filter((r) => !before.includes(r));
+    assert(added.length === 0, `a foreign page captured new runs: ${JSON.stringify(added)}`);
+  });
+
   await test('capture dialog: an unreachable job fails clearly, a live job becomes a new run', async () => {
     const config = await api('config', {});
     assert(config.json?.hideCaptureProfileButton === false, `config: ${config.text}`);

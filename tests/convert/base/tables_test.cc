@@ -53,5 +53,32 @@ TEST(DataTable, CsvQuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(t.ToCsv(), "Name,Value\r\nplain,1.5\r\n\"a,b \"\"c\"\"\",2\r\n");
 }
 
+// OWASP's CSV-injection advice: a text cell a spreadsheet would run as a
+// formula gets a leading ' and is quoted; numbers, negative ones included,
+// stay numbers. Expected lines written by hand.
+TEST(DataTable, CsvNeutralisesFormulasButKeepsNegativeNumbers) {
+  DataTable t;
+  t.AddColumn("n", "Name", "string");
+  t.AddColumn("v", "Value", "number");
+  for (const char* name : {"=HYPERLINK(\"http://x\",\"y\")", "+cmd|'/c calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx",
+                           "-1.5", "+2", "-3e-7", "-", "-e5", "a=b"}) {
+    t.AddRow({std::string(name), -4.25});
+  }
+  EXPECT_EQ(t.ToCsv(),
+            "Name,Value\r\n"
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-4.25\r\n"
+            "\"'+cmd|'/c calc'!A0\",-4.25\r\n"
+            "\"'-2+3\",-4.25\r\n"
+            "\"'@SUM(A1)\",-4.25\r\n"
+            "\"'\tx\",-4.25\r\n"
+            "\"'\rx\",-4.25\r\n"
+            "-1.5,-4.25\r\n"
+            "+2,-4.25\r\n"
+            "-3e-7,-4.25\r\n"
+            "\"'-\",-4.25\r\n"
+            "\"'-e5\",-4.25\r\n"
+            "a=b,-4.25\r\n");
+}
+
 }  // namespace
 }  // namespace tbprof

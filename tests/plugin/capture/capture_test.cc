@@ -20,6 +20,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -401,6 +402,18 @@ HttpResponse Get(ProfileService& service, const std::string& target) {
   return service.Handle(r);
 }
 
+// A capture as the UI sends it: POST, from the server's own origin, with the token /config gives.
+HttpResponse Capture(ProfileService& service, const std::string& target) {
+  HttpRequest r;
+  r.method = "POST";
+  r.target = target;
+  r.headers["host"] = "127.0.0.1:6006";
+  r.headers["origin"] = "http://127.0.0.1:6006";
+  r.headers["sec-fetch-site"] = "same-origin";
+  r.headers["x-tbprof-token"] = std::string(json::parse(Get(service, "/config").Body()).at("captureToken").as_string());
+  return service.Handle(r);
+}
+
 TEST(CaptureRoute, CapturesALiveJobIntoARunEveryToolOpens) {
   TempDir logdir("route");
   ProfileServiceOptions options;
@@ -419,10 +432,14 @@ TEST(CaptureRoute, CapturesALiveJobIntoARunEveryToolOpens) {
                              "&is_tpu_name=false&duration=300&num_retry=1&worker_list=&host_tracer_level=2"
                              "&device_tracer_level=1&python_tracer_level=0&delay=0";
   HttpRequest request;
+  request.method = "POST";
   request.target = target;
-  // Not answered on the network thread: handed to a worker.
-  EXPECT_TRUE(std::holds_alternative<ProfileService::Deferred>((*service)->Begin(request)));
-  HttpResponse r = Get(**service, target);
+  request.headers["x-tbprof-token"] = (*service)->request_token();
+  // Not answered on the network thread: handed to a capture thread.
+  auto begun = (*service)->Begin(request);
+  ASSERT_TRUE(std::holds_alternative<ProfileService::Deferred>(begun));
+  EXPECT_EQ(std::get<ProfileService::Deferred>(begun).lane, WorkLane::kCapture);
+  HttpResponse r = Capture(**service, target);
   EXPECT_EQ(r.status, 200) << r.Body();
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(json::parse(r.Body()), json::value(json::object{{"result", "Capture profile successfully. Please refresh."}}));
@@ -441,15 +458,15 @@ TEST(CaptureRoute, CapturesALiveJobIntoARunEveryToolOpens) {
   }
 
   // Failures answer 500 {"error": ...}; nothing is added to the logdir.
-  HttpResponse failed = Get(**service, "/capture_profile?service_addr=127.0.0.1:" + std::to_string(UnusedPort()) +
+  HttpResponse failed = Capture(**service, "/capture_profile?service_addr=127.0.0.1:" + std::to_string(UnusedPort()) +
                                            "&duration=100&num_retry=0");
   EXPECT_EQ(failed.status, 500);
   json::value err = json::parse(failed.Body());
   EXPECT_NE(std::string(err.at("error").as_string()).find("unreachable"), std::string::npos) << failed.Body();
-  HttpResponse zero = Get(**service, "/capture_profile?service_addr=127.0.0.1:1&duration=0");
+  HttpResponse zero = Capture(**service, "/capture_profile?service_addr=127.0.0.1:1&duration=0");
   EXPECT_EQ(zero.status, 500);
   EXPECT_EQ(json::parse(zero.Body()), json::value(json::object{{"error", "duration_ms must be greater than zero."}}));
-  HttpResponse tpu = Get(**service, "/capture_profile?service_addr=my-tpu&is_tpu_name=true");
+  HttpResponse tpu = Capture(**service, "/capture_profile?service_addr=my-tpu&is_tpu_name=true");
   EXPECT_EQ(json::parse(tpu.Body()),
             json::value(json::object{{"error", "TensorFlow is not installed, but is required to use TPU names."}}));
   EXPECT_EQ(RunsUnder(logdir.path()).size(), 1u);
@@ -463,10 +480,136 @@ TEST(CaptureRoute, NoCaptureTurnsItOff) {
   auto service = ProfileService::Create(options);
   ASSERT_TRUE(service.ok());
   EXPECT_EQ(json::parse(Get(**service, "/config").Body()).at("hideCaptureProfileButton"), true);
-  HttpResponse r = Get(**service, "/capture_profile?service_addr=127.0.0.1:1&duration=100");
+  EXPECT_FALSE(json::parse(Get(**service, "/config").Body()).as_object().contains("captureToken"));
+  HttpRequest post;
+  post.method = "POST";
+  post.target = "/capture_profile?service_addr=127.0.0.1:1&duration=100";
+  post.headers["x-tbprof-token"] = (*service)->request_token();
+  HttpResponse r = (*service)->Handle(post);
   EXPECT_EQ(r.status, 500);
   EXPECT_NE(r.Body().find("turned off"), std::string::npos);
   EXPECT_FALSE(fs::exists(logdir.path() / "plugins"));
+}
+
+// A page of another site can make a browser send GET (an image), HEAD, or a
+// simple POST (a form, a no-cors fetch) with no custom header; none of them,
+// nor a request a browser marks as another site's or origin's, may capture.
+TEST(CaptureRoute, OnlyThisOriginsPostWithTheTokenCaptures) {
+  TempDir logdir("csrf");
+  ProfileServiceOptions options;
+  options.logdir = logdir.str();
+  auto service = ProfileService::Create(options);
+  ASSERT_TRUE(service.ok());
+  auto server = harness::ProfilerServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok());
+  TracedJob job;
+  const std::string target =
+      "/data/plugin/profile/capture_profile?service_addr=127.0.0.1:" + std::to_string((*server)->port()) +
+      "&duration=200&num_retry=0";
+  const std::string token = (*service)->request_token();
+  ASSERT_EQ(token.size(), 32u);
+  EXPECT_EQ(json::parse(Get(**service, "/config").Body()).at("captureToken"), json::value(token));
+  struct Case {
+    const char* why;
+    std::string method;
+    std::map<std::string, std::string> headers;
+    int status;
+  };
+  const std::map<std::string, std::string> own = {{"host", "127.0.0.1:6006"}, {"x-tbprof-token", token}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    std::map<std::string, std::string> h = own;
+    for (auto& [k, v] : extra) h[k] = v;
+    return h;
+  };
+  const Case cases[] = {
+      {"GET, as an <img> sends it", "GET", {{"host", "127.0.0.1:6006"}}, 405},
+      {"HEAD", "HEAD", {{"host", "127.0.0.1:6006"}}, 405},
+      {"GET even with the token", "GET", own, 405},
+      {"POST without the token (a form)", "POST", {{"host", "127.0.0.1:6006"}}, 403},
+      {"POST with a wrong token", "POST", with({{"x-tbprof-token", token.substr(1) + "0"}}), 403},
+      {"another site", "POST", with({{"sec-fetch-site", "cross-site"}}), 403},
+      {"another port of localhost is the same site, not the same origin", "POST",
+       with({{"sec-fetch-site", "same-site"}}), 403},
+      {"another origin", "POST", with({{"origin", "http://127.0.0.1:8000"}}), 403},
+      {"an opaque origin", "POST", with({{"origin", "null"}}), 403},
+  };
+  for (const Case& c : cases) {
+    HttpRequest r;
+    r.method = c.method;
+    r.target = target;
+    r.headers = c.headers;
+    HttpResponse answer = (*service)->Handle(r);
+    EXPECT_EQ(answer.status, c.status) << c.why << ": " << answer.Body();
+    if (c.method != "HEAD") {
+      EXPECT_TRUE(json::parse(answer.Body()).as_object().contains("error")) << c.why;
+    }
+  }
+  EXPECT_TRUE(RunsUnder(logdir.path()).empty());
+  // The UI's own request: POST, its origin, the token.
+  HttpResponse ok = Capture(**service, target);
+  EXPECT_EQ(ok.status, 200) << ok.Body();
+  EXPECT_EQ(RunsUnder(logdir.path()).size(), 1u);
+}
+
+TEST(CaptureRoute, DurationDelayRetriesAndWorkersAreBounded) {
+  TempDir logdir("bounds");
+  ProfileServiceOptions options;
+  options.logdir = logdir.str();
+  auto service = ProfileService::Create(options);
+  ASSERT_TRUE(service.ok());
+  auto error_of = [&](const std::string& query) {
+    HttpResponse r = Capture(**service, "/capture_profile?" + query);
+    EXPECT_EQ(r.status, 500) << query;
+    return std::string(json::parse(r.Body()).at("error").as_string());
+  };
+  EXPECT_EQ(error_of("service_addr=127.0.0.1:1&duration=300001"), "duration must be at most 300000 ms");
+  EXPECT_EQ(error_of("service_addr=127.0.0.1:1&delay=60001"), "delay must be 0..60000 ms");
+  EXPECT_EQ(error_of("service_addr=127.0.0.1:1&num_retry=11"),
+            "num_retry must be 0..10 and the tracer levels must not be negative");
+  std::string workers;
+  for (int port = 1; port <= 65; ++port) workers += (port > 1 ? "," : "") + std::string("127.0.0.1:") + std::to_string(port);
+  EXPECT_EQ(error_of("service_addr=127.0.0.1:1&worker_list=" + workers),
+            "at most 64 workers can be captured at once (65 given)");
+  EXPECT_FALSE(fs::exists(logdir.path() / "plugins"));
+}
+
+TEST(CaptureRoute, ErrorsQuotingInvalidUtf8AreValidJson) {
+  TempDir logdir("utf8");
+  ProfileServiceOptions options;
+  options.logdir = logdir.str();
+  auto service = ProfileService::Create(options);
+  ASSERT_TRUE(service.ok());
+  for (const char* query : {"service_addr=%FF%FEhost", "service_addr=127.0.0.1:1&duration=%C3%28"}) {
+    HttpResponse r = Capture(**service, std::string("/capture_profile?") + query);
+    EXPECT_EQ(r.status, 500);
+    boost::system::error_code ec;
+    json::value v = json::parse(r.Body(), ec);  // Boost.JSON refuses invalid UTF-8
+    ASSERT_FALSE(ec) << query << ": " << ec.message();
+    EXPECT_NE(std::string(v.at("error").as_string()).find("\xEF\xBF\xBD"), std::string::npos) << r.Body();
+  }
+}
+
+// The run directory is made under descriptors opened without following
+// links: a plugins/ or plugins/profile that is a symlink out of the logdir
+// is refused, and nothing is written where it points.
+TEST(CaptureRoute, ASymlinkedRunParentIsNotWrittenThrough) {
+  auto server = harness::ProfilerServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(server.ok());
+  TracedJob job;
+  for (const char* link : {"plugins", "plugins/profile"}) {
+    TempDir logdir(std::string("symlink-") + (std::string(link) == "plugins" ? "a" : "b"));
+    TempDir outside(std::string("outside-") + (std::string(link) == "plugins" ? "a" : "b"));
+    fs::create_directories((logdir.path() / link).parent_path());
+    fs::create_directory_symlink(outside.path(), logdir.path() / link);
+    CaptureOptions options;
+    options.service_addresses = {"127.0.0.1:" + std::to_string((*server)->port())};
+    options.logdir = logdir.str();
+    options.duration_ms = 200;
+    auto captured = CaptureProfile(options);
+    ASSERT_FALSE(captured.ok()) << link;
+    EXPECT_NE(captured.status().message().find("is a symlink"), std::string::npos) << captured.status().message();
+    EXPECT_TRUE(fs::is_empty(outside.path())) << link << " was written through";
+  }
 }
 
 // --- the executables: two harness jobs captured by `tbprof capture` ------------
