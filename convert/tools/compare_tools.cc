@@ -178,8 +178,11 @@ StatusOr<ToolOutput> CompareTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto sections, CompareSectionsOf(ParamStr(in.params, "tool")));
   CompareSide a{in.base_hosts, in.base_xplane_paths, in.base_legacy_paths};
   CompareSide b{in.hosts, in.xplane_paths, in.legacy_paths};
-  ASSIGN_OR_RETURN(RunFigures fa, LoadRunFigures(a, sections, in.cache));
   ASSIGN_OR_RETURN(RunFigures fb, LoadRunFigures(b, sections, in.cache));
+  if (a.xplane_paths.empty() && a.legacy_paths.empty()) {
+    return InvalidArgument("compare: no baseline run A to compare with (base_run)");
+  }
+  ASSIGN_OR_RETURN(RunFigures fa, LoadRunFigures(a, sections, in.cache));
   RunComparison c = CompareRuns(fa, fb, *alignment);
   ToolOutput out;
   if (in.csv) {

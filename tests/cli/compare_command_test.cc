@@ -87,10 +87,13 @@ TEST(CompareCommand, FormatsAndRunNames) {
   // A logdir holding one run is that run; a profile file is a run of one host.
   CliRun logdir = CompareStdout(kData + "/legacy_logdir_tf23_cpu " + kData + "/legacy_logdir_tf23_cpu --format json");
   ASSERT_EQ(logdir.exit_code, 0) << logdir.output;
-  EXPECT_FALSE(json::parse(logdir.output).at("framework_ops").as_array().empty());
+  json::value logdir_json = json::parse(logdir.output);
+  EXPECT_FALSE(logdir_json.at("framework_ops").as_array().empty());
   CliRun file = CompareStdout(kGemm + " " + kGemm + " --format json --tool framework_op_stats");
   ASSERT_EQ(file.exit_code, 0) << file.output;
-  for (const auto& r : json::parse(file.output).at("framework_ops").as_array()) {
+  json::value file_json = json::parse(file.output);
+  ASSERT_FALSE(file_json.at("framework_ops").as_array().empty());
+  for (const auto& r : file_json.at("framework_ops").as_array()) {
     EXPECT_EQ(r.at("delta_us").to_number<double>(), 0.0);
   }
   // A logdir of several runs is not one run: the message names them.

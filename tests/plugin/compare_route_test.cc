@@ -138,7 +138,6 @@ TEST_F(CompareRoute, BaseRunIsConfinedToTheLogdir) {
                              "/data?tag=compare&run=..&base_run=run_a"}) {
     HttpResponse r = Get(target);
     EXPECT_EQ(r.status, 400) << target << ": " << r.Body();
-    EXPECT_EQ(r.Body().find("secret"), std::string::npos);
   }
   EXPECT_EQ(Get("/data?tag=compare&run=run_b").status, 400);  // no base_run
   EXPECT_EQ(Get("/data?tag=compare&run=run_b&base_run=no_such_run").status, 404);

@@ -63,13 +63,14 @@ std::vector<OpDeltaRow> FrameworkOpRows(const tensorflow::profiler::TfStatsDatab
 
 std::vector<OpDeltaRow> HloOpRows(const HloOpDb& db) {
   std::vector<OpDeltaRow> rows;
-  for (const HloOpMetrics& op : db.ops) {
+  // The ops hlo_stats shows (the idle time is not an op there).
+  for (const HloOpMetrics* op : SortedHloOps(db)) {
     OpDeltaRow r;
-    r.type = op.category;
-    r.name = op.name;
-    r.occurrences_a = op.occurrences;
-    r.time_us_a = static_cast<double>(op.time_ps) / 1e6;
-    r.self_time_us_a = static_cast<double>(op.self_time_ps) / 1e6;
+    r.type = op->category;
+    r.name = op->name;
+    r.occurrences_a = op->occurrences;
+    r.time_us_a = static_cast<double>(op->time_ps) / 1e6;
+    r.self_time_us_a = static_cast<double>(op->self_time_ps) / 1e6;
     rows.push_back(std::move(r));
   }
   return Merged(std::move(rows));

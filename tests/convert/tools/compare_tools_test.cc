@@ -180,7 +180,9 @@ TEST(CompareTool, RunWithItselfHasZeroDeltasOnEveryRealProfile) {
     }
     for (const char* table : {"steps", "input_stages", "memory"}) {
       for (const auto& m : c.at(table).as_array()) {
-        if (!m.at("a").is_null()) EXPECT_EQ(Num(m.at("delta")), 0.0) << path << " " << m.at("name");
+        if (!m.at("a").is_null()) {
+          EXPECT_EQ(Num(m.at("delta")), 0.0) << path << " " << m.at("name");
+        }
         EXPECT_EQ(m.at("a").is_null(), m.at("b").is_null()) << path << " " << m.at("name");
       }
     }
@@ -241,7 +243,9 @@ TEST(CompareTool, RealLegacyRunsStepDeltasAreSingleToolDifferences) {
   for (const auto& s : steps_a) avg_a += Num(s.at("stepTimeMs")) / steps_a.size();
   for (const auto& s : steps_b) avg_b += Num(s.at("stepTimeMs")) / steps_b.size();
   for (const auto& m : c.at("steps").as_array()) {
-    if (m.at("name") == "step_time_ms") EXPECT_NEAR(Num(m.at("delta")), avg_b - avg_a, 1e-6);
+    if (m.at("name") == "step_time_ms") {
+      EXPECT_NEAR(Num(m.at("delta")), avg_b - avg_a, 1e-6);
+    }
   }
   // GPU-compute-bound has no tensorflow_stats file: its side of the op table is unknown, never 0.
   ASSERT_FALSE(c.at("framework_ops").as_array().empty());
@@ -285,7 +289,9 @@ TEST(CompareTool, HarnessDemoVariantsDeltasAreSingleToolDifferences) {
       return rows.empty() ? NAN : sum / rows.size();
     };
     for (const auto& m : c.at("steps").as_array()) {
-      if (m.at("name") == "step_time_ms") EXPECT_NEAR(Num(m.at("delta")), steps(b) - steps(naive), 1e-6) << variant;
+      if (m.at("name") == "step_time_ms") {
+        EXPECT_NEAR(Num(m.at("delta")), steps(b) - steps(naive), 1e-6) << variant;
+      }
     }
   }
   std::error_code ec;
