@@ -20,6 +20,7 @@
 #include "harness/pipeline_runner.h"
 #include "harness/pipeline_validation.h"
 #include "harness/profiler_server.h"
+#include "harness/variant_comparison.h"
 
 namespace tbprof::cli {
 namespace {
@@ -250,6 +251,8 @@ int PipelineSubcommand(int argc, char** argv) {
     std::fputs(ReportsToJson(reports, args.costs).c_str(), stdout);
   } else {
     std::fputs(ComparisonTable(reports).c_str(), stdout);
+    // Each variant against the first: what it saved and where, from the profiles.
+    std::fputs(VariantComparisons(reports).c_str(), stdout);
     if (temp_logdir.empty() && args.options.self_trace)
       std::printf("\nprofiles written under %s\n", args.options.logdir.c_str());
   }

@@ -10,6 +10,7 @@ namespace {
 const Command kCommands[] = {
     {"inspect", "print the planes, lines, events and stats of an .xplane.pb", InspectCommand},
     {"convert", "convert an .xplane.pb into one tool's output (JSON/CSV)", ConvertCommand},
+    {"compare", "compare two runs (steps, ops, kernels, input, memory); --fail-if gates CI", CompareCommand},
     {"serve", "serve a logdir to TensorBoard's profile frontend (xprof-compatible HTTP API)", ServeCommand},
     {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
     {"capture", "capture a profile from running jobs' profiler servers into a new run of a logdir", CaptureCommand},

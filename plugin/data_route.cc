@@ -150,6 +150,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
   if (tag.empty()) return Text(400, "missing query parameter 'tag' (the tool name)");
   if (auto s = CheckPlainName("tag", tag); !s.ok()) return FromStatus(s);
   if (tag.size() > 1 && tag.back() == '^') tag.pop_back();  // TBP 2.13–2.18 tool names
+  if (tag == "compare") return PlanCompare(q, csv);
   if (run.empty()) return Text(400, "missing query parameter 'run'");
   if (!host.empty()) {
     if (auto s = CheckPlainName("host", host); !s.ok()) return FromStatus(s);

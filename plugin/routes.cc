@@ -252,7 +252,9 @@ ProfileService::Outcome ProfileService::Route(std::string_view full_path, const 
   if (path == "/data" || path == "/data_csv") {
     const bool csv = path == "/data_csv";
     const bool accepts_gzip = AcceptsGzip(HeaderOf(request, "accept-encoding"));
-    std::optional<ListedRun> listed = FreshListedRun(query);
+    // compare lists a second run, which is a worker's job whatever the first run's listing.
+    std::optional<ListedRun> listed =
+        query.Get("tag") == "compare" ? std::nullopt : FreshListedRun(query);
     if (!listed) {
       return later([this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
     }

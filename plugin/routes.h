@@ -155,6 +155,8 @@ class ProfileService {
   // key made) or the answer when planning already gives one.
   std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip,
                                                 const ListedRun* listed = nullptr);
+  // /data?tag=compare: both runs resolved and listed (on a worker), their files identified.
+  std::variant<HttpResponse, DataPlan> PlanCompare(const Query& q, bool csv);
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);

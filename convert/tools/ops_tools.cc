@@ -25,17 +25,6 @@ ToolOutput Csv(std::string body) {
   return out;
 }
 
-// Reads and parses one legacy tool proto file.
-template <typename Proto>
-StatusOr<Proto> ReadLegacyProto(const std::string& path) {
-  ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
-  Proto proto;
-  if (!proto.ParseFromString(bytes)) {
-    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
-  }
-  return proto;
-}
-
 }  // namespace
 
 StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "convert/tools/tool_registry.h"
+#include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
 
@@ -15,6 +16,17 @@ StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in);
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in);
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in);
 StatusOr<ToolOutput> PodViewerTool(const ToolInput& in);
+
+// Reads and parses one legacy tool proto file (gzip'ed or not).
+template <typename Proto>
+StatusOr<Proto> ReadLegacyProto(const std::string& path) {
+  ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
+  Proto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
+  }
+  return proto;
+}
 
 StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolInput& in);
 StatusOr<ToolOutput> LegacyInputPipeline(const std::string& path, const ToolInput& in);

@@ -9,6 +9,7 @@
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
+#include "convert/tools/compare_tools.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
 #include "convert/tools/trace_viewer_tools.h"
@@ -66,6 +67,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
     // The non-streaming viewer: served, but the streaming one is listed in its place.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});
+    // Two runs, planned by the server's compare route; reached from a run's page, never listed.
+    t.push_back({"compare", CompareTool, true, kNone, false, Listing::kNever, {}, true});
     for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
     return t;
   }();

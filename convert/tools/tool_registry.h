@@ -31,6 +31,10 @@ struct ToolInput {
   // Output larger than this is an error (ResourceExhausted); tools that can
   // tell early stop before building it.
   uint64_t max_output_bytes = UINT64_MAX;
+  // compare: the run's legacy per-tool files (read when it has no xplane
+  // file), and the baseline run's hosts, xplane files and legacy files.
+  std::vector<std::string> legacy_paths;
+  std::vector<std::string> base_hosts, base_xplane_paths, base_legacy_paths;
 };
 
 struct ToolOutput {

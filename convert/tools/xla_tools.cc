@@ -24,17 +24,6 @@ ToolOutput Output(std::string body, bool csv) {
 
 bool WantsCsv(const ToolInput& in) { return in.csv; }
 
-StatusOr<std::shared_ptr<const HloOpDb>> HloOpDbForPaths(const ToolInput& in) {
-  if (in.xplane_paths.empty()) return InvalidArgument("no xplane file selected");
-  std::vector<std::shared_ptr<const HloOpDb>> per_host;
-  for (const std::string& path : in.xplane_paths) {
-    ASSIGN_OR_RETURN(auto db, LoadHloOpDbCached(path, in.cache));
-    per_host.push_back(std::move(db));
-  }
-  if (per_host.size() == 1) return per_host.front();
-  return std::shared_ptr<const HloOpDb>(std::make_shared<const HloOpDb>(CombineHloOpDbs(per_host)));
-}
-
 bool ParamFlag(const ToolParams& p, const std::string& key) {
   std::string v = ParamStr(p, key);
   return v == "1" || v == "true" || v == "True";
@@ -114,6 +103,17 @@ StatusOr<std::shared_ptr<const HloOpDb>> FirstHostDb(const ToolInput& in) {
 }
 
 }  // namespace
+
+StatusOr<std::shared_ptr<const HloOpDb>> HloOpDbForPaths(const ToolInput& in) {
+  if (in.xplane_paths.empty()) return InvalidArgument("no xplane file selected");
+  std::vector<std::shared_ptr<const HloOpDb>> per_host;
+  for (const std::string& path : in.xplane_paths) {
+    ASSIGN_OR_RETURN(auto db, LoadHloOpDbCached(path, in.cache));
+    per_host.push_back(std::move(db));
+  }
+  if (per_host.size() == 1) return per_host.front();
+  return std::shared_ptr<const HloOpDb>(std::make_shared<const HloOpDb>(CombineHloOpDbs(per_host)));
+}
 
 StatusOr<std::shared_ptr<const HloOpDb>> LoadHloOpDbCached(const std::string& xplane_path, ArtifactCache* cache) {
   return GetForFile<HloOpDb>(cache, "hlo_op_db", xplane_path, [&]() -> StatusOr<CacheValue<HloOpDb>> {

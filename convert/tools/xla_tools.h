@@ -17,6 +17,8 @@ namespace tbprof {
 // The HLO op table of one file (the model is loaded keeping only the stats it reads,
 // unless the cache holds the whole model already).
 StatusOr<std::shared_ptr<const HloOpDb>> LoadHloOpDbCached(const std::string& xplane_path, ArtifactCache* cache);
+// The HLO op table of the input's files: one host's, or several combined op by op.
+StatusOr<std::shared_ptr<const HloOpDb>> HloOpDbForPaths(const ToolInput& in);
 
 // CSV when ToolInput::csv is set (hlo_stats, roofline_model).
 StatusOr<ToolOutput> HloStatsTool(const ToolInput& in);

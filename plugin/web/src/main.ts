@@ -18,6 +18,7 @@ import { renderOpProfile } from './pages/op_profile';
 import { renderRoofline } from './pages/roofline';
 import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
+import { renderComparePage, CompareParams } from './pages/compare';
 
 const DISPLAY_NAMES: Record<string, string> = {
   overview_page: 'Overview Page', input_pipeline_analyzer: 'Input Pipeline Analysis', framework_op_stats: 'Framework Op Stats',
@@ -72,6 +73,9 @@ class App {
   private readonly toolSelect = el('select', { id: 'tool-select', 'aria-label': 'Tool' });
   private readonly hostSelect = el('select', { id: 'host-select', 'aria-label': 'Host' });
   private readonly content = el('main', { id: 'content' });
+  // "Compare with…": this run as B, against a baseline chosen on the compare page.
+  private readonly compareLink = el('a', { id: 'compare-link', class: 'button', href: '?view=compare',
+    title: 'Compare this run with another run (every delta is this run minus the baseline)' }, 'Compare with…');
   private pageAbort: AbortController | null = null;
   private sel: Selection = { run: '', tool: '', host: '' };
   private tools: string[] = [];
@@ -79,7 +83,7 @@ class App {
   constructor(mount: HTMLElement) {
     const label = (text: string, control: HTMLElement) => el('label', { class: 'selector' }, el('span', {}, text), control);
     const topbar = el('header', { class: 'topbar' }, el('a', { class: 'brand', href: '?' }, 'tbprof'),
-      label('Run', this.runSelect), label('Tool', this.toolSelect), label('Host', this.hostSelect));
+      label('Run', this.runSelect), label('Tool', this.toolSelect), label('Host', this.hostSelect), this.compareLink);
     mount.append(topbar, this.content);
     void installCaptureButton(topbar, () => void this.start(false));
     this.runSelect.addEventListener('change', () => this.choose({ run: this.runSelect.value, tool: '', host: '' }));
@@ -112,7 +116,37 @@ class App {
   }
 
   async start(push = false): Promise<void> {
+    const q = new URLSearchParams(location.search);
+    if (q.get('view') === 'compare') {
+      await this.showCompare({ run: q.get('run') ?? '', host: q.get('host') ?? '', base_run: q.get('base_run') ?? '',
+        base_host: q.get('base_host') ?? '', align: q.get('align') ?? '' });
+      return;
+    }
     await this.resolve(this.fromUrl(), push);
+  }
+
+  private async showCompare(params: CompareParams): Promise<void> {
+    this.pageAbort?.abort();
+    const abort = new AbortController();
+    this.pageAbort = abort;
+    clear(this.content);
+    document.title = `Compare · tbprof`;
+    const pageRoot = el('div', { class: 'page', 'data-tool': 'compare' });
+    this.content.appendChild(pageRoot);
+    const navigate = (p: CompareParams) => {
+      const next = new URLSearchParams({ view: 'compare' });
+      for (const [k, v] of Object.entries(p)) if (v) next.set(k, v);
+      history.pushState(null, '', `${location.pathname}?${next.toString()}`);
+      void this.showCompare(p);
+    };
+    try {
+      await renderComparePage(pageRoot, params, abort.signal, navigate);
+      if (!abort.signal.aborted) pageRoot.setAttribute('data-ready', 'true');
+    } catch (e) {
+      if ((e as Error).name === 'AbortError' || abort.signal.aborted) return;
+      showError(pageRoot, e);
+      pageRoot.setAttribute('data-ready', 'error');
+    }
   }
 
   private fill(select: HTMLSelectElement, values: string[], chosen: string, label: (v: string) => string = (v) => v): void {
@@ -189,6 +223,7 @@ class App {
       const host = hosts.includes(want.host) ? want.host : hosts[0];
       this.fill(this.hostSelect, hosts, host, (h) => h || 'default');
       this.sel = { run, tool: chosen, host };
+      this.compareLink.setAttribute('href', `?${new URLSearchParams({ view: 'compare', run, host })}`);
       this.writeUrl(push);
       document.title = `${displayName(chosen)} · ${run} · tbprof`;
       await this.renderPage();

@@ -299,6 +299,39 @@ document.getElementById('f').submit();
   });
 }
 
+// The compare page on the demo's pipeline variants (the real server only: the mock has no compare tool).
+if (runs.includes('naive') && runs.includes('cache')) {
+  await test('compare: reached from a run, paired step bars, sortable and filterable op deltas', async () => {
+    const { page, errors } = await openPage(`${base}/?run=cache`);
+    await waitReady(page);
+    const href = await page.getAttribute('#compare-link', 'href');
+    assert(new URLSearchParams(href.slice(1)).get('run') === 'cache', `compare link keeps the run: ${href}`);
+    await page.click('#compare-link');
+    await page.waitForSelector('#compare-base-run', { timeout: 30000 });
+    await page.selectOption('#compare-base-run', 'naive');
+    assert((await waitReady(page, 120000)) === 'true', 'compare page not ready');
+    await page.waitForSelector('[data-chart="paired-steps"]', { timeout: 60000 });
+    const c = (await api('data', { tag: 'compare', run: 'cache', base_run: 'naive' })).json;
+    const bars = await page.$$eval('[data-chart="paired-steps"] rect.bar', (r) => r.length);
+    assert(bars === 2 * c.steps.filter((m) => m.name !== 'steps').length, `paired bars: ${bars}`);
+    // The step-time delta shown is the server's B − A.
+    const stepRow = await page.$$eval('[data-grid="compare-steps"] tbody tr', (rows) =>
+      rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'Step time'));
+    const step = c.steps.find((m) => m.name === 'step_time_ms');
+    const shownDelta = Number(stepRow[3].replace(/[,+]/g, ''));
+    assert(Math.abs(shownDelta - step.delta) < 0.001, `step time delta ${stepRow[3]} != ${step.delta}`);
+    assert(await page.$('[data-chart="top-movers"]'), 'no top-movers chart');
+    const ops = c.framework_ops.length;
+    assert(ops > 0, 'no framework op rows');
+    const added = c.framework_ops.filter((r) => r.presence === 'added').length;
+    await page.fill('[data-grid="compare-framework-ops"] [data-filter-col="presence"]', 'added');
+    await page.waitForFunction(([n]) => document.querySelectorAll('[data-grid="compare-framework-ops"] tbody tr').length === n, [added], { timeout: 10000 });
+    await shot(page, 'compare');
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  });
+}
+
 await test('every request went to the server itself', async () => {
   assert(foreignRequests.length === 0, `requests to other origins: ${foreignRequests.slice(0, 5).join(', ')}`);
 });

@@ -113,6 +113,12 @@ TEST(EveryToolEveryProfile, EmptyXSpaceIsAnEmptyProfile) {
       EXPECT_NE(r.err.find("Could not find host XPlane"), std::string::npos) << r.err;
       continue;
     }
+    // A comparison needs a second run, which `tbprof convert` does not give.
+    if (tool.name == "compare") {
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_NE(r.err.find("no baseline run"), std::string::npos) << r.err;
+      continue;
+    }
     // The HLO module tools show one module; without any they say so.
     if (tool.name == "memory_viewer" || tool.name == "graph_viewer") {
       EXPECT_EQ(r.exit_code, 1);

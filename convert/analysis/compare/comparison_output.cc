@@ -1,0 +1,273 @@
+#include "convert/analysis/compare/comparison_output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "convert/base/data_table.h"
+#include "convert/base/json.h"
+
+namespace tbprof {
+namespace {
+
+void AppendFigure(std::string& out, std::string_view key, Figure f) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  if (f) {
+    AppendJsonDouble(out, *f);
+  } else {
+    out += "null";
+  }
+}
+
+void AppendMetricRows(std::string& out, const std::vector<MetricRow>& rows) {
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(out, rows[i].name);
+    AppendFigure(out, "a", rows[i].a);
+    AppendFigure(out, "b", rows[i].b);
+    AppendFigure(out, "delta", DeltaOf(rows[i].a, rows[i].b));
+    AppendFigure(out, "delta_percent", DeltaPercentOf(rows[i].a, rows[i].b));
+    out += '}';
+  }
+  out += ']';
+}
+
+void AppendOpRows(std::string& out, const std::vector<OpDeltaRow>& rows, bool kernels) {
+  out += '[';
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const OpDeltaRow& r = rows[i];
+    if (i) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(out, r.name);
+    AppendJsonStringMember(out, ",\"type\":", r.type);
+    AppendJsonStringMember(out, ",\"where\":", r.where);
+    AppendJsonStringMember(out, ",\"presence\":", RowPresenceName(r.presence));
+    AppendFigure(out, "occurrences_a", r.occurrences_a);
+    AppendFigure(out, "occurrences_b", r.occurrences_b);
+    AppendFigure(out, "time_us_a", r.time_us_a);
+    AppendFigure(out, "time_us_b", r.time_us_b);
+    AppendFigure(out, "delta_us", r.Delta());
+    AppendFigure(out, "delta_percent", r.DeltaPercent());
+    if (kernels) {
+      AppendFigure(out, "tensor_core_share_a", r.tensor_core_share_a);
+      AppendFigure(out, "tensor_core_share_b", r.tensor_core_share_b);
+    } else {
+      AppendFigure(out, "self_time_us_a", r.self_time_us_a);
+      AppendFigure(out, "self_time_us_b", r.self_time_us_b);
+      AppendFigure(out, "self_delta_us", r.SelfDelta());
+    }
+    out += '}';
+  }
+  out += ']';
+}
+
+void AppendTfDataSide(std::string& out, const TfDataSide& side) {
+  if (!side.known) {
+    out += "null";
+    return;
+  }
+  out += "{\"input_bound\":";
+  out += side.input_bound ? "true" : "false";
+  AppendJsonStringMember(out, ",\"iterator\":", side.iterator);
+  AppendJsonStringMember(out, ",\"bottleneck_type\":", side.bottleneck_type);
+  AppendFigure(out, "latency_us", side.latency_us);
+  out += '}';
+}
+
+void AppendOptionalString(std::string& out, const std::string& s) {
+  if (s.empty()) {
+    out += "null";
+  } else {
+    AppendJsonString(out, s);
+  }
+}
+
+}  // namespace
+
+std::string ComparisonToJson(const RunComparison& c, const std::string& label_a, const std::string& label_b) {
+  std::string out = "{\"run_a\":";
+  AppendJsonString(out, label_a);
+  AppendJsonStringMember(out, ",\"run_b\":", label_b);
+  AppendJsonStringMember(out, ",\"alignment\":", StepAlignmentName(c.alignment));
+  out += ",\"steps\":";
+  AppendMetricRows(out, c.steps);
+  out += ",\"step_pairs\":[";
+  for (size_t i = 0; i < c.step_pairs.size(); ++i) {
+    const StepPair& p = c.step_pairs[i];
+    if (i) out += ',';
+    out += "{\"metrics\":";
+    AppendMetricRows(out, p.metrics);
+    AppendFigure(out, "number_a", p.number_a ? Figure(*p.number_a) : std::nullopt);
+    AppendFigure(out, "number_b", p.number_b ? Figure(*p.number_b) : std::nullopt);
+    out += ",\"name_a\":";
+    AppendOptionalString(out, p.name_a);
+    out += ",\"name_b\":";
+    AppendOptionalString(out, p.name_b);
+    out += '}';
+  }
+  out += "],\"input_stages\":";
+  AppendMetricRows(out, c.input_stages);
+  out += ",\"input_classification\":{\"a\":";
+  AppendOptionalString(out, c.input_classification_a);
+  out += ",\"b\":";
+  AppendOptionalString(out, c.input_classification_b);
+  out += "},\"tf_data\":{\"a\":";
+  AppendTfDataSide(out, c.tf_data_a);
+  out += ",\"b\":";
+  AppendTfDataSide(out, c.tf_data_b);
+  out += "},\"framework_ops\":";
+  AppendOpRows(out, c.framework_ops, false);
+  out += ",\"hlo_ops\":";
+  AppendOpRows(out, c.hlo_ops, false);
+  out += ",\"kernels\":";
+  AppendOpRows(out, c.kernels, true);
+  out += ",\"memory\":";
+  AppendMetricRows(out, c.memory);
+  out += '}';
+  return out;
+}
+
+namespace {
+
+DataTable::Cell CellOf(Figure f) {
+  if (!f) return std::monostate();
+  return *f;
+}
+
+void AddMetricCsvRows(DataTable& t, const std::string& section, const std::string& name,
+                      const std::vector<MetricRow>& rows) {
+  for (const MetricRow& m : rows) {
+    t.AddRow({section, name, m.name, std::string(), std::string(), std::string(), CellOf(m.a), CellOf(m.b),
+              CellOf(DeltaOf(m.a, m.b)), CellOf(DeltaPercentOf(m.a, m.b))});
+  }
+}
+
+void AddOpCsvRows(DataTable& t, const std::string& section, const std::vector<OpDeltaRow>& rows) {
+  for (const OpDeltaRow& r : rows) {
+    t.AddRow({section, r.name, std::string("time_us"), r.where, r.type, std::string(RowPresenceName(r.presence)),
+              CellOf(r.time_us_a), CellOf(r.time_us_b), CellOf(r.Delta()), CellOf(r.DeltaPercent()),
+              CellOf(r.occurrences_a), CellOf(r.occurrences_b), CellOf(r.self_time_us_a), CellOf(r.self_time_us_b),
+              CellOf(r.SelfDelta()), CellOf(r.tensor_core_share_a), CellOf(r.tensor_core_share_b)});
+  }
+}
+
+}  // namespace
+
+std::string ComparisonToCsv(const RunComparison& c) {
+  DataTable t;
+  for (const char* id : {"section", "name", "metric", "where", "type", "presence", "a", "b", "delta", "delta_percent",
+                         "occurrences_a", "occurrences_b", "self_time_us_a", "self_time_us_b", "self_delta_us",
+                         "tensor_core_share_a", "tensor_core_share_b"}) {
+    t.AddColumn(id, id, "string");
+  }
+  AddMetricCsvRows(t, "steps", "", c.steps);
+  for (const StepPair& p : c.step_pairs) AddMetricCsvRows(t, "step", p.name_a + " / " + p.name_b, p.metrics);
+  AddMetricCsvRows(t, "input_stages", "", c.input_stages);
+  AddOpCsvRows(t, "framework_ops", c.framework_ops);
+  AddOpCsvRows(t, "hlo_ops", c.hlo_ops);
+  AddOpCsvRows(t, "kernels", c.kernels);
+  AddMetricCsvRows(t, "memory", "", c.memory);
+  return t.ToCsv();
+}
+
+namespace {
+
+std::string Number(Figure f, int digits) {
+  if (!f) return "--";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, *f);
+  return buf;
+}
+
+std::string Signed(Figure f, int digits, const char* unit = "") {
+  if (!f) return "--";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%+.*f%s", digits, *f, unit);
+  return buf;
+}
+
+// Long names are cut in the middle so the columns stay aligned.
+std::string Fit(const std::string& s, size_t width) {
+  if (s.size() <= width) return s;
+  size_t keep = width - 3;
+  return s.substr(0, keep / 2) + "..." + s.substr(s.size() - (keep - keep / 2));
+}
+
+void AppendLine(std::string& out, const std::vector<std::pair<std::string, int>>& cells) {
+  for (const auto& [text, width] : cells) {
+    char buf[512];
+    // Negative width: left-aligned.
+    std::snprintf(buf, sizeof(buf), "%*s ", width, text.c_str());
+    out += buf;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  out += '\n';
+}
+
+void AppendMetricTable(std::string& out, const std::string& title, const std::vector<MetricRow>& rows, int digits) {
+  if (rows.empty()) return;
+  out += "\n" + title + "\n";
+  AppendLine(out, {{"", -34}, {"A", 16}, {"B", 16}, {"delta", 16}, {"delta %", 9}});
+  for (const MetricRow& m : rows) {
+    AppendLine(out, {{Fit(m.name, 34), -34}, {Number(m.a, digits), 16}, {Number(m.b, digits), 16},
+                     {Signed(DeltaOf(m.a, m.b), digits), 16}, {Signed(DeltaPercentOf(m.a, m.b), 1, "%"), 9}});
+  }
+}
+
+void AppendOpTable(std::string& out, const std::string& title, const std::vector<OpDeltaRow>& rows, size_t top) {
+  if (rows.empty()) return;
+  size_t added = 0, removed = 0;
+  for (const OpDeltaRow& r : rows) {
+    added += r.presence == RowPresence::kAdded;
+    removed += r.presence == RowPresence::kRemoved;
+  }
+  out += "\n" + title + " (" + std::to_string(rows.size()) + " rows, " + std::to_string(added) + " added, " +
+         std::to_string(removed) + " removed; largest |delta| first)\n";
+  AppendLine(out, {{"name", -44}, {"type", -16}, {"A us", 13}, {"B us", 13}, {"delta us", 13}, {"delta %", 9},
+                   {"count A", 8}, {"count B", 8}, {"", -7}});
+  for (size_t i = 0; i < rows.size() && i < top; ++i) {
+    const OpDeltaRow& r = rows[i];
+    std::string type = r.where.empty() ? r.type : r.where + ":" + r.type;
+    std::string mark = r.presence == RowPresence::kBoth ? "" : std::string(RowPresenceName(r.presence));
+    AppendLine(out, {{Fit(r.name, 44), -44}, {Fit(type, 16), -16}, {Number(r.time_us_a, 1), 13},
+                     {Number(r.time_us_b, 1), 13}, {Signed(r.Delta(), 1), 13}, {Signed(r.DeltaPercent(), 1, "%"), 9},
+                     {Number(r.occurrences_a, 0), 8}, {Number(r.occurrences_b, 0), 8}, {mark, -7}});
+  }
+  if (rows.size() > top) out += "... " + std::to_string(rows.size() - top) + " more (--top N, or --format csv)\n";
+}
+
+std::string TfDataText(const TfDataSide& s) {
+  if (!s.known) return "--";
+  if (s.iterator.empty()) return s.input_bound ? "input bound, no bottleneck found" : "no bottleneck found";
+  return s.iterator + " (" + s.bottleneck_type + ", " + Number(s.latency_us, 1) + " us)";
+}
+
+}  // namespace
+
+std::string ComparisonToText(const RunComparison& c, const std::string& label_a, const std::string& label_b,
+                             size_t top_rows) {
+  std::string out = "A (baseline): " + label_a + "\nB:            " + label_b + "\n";
+  AppendMetricTable(out, "Steps (averages per step, ms)", c.steps, 3);
+  for (const StepPair& p : c.step_pairs) {
+    std::string title = "Step " + (p.name_a.empty() ? std::string("--") : p.name_a) + " vs " +
+                        (p.name_b.empty() ? std::string("--") : p.name_b) + " (aligned by " +
+                        std::string(StepAlignmentName(c.alignment)) + ", ms)";
+    AppendMetricTable(out, title, p.metrics, 3);
+  }
+  AppendMetricTable(out, "Input pipeline stages (us)", c.input_stages, 1);
+  out += "\nInput classification:  A " + (c.input_classification_a.empty() ? "--" : c.input_classification_a) +
+         "  B " + (c.input_classification_b.empty() ? "--" : c.input_classification_b) + "\n";
+  out += "tf.data bottleneck:    A " + TfDataText(c.tf_data_a) + "\n                       B " +
+         TfDataText(c.tf_data_b) + "\n";
+  AppendOpTable(out, "Framework ops", c.framework_ops, top_rows);
+  AppendOpTable(out, "HLO ops", c.hlo_ops, top_rows);
+  AppendOpTable(out, "Kernels", c.kernels, top_rows);
+  AppendMetricTable(out, "Memory (bytes at the peak)", c.memory, 0);
+  return out;
+}
+
+}  // namespace tbprof

@@ -1,0 +1,254 @@
+#include "convert/analysis/compare/run_comparison.h"
+
+#include <algorithm>
+#include <map>
+
+#include "convert/analysis/compare/row_matching.h"
+
+namespace tbprof {
+namespace {
+
+using tensorflow::profiler::BottleneckAnalysis;
+using tensorflow::profiler::GenericStepTimeBreakdown;
+using tensorflow::profiler::InputPipelineAnalysisResult;
+using tensorflow::profiler::PerGenericStepDetails;
+
+// The step-time categories, named as the input-pipeline page's columns mean
+// them; each reads one run's average (from the breakdown) or one step's figure.
+struct StepCategory {
+  const char* name;
+  double (*average)(const GenericStepTimeBreakdown&);
+  double (*of_step)(const PerGenericStepDetails&);
+};
+
+constexpr StepCategory kStepCategories[] = {
+    {"input_ms", [](const GenericStepTimeBreakdown& b) { return b.input_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); }},
+    {"host_compute_ms", [](const GenericStepTimeBreakdown& b) { return b.host_compute_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.host_compute_ms(); }},
+    {"device_compute_ms", [](const GenericStepTimeBreakdown& b) { return b.device_compute_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.device_compute_ms(); }},
+    {"kernel_launch_ms", [](const GenericStepTimeBreakdown& b) { return b.host_prepare_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.host_prepare_ms(); }},
+    {"device_collectives_ms",
+     [](const GenericStepTimeBreakdown& b) { return b.device_collectives_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.device_collectives_ms(); }},
+    {"device_to_device_ms",
+     [](const GenericStepTimeBreakdown& b) { return b.device_to_device_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.device_to_device_ms(); }},
+    {"output_ms", [](const GenericStepTimeBreakdown& b) { return b.output_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.output_ms(); }},
+    {"compile_ms", [](const GenericStepTimeBreakdown& b) { return b.host_compile_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.host_compile_ms(); }},
+    {"other_ms", [](const GenericStepTimeBreakdown& b) { return b.unknown_time_ms_summary().average(); },
+     [](const PerGenericStepDetails& d) { return d.unknown_time_ms(); }},
+};
+
+// The generic (non-TPU) steps of a result; empty when it has none or is a TPU result.
+std::vector<PerGenericStepDetails> GenericSteps(const InputPipelineAnalysisResult* r) {
+  std::vector<PerGenericStepDetails> steps;
+  if (r == nullptr || r->tag()) return steps;
+  for (const auto& any : r->step_details()) {
+    PerGenericStepDetails d;
+    if (any.UnpackTo(&d)) steps.push_back(std::move(d));
+  }
+  return steps;
+}
+
+// Step count, average step time and the averages of the categories. Without
+// steps every figure is unknown; a TPU result has no generic breakdown.
+std::vector<Figure> StepAverages(const InputPipelineAnalysisResult* r) {
+  std::vector<Figure> figures(2 + std::size(kStepCategories));
+  if (r == nullptr || r->step_details_size() == 0) return figures;
+  figures[0] = r->step_details_size();
+  figures[1] = r->step_time_summary().average();
+  GenericStepTimeBreakdown breakdown;
+  if (r->tag() || !r->step_time_breakdown().UnpackTo(&breakdown)) return figures;
+  for (size_t i = 0; i < std::size(kStepCategories); ++i) figures[2 + i] = kStepCategories[i].average(breakdown);
+  return figures;
+}
+
+std::vector<MetricRow> StepRows(const InputPipelineAnalysisResult* a, const InputPipelineAnalysisResult* b) {
+  std::vector<Figure> fa = StepAverages(a), fb = StepAverages(b);
+  std::vector<MetricRow> rows;
+  rows.push_back({"steps", fa[0], fb[0]});
+  rows.push_back({"step_time_ms", fa[1], fb[1]});
+  for (size_t i = 0; i < std::size(kStepCategories); ++i) rows.push_back({kStepCategories[i].name, fa[2 + i], fb[2 + i]});
+  return rows;
+}
+
+std::string StepLabel(const PerGenericStepDetails& d) {
+  return d.step_name().empty() ? std::to_string(d.step_number()) : d.step_name();
+}
+
+std::vector<MetricRow> StepPairMetrics(const PerGenericStepDetails* a, const PerGenericStepDetails* b) {
+  auto figure = [](const PerGenericStepDetails* d, auto&& read) -> Figure {
+    if (d == nullptr) return std::nullopt;
+    return read(*d);
+  };
+  std::vector<MetricRow> rows;
+  rows.push_back({"step_time_ms", figure(a, [](const auto& d) { return d.step_time_ms(); }),
+                  figure(b, [](const auto& d) { return d.step_time_ms(); })});
+  for (const StepCategory& c : kStepCategories) rows.push_back({c.name, figure(a, c.of_step), figure(b, c.of_step)});
+  return rows;
+}
+
+StepPair MakeStepPair(const PerGenericStepDetails* a, const PerGenericStepDetails* b) {
+  StepPair pair;
+  if (a != nullptr) {
+    pair.number_a = a->step_number();
+    pair.name_a = StepLabel(*a);
+  }
+  if (b != nullptr) {
+    pair.number_b = b->step_number();
+    pair.name_b = StepLabel(*b);
+  }
+  pair.metrics = StepPairMetrics(a, b);
+  return pair;
+}
+
+std::vector<StepPair> PairSteps(const InputPipelineAnalysisResult* ra, const InputPipelineAnalysisResult* rb,
+                                StepAlignment alignment) {
+  std::vector<StepPair> pairs;
+  std::vector<PerGenericStepDetails> a = GenericSteps(ra), b = GenericSteps(rb);
+  if (alignment == StepAlignment::kAverage || a.empty() || b.empty()) return pairs;
+  if (alignment == StepAlignment::kOrder) {
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      pairs.push_back(MakeStepPair(i < a.size() ? &a[i] : nullptr, i < b.size() ? &b[i] : nullptr));
+    }
+    return pairs;
+  }
+  // By step number, in step-number order; a number in one run only pairs with nothing.
+  std::map<int, std::pair<const PerGenericStepDetails*, const PerGenericStepDetails*>> by_number;
+  for (const auto& d : a) by_number[d.step_number()].first = &d;
+  for (const auto& d : b) by_number[d.step_number()].second = &d;
+  for (const auto& [number, both] : by_number) pairs.push_back(MakeStepPair(both.first, both.second));
+  return pairs;
+}
+
+std::vector<MetricRow> InputStageRows(const InputPipelineAnalysisResult* a, const InputPipelineAnalysisResult* b) {
+  using tensorflow::profiler::InputTimeBreakdown;
+  // A result without steps analysed no input time: its stages are unknown.
+  auto stage = [](const InputPipelineAnalysisResult* r, double (InputTimeBreakdown::*read)() const) -> Figure {
+    if (r == nullptr || r->step_details_size() == 0) return std::nullopt;
+    return (r->input_time_breakdown().*read)();
+  };
+  const std::pair<const char*, double (InputTimeBreakdown::*)() const> stages[] = {
+      {"demanded_file_read_us", &InputTimeBreakdown::demanded_file_read_us},
+      {"advanced_file_read_us", &InputTimeBreakdown::advanced_file_read_us},
+      {"preprocessing_us", &InputTimeBreakdown::preprocessing_us},
+      {"enqueue_us", &InputTimeBreakdown::enqueue_us},
+      {"unclassified_non_enqueue_us", &InputTimeBreakdown::unclassified_non_enqueue_us}};
+  std::vector<MetricRow> rows;
+  for (const auto& [name, read] : stages) rows.push_back({name, stage(a, read), stage(b, read)});
+  return rows;
+}
+
+std::string InputClassification(const InputPipelineAnalysisResult* r) {
+  if (r == nullptr || r->tag()) return "";
+  BottleneckAnalysis analysis;
+  if (!r->recommendation().bottleneck_analysis().UnpackTo(&analysis)) return "";
+  return analysis.input_classification();
+}
+
+TfDataSide TfDataSideOf(const TfDataStats* stats) {
+  TfDataSide side;
+  if (stats == nullptr) return side;
+  side.known = true;
+  side.input_bound = stats->is_input_bound;
+  if (!stats->bottlenecks.empty()) {
+    const TfDataBottleneck& top = stats->bottlenecks.front();
+    side.iterator = top.iterator_long_name;
+    side.bottleneck_type = top.bottleneck_type;
+    side.latency_us = static_cast<double>(top.max_latency_ps) / 1e6;
+  }
+  return side;
+}
+
+}  // namespace
+
+std::optional<StepAlignment> StepAlignmentFromName(std::string_view name) {
+  if (name.empty() || name == "average") return StepAlignment::kAverage;
+  if (name == "step_number") return StepAlignment::kStepNumber;
+  if (name == "order") return StepAlignment::kOrder;
+  return std::nullopt;
+}
+
+std::string_view StepAlignmentName(StepAlignment alignment) {
+  switch (alignment) {
+    case StepAlignment::kStepNumber:
+      return "step_number";
+    case StepAlignment::kOrder:
+      return "order";
+    default:
+      return "average";
+  }
+}
+
+std::string_view RowPresenceName(RowPresence presence) {
+  switch (presence) {
+    case RowPresence::kAdded:
+      return "added";
+    case RowPresence::kRemoved:
+      return "removed";
+    case RowPresence::kOtherSideUnknown:
+      return "unknown";
+    default:
+      return "both";
+  }
+}
+
+Figure DeltaOf(Figure a, Figure b) {
+  if (!a || !b) return std::nullopt;
+  return *b - *a;
+}
+
+Figure DeltaPercentOf(Figure a, Figure b) {
+  if (!a || !b || *a == 0) return std::nullopt;
+  return (*b - *a) / *a * 100.0;
+}
+
+namespace {
+
+// An op present in one run only: the other run spent no time on it.
+Figure RowDelta(RowPresence presence, Figure a, Figure b) {
+  if (presence == RowPresence::kAdded) return b;
+  if (presence == RowPresence::kRemoved && a) return -*a;
+  return DeltaOf(a, b);
+}
+
+}  // namespace
+
+Figure OpDeltaRow::Delta() const { return RowDelta(presence, time_us_a, time_us_b); }
+Figure OpDeltaRow::DeltaPercent() const {
+  return presence == RowPresence::kBoth ? DeltaPercentOf(time_us_a, time_us_b) : std::nullopt;
+}
+Figure OpDeltaRow::SelfDelta() const { return RowDelta(presence, self_time_us_a, self_time_us_b); }
+
+RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignment alignment) {
+  RunComparison c;
+  c.alignment = alignment;
+  const InputPipelineAnalysisResult* ipa = a.input_pipeline.get();
+  const InputPipelineAnalysisResult* ipb = b.input_pipeline.get();
+  c.steps = StepRows(ipa, ipb);
+  c.step_pairs = PairSteps(ipa, ipb, alignment);
+  c.input_stages = InputStageRows(ipa, ipb);
+  c.input_classification_a = InputClassification(ipa);
+  c.input_classification_b = InputClassification(ipb);
+  c.tf_data_a = TfDataSideOf(a.tf_data.get());
+  c.tf_data_b = TfDataSideOf(b.tf_data.get());
+  auto rows_of = [](const auto& part, auto&& convert) -> std::optional<std::vector<OpDeltaRow>> {
+    if (part == nullptr) return std::nullopt;
+    return convert(*part);
+  };
+  auto fa = rows_of(a.framework_ops, FrameworkOpRows), fb = rows_of(b.framework_ops, FrameworkOpRows);
+  c.framework_ops = MatchOpRows(fa ? &*fa : nullptr, fb ? &*fb : nullptr);
+  auto ha = rows_of(a.hlo_ops, HloOpRows), hb = rows_of(b.hlo_ops, HloOpRows);
+  c.hlo_ops = MatchOpRows(ha ? &*ha : nullptr, hb ? &*hb : nullptr);
+  auto ka = rows_of(a.kernels, KernelRows), kb = rows_of(b.kernels, KernelRows);
+  c.kernels = MatchOpRows(ka ? &*ka : nullptr, kb ? &*kb : nullptr);
+  c.memory = MemoryRows(a.memory.get(), b.memory.get());
+  return c;
+}
+
+}  // namespace tbprof

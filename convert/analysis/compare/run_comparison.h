@@ -1,0 +1,105 @@
+// Comparing two runs: run A (the baseline) and run B. Each run contributes
+// the results its single-run tools compute (the input-pipeline analysis,
+// the framework-op and kernel tables of OpStats, the HLO op table, the
+// memory profile, the tf.data statistics), whatever format the run was read
+// from: an xplane file, a legacy per-tool file or an imported trace all end
+// as these. Every delta is B's figure minus A's as those tools give it; a
+// figure a run cannot give stays unknown and yields no delta.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convert/analysis/hlo/xspace_to_hlo_stats.h"
+#include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/analysis/host_events/xspace_to_tf_data_stats.h"
+#include "proto/input_pipeline.pb.h"
+#include "proto/kernel_stats.pb.h"
+#include "proto/tf_stats.pb.h"
+
+namespace tbprof {
+
+// What one run offers; a null part is a result the run cannot give.
+struct RunFigures {
+  std::shared_ptr<const tensorflow::profiler::InputPipelineAnalysisResult> input_pipeline;
+  std::shared_ptr<const tensorflow::profiler::TfStatsDatabase> framework_ops;
+  std::shared_ptr<const tensorflow::profiler::KernelStatsDb> kernels;
+  std::shared_ptr<const HloOpDb> hlo_ops;
+  std::shared_ptr<const MemoryProfile> memory;
+  std::shared_ptr<const TfDataStats> tf_data;
+};
+
+// How steps are paired: per-step averages only (the default), or also step
+// by step, pairing equal step numbers or the i-th step of each run.
+enum class StepAlignment { kAverage, kStepNumber, kOrder };
+// "average", "step_number", "order"; nullopt for any other text.
+std::optional<StepAlignment> StepAlignmentFromName(std::string_view name);
+std::string_view StepAlignmentName(StepAlignment alignment);
+
+using Figure = std::optional<double>;
+// B − A when both are known.
+Figure DeltaOf(Figure a, Figure b);
+// (B − A) / A in percent when both are known and A is not 0.
+Figure DeltaPercentOf(Figure a, Figure b);
+
+// One figure in each run.
+struct MetricRow {
+  std::string name;  // e.g. "step_time_ms", "GPU_0_bfc/peak_bytes_in_use"
+  Figure a, b;
+};
+
+// Whether a table row was found in both runs, only in B, only in A, or in a
+// run whose table is unknown (then its side stays empty and has no delta).
+enum class RowPresence { kBoth, kAdded, kRemoved, kOtherSideUnknown };
+std::string_view RowPresenceName(RowPresence presence);
+
+// An op (framework or HLO) or a kernel in both runs. Times in microseconds.
+// A row found in one run only has empty figures on the other side; its delta
+// is then the time it adds (B) or saves (−A): an op that did not run took no time.
+struct OpDeltaRow {
+  std::string where;  // framework ops: "Host" or "Device"; otherwise empty
+  std::string type;   // framework op type or HLO category; empty for kernels
+  std::string name;
+  RowPresence presence = RowPresence::kBoth;
+  Figure occurrences_a, occurrences_b, time_us_a, time_us_b, self_time_us_a, self_time_us_b;
+  Figure tensor_core_share_a, tensor_core_share_b;  // kernels: share of the kernel's time on TensorCores
+  Figure Delta() const;
+  Figure DeltaPercent() const;
+  Figure SelfDelta() const;
+};
+
+// Steps paired step by step (StepAlignment other than kAverage).
+struct StepPair {
+  std::optional<int> number_a, number_b;  // empty where a run has no such step
+  std::string name_a, name_b;
+  std::vector<MetricRow> metrics;  // step time and its breakdown, ms
+};
+
+struct TfDataSide {
+  bool known = false;  // the run's tf.data statistics were computed
+  bool input_bound = false;
+  std::string iterator;  // the top bottleneck's iterator (long name), empty when none
+  std::string bottleneck_type;
+  Figure latency_us;
+};
+
+struct RunComparison {
+  StepAlignment alignment = StepAlignment::kAverage;
+  // Number of steps, step time and its breakdown: averages over the steps, ms.
+  std::vector<MetricRow> steps;
+  std::vector<StepPair> step_pairs;
+  // The input-pipeline stages (µs) and the input classification of each run.
+  std::vector<MetricRow> input_stages;
+  std::string input_classification_a, input_classification_b;
+  TfDataSide tf_data_a, tf_data_b;
+  // Sorted by |delta|, largest first; rows without a delta last, by name.
+  std::vector<OpDeltaRow> framework_ops, hlo_ops, kernels;
+  // Per allocator (memory id): peak and its breakdown at the peak, bytes.
+  std::vector<MetricRow> memory;
+};
+
+RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignment alignment);
+
+}  // namespace tbprof

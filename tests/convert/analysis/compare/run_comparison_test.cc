@@ -1,0 +1,311 @@
+// The comparison's matching rules on hand-built single-run results: each
+// rule (op name, op type, host/device, kernel name, HLO category, step number,
+// step order, unknown sides) has a case whose expected rows are counted here
+// by hand and that a comparison without the rule gets wrong.
+#include "convert/analysis/compare/run_comparison.h"
+
+#include <gtest/gtest.h>
+
+#include "convert/analysis/compare/comparison_output.h"
+#include "convert/analysis/compare/regression_check.h"
+
+namespace tbprof {
+namespace {
+
+using tensorflow::profiler::GenericStepTimeBreakdown;
+using tensorflow::profiler::InputPipelineAnalysisResult;
+using tensorflow::profiler::KernelStatsDb;
+using tensorflow::profiler::PerGenericStepDetails;
+using tensorflow::profiler::TfStatsDatabase;
+
+struct Op {
+  const char* where;
+  const char* type;
+  const char* name;
+  int64_t occurrences;
+  double time_us, self_us;
+};
+
+std::shared_ptr<const TfStatsDatabase> FrameworkOps(std::initializer_list<Op> ops) {
+  auto db = std::make_shared<TfStatsDatabase>();
+  for (const Op& op : ops) {
+    auto* r = db->mutable_with_idle()->add_tf_stats_record();
+    r->set_host_or_device(op.where);
+    r->set_op_type(op.type);
+    r->set_op_name(op.name);
+    r->set_occurrences(op.occurrences);
+    r->set_total_time_in_us(op.time_us);
+    r->set_total_self_time_in_us(op.self_us);
+  }
+  return db;
+}
+
+// Steps (number, name, step ms, device compute ms) and a breakdown of averages.
+std::shared_ptr<const InputPipelineAnalysisResult> Steps(std::initializer_list<std::tuple<int, const char*, double, double>> steps) {
+  auto r = std::make_shared<InputPipelineAnalysisResult>();
+  double sum = 0, compute = 0;
+  for (const auto& [number, name, ms, device_ms] : steps) {
+    PerGenericStepDetails d;
+    d.set_step_number(number);
+    d.set_step_name(name);
+    d.set_step_time_ms(ms);
+    d.set_device_compute_ms(device_ms);
+    r->add_step_details()->PackFrom(d);
+    sum += ms;
+    compute += device_ms;
+  }
+  r->mutable_step_time_summary()->set_average(sum / steps.size());
+  GenericStepTimeBreakdown b;
+  b.mutable_device_compute_ms_summary()->set_average(compute / steps.size());
+  r->mutable_step_time_breakdown()->PackFrom(b);
+  return r;
+}
+
+const OpDeltaRow* Find(const std::vector<OpDeltaRow>& rows, const std::string& name, RowPresence presence) {
+  for (const OpDeltaRow& r : rows) {
+    if (r.name == name && r.presence == presence) return &r;
+  }
+  return nullptr;
+}
+
+const MetricRow& Metric(const std::vector<MetricRow>& rows, const std::string& name) {
+  for (const MetricRow& m : rows) {
+    if (m.name == name) return m;
+  }
+  static const MetricRow none{"(missing)", std::nullopt, std::nullopt};
+  ADD_FAILURE() << "no metric " << name;
+  return none;
+}
+
+TEST(RunComparison, RunWithItselfHasZeroDeltasAndNoAddedOrRemovedRows) {
+  RunFigures run;
+  run.framework_ops = FrameworkOps({{"Device", "MatMul", "dense/MatMul", 10, 500, 400},
+                                    {"Host", "IteratorGetNext", "IteratorGetNext", 10, 80, 80}});
+  run.input_pipeline = Steps({{1, "1", 12, 8}, {2, "2", 14, 9}});
+  RunComparison c = CompareRuns(run, run, StepAlignment::kStepNumber);
+  ASSERT_EQ(c.framework_ops.size(), 2u);
+  for (const OpDeltaRow& r : c.framework_ops) {
+    EXPECT_EQ(r.presence, RowPresence::kBoth) << r.name;
+    EXPECT_EQ(r.Delta(), 0.0) << r.name;
+    EXPECT_EQ(r.SelfDelta(), 0.0) << r.name;
+  }
+  EXPECT_EQ(DeltaOf(Metric(c.steps, "step_time_ms").a, Metric(c.steps, "step_time_ms").b), 0.0);
+  ASSERT_EQ(c.step_pairs.size(), 2u);
+  for (const StepPair& p : c.step_pairs) EXPECT_EQ(DeltaOf(p.metrics[0].a, p.metrics[0].b), 0.0);
+}
+
+TEST(RunComparison, OpsMatchByNameAndAddedRemovedRowsCarryTheirTime) {
+  RunFigures a, b;
+  a.framework_ops = FrameworkOps({{"Device", "MatMul", "dense/MatMul", 10, 500, 400},
+                                  {"Device", "Relu", "dense/Relu", 10, 30, 30}});
+  b.framework_ops = FrameworkOps({{"Device", "MatMul", "dense/MatMul", 10, 450, 380},
+                                  {"Device", "Gelu", "dense/Gelu", 10, 70, 70}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.framework_ops.size(), 3u);  // MatMul matched, Relu removed, Gelu added
+  const OpDeltaRow* matmul = Find(c.framework_ops, "dense/MatMul", RowPresence::kBoth);
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->Delta(), -50.0);
+  EXPECT_EQ(matmul->SelfDelta(), -20.0);
+  EXPECT_DOUBLE_EQ(*matmul->DeltaPercent(), -10.0);
+  const OpDeltaRow* relu = Find(c.framework_ops, "dense/Relu", RowPresence::kRemoved);
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->Delta(), -30.0);
+  EXPECT_FALSE(relu->time_us_b.has_value());
+  EXPECT_FALSE(relu->DeltaPercent().has_value());
+  const OpDeltaRow* gelu = Find(c.framework_ops, "dense/Gelu", RowPresence::kAdded);
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->Delta(), 70.0);
+  // Largest |delta| first: Gelu (+70), MatMul (-50), Relu (-30).
+  EXPECT_EQ(c.framework_ops[0].name, "dense/Gelu");
+  EXPECT_EQ(c.framework_ops[1].name, "dense/MatMul");
+  EXPECT_EQ(c.framework_ops[2].name, "dense/Relu");
+}
+
+TEST(RunComparison, AnOpWhoseTypeChangedIsRemovedAndAdded) {
+  RunFigures a, b;
+  a.framework_ops = FrameworkOps({{"Device", "Conv2D", "block/conv", 4, 100, 100}});
+  b.framework_ops = FrameworkOps({{"Device", "DepthwiseConv2dNative", "block/conv", 4, 60, 60}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.framework_ops.size(), 2u);
+  EXPECT_NE(Find(c.framework_ops, "block/conv", RowPresence::kRemoved), nullptr);
+  EXPECT_NE(Find(c.framework_ops, "block/conv", RowPresence::kAdded), nullptr);
+}
+
+TEST(RunComparison, HostAndDeviceRowsOfOneOpStaySeparate) {
+  RunFigures a, b;
+  a.framework_ops = FrameworkOps({{"Host", "Identity", "x", 1, 5, 5}, {"Device", "Identity", "x", 1, 7, 7}});
+  b.framework_ops = FrameworkOps({{"Host", "Identity", "x", 1, 6, 6}, {"Device", "Identity", "x", 1, 10, 10}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.framework_ops.size(), 2u);
+  EXPECT_EQ(c.framework_ops[0].where, "Device");
+  EXPECT_EQ(c.framework_ops[0].Delta(), 3.0);
+  EXPECT_EQ(c.framework_ops[1].where, "Host");
+  EXPECT_EQ(c.framework_ops[1].Delta(), 1.0);
+}
+
+TEST(RunComparison, KernelsMatchByNameSummingTheirReports) {
+  auto kernels = [](std::initializer_list<std::tuple<const char*, uint64_t, uint32_t, bool>> reports) {
+    auto db = std::make_shared<KernelStatsDb>();
+    for (const auto& [name, ns, count, tensor_core] : reports) {
+      auto* r = db->add_reports();
+      r->set_name(name);
+      r->set_total_duration_ns(ns);
+      r->set_occurrences(count);
+      r->set_is_kernel_using_tensor_core(tensor_core);
+    }
+    return std::shared_ptr<const KernelStatsDb>(db);
+  };
+  RunFigures a, b;
+  // Two launch shapes of one kernel in A: 3000 ns + 1000 ns, one of them on TensorCores.
+  a.kernels = kernels({{"sgemm", 3000, 3, true}, {"sgemm", 1000, 1, false}, {"relu", 500, 2, false}});
+  b.kernels = kernels({{"sgemm", 2000, 4, true}, {"gelu", 800, 2, false}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.kernels.size(), 3u);
+  const OpDeltaRow* sgemm = Find(c.kernels, "sgemm", RowPresence::kBoth);
+  ASSERT_NE(sgemm, nullptr);
+  EXPECT_DOUBLE_EQ(*sgemm->time_us_a, 4.0);
+  EXPECT_DOUBLE_EQ(*sgemm->time_us_b, 2.0);
+  EXPECT_DOUBLE_EQ(*sgemm->occurrences_a, 4.0);
+  EXPECT_DOUBLE_EQ(*sgemm->tensor_core_share_a, 0.75);
+  EXPECT_DOUBLE_EQ(*sgemm->tensor_core_share_b, 1.0);
+  EXPECT_NE(Find(c.kernels, "relu", RowPresence::kRemoved), nullptr);
+  EXPECT_NE(Find(c.kernels, "gelu", RowPresence::kAdded), nullptr);
+}
+
+TEST(RunComparison, HloOpsMatchByCategoryAndName) {
+  auto db = [](std::initializer_list<std::tuple<const char*, const char*, uint64_t>> ops) {
+    auto d = std::make_shared<HloOpDb>();
+    for (const auto& [category, name, ps] : ops) {
+      HloOpMetrics m;
+      m.category = category;
+      m.name = name;
+      m.time_ps = ps;
+      m.self_time_ps = ps;
+      m.occurrences = 1;
+      d->ops.push_back(m);
+    }
+    return std::shared_ptr<const HloOpDb>(d);
+  };
+  RunFigures a, b;
+  a.hlo_ops = db({{"loop fusion", "fusion.1", 2000000}, {"convolution", "conv.2", 5000000}});
+  b.hlo_ops = db({{"loop fusion", "fusion.1", 1000000}, {"convolution fusion", "conv.2", 4000000}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.hlo_ops.size(), 3u);
+  const OpDeltaRow* fusion = Find(c.hlo_ops, "fusion.1", RowPresence::kBoth);
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_DOUBLE_EQ(*fusion->Delta(), -1.0);  // µs
+  EXPECT_NE(Find(c.hlo_ops, "conv.2", RowPresence::kRemoved), nullptr);
+  EXPECT_NE(Find(c.hlo_ops, "conv.2", RowPresence::kAdded), nullptr);
+}
+
+TEST(RunComparison, StepsAlignByNumberOrByOrder) {
+  RunFigures a, b;
+  a.input_pipeline = Steps({{10, "10", 20, 10}, {11, "11", 22, 11}, {12, "12", 24, 12}});
+  b.input_pipeline = Steps({{11, "11", 21, 10}, {12, "12", 23, 11}, {13, "13", 25, 12}});
+  RunComparison by_number = CompareRuns(a, b, StepAlignment::kStepNumber);
+  // 10 (A only), 11, 12 (both), 13 (B only).
+  ASSERT_EQ(by_number.step_pairs.size(), 4u);
+  EXPECT_EQ(by_number.step_pairs[0].number_a, 10);
+  EXPECT_FALSE(by_number.step_pairs[0].number_b.has_value());
+  EXPECT_EQ(by_number.step_pairs[1].number_a, 11);
+  EXPECT_EQ(by_number.step_pairs[1].number_b, 11);
+  EXPECT_EQ(DeltaOf(by_number.step_pairs[1].metrics[0].a, by_number.step_pairs[1].metrics[0].b), -1.0);
+  EXPECT_FALSE(DeltaOf(by_number.step_pairs[0].metrics[0].a, by_number.step_pairs[0].metrics[0].b).has_value());
+  EXPECT_EQ(by_number.step_pairs[3].number_b, 13);
+
+  RunComparison by_order = CompareRuns(a, b, StepAlignment::kOrder);
+  ASSERT_EQ(by_order.step_pairs.size(), 3u);
+  EXPECT_EQ(by_order.step_pairs[0].number_a, 10);
+  EXPECT_EQ(by_order.step_pairs[0].number_b, 11);
+  EXPECT_EQ(DeltaOf(by_order.step_pairs[0].metrics[0].a, by_order.step_pairs[0].metrics[0].b), 1.0);
+
+  RunComparison averages = CompareRuns(a, b, StepAlignment::kAverage);
+  EXPECT_TRUE(averages.step_pairs.empty());
+  EXPECT_DOUBLE_EQ(*DeltaOf(Metric(averages.steps, "step_time_ms").a, Metric(averages.steps, "step_time_ms").b), 1.0);
+  EXPECT_DOUBLE_EQ(
+      *DeltaOf(Metric(averages.steps, "device_compute_ms").a, Metric(averages.steps, "device_compute_ms").b), 0.0);
+}
+
+TEST(RunComparison, UnknownSidesGiveNoDelta) {
+  RunFigures a, b;  // A has neither ops nor steps
+  b.framework_ops = FrameworkOps({{"Device", "MatMul", "m", 1, 10, 10}});
+  b.input_pipeline = Steps({{1, "1", 5, 2}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kStepNumber);
+  ASSERT_EQ(c.framework_ops.size(), 1u);
+  EXPECT_EQ(c.framework_ops[0].presence, RowPresence::kOtherSideUnknown);
+  EXPECT_FALSE(c.framework_ops[0].Delta().has_value());
+  const MetricRow& step = Metric(c.steps, "step_time_ms");
+  EXPECT_FALSE(step.a.has_value());
+  EXPECT_EQ(step.b, 5.0);
+  EXPECT_TRUE(c.step_pairs.empty());
+  // No steps in a run: its input stages are unknown too, not 0.
+  EXPECT_FALSE(Metric(c.input_stages, "enqueue_us").a.has_value());
+  // JSON writes null, CSV an empty cell.
+  std::string json = ComparisonToJson(c, "A", "B");
+  EXPECT_NE(json.find(R"("name":"step_time_ms","a":null,"b":5,"delta":null)"), std::string::npos) << json;
+  std::string csv = ComparisonToCsv(c);
+  EXPECT_NE(csv.find("steps,,step_time_ms,,,,,5,,"), std::string::npos) << csv;
+}
+
+TEST(RunComparison, MemoryPeaksPerAllocator) {
+  auto memory = [](int64_t peak, int64_t heap) {
+    auto m = std::make_shared<MemoryProfile>();
+    auto& s = m->memory_profile_per_allocator["GPU_0_bfc"].profile_summary;
+    s.peak_stats.peak_bytes_in_use = peak;
+    s.peak_stats.heap_allocated_bytes = heap;
+    return std::shared_ptr<const MemoryProfile>(m);
+  };
+  RunFigures a, b;
+  a.memory = memory(1000, 900);
+  b.memory = memory(1500, 1200);
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  const MetricRow& peak = Metric(c.memory, "GPU_0_bfc/peak_bytes_in_use");
+  EXPECT_EQ(DeltaOf(peak.a, peak.b), 500.0);
+  EXPECT_EQ(DeltaPercentOf(peak.a, peak.b), 50.0);
+}
+
+TEST(RegressionCheck, ParsesTheGrammarAndRefusesTheRest) {
+  auto step = ParseRegressionCheck("step_time>+5%");
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(step->section, "steps");
+  EXPECT_EQ(step->name, "step_time_ms");
+  EXPECT_TRUE(step->above);
+  EXPECT_EQ(step->threshold, 5.0);
+  auto op = ParseRegressionCheck("op:dense/MatMul<-2ms");
+  ASSERT_TRUE(op.ok());
+  EXPECT_EQ(op->section, "framework_ops");
+  EXPECT_EQ(op->name, "dense/MatMul");
+  EXPECT_FALSE(op->above);
+  EXPECT_EQ(op->threshold, -2.0);
+  EXPECT_EQ(op->unit, RegressionCheck::Unit::kMs);
+  for (const char* bad : {"step_time", "step_time>5", "steptime>+5%", "op:>1%", ">5%", "step_time>+x%", "kernel:k>%"}) {
+    EXPECT_FALSE(ParseRegressionCheck(bad).ok()) << bad;
+  }
+}
+
+TEST(RegressionCheck, CrossesOnlyPastTheThreshold) {
+  RunFigures a, b;
+  a.input_pipeline = Steps({{1, "1", 100, 50}});
+  b.input_pipeline = Steps({{1, "1", 106, 50}});  // +6%
+  a.framework_ops = FrameworkOps({{"Device", "MatMul", "mm", 1, 1000, 1000}});
+  b.framework_ops = FrameworkOps({{"Device", "MatMul", "mm", 1, 2500, 2500}, {"Device", "Add", "new_add", 1, 10, 10}});
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  auto eval = [&](const char* text) { return EvaluateRegressionCheck(*ParseRegressionCheck(text), c).result; };
+  using R = CheckOutcome::Result;
+  EXPECT_EQ(eval("step_time>+5%"), R::kCrossed);
+  EXPECT_EQ(eval("step_time>+7%"), R::kPassed);
+  EXPECT_EQ(eval("step_time>+5ms"), R::kCrossed);
+  EXPECT_EQ(eval("step_time>+6000us"), R::kPassed);  // exactly 6 ms is not above
+  EXPECT_EQ(eval("step_time<-1%"), R::kPassed);
+  EXPECT_EQ(eval("op:mm>+1ms"), R::kCrossed);  // +1.5 ms
+  EXPECT_EQ(eval("op:mm>+2ms"), R::kPassed);
+  EXPECT_EQ(eval("op:new_add>+50%"), R::kCrossed);  // from nothing
+  EXPECT_EQ(eval("op:no_such_op>+1%"), R::kUndecidable);
+  EXPECT_EQ(eval("device_compute>+1%"), R::kPassed);
+  RunFigures unknown;
+  RunComparison u = CompareRuns(unknown, b, StepAlignment::kAverage);
+  EXPECT_EQ(EvaluateRegressionCheck(*ParseRegressionCheck("step_time>+5%"), u).result, R::kUndecidable);
+}
+
+}  // namespace
+}  // namespace tbprof

@@ -1,0 +1,160 @@
+// /data?tag=compare over a logdir the test builds: two synthetic xplane runs
+// and two legacy runs whose step tables are written here by hand. The second
+// run is resolved like the first, so a base_run that leaves the logdir is
+// refused, and the answer is cached under both runs' files.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "plugin/routes.h"
+#include "tests/plugin/plugin_test_util.h"
+
+namespace tbprof {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using testing_plugin::WriteFile;
+using testing_plugin::WriteSyntheticXPlane;
+
+// A legacy input-pipeline file with these step times (ms), device compute half of each.
+void WriteLegacySteps(const fs::path& path, std::initializer_list<double> step_ms) {
+  using namespace tensorflow::profiler;
+  InputPipelineAnalysisResult r;
+  double sum = 0;
+  int number = 0;
+  for (double ms : step_ms) {
+    PerGenericStepDetails d;
+    d.set_step_number(number++);
+    d.set_step_time_ms(ms);
+    d.set_device_compute_ms(ms / 2);
+    r.add_step_details()->PackFrom(d);
+    sum += ms;
+  }
+  r.mutable_step_time_summary()->set_average(sum / step_ms.size());
+  WriteFile(path, r.SerializeAsString());
+}
+
+class CompareRoute : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tbprof_compare_XXXXXX";
+    base_ = mkdtemp(tmpl);
+    fs::path runs = base_ / "logdir/plugins/profile";
+    WriteSyntheticXPlane(runs / "run_a/host1.xplane.pb", 1);
+    WriteSyntheticXPlane(runs / "run_b/host1.xplane.pb", 2);
+    WriteLegacySteps(runs / "legacy_a/localhost.input_pipeline.pb", {10, 20});
+    WriteLegacySteps(runs / "legacy_b/localhost.input_pipeline.pb", {12, 26, 40});
+    WriteSyntheticXPlane(base_ / "outside/plugins/profile/secret/host1.xplane.pb", 3);
+    ProfileServiceOptions options;
+    options.logdir = base_ / "logdir";
+    options.web_dir = base_ / "web";
+    options.cache_bytes = 256 << 20;
+    auto s = ProfileService::Create(options);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    service_ = std::move(*s);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(base_, ec);
+  }
+  HttpResponse Get(const std::string& target) {
+    HttpRequest r;
+    r.target = target;
+    return service_->Handle(r);
+  }
+  json::value GetJson(const std::string& target) {
+    HttpResponse r = Get(target);
+    EXPECT_EQ(r.status, 200) << target << ": " << r.Body();
+    boost::system::error_code ec;
+    json::value v = json::parse(r.Body(), ec);
+    EXPECT_FALSE(ec) << r.Body();
+    return v;
+  }
+  double StepTimeAverage(const std::string& run) {
+    json::value v = GetJson("/data?tag=input_pipeline_analyzer&run=" + run);
+    double sum = 0;
+    size_t n = 0;
+    for (const auto& row : v.as_array()[1].at("rows").as_array()) {
+      sum += row.at("c").as_array().back().at("v").to_number<double>();  // stepTimeMs, the last column
+      ++n;
+    }
+    return sum / n;
+  }
+
+  fs::path base_;
+  std::unique_ptr<ProfileService> service_;
+};
+
+double Delta(const json::value& c, const char* table, const char* name) {
+  for (const auto& m : c.at(table).as_array()) {
+    if (m.at("name") == name) return m.at("delta").is_null() ? NAN : m.at("delta").to_number<double>();
+  }
+  return NAN;
+}
+
+TEST_F(CompareRoute, ComparesTwoXPlaneRuns) {
+  json::value c = GetJson("/data?tag=compare&run=run_b&host=host1&base_run=run_a&base_host=host1");
+  EXPECT_EQ(c.at("run_a"), "run_a (host1)");
+  EXPECT_EQ(c.at("run_b"), "run_b (host1)");
+  EXPECT_NEAR(Delta(c, "steps", "step_time_ms"), StepTimeAverage("run_b") - StepTimeAverage("run_a"), 1e-6);
+  EXPECT_FALSE(c.at("kernels").as_array().empty());
+  // Every host by default, as ALL_HOSTS.
+  json::value all = GetJson("/data/plugin/profile/data?tag=compare&run=run_b&base_run=run_a");
+  EXPECT_EQ(all.at("run_a"), "run_a");
+  EXPECT_EQ(Delta(all, "steps", "step_time_ms"), Delta(c, "steps", "step_time_ms"));
+  json::value self = GetJson("/data?tag=compare&run=run_a&base_run=run_a");
+  for (const auto& r : self.at("framework_ops").as_array()) {
+    EXPECT_EQ(r.at("presence"), "both");
+    EXPECT_EQ(r.at("delta_us").to_number<double>(), 0.0);
+  }
+}
+
+TEST_F(CompareRoute, ComparesLegacyRunsStepByStep) {
+  json::value c = GetJson("/data?tag=compare&run=legacy_b&base_run=legacy_a&align=step_number");
+  EXPECT_DOUBLE_EQ(Delta(c, "steps", "step_time_ms"), 26.0 - 15.0);
+  const auto& pairs = c.at("step_pairs").as_array();
+  ASSERT_EQ(pairs.size(), 3u);  // steps 0 and 1 in both, step 2 in B only
+  EXPECT_DOUBLE_EQ(Delta(pairs[1], "metrics", "step_time_ms"), 6.0);
+  EXPECT_DOUBLE_EQ(Delta(pairs[1], "metrics", "device_compute_ms"), 3.0);
+  EXPECT_TRUE(pairs[2].at("number_a").is_null());
+  EXPECT_TRUE(std::isnan(Delta(pairs[2], "metrics", "step_time_ms")));
+}
+
+TEST_F(CompareRoute, CsvAnswersAsAFile) {
+  HttpResponse r = Get("/data_csv?tag=compare&run=run_b&base_run=run_a");
+  ASSERT_EQ(r.status, 200) << r.Body();
+  EXPECT_EQ(r.content_type, "text/csv");
+  EXPECT_TRUE(r.Body().starts_with("section,name,metric,")) << r.Body();
+  bool disposition = false;
+  for (const auto& [k, v] : r.headers) disposition |= k == "Content-Disposition" && v.find("compare_run_b") != std::string::npos;
+  EXPECT_TRUE(disposition);
+}
+
+TEST_F(CompareRoute, BaseRunIsConfinedToTheLogdir) {
+  for (const char* target : {"/data?tag=compare&run=run_b&base_run=..", "/data?tag=compare&run=run_b&base_run=../outside",
+                             "/data?tag=compare&run=run_b&base_run=run_a/../../../outside/plugins/profile/secret",
+                             "/data?tag=compare&run=run_b&base_run=%2Fetc", "/data?tag=compare&run=run_b&base_run=run_a&base_host=..",
+                             "/data?tag=compare&run=..&base_run=run_a"}) {
+    HttpResponse r = Get(target);
+    EXPECT_EQ(r.status, 400) << target << ": " << r.Body();
+  }
+  EXPECT_EQ(Get("/data?tag=compare&run=run_b").status, 400);  // no base_run
+  EXPECT_EQ(Get("/data?tag=compare&run=run_b&base_run=no_such_run").status, 404);
+  EXPECT_EQ(Get("/data?tag=compare&run=run_b&base_run=run_a&base_host=nohost").status, 404);
+  EXPECT_EQ(Get("/data?tag=compare&run=run_b&base_run=run_a&align=sideways").status, 400);
+}
+
+TEST_F(CompareRoute, ReusesTheRunsCachedResults) {
+  GetJson("/data?tag=overview_page&run=run_a");
+  GetJson("/data?tag=overview_page&run=run_b");
+  uint64_t misses = service_->cache().misses();
+  GetJson("/data?tag=compare&run=run_b&base_run=run_a&tool=input_pipeline_analyzer,framework_op_stats,kernel_stats");
+  // Only the comparison itself is computed: both runs' OpStats come from the cache.
+  EXPECT_EQ(service_->cache().misses() - misses, 1u);
+  GetJson("/data?tag=compare&run=run_b&base_run=run_a&tool=input_pipeline_analyzer,framework_op_stats,kernel_stats");
+  EXPECT_EQ(service_->cache().misses() - misses, 1u);
+}
+
+}  // namespace
+}  // namespace tbprof
