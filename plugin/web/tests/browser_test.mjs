@@ -17,6 +17,8 @@ const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
 const maxRuns = Number(arg('--max-runs', '20'));
 const captureAddr = arg('--capture-addr');  // a running job's ProfilerService, when test.sh started one
+// --only REGEX: run just the tests whose names match (a quick check of one page while working on it).
+const only = arg('--only') ? new RegExp(arg('--only')) : null;
 if (!base) { console.error('usage: browser_test.mjs --base URL'); process.exit(2); }
 fs.mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
@@ -25,6 +27,7 @@ const API = `${base}/data/plugin/profile`;
 let passed = 0, failed = 0;
 const results = [];
 async function test(name, fn) {
+  if (only && !only.test(name)) return;
   const t0 = Date.now();
   try {
     await fn();

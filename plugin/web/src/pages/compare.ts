@@ -77,7 +77,8 @@ function pairedBars(rows: Metric[]): HTMLElement {
 // The largest changes of a table, slower to the right and faster to the left of zero.
 function topMovers(rows: OpRow[], count = 15): HTMLElement {
   const movers = rows.filter((r) => r.delta_us !== null).slice(0, count);
-  const rowH = 22, width = 960, labelW = 380, mid = labelW + (width - labelW) / 2, half = (width - labelW) / 2 - 70;
+  // Room beside each half for the value label, so a long bar's label does not run into the names.
+  const rowH = 22, width = 960, labelW = 380, mid = labelW + (width - labelW) / 2, half = (width - labelW) / 2 - 100;
   const max = Math.max(0, ...movers.map((r) => Math.abs(r.delta_us as number))) || 1;
   const root = svg('svg', { viewBox: `0 0 ${width} ${movers.length * rowH + 10}`, class: 'chart', role: 'img', 'data-chart': 'top-movers' });
   movers.forEach((r, i) => {
