@@ -12,15 +12,16 @@ declare -A ALLOWED=(
   [convert/base]="convert/base"
   [convert/xplane]="convert/xplane convert/base"
   [convert/analysis]="convert/analysis convert/xplane convert/base proto"
-  [convert/tools]="convert/tools convert/analysis convert/xplane convert/base proto"
+  [convert/analysis/tfprof]="convert/analysis/tfprof convert/analysis convert/xplane convert/base proto"
+  [convert/tools]="convert/tools convert/analysis/tfprof convert/analysis convert/xplane convert/base proto"
   [harness/tracer]="harness/tracer"
   [synthetic/pipeline]="synthetic/pipeline harness/tracer convert/base"
   [synthetic/cuda]="synthetic/cuda convert/base"
   [synthetic]="synthetic proto convert/base"
   [harness/cupti]="harness/cupti proto convert/base"
-  [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis convert/xplane convert/base proto"
+  [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/xplane convert/base proto"
   [plugin/capture]="plugin/capture proto convert/base"
-  [plugin]="plugin plugin/capture convert/tools convert/analysis convert/xplane convert/base proto"
+  [plugin]="plugin plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/xplane convert/base proto"
 )
 libs_by_length=$(for k in "${!ALLOWED[@]}"; do echo "${#k} $k"; done | sort -rn | cut -d' ' -f2)
 
