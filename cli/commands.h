@@ -17,5 +17,6 @@ int ServeCommand(int argc, char** argv);
 int SynthCommand(int argc, char** argv);
 int HarnessCommand(int argc, char** argv);
 int CaptureCommand(int argc, char** argv);
+int TfprofCommand(int argc, char** argv);
 
 }  // namespace tbprof::cli

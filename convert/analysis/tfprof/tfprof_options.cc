@@ -44,8 +44,9 @@ std::string StripQuotes(const std::string& s) {
 }
 
 std::vector<std::string> ListOf(const std::string& value) {
+  const std::string stripped = StripQuotes(value);  // the pieces point into it
   std::vector<std::string> out;
-  for (auto piece : SplitNonEmpty(StripQuotes(value), ',')) out.emplace_back(piece);
+  for (auto piece : SplitNonEmpty(stripped, ',')) out.emplace_back(piece);
   return out;
 }
 
