@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/tfprof_format.h"
+#include "convert/analysis/tfprof/tfprof_timeline.h"
 #include "convert/base/strings.h"
 #include "convert/tools/tfprof_tools.h"
 
@@ -36,7 +37,8 @@ const char kUsage[] =
     "  -min_occurrence 0 -step -1 -order_by name -account_type_regexes Variable,VariableV2\n"
     "  -start_name_regexes .* -trim_name_regexes '' -show_name_regexes .*\n"
     "  -hide_name_regexes 'IsVariableInitialized_[0-9]+,save\\/.*,^zeros[0-9_]*'\n"
-    "  -account_displayed_op_only false -select params -output stdout|none|file:outfile=F\n"
+    "  -account_displayed_op_only false -select params\n"
+    "  -output stdout|none|file:outfile=F|timeline:outfile=F (scope/code views; written to F_<step>)\n"
     "order_by: name bytes peak_bytes residual_bytes output_bytes micros accelerator_micros cpu_micros\n"
     "          params float_ops occurrence\n"
     "select:   bytes micros params float_ops device op_types occurrence input_shapes accelerator_micros\n"
@@ -79,15 +81,32 @@ bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& word
     defaults = options;
     return true;
   }
-  if (options.output_type == "timeline" || options.output_type == "pprof") {
-    std::fprintf(stderr, "tbprof tfprof: -output %s is not available in tbprof yet; use stdout, file or none\n",
-                 options.output_type.c_str());
+  if (options.output_type == "pprof") {
+    std::fprintf(stderr, "tbprof tfprof: -output pprof is not available in tbprof yet; use stdout, file, timeline "
+                         "(scope and code views) or none\n");
     return false;
   }
   auto result = tfprof::ShowView(model, cmd, options);
   if (!result.ok()) {
     std::fprintf(stderr, "tbprof tfprof: %s\n", result.status().message().c_str());
     return false;
+  }
+  if (options.output_type == "timeline") {
+    auto trace = tfprof::IcicleTimelineJson(*result);
+    if (!trace.ok()) {
+      std::fprintf(stderr, "tbprof tfprof: %s\n", trace.status().message().c_str());
+      return false;
+    }
+    // Named as tfprof names it: <outfile>_<step>.
+    const std::string path = options.outfile + "_" + std::to_string(options.step);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << *trace;
+    if (!out.good()) {
+      std::fprintf(stderr, "tbprof tfprof: cannot write %s\n", path.c_str());
+      return false;
+    }
+    std::printf("Timeline written to %s (open it in chrome://tracing or Perfetto).\n", path.c_str());
+    return true;
   }
   const std::string text = tfprof::DocPreamble(cmd, options) + result->text;
   if (options.output_type == "stdout") {

@@ -71,6 +71,16 @@ TEST(TfprofCommand, FileOutput) {
   EXPECT_NE(AfterProfile(test_files::ReadAll(out)).find("VariableV2"), std::string::npos);
 }
 
+TEST(TfprofCommand, TimelineOutput) {
+  const std::string out = test_files::TempPath("tfprof_timeline");
+  auto r = RunCommand(Tbprof(WriteShowModel() + " scope -account_type_regexes '.*' -output timeline:outfile=" + out));
+  ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+  // Step -1 names the file <outfile>_-1; the root's event lasts the root's 4904 us.
+  EXPECT_NE(test_files::ReadAll(out + "_-1").find("\"dur\":4904,\"name\":\"_TFProfRoot\""), std::string::npos);
+  r = RunCommand(Tbprof(WriteShowModel() + " op -output timeline:outfile=" + out + " 2>&1"));
+  EXPECT_NE(r.output.find("not the op view"), std::string::npos) << r.output;
+}
+
 TEST(TfprofCommand, BadInputIsNamed) {
   const std::string damaged = test_files::TempPath("profile_7");
   std::ofstream(damaged, std::ios::binary) << std::string("\x0a\xff\xff\xff", 4);

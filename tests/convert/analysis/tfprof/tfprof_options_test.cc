@@ -11,7 +11,10 @@
 // Synthetic scope parents: a, c, c/d.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <sstream>
+
+#include "convert/analysis/tfprof/tfprof_timeline.h"
 
 #include "tests/convert/analysis/tfprof/tfprof_test_util.h"
 
@@ -184,6 +187,31 @@ TEST_F(TfprofOptions, GraphViewDropsUnaccountedNodes) {
   ASSERT_TRUE(tfprof::ParseOptionWords({"-account_type_regexes", "Conv2D,VariableV2"}, o).ok());
   // c/d/e <- a/y <- (a/x <- b, b): only a/x and b are accounted; b is reached once.
   EXPECT_EQ(Lines(Show(model_, "graph", o).text), (Names{"_TFProfRoot", "  a/x", "    b"}));
+}
+
+}  // namespace
+}  // namespace tbprof::tfprof_test
+
+namespace tbprof::tfprof_test {
+namespace {
+
+// -output timeline of the scope view: an icicle on a clock from 0, by hand:
+// root 1265 us (a 265 + b 1000; c never ran and is left out), a at 0 with
+// a/x (250) then a/y (15), b after a at 265.
+TEST(TfprofTimeline, ScopeIcicle) {
+  auto model = ReadFixture(SmallProfile());
+  auto trace = tfprof::IcicleTimelineJson(Show(model, "scope", tfprof::Options{}));
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  auto events = boost::json::parse(*trace).at("traceEvents").as_array();
+  std::vector<std::string> got;
+  for (const auto& e : events) {
+    if (e.at("ph") != "X") continue;
+    got.push_back(std::string(e.at("name").as_string()) + "@" + std::to_string(e.at("pid").as_int64()) + ":" +
+                  std::to_string(e.at("ts").as_int64()) + "+" + std::to_string(e.at("dur").as_int64()));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"_TFProfRoot@0:0+1265", "a@1:0+265", "a/x@2:0+250", "a/y@2:250+15",
+                                           "b@1:265+1000"}));
+  EXPECT_FALSE(tfprof::IcicleTimelineJson(Show(model, "op", tfprof::Options{})).ok());
 }
 
 }  // namespace
