@@ -18,5 +18,6 @@ int SynthCommand(int argc, char** argv);
 int HarnessCommand(int argc, char** argv);
 int CaptureCommand(int argc, char** argv);
 int CompareCommand(int argc, char** argv);
+int TfprofCommand(int argc, char** argv);
 
 }  // namespace tbprof::cli

@@ -12,6 +12,7 @@
 #include "convert/tools/compare_tools.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
+#include "convert/tools/tfprof_tools.h"
 #include "convert/tools/trace_viewer_tools.h"
 #include "convert/tools/xla_tools.h"
 #include "convert/xplane/xspace_reader.h"
@@ -64,6 +65,8 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"memory_viewer", MemoryViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules,
                  false});
     t.push_back({"graph_viewer", GraphViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
+    // tfprof's views (scope, op, code; advise) over the run's framework ops.
+    t.push_back({"tfprof", TfprofTool, true, kOffered, false, Listing::kAlways, {}, false});
     t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
     // The non-streaming viewer: served, but the streaming one is listed in its place.
     t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});

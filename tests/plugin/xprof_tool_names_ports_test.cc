@@ -61,6 +61,7 @@ TEST(XprofToolNamesPorts, ToolsList) {
                                      "framework_op_stats", "memory_profile", "tf_data_bottleneck_analysis"};
     if (c.has_hlo_module) want.insert(want.end(), {"op_profile", "hlo_stats", "roofline_model"});
     want.insert(want.end(), c.xprof_extra.begin(), c.xprof_extra.end());
+    want.push_back("tfprof");  // tbprof's own tool, not xprof's: every xplane run can fill it
     std::sort(want.begin(), want.end());
     EXPECT_EQ(ToolsOf(c.plane, c.has_hlo_module), want);
   }

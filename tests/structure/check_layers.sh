@@ -16,15 +16,16 @@ declare -A ALLOWED=(
   [convert/kineto]="convert/kineto convert/model convert/base"
   [convert/load]="convert/load convert/kineto convert/xplane convert/model convert/base"
   [convert/analysis]="convert/analysis convert/xplane convert/grouping convert/model convert/base proto"
-  [convert/tools]="convert/tools convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [convert/analysis/tfprof]="convert/analysis/tfprof convert/analysis convert/grouping convert/model convert/base proto"
+  [convert/tools]="convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
   [harness/tracer]="harness/tracer"
   [synthetic/pipeline]="synthetic/pipeline harness/tracer convert/base"
   [synthetic/cuda]="synthetic/cuda convert/base"
   [synthetic]="synthetic proto convert/base"
   [harness/cupti]="harness/cupti proto convert/base"
-  [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
   [plugin/capture]="plugin/capture proto convert/base"
-  [plugin]="plugin plugin/capture convert/tools convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [plugin]="plugin plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
 )
 libs_by_length=$(for k in "${!ALLOWED[@]}"; do echo "${#k} $k"; done | sort -rn | cut -d' ' -f2)
 

@@ -16,6 +16,7 @@ import { renderGraphViewer } from './pages/graph_viewer';
 import { renderHloStats } from './pages/hlo_stats';
 import { renderOpProfile } from './pages/op_profile';
 import { renderRoofline } from './pages/roofline';
+import { renderTfprof } from './pages/tfprof';
 import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
 import { renderComparePage, CompareParams } from './pages/compare';
@@ -25,7 +26,7 @@ const DISPLAY_NAMES: Record<string, string> = {
   tensorflow_stats: 'TensorFlow Stats', kernel_stats: 'Kernel Stats', trace_viewer: 'Trace Viewer', memory_profile: 'Memory Profile',
   tf_data_bottleneck_analysis: 'tf.data Bottleneck Analysis', pod_viewer: 'Pod Viewer', op_profile: 'HLO Op Profile',
   hlo_stats: 'HLO Op Stats', roofline_model: 'Roofline Model', memory_viewer: 'Memory Viewer', graph_viewer: 'Graph Viewer',
-  megascale_stats: 'Megascale Viewer', inference_profile: 'Inference Profile',
+  megascale_stats: 'Megascale Viewer', inference_profile: 'Inference Profile', tfprof: 'tfprof (TensorFlow profiler views)',
 };
 
 // xprof leaves pod_viewer out of run_tools although it serves it wherever its hosts route answers a host.
@@ -62,6 +63,7 @@ function rendererFor(tool: string): PageRenderer {
     case 'hlo_stats': return renderHloStats;
     case 'op_profile': return renderOpProfile;
     case 'roofline_model': return renderRoofline;
+    case 'tfprof': return renderTfprof;
     default: return renderGeneric;
   }
 }

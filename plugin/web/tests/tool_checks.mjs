@@ -243,6 +243,22 @@ export const checks = {
     assert(csv.status === 200 && csv.text.split('\n')[0].includes(withIdle.cols[0].label), `data_csv answered ${csv.status}`);
   },
 
+  // tfprof: the tree table starts at the root the server answered, unknown figures read "—", and the flame graph
+  // draws the view when it has time to draw.
+  async tfprof({ page, data, assert }) {
+    assert(data.root && data.root.name === '_TFProfRoot', 'the tfprof answer has no _TFProfRoot');
+    await page.waitForSelector('.tfprof-table');
+    const first = await page.textContent('.tfprof-table tbody tr td.tree-name');
+    assert(first.includes('_TFProfRoot'), `the first row is ${first}`);
+    if (data.root.total_requested_bytes === null) {
+      const unknown = await page.$$eval('.tfprof-table tbody tr:first-child td.unknown', (c) => c.map((x) => x.textContent));
+      assert(unknown.length > 0 && unknown.every((t) => t === '—'), `unknown bytes shown as ${unknown.join(',')}`);
+    }
+    const rects = await page.$$eval('svg.flame-graph rect', (r) => r.length);
+    assert(!(data.root.total_exec_micros > 0) || rects > 0, 'the flame graph is empty');
+    assert((await page.$$('#tfprof-options select[name="view"]')).length === 1, 'no view selector');
+  },
+
   async kernel_stats({ page, data, assert, api, run, tool, host }) {
     const t = isTable(data) ? data : table(data, 0);
     if (!isTable(t) || t.rows.length === 0) return;

@@ -1,0 +1,26 @@
+// The code view's tree of source lines, shared by the view and its pprof
+// output.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert/analysis/tfprof/tfprof_multi_node.h"
+
+namespace tbprof::tfprof {
+
+struct CodeTree {
+  explicit CodeTree(const Model& model);
+  MultiNode root;
+  int64_t unattached_gradients = 0;  // gradient nodes whose forward node has no stack
+
+ private:
+  MultiNode* Child(MultiNode* parent, const CodeFrame& frame, const std::string& suffix);
+  std::vector<std::unique_ptr<MultiNode>> storage_;
+  std::map<std::pair<MultiNode*, std::string>, MultiNode*> child_index_;
+};
+
+}  // namespace tbprof::tfprof

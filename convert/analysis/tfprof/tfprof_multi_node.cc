@@ -1,0 +1,192 @@
+#include "convert/analysis/tfprof/tfprof_multi_node.h"
+
+#include <algorithm>
+
+namespace tbprof::tfprof {
+namespace {
+
+using tensorflow::tfprof::GraphNodeProto;
+using tensorflow::tfprof::MultiGraphNodeProto;
+
+// The figures of one graph node as tfprof's snapshot keeps them: its own
+// values with totals equal to them.
+GraphNodeProto SnapshotOf(const Model& model, const GraphNode& g, int64_t step) {
+  GraphNodeProto p;
+  p.set_name(g.name);
+  if (!g.canonical_device.empty()) p.add_devices(g.canonical_device);
+  p.set_run_count(g.RunCount(step));
+  p.set_exec_micros(g.ExecMicros(step));
+  p.set_accelerator_exec_micros(g.AcceleratorMicros(step));
+  p.set_cpu_exec_micros(g.CpuMicros(step));
+  p.set_requested_bytes(g.RequestedBytes(step));
+  p.set_peak_bytes(g.PeakBytes(step));
+  p.set_residual_bytes(g.ResidualBytes(step));
+  p.set_output_bytes(g.OutputBytes(step));
+  p.set_float_ops(g.FloatOps(step));
+  p.set_parameters(g.Parameters());
+  for (const auto& [slot, shape] : model.InputShapes(g)) {
+    auto& s = (*p.mutable_input_shapes())[slot];
+    if (shape.empty()) s.set_unknown_rank(true);
+    for (int64_t d : shape) s.add_dim()->set_size(d);
+  }
+  p.set_total_definition_count(1);
+  p.set_total_run_count(p.run_count());
+  p.set_total_exec_micros(p.exec_micros());
+  p.set_total_accelerator_exec_micros(p.accelerator_exec_micros());
+  p.set_total_cpu_exec_micros(p.cpu_exec_micros());
+  p.set_total_requested_bytes(p.requested_bytes());
+  p.set_total_peak_bytes(p.peak_bytes());
+  p.set_total_residual_bytes(p.residual_bytes());
+  p.set_total_output_bytes(p.output_bytes());
+  p.set_total_parameters(p.parameters());
+  p.set_total_float_ops(p.float_ops());
+  return p;
+}
+
+}  // namespace
+
+bool MultiNode::ReInit(const Model& model, int64_t step, const RegexList& account) {
+  picked.clear();
+  devices.clear();
+  op_types.clear();
+  for (const GraphNode* g : members) {
+    bool matches = account.MatchesAll();
+    for (auto it = g->op_types.begin(); !matches && it != g->op_types.end(); ++it) matches = account.Matches(*it);
+    if (matches) picked.push_back(g);
+  }
+  std::sort(picked.begin(), picked.end(), [](const GraphNode* a, const GraphNode* b) { return a->name < b->name; });
+  MultiGraphNodeProto& p = proto;
+  p.set_name(name);
+  p.clear_graph_nodes();
+  int64_t exec = 0, accelerator = 0, cpu = 0, requested = 0, peak = 0, residual = 0, output = 0, flops = 0,
+          params = 0;
+  for (const GraphNode* g : picked) {
+    op_types.insert(g->op_types.begin(), g->op_types.end());
+    if (!g->canonical_device.empty()) devices.insert(g->canonical_device);
+    exec += g->ExecMicros(step);
+    accelerator += g->AcceleratorMicros(step);
+    cpu += g->CpuMicros(step);
+    requested += g->RequestedBytes(step);
+    peak += g->PeakBytes(step);
+    residual += g->ResidualBytes(step);
+    output += g->OutputBytes(step);
+    flops += g->FloatOps(step);
+    params += g->Parameters();
+    *p.add_graph_nodes() = SnapshotOf(model, *g, step);
+  }
+  p.set_exec_micros(exec);
+  p.set_accelerator_exec_micros(accelerator);
+  p.set_cpu_exec_micros(cpu);
+  p.set_requested_bytes(requested);
+  p.set_peak_bytes(peak);
+  p.set_residual_bytes(residual);
+  p.set_output_bytes(output);
+  p.set_float_ops(flops);
+  p.set_parameters(params);
+  return picked.empty() ? account.MatchesAll() : true;
+}
+
+void MultiNode::ResetTotals() {
+  formatted.clear();
+  MultiGraphNodeProto& p = proto;
+  p.set_name(name);
+  p.set_total_exec_micros(0);
+  p.set_total_accelerator_exec_micros(0);
+  p.set_total_cpu_exec_micros(0);
+  p.set_total_requested_bytes(0);
+  p.set_total_peak_bytes(0);
+  p.set_total_residual_bytes(0);
+  p.set_total_output_bytes(0);
+  p.set_total_parameters(0);
+  p.set_total_float_ops(0);
+  p.clear_children();
+}
+
+void MultiNode::AddSelfToTotals() {
+  MultiGraphNodeProto& p = proto;
+  p.set_total_exec_micros(p.total_exec_micros() + p.exec_micros());
+  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + p.accelerator_exec_micros());
+  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + p.cpu_exec_micros());
+  p.set_total_requested_bytes(p.total_requested_bytes() + p.requested_bytes());
+  p.set_total_peak_bytes(p.total_peak_bytes() + p.peak_bytes());
+  p.set_total_residual_bytes(p.total_residual_bytes() + p.residual_bytes());
+  p.set_total_output_bytes(p.total_output_bytes() + p.output_bytes());
+  p.set_total_parameters(p.total_parameters() + p.parameters());
+  p.set_total_float_ops(p.total_float_ops() + p.float_ops());
+}
+
+void MultiNode::AggregateTotals(const MultiNode& other) {
+  MultiGraphNodeProto& p = proto;
+  const MultiGraphNodeProto& c = other.proto;
+  p.set_total_exec_micros(p.total_exec_micros() + c.total_exec_micros());
+  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + c.total_accelerator_exec_micros());
+  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + c.total_cpu_exec_micros());
+  p.set_total_requested_bytes(p.total_requested_bytes() + c.total_requested_bytes());
+  p.set_total_peak_bytes(p.total_peak_bytes() + c.total_peak_bytes());
+  p.set_total_residual_bytes(p.total_residual_bytes() + c.total_residual_bytes());
+  p.set_total_output_bytes(p.total_output_bytes() + c.total_output_bytes());
+  p.set_total_parameters(p.total_parameters() + c.total_parameters());
+  p.set_total_float_ops(p.total_float_ops() + c.total_float_ops());
+}
+
+bool ShouldShowMultiNode(const MultiNode& node, const Options& o, int64_t depth) {
+  if (node.name == kTFProfRoot) return true;
+  const MultiGraphNodeProto& p = node.proto;
+  if (p.total_requested_bytes() < o.min_bytes || p.total_peak_bytes() < o.min_peak_bytes ||
+      p.total_residual_bytes() < o.min_residual_bytes || p.total_output_bytes() < o.min_output_bytes ||
+      p.total_exec_micros() < o.min_micros || p.total_accelerator_exec_micros() < o.min_accelerator_micros ||
+      p.total_cpu_exec_micros() < o.min_cpu_micros || p.total_parameters() < o.min_params ||
+      p.total_float_ops() < o.min_float_ops || depth > o.max_depth) {
+    return false;
+  }
+  if (!o.show_name_regexes.MatchesAll() && !o.show_name_regexes.Matches(node.name)) return false;
+  return !o.hide_name_regexes.Matches(node.name);
+}
+
+void SortMultiNodes(std::vector<MultiNode*>& nodes, const Options& options) {
+  const std::string& by = options.order_by;
+  auto key = [&by](const MultiNode& n) -> int64_t {
+    const MultiGraphNodeProto& p = n.proto;
+    if (by == "bytes") return p.total_requested_bytes();
+    if (by == "peak_bytes") return p.total_peak_bytes();
+    if (by == "residual_bytes") return p.total_residual_bytes();
+    if (by == "output_bytes") return p.total_output_bytes();
+    if (by == "micros") return p.total_exec_micros();
+    if (by == "accelerator_micros") return p.total_accelerator_exec_micros();
+    if (by == "cpu_micros") return p.total_cpu_exec_micros();
+    if (by == "params") return p.total_parameters();
+    if (by == "float_ops") return p.total_float_ops();
+    if (by == "occurrence") return p.graph_nodes_size();
+    return 0;
+  };
+  std::stable_sort(nodes.begin(), nodes.end(), [&](const MultiNode* a, const MultiNode* b) {
+    if (a->name == kTFProfRoot) return b->name != kTFProfRoot;
+    if (b->name == kTFProfRoot) return false;
+    if (by == "name") return a->name < b->name;
+    return key(*a) > key(*b);
+  });
+}
+
+std::string MultiLegend(const Options& o) {
+  std::vector<std::string> legends;
+  if (o.Selected("bytes")) legends.push_back("requested bytes");
+  if (o.Selected("peak_bytes")) legends.push_back("peak bytes");
+  if (o.Selected("residual_bytes")) legends.push_back("residual bytes");
+  if (o.Selected("output_bytes")) legends.push_back("output bytes");
+  if (o.Selected("micros")) {
+    legends.push_back("total execution time");
+    legends.push_back("accelerator execution time");
+    legends.push_back("cpu execution time");
+  }
+  if (o.Selected("accelerator_micros") && !o.Selected("micros")) legends.push_back("accelerator execution time");
+  if (o.Selected("cpu_micros") && !o.Selected("micros")) legends.push_back("cpu execution time");
+  if (o.Selected("params")) legends.push_back("# parameters");
+  if (o.Selected("float_ops")) legends.push_back("# float_ops");
+  if (o.Selected("device")) legends.push_back("assigned devices");
+  if (o.Selected("op_types")) legends.push_back("op types");
+  if (o.Selected("occurrence")) legends.push_back("op occurrence (run|defined)");
+  if (o.Selected("input_shapes")) legends.push_back("input shapes");
+  return "node name | " + JoinNames(legends, " | ") + "\n";
+}
+
+}  // namespace tbprof::tfprof

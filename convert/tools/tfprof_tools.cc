@@ -1,0 +1,233 @@
+#include "convert/tools/tfprof_tools.h"
+
+#include "convert/analysis/tfprof/profile_proto_reader.h"
+#include "convert/analysis/tfprof/tfprof_advisor.h"
+#include "convert/analysis/tfprof/xspace_to_tfprof.h"
+#include "convert/base/file_bytes.h"
+#include "convert/base/json.h"
+#include "convert/base/strings.h"
+#include "convert/tools/cached_loads.h"
+
+namespace tbprof {
+namespace {
+
+using tensorflow::tfprof::GraphNodeProto;
+using tensorflow::tfprof::MultiGraphNodeProto;
+
+// ProfileProto files are parsed whole by libprotobuf, which stops at 2 GiB.
+constexpr uint64_t kMaxProfileProtoBytes = (uint64_t{1} << 31) - 1;
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+StatusOr<tfprof::Model> ReadProfileProtoFile(const std::string& path) {
+  MappedFile file;
+  RETURN_IF_ERROR(file.Open(path, kMaxProfileProtoBytes));
+  std::string inflated;
+  std::string_view bytes = file.view();
+  if (HasGzipMagic(bytes)) {
+    ASSIGN_OR_RETURN(inflated, Inflate(bytes, path, kMaxProfileProtoBytes));
+    bytes = inflated;
+  }
+  auto model = tfprof::ReadProfileProto(bytes, path);
+  RETURN_IF_ERROR(file.CheckUnchanged());
+  return model;
+}
+
+// Figures as JSON: null when the profile cannot give them.
+void Member(std::string& out, const char* key, int64_t value, bool known) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  out += known ? std::to_string(value) : "null";
+}
+
+void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFigures& k) {
+  out += "{\"name\":";
+  AppendJsonString(out, p.name());
+  const bool times = k.accelerator_micros && k.cpu_micros;
+  Member(out, "run_count", p.run_count(), true);
+  Member(out, "exec_micros", p.exec_micros(), times);
+  Member(out, "accelerator_exec_micros", p.accelerator_exec_micros(), k.accelerator_micros);
+  Member(out, "cpu_exec_micros", p.cpu_exec_micros(), k.cpu_micros);
+  Member(out, "requested_bytes", p.requested_bytes(), k.memory);
+  Member(out, "peak_bytes", p.peak_bytes(), k.memory);
+  Member(out, "residual_bytes", p.residual_bytes(), k.memory);
+  Member(out, "output_bytes", p.output_bytes(), k.memory);
+  Member(out, "parameters", p.parameters(), k.parameters);
+  Member(out, "float_ops", p.float_ops(), k.float_ops);
+  Member(out, "total_run_count", p.total_run_count(), true);
+  Member(out, "total_definition_count", p.total_definition_count(), true);
+  Member(out, "total_exec_micros", p.total_exec_micros(), times);
+  Member(out, "total_accelerator_exec_micros", p.total_accelerator_exec_micros(), k.accelerator_micros);
+  Member(out, "total_cpu_exec_micros", p.total_cpu_exec_micros(), k.cpu_micros);
+  Member(out, "total_requested_bytes", p.total_requested_bytes(), k.memory);
+  Member(out, "total_peak_bytes", p.total_peak_bytes(), k.memory);
+  Member(out, "total_residual_bytes", p.total_residual_bytes(), k.memory);
+  Member(out, "total_output_bytes", p.total_output_bytes(), k.memory);
+  Member(out, "total_parameters", p.total_parameters(), k.parameters);
+  Member(out, "total_float_ops", p.total_float_ops(), k.float_ops);
+  out += ",\"devices\":[";
+  for (int i = 0; i < p.devices_size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(out, p.devices(i));
+  }
+  out += "],\"children\":[";
+  for (int i = 0; i < p.children_size(); ++i) {
+    if (i) out += ',';
+    AppendNode(out, p.children(i), k);
+  }
+  out += "]}";
+}
+
+// A multi-node as a graph node: its figures and totals; its run count is the
+// sum of its graph nodes' and its definitions their number.
+GraphNodeProto AsGraphNode(const MultiGraphNodeProto& m, bool flatten_chain) {
+  GraphNodeProto g;
+  g.set_name(m.name());
+  int64_t runs = 0;
+  for (const auto& n : m.graph_nodes()) runs += n.run_count();
+  g.set_run_count(runs);
+  g.set_total_run_count(runs);
+  g.set_total_definition_count(m.graph_nodes_size());
+  g.set_exec_micros(m.exec_micros());
+  g.set_accelerator_exec_micros(m.accelerator_exec_micros());
+  g.set_cpu_exec_micros(m.cpu_exec_micros());
+  g.set_requested_bytes(m.requested_bytes());
+  g.set_peak_bytes(m.peak_bytes());
+  g.set_residual_bytes(m.residual_bytes());
+  g.set_output_bytes(m.output_bytes());
+  g.set_parameters(m.parameters());
+  g.set_float_ops(m.float_ops());
+  g.set_total_exec_micros(m.total_exec_micros());
+  g.set_total_accelerator_exec_micros(m.total_accelerator_exec_micros());
+  g.set_total_cpu_exec_micros(m.total_cpu_exec_micros());
+  g.set_total_requested_bytes(m.total_requested_bytes());
+  g.set_total_peak_bytes(m.total_peak_bytes());
+  g.set_total_residual_bytes(m.total_residual_bytes());
+  g.set_total_output_bytes(m.total_output_bytes());
+  g.set_total_parameters(m.total_parameters());
+  g.set_total_float_ops(m.total_float_ops());
+  if (flatten_chain) {
+    // The op view's rows come as a chain (each row the next one's parent).
+    for (const MultiGraphNodeProto* row = &m; row->children_size() > 0;) {
+      row = &row->children(0);
+      *g.add_children() = AsGraphNode(*row, false);
+      g.mutable_children()->rbegin()->clear_children();
+    }
+  } else {
+    for (const auto& c : m.children()) *g.add_children() = AsGraphNode(c, false);
+  }
+  return g;
+}
+
+std::string AdviceToJson(const tensorflow::tfprof::AdviceProto& advice) {
+  std::map<std::string, const tensorflow::tfprof::AdviceProto::Checker*> ordered;
+  for (const auto& [name, checker] : advice.checkers()) ordered[name] = &checker;
+  std::string out = "{\"view\":\"advise\",\"checkers\":{";
+  bool first = true;
+  for (const auto& [name, checker] : ordered) {
+    if (!first) out += ',';
+    first = false;
+    AppendJsonString(out, name);
+    out += ":[";
+    for (int i = 0; i < checker->reports_size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(out, checker->reports(i));
+    }
+    out += ']';
+  }
+  out += "},\"text\":";
+  AppendJsonString(out, tfprof::FormatAdvice(advice));
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
+bool IsXPlanePath(const std::string& path) {
+  return EndsWith(path, ".xplane.pb") || EndsWith(path, ".xplane.pb.gz");
+}
+
+StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache) {
+  if (paths.empty()) return InvalidArgument("tfprof: no profile file given");
+  size_t xplanes = 0;
+  for (const auto& p : paths) xplanes += IsXPlanePath(p) ? 1 : 0;
+  if (xplanes == paths.size()) {
+    ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));
+    return tfprof::ModelFromOpStats(*stats);
+  }
+  if (paths.size() != 1) {
+    return InvalidArgument("tfprof: give either xplane files (.xplane.pb) or one tfprof ProfileProto file, not " +
+                           std::to_string(paths.size()) + " files of which " + std::to_string(paths.size() - xplanes) +
+                           " are not xplane files");
+  }
+  return ReadProfileProtoFile(paths[0]);
+}
+
+StatusOr<tfprof::Options> TfprofOptionsFromParams(const ToolParams& params) {
+  tfprof::Options options;
+  for (const auto& [key, value] : params) {
+    if (std::find(tfprof::kOptionNames.begin(), tfprof::kOptionNames.end(), key) == tfprof::kOptionNames.end()) {
+      continue;
+    }
+    if (key == "output") {
+      if (value != "stdout" && value != "none") {
+        return InvalidArgument("Invalid option '-output' value: '" + value +
+                               "' (the server answers with JSON; file, timeline and pprof outputs are for the "
+                               "command line)");
+      }
+      continue;
+    }
+    RETURN_IF_ERROR(tfprof::SetOption(options, key, value));
+  }
+  return options;
+}
+
+std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options) {
+  std::string out = "{\"view\":";
+  AppendJsonString(out, result.view);
+  out += ",\"step\":" + std::to_string(options.step) + ",\"known\":{";
+  const tfprof::KnownFigures& k = result.known;
+  out += std::string("\"memory\":") + (k.memory ? "true" : "false") +
+         ",\"parameters\":" + (k.parameters ? "true" : "false") + ",\"float_ops\":" + (k.float_ops ? "true" : "false") +
+         ",\"accelerator_micros\":" + (k.accelerator_micros ? "true" : "false") +
+         ",\"cpu_micros\":" + (k.cpu_micros ? "true" : "false") + "},\"select\":[";
+  bool first = true;
+  for (const auto& s : options.select) {
+    if (!first) out += ',';
+    first = false;
+    AppendJsonString(out, s);
+  }
+  out += "],\"text\":";
+  AppendJsonString(out, result.text);
+  out += ",\"root\":";
+  if (result.multi) {
+    AppendNode(out, AsGraphNode(result.multi_graph, result.view == "op"), k);
+  } else {
+    AppendNode(out, result.graph, k);
+  }
+  out += '}';
+  return out;
+}
+
+StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
+  ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache));
+  const std::string view = ParamStr(in.params, "view", "scope");
+  ToolOutput out;
+  if (view == "advise") {
+    const std::string names = ParamStr(in.params, "checkers");  // the pieces point into it
+    std::vector<std::string> checkers;
+    for (auto c : SplitNonEmpty(names, ',')) checkers.emplace_back(c);
+    ASSIGN_OR_RETURN(auto advice, tfprof::Advise(model, checkers));
+    out.body = AdviceToJson(advice);
+    return out;
+  }
+  ASSIGN_OR_RETURN(tfprof::Options options, TfprofOptionsFromParams(in.params));
+  ASSIGN_OR_RETURN(tfprof::ViewResult result, tfprof::ShowView(model, view, options));
+  out.body = TfprofViewToJson(result, options);
+  return out;
+}
+
+}  // namespace tbprof

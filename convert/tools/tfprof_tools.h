@@ -1,0 +1,39 @@
+// The tfprof tool: tfprof's views over a run's xplane files (through OpStats)
+// or over a tfprof ProfileProto file, for `/data?tag=tfprof&view=…` and for
+// `tbprof tfprof`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/analysis/tfprof/tfprof_options.h"
+#include "convert/analysis/tfprof/tfprof_show.h"
+#include "convert/tools/tool_registry.h"
+
+namespace tbprof {
+
+// Whether `path` is an xplane file (".xplane.pb", optionally ".gz"); any
+// other file is read as a tfprof ProfileProto.
+bool IsXPlanePath(const std::string& path);
+
+// The node model of `paths`: xplane files (one host each, combined) or one
+// ProfileProto file (profile_<N>, optionally gzip'ed).
+StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache);
+
+// Options from query parameters named as tfprof's options without the '-'
+// (max_depth=3&select=micros,bytes&account_displayed_op_only=true); other
+// parameters are left to the route. Starts from the defaults of tfprof's
+// Python option builder (select micros, account every type).
+StatusOr<tfprof::Options> TfprofOptionsFromParams(const ToolParams& params);
+
+// The view as JSON: {"view", "step", "known": {...}, "select": [...],
+// "text": tfprof's table, "root": {name, figures, total figures, children}};
+// figures the profile cannot give are null.
+std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options);
+
+// `/data?tag=tfprof`: view=scope|graph|op|code (scope by default), or
+// view=advise (checkers=Name,Name) for the advisor's report.
+StatusOr<ToolOutput> TfprofTool(const ToolInput& in);
+
+}  // namespace tbprof

@@ -1,0 +1,183 @@
+// tfprof's views in the spirit of TensorFlow's profiler-ui: a view selector and
+// an option form (tfprof's option names), the view as a collapsible tree table
+// whose columns sort the children of every node, and a flame graph of the view
+// (widths = total execution time). Figures the profile cannot give are null in
+// the answer and shown as "—".
+import { el, section, message, svg, clear } from '../dom';
+import { PageContext, describeError } from '../page';
+import { fmtNum, fmtUs, middleEllipsis } from '../format';
+
+interface TfNode { name: string; children: TfNode[]; [figure: string]: unknown }
+interface TfViewAnswer { view: string; text: string; root: TfNode }
+interface TfAdviceAnswer { view: 'advise'; checkers: Record<string, string[]>; text: string }
+
+interface Column { id: string; label: string; format: (v: number) => string }
+// tfprof's memory figures are decimal (KB = 1000 B), so they are shown in bytes.
+const bytes = (v: number) => `${fmtNum(v)} B`;
+const COLUMNS: Column[] = [
+  { id: 'total_exec_micros', label: 'Total time', format: fmtUs },
+  { id: 'total_accelerator_exec_micros', label: 'Accelerator time', format: fmtUs },
+  { id: 'total_cpu_exec_micros', label: 'CPU time', format: fmtUs },
+  { id: 'total_requested_bytes', label: 'Requested', format: bytes },
+  { id: 'total_peak_bytes', label: 'Peak', format: bytes },
+  { id: 'total_output_bytes', label: 'Output', format: bytes },
+  { id: 'total_parameters', label: 'Params', format: fmtNum },
+  { id: 'total_float_ops', label: 'FLOPs', format: fmtNum },
+  { id: 'total_run_count', label: 'Runs', format: fmtNum },
+];
+const VIEWS = ['scope', 'op', 'code', 'graph', 'advise'];
+const ORDER_BY = ['micros', 'accelerator_micros', 'cpu_micros', 'bytes', 'peak_bytes', 'residual_bytes', 'output_bytes',
+  'params', 'float_ops', 'occurrence', 'name'];
+const SELECT = ['micros', 'accelerator_micros', 'cpu_micros', 'bytes', 'peak_bytes', 'residual_bytes', 'output_bytes',
+  'params', 'float_ops', 'occurrence'];
+
+// profiler-ui's defaults: every type accounted, displayed nodes only, by time.
+interface FormState { [option: string]: string }
+const DEFAULTS: FormState = {
+  view: 'scope', max_depth: '10', min_micros: '0', min_bytes: '0', order_by: 'micros', account_type_regexes: '.*',
+  start_name_regexes: '.*', show_name_regexes: '.*', hide_name_regexes: '', trim_name_regexes: '',
+  account_displayed_op_only: 'true', select: 'micros', step: '-1',
+};
+
+function figure(node: TfNode, id: string): number | null {
+  const v = node[id];
+  return typeof v === 'number' ? v : null;
+}
+
+function cell(node: TfNode, c: Column): HTMLElement {
+  const v = figure(node, c.id);
+  return v === null ? el('td', { class: 'num unknown', title: 'The profile cannot give this figure' }, '—')
+    : el('td', { class: 'num' }, c.format(v));
+}
+
+class TreeTable {
+  private sortBy = 'total_exec_micros';
+  private readonly expanded = new Set<TfNode>();
+  readonly root = el('div', { class: 'tfprof-tree' });
+
+  constructor(private readonly top: TfNode) {
+    this.expanded.add(top);
+    for (const c of top.children) this.expanded.add(c);
+    this.render();
+  }
+
+  private sorted(children: TfNode[]): TfNode[] {
+    if (this.sortBy === 'name') return [...children].sort((a, b) => a.name.localeCompare(b.name));
+    return [...children].sort((a, b) => (figure(b, this.sortBy) ?? -1) - (figure(a, this.sortBy) ?? -1));
+  }
+
+  private render(): void {
+    clear(this.root);
+    const head = el('tr', {}, this.header('name', 'Node'), ...COLUMNS.map((c) => this.header(c.id, c.label)));
+    const body = el('tbody');
+    const walk = (node: TfNode, depth: number) => {
+      const open = this.expanded.has(node);
+      const toggle = node.children.length
+        ? el('button', { class: 'tree-toggle', 'aria-expanded': String(open), title: open ? 'Collapse' : 'Expand' }, open ? '▾' : '▸')
+        : el('span', { class: 'tree-leaf' }, '·');
+      toggle.addEventListener('click', () => { if (open) this.expanded.delete(node); else this.expanded.add(node); this.render(); });
+      const name = el('td', { class: `tree-name depth-${Math.min(depth, 30)}`, title: node.name }, toggle, ' ', middleEllipsis(node.name, 90));
+      body.appendChild(el('tr', { 'data-node': node.name }, name, ...COLUMNS.map((c) => cell(node, c))));
+      if (open) for (const c of this.sorted(node.children)) walk(c, depth + 1);
+    };
+    walk(this.top, 0);
+    this.root.appendChild(el('table', { class: 'grid tfprof-table' }, el('thead', {}, head), body));
+  }
+
+  private header(id: string, label: string): HTMLElement {
+    const th = el('th', { class: id === 'name' ? '' : 'num', 'aria-sort': this.sortBy === id ? (id === 'name' ? 'ascending' : 'descending') : 'none' },
+      el('button', { class: 'sort', title: `Sort every node's children by ${label}` }, label));
+    th.addEventListener('click', () => { this.sortBy = id; this.render(); });
+    return th;
+  }
+}
+
+// An icicle: the root spans the width, each node's children laid end to end
+// inside it in proportion to their total execution time.
+function flameGraph(root: TfNode): SVGElement {
+  const width = 1000, rowHeight = 18;
+  const total = figure(root, 'total_exec_micros') ?? 0;
+  const rects: SVGElement[] = [];
+  let depthMax = 0;
+  const place = (node: TfNode, x: number, w: number, depth: number) => {
+    depthMax = Math.max(depthMax, depth);
+    const t = figure(node, 'total_exec_micros') ?? 0;
+    const label = w > 40 ? middleEllipsis(node.name, Math.floor(w / 7)) : '';
+    rects.push(svg('g', { class: 'flame-node' },
+      svg('title', {}, `${node.name}: ${fmtUs(t)}`),
+      svg('rect', { x, y: depth * rowHeight, width: Math.max(w - 1, 0.5), height: rowHeight - 1, class: `flame-rect flame-${depth % 6}` }),
+      label ? svg('text', { x: x + 3, y: depth * rowHeight + 13, class: 'flame-label' }, label) : null));
+    let cx = x;
+    for (const c of node.children) {
+      const ct = figure(c, 'total_exec_micros') ?? 0;
+      if (ct <= 0 || t <= 0) continue;
+      const cw = (w * ct) / t;
+      place(c, cx, cw, depth + 1);
+      cx += cw;
+    }
+  };
+  if (total > 0) place(root, 0, width, 0);
+  return svg('svg', { viewBox: `0 0 ${width} ${(depthMax + 1) * rowHeight}`, class: 'flame-graph', role: 'img',
+    'aria-label': 'Flame graph of the view by total execution time' }, ...rects);
+}
+
+function optionForm(state: FormState, submit: (s: FormState) => void): HTMLElement {
+  const form = el('form', { class: 'toolbar tfprof-options', id: 'tfprof-options' });
+  const field = (name: string, control: HTMLElement) => el('label', { class: 'selector' }, el('span', {}, name), control);
+  const choice = (name: string, values: string[]) => {
+    const s = el('select', { name, 'aria-label': name });
+    for (const v of values) s.appendChild(el('option', v === state[name] ? { value: v, selected: '' } : { value: v }, v));
+    return field(name, s);
+  };
+  const text = (name: string, size = '8') => field(name, el('input', { name, value: state[name] ?? '', size, 'aria-label': name }));
+  const checks = el('fieldset', { class: 'tfprof-select' }, el('legend', {}, 'select'));
+  const selected = new Set((state.select ?? '').split(',').filter(Boolean));
+  for (const s of SELECT) {
+    const box = el('input', selected.has(s) ? { type: 'checkbox', value: s, checked: '' } : { type: 'checkbox', value: s });
+    checks.appendChild(el('label', {}, box, s));
+  }
+  const displayOnly = el('input', state.account_displayed_op_only === 'true'
+    ? { type: 'checkbox', name: 'account_displayed_op_only', checked: '' } : { type: 'checkbox', name: 'account_displayed_op_only' });
+  form.append(choice('view', VIEWS), text('max_depth', '4'), text('min_micros', '6'), text('min_bytes', '8'), text('step', '4'),
+    choice('order_by', ORDER_BY), text('account_type_regexes', '12'), text('start_name_regexes', '12'),
+    text('show_name_regexes', '12'), text('hide_name_regexes', '12'), text('trim_name_regexes', '12'),
+    field('account_displayed_op_only', displayOnly), checks, el('button', { type: 'submit', class: 'button' }, 'Show'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const next: FormState = {};
+    for (const input of Array.from(form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input[name], select[name]'))) {
+      next[input.name] = input instanceof HTMLInputElement && input.type === 'checkbox' ? String(input.checked) : input.value;
+    }
+    next.select = Array.from(checks.querySelectorAll<HTMLInputElement>('input:checked')).map((b) => b.value).join(',') || 'micros';
+    submit(next);
+  });
+  return form;
+}
+
+export async function renderTfprof(ctx: PageContext): Promise<void> {
+  const output = el('div', { id: 'tfprof-output' });
+  const show = async (state: FormState) => {
+    clear(output);
+    try {
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(state)) if (v !== '') params[k] = v;
+      const answer = await ctx.load<TfViewAnswer | TfAdviceAnswer>(params);
+      if (answer.view === 'advise') {
+        const advice = answer as TfAdviceAnswer;
+        for (const [checker, reports] of Object.entries(advice.checkers)) {
+          output.appendChild(section(checker, reports.length ? el('pre', { class: 'raw' }, reports.join('\n')) : message('empty', 'Nothing to report.')));
+        }
+        return;
+      }
+      const view = answer as TfViewAnswer;
+      output.append(
+        section(`${view.view} view`, new TreeTable(view.root).root),
+        section('Flame graph (total execution time)', flameGraph(view.root)),
+        section('tfprof text', el('pre', { class: 'raw' }, view.text)));
+    } catch (e) {
+      output.appendChild(message('error', describeError(e)));
+    }
+  };
+  ctx.root.append(optionForm(DEFAULTS, (s) => { void show(s); }), output);
+  await show(DEFAULTS);
+}
