@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "convert/grouping/group_events.h"
+#include "convert/grouping/event_groups.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "convert/grouping/group_events.h"
+#include "convert/grouping/event_groups.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
 

@@ -14,7 +14,7 @@
 #include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
 #include "convert/model/xspace_model.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/model/load_options.h"
 
 namespace tbprof::xplane_detail {
 

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The library graph has one direction. Every `#include "..."` of a source file
-# must name a file of its own library or of a library it may depend on; this
-# script fails, naming the include, when one does not. The table is the same
-# as ARCHITECTURE.md's and the folders' CMakeLists.txt.
+# The include graph has one direction, at three scales:
+#   1. libraries: every `#include "..."` of a source file names a file of its
+#      own library or of a library it may depend on (the table below is the
+#      same as ARCHITECTURE.md's and the folders' CMakeLists.txt);
+#   2. the rooms of convert/analysis/ (one library, one folder per tool
+#      family): a room includes only its own files and the rooms below it;
+#   3. files: in the folders of LOOP_FREE, no file includes, directly or
+#      through other files, a file that includes it back (a .h and its .cc
+#      count as one file here).
+# It fails naming each include that breaks a rule, and each loop.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,6 +33,34 @@ declare -A ALLOWED=(
   [plugin/capture]="plugin/capture proto convert/base"
   [plugin]="plugin plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
 )
+
+# The rooms of convert/analysis/, bottom to top, and the rooms each may
+# include besides its own. tfprof/ and compare/ sit on top of every family.
+ANALYSIS_ROOMS="common kernels op_stats op_stats_pages hlo host_events trace_viewer tfprof compare"
+declare -A ROOM_ALLOWED=(
+  [common]=""
+  [kernels]="common"
+  [op_stats]="kernels common"
+  [op_stats_pages]="op_stats kernels common"
+  [hlo]="common"
+  [host_events]="common"
+  [trace_viewer]="common"
+  [tfprof]="op_stats_pages op_stats kernels hlo host_events trace_viewer common"
+  [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer common"
+)
+
+# Where files may not include each other back. Not yet: convert/tools (the
+# tool table's .cc includes the tools, whose headers include the table's
+# types), plugin (routes and route_util) and synthetic/pipeline (the stages'
+# shared header builds on pipeline_dataset.h, whose .cc includes it).
+LOOP_FREE="proto convert/base convert/model convert/grouping convert/xplane convert/kineto convert/load convert/analysis"
+
+in_loop_free() {
+  local f=$1
+  for d in $LOOP_FREE; do [[ "$f" == "$d"/* ]] && return 0; done
+  return 1
+}
+
 libs_by_length=$(for k in "${!ALLOWED[@]}"; do echo "${#k} $k"; done | sort -rn | cut -d' ' -f2)
 
 library_of() {  # longest library folder that is a prefix of the file's folder
@@ -37,10 +71,27 @@ library_of() {  # longest library folder that is a prefix of the file's folder
   echo ""
 }
 
+room_of() {  # convert/analysis/<room>/file -> <room>; anything else -> ""
+  local p=${1#convert/analysis/}
+  [ "$p" != "$1" ] && [[ "$p" == */* ]] && echo "${p%%/*}" || echo ""
+}
+
+allowed_in() { local word=$1; shift; for a in "$@"; do [ "$a" = "$word" ] && return 0; done; return 1; }
+
 bad=0 checked=0
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
 while IFS= read -r file; do
   from=$(library_of "$(dirname "$file")")
   [ -n "$from" ] || continue
+  from_room=$(room_of "$file")
+  if [ "$from" = convert/analysis ]; then
+    if [ -z "$from_room" ]; then
+      echo "$file: convert/analysis/ files live in a room (one of: $ANALYSIS_ROOMS)"; bad=$((bad + 1))
+    elif [ -z "${ROOM_ALLOWED[$from_room]+set}" ]; then
+      echo "$file: room '$from_room' is not in the rooms of convert/analysis/ ($ANALYSIS_ROOMS)"; bad=$((bad + 1))
+    fi
+  fi
   while IFS= read -r inc; do
     [ -n "$inc" ] || continue
     to=$(library_of "$(dirname "$inc")")
@@ -48,11 +99,31 @@ while IFS= read -r file; do
     if [ -z "$to" ]; then
       echo "$file includes $inc, which belongs to no library"; bad=$((bad + 1)); continue
     fi
-    ok=0
-    for a in ${ALLOWED[$from]}; do [ "$a" = "$to" ] && ok=1; done
-    if [ $ok = 0 ]; then echo "$file ($from) includes $inc ($to): not allowed"; bad=$((bad + 1)); fi
+    # shellcheck disable=SC2086
+    if ! allowed_in "$to" ${ALLOWED[$from]}; then
+      echo "$file ($from) includes $inc ($to): not allowed"; bad=$((bad + 1))
+    fi
+    to_room=$(room_of "$inc")
+    if [ -n "$from_room" ] && [ -n "$to_room" ] && [ "$from_room" != "$to_room" ] &&
+       [ -n "${ROOM_ALLOWED[$from_room]+set}" ]; then
+      # shellcheck disable=SC2086
+      if ! allowed_in "$to_room" ${ROOM_ALLOWED[$from_room]}; then
+        echo "$file (analysis room $from_room) includes $inc (room $to_room): not allowed"; bad=$((bad + 1))
+      fi
+    fi
+    # One node per .h/.cc pair; a file including its own header is no edge.
+    a=${file%.*} b=${inc%.*}
+    if [ "$a" != "$b" ] && in_loop_free "$file" && in_loop_free "$inc"; then echo "$a $b" >>"$edges"; fi
   done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$file")
 done < <(find proto convert harness synthetic plugin -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' | sort)
+
+# tsort names the files of every loop it meets on its standard error.
+loops=$(tsort "$edges" 2>&1 >/dev/null | sed -n -e 's/^tsort: .*: input contains a loop:$/files that include each other back:/p' \
+  -e 's/^tsort: \(.*\)$/  \1/p' || true)
+if [ -n "$loops" ]; then
+  echo "$loops"
+  bad=$((bad + $(grep -c 'include each other' <<<"$loops")))
+fi
 
 echo "layers: $checked includes checked, $bad not allowed"
 [ $bad = 0 ]

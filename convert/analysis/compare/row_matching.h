@@ -5,7 +5,11 @@
 
 #include <vector>
 
-#include "convert/analysis/compare/run_comparison.h"
+#include "convert/analysis/compare/delta_rows.h"
+#include "convert/analysis/hlo/xspace_to_hlo_stats.h"
+#include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "proto/kernel_stats.pb.h"
+#include "proto/tf_stats.pb.h"
 
 namespace tbprof {
 

@@ -8,7 +8,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include "convert/analysis/common/hlo_cost_model.h"
-#include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
+#include "convert/analysis/common/op_self_time.h"
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
 #include "convert/model/event_nesting.h"

@@ -30,7 +30,7 @@
 #include "convert/analysis/common/device_peaks.h"
 #include "convert/analysis/common/hlo_module.h"
 #include "convert/model/xspace_model.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/model/load_options.h"
 
 namespace tbprof {
 

@@ -94,6 +94,8 @@ inline constexpr uint32_t kSparseCoreIndexStart = 1000000;
 inline constexpr uint32_t kDefaultGpuLocalCoreId = 1;
 inline constexpr uint32_t kMaxCoresPerHost = 1000;
 inline constexpr char kIdleCategory[] = "IDLE";
+// Whether a row of an op table is its IDLE row.
+inline bool IsIdle(const OpMetrics& m) { return m.category == kIdleCategory; }
 
 // One step on one host or core (xprof StepInfoResult). Its breakdown is
 // either by event type (generic hardware) or, on a TPU core, by HLO category.

@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
+#include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/op_stats/step_intersection.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "convert/analysis/op_stats/xplane_to_step_events.h"
+#include "convert/analysis/common/op_self_time.h"
 #include "convert/model/event_nesting.h"
 #include "convert/model/schema.h"
 
@@ -76,60 +76,6 @@ DutyCycleTracker GpuDutyCycle(const XPlaneModel& p) {
   tracker.AddMergedActive(active, first, last);
   return tracker;
 }
-
-// Self time by nesting, over one line's events taken in order: an event nests
-// in the innermost open one whose span includes its own, and closes the open
-// ones that do not (one that only partly overlaps its predecessor ends it
-// instead of nesting in it); each closed event's duration is taken out of its
-// parent's self time. `close(open)` sees every event once, children before
-// their parents. A TPU op's device span may begin before that of an op stored
-// ahead of it (the line is in host-clock order): it is not inside that op, as
-// xprof's nesting test (the parent's span includes the child's) says too.
-template <typename Payload>
-class SelfTimeStack {
- public:
-  struct Open {
-    uint32_t event;
-    Span span;
-    Payload payload;
-    int64_t children_ps = 0;
-    uint64_t SelfPs() const { return static_cast<uint64_t>(std::max<int64_t>(0, span.duration() - children_ps)); }
-  };
-
-  // `ends_before_next_begin`: an open event that ends exactly where the next
-  // one begins is closed rather than containing it (host TraceMes, whose ends
-  // sort before later begins); device ops contain an instant at their end.
-  explicit SelfTimeStack(bool ends_before_next_begin) : ends_before_next_begin_(ends_before_next_begin) {}
-
-  template <typename Close>
-  void Push(uint32_t e, Span span, Payload payload, Close&& close) {
-    // Towards the top the open events' ends never increase and their begins
-    // never decrease, so the first one that includes `span` has every one
-    // below it include it too.
-    while (!open_.empty() && (open_.back().span.end < span.end || open_.back().span.begin > span.begin ||
-                              (ends_before_next_begin_ && open_.back().span.end <= span.begin))) {
-      CloseTop(close);
-    }
-    open_.push_back({e, span, payload, 0});
-  }
-
-  template <typename Close>
-  void Drain(Close&& close) {
-    while (!open_.empty()) CloseTop(close);
-  }
-
- private:
-  template <typename Close>
-  void CloseTop(Close& close) {
-    Open o = open_.back();
-    open_.pop_back();
-    if (!open_.empty()) open_.back().children_ps += o.span.duration();
-    close(o);
-  }
-
-  bool ends_before_next_begin_;
-  std::vector<Open> open_;
-};
 
 // A host op's row, named and typed when first used (std::map: rows stay
 // where they are, so callers keep pointers to them).
@@ -426,20 +372,6 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
 
 // TPU TensorCore planes: the `XLA Ops` line gives the device ops, their
 // self time by nesting.
-StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e) {
-  const Stat* cat = ids.hlo_category == kNoStr ? nullptr : p.FindEventOrMetadataStat(e, ids.hlo_category);
-  return cat && cat->kind == StatKind::kStr ? cat->str : kNoStr;
-}
-
-void ForEachTpuOpSelfTime(const XPlaneModel& p, const schema::StatIds& ids, const LineModel& line,
-                          const std::function<void(uint32_t event, const Span& span, uint64_t self_ps)>& visit) {
-  using Stack = SelfTimeStack<std::monostate>;
-  Stack stack(/*ends_before_next_begin=*/false);
-  auto close = [&](const Stack::Open& o) { visit(o.event, o.span, o.SelfPs()); };
-  for (uint32_t e : SortedLineEvents(p, line)) stack.Push(e, DeviceEventSpan(p, e, ids), std::monostate{}, close);
-  stack.Drain(close);
-}
-
 void OpMetricsDbBuilder::AddTpuPlane(const XPlaneModel& p, OpMetricsDb& db) const {
   // The XLA Ops line; a plane without one may carry its ops on the
   // Framework Ops line (xprof reads both kinds of op line).

@@ -14,7 +14,7 @@
 #include "convert/analysis/common/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/common/tf_op_utils.h"
-#include "convert/analysis/op_stats/xplane_to_step_events.h"
+#include "convert/analysis/common/op_self_time.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
@@ -66,16 +66,6 @@ class OpMetricsDbBuilder {
   std::unordered_map<int64_t, uint64_t> program_index_;  // program id -> 1, 2, … (device_ops_ keys)
   std::unordered_map<StrId, TfOp> tf_ops_;
 };
-
-// A device op's HLO category: its own hlo_category stat, else its
-// metadata's; kNoStr (empty) when it has neither.
-StrId HloCategoryOf(const schema::StatIds& ids, const XPlaneModel& p, uint32_t e);
-
-// The ops of one TPU op line by nesting of their device spans: each op once,
-// children before their parents, with its span and its self time (its
-// duration less its direct children's).
-void ForEachTpuOpSelfTime(const XPlaneModel& p, const schema::StatIds& ids, const LineModel& line,
-                          const std::function<void(uint32_t event, const Span& span, uint64_t self_ps)>& visit);
 
 // Adds `idle_ps` to the db's IDLE row.
 void AddIdle(OpMetricsDb& db, uint64_t idle_ps);

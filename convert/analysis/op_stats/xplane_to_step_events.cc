@@ -6,7 +6,7 @@
 
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/common/tf_op_utils.h"
-#include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
+#include "convert/analysis/common/op_self_time.h"
 #include "convert/base/strings.h"
 #include "convert/model/schema.h"
 
@@ -53,13 +53,6 @@ int ClassifyCpuEvent(std::string_view name, bool has_device, bool has_correlatio
 }
 
 }  // namespace
-
-Span DeviceEventSpan(const XPlaneModel& p, uint32_t e, const schema::StatIds& ids) {
-  const Stat* off = ids.device_offset_ps == kNoStr ? nullptr : p.FindStat(e, ids.device_offset_ps);
-  const Stat* dur = ids.device_duration_ps == kNoStr ? nullptr : p.FindStat(e, ids.device_duration_ps);
-  if (off && dur) return Span{off->IntValue(), off->IntValue() + dur->IntValue()};
-  return Span{p.events[e].begin_ps, p.events[e].end_ps()};
-}
 
 void AddGpuStepEvents(const XSpaceModel& space, const schema::StatIds& ids, const EventGroups& groups,
                       size_t pi, StepEvents& out) {

@@ -8,17 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/common/op_self_time.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {
-
-struct Span {
-  int64_t begin = 0, end = 0;
-  int64_t duration() const { return end - begin; }
-};
 
 struct TypedSpan {
   int type;  // EventType
@@ -66,7 +62,5 @@ uint32_t TpuCoreId(const XSpaceModel& space, const XPlaneModel& plane);
 // markers and events.
 void IntersectCombineStepEvents(StepEvents src, StepEvents& dst, bool dst_is_empty_set);
 
-// The span of a TPU op: device_offset_ps/device_duration_ps when present.
-Span DeviceEventSpan(const XPlaneModel& p, uint32_t e, const schema::StatIds& ids);
 
 }  // namespace tbprof

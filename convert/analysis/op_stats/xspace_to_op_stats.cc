@@ -5,10 +5,13 @@
 #include <set>
 
 #include "convert/analysis/common/hlo_module.h"
-#include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
+#include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/op_stats/step_events_to_steps_db.h"
+<<<<<<< HEAD
 #include "convert/analysis/op_stats/torch_overview.h"
-#include "convert/analysis/op_stats_pages/tpu_step_analysis.h"
+=======
+#include "convert/analysis/op_stats/tpu_step_breakdown.h"
+>>>>>>> structure
 #include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
 #include "convert/analysis/op_stats/xplane_to_run_environment.h"
 #include "convert/analysis/op_stats/xplane_to_step_events.h"

@@ -14,7 +14,7 @@
 #include "convert/base/status.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/xspace_model.h"
-#include "convert/xplane/xspace_reader.h"
+#include "convert/model/load_options.h"
 
 namespace tbprof {
 

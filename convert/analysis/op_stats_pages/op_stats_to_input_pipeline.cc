@@ -1,4 +1,5 @@
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
+#include "convert/analysis/op_stats_pages/input_pipeline_basics.h"
 #include "convert/analysis/op_stats_pages/step_diagnostics.h"
 #include "convert/analysis/op_stats_pages/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
@@ -15,9 +16,6 @@ namespace tbprof {
 
 namespace {
 
-constexpr double kHighlyInfeedBoundThresholdInPercent = 20;
-constexpr double kModeratelyInfeedBoundThresholdInPercent = 5;
-constexpr double kModeratelyAllOtherBoundThresholdInPercent = 3;
 constexpr double kHighlyAllOtherBoundThresholdInPercent = 15;
 constexpr double kModeratelyKernelLaunchBoundThresholdInPercent = 3;
 constexpr double kHighlyKernelLaunchBoundThresholdInPercent = 15;
@@ -118,12 +116,6 @@ void AddHostInputOps(const OpMetricsDb& host_db, double h2d_ratio, InputPipeline
   tb.set_unclassified_non_enqueue_us(std::max(0.0, non_enqueue_us - scaled_demanded - scaled_advanced - scaled_pre));
 }
 
-std::string Statement(const char* fmt, double v) {
-  char buf[512];
-  std::snprintf(buf, sizeof(buf), fmt, OneDigit(v).c_str());
-  return buf;
-}
-
 void ClassifyLevel(double percent, double high, double moderate, const char* statement_fmt, std::string* cls,
                    std::string* statement) {
   if (percent >= high) {
@@ -135,44 +127,10 @@ void ClassifyLevel(double percent, double high, double moderate, const char* sta
     statement->clear();
     return;
   }
-  *statement = Statement(statement_fmt, percent);
+  *statement = PercentStatement(statement_fmt, percent);
 }
 
 }  // namespace
-
-bool ClassifyInputBound(double input_percent, double all_other_percent, std::string* classification,
-                        std::string* statement) {
-  if (input_percent >= kHighlyInfeedBoundThresholdInPercent) {
-    *classification = "host";
-    *statement = Statement(
-        "Your program is HIGHLY input-bound because %s%% of the total step time sampled is waiting for input. "
-        "Therefore, you should first focus on reducing the input time.",
-        input_percent);
-    return false;
-  }
-  if (input_percent >= kModeratelyInfeedBoundThresholdInPercent) {
-    *classification = "both";
-    *statement = Statement(
-        "Your program is MODERATELY input-bound because %s%% of the total step time sampled is waiting for input. "
-        "Therefore, you would need to reduce both the input time and other time.",
-        input_percent);
-    return false;
-  }
-  if (all_other_percent >= kModeratelyAllOtherBoundThresholdInPercent) {
-    *classification = "both";
-    *statement = Statement(
-        "Your program is POTENTIALLY input-bound because %s%% of the total step time sampled is spent on 'All "
-        "Others' time (which could be due to I/O or Python execution or both).",
-        all_other_percent);
-    return true;
-  }
-  *classification = "device";
-  *statement = Statement(
-      "Your program is NOT input-bound because only %s%% of the total step time sampled is waiting for input. "
-      "Therefore, you should focus on reducing other time.",
-      input_percent);
-  return false;
-}
 
 namespace {
 
@@ -455,18 +413,6 @@ DataTable DiagnosticsTable(const Diagnostics& diagnostics) {
   for (const std::string& m : diagnostics.warnings()) t.AddRow({std::string("WARNING"), m});
   for (const std::string& m : diagnostics.errors()) t.AddRow({std::string("ERROR"), m});
   return t;
-}
-
-void SetSummaryProperties(const std::string& prefix, const StepSummary& summary, DataTable& t) {
-  t.SetProperty(prefix + "_average", OneDigit(summary.average()));
-  t.SetProperty(prefix + "_standard_deviation", OneDigit(summary.standard_deviation()));
-  t.SetProperty(prefix + "_minimum", OneDigit(summary.minimum()));
-  t.SetProperty(prefix + "_maximum", OneDigit(summary.maximum()));
-}
-
-void SetStepTimeProperties(const InputPipelineAnalysisResult& result, DataTable& t) {
-  t.SetProperty("hardware_type", result.hardware_type());
-  SetSummaryProperties("steptime_ms", result.step_time_summary(), t);
 }
 
 DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {

@@ -5,17 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/base/data_table.h"
 #include "proto/tf_stats.pb.h"
 
 namespace tbprof {
-
-// Device ops rolled up to their framework op (CreateTfMetricsDbFromDeviceOpMetricsDb):
-// times summed, occurrences the max over the op's kernels.
-OpMetricsDb DeviceTfOpMetricsDb(const OpMetricsDb& device_db, bool with_idle);
-// Ops by self time desc, then name asc; at most `limit`.
-std::vector<const OpMetrics*> SortedOps(const OpMetricsDb& db, size_t limit);
 
 tensorflow::profiler::TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats);
 
