@@ -63,6 +63,9 @@ HttpResponse FromStatus(const Status& s) {
       return Text(404, s.message());
     case ErrorCode::kResourceExhausted:
       return Text(413, s.message());
+    case ErrorCode::kDataLoss:
+      // The request was fine; the file it names cannot be read (damaged, cut short or empty).
+      return Text(422, s.message());
     case ErrorCode::kUnavailable: {
       HttpResponse r = Text(503, s.message());
       r.headers.emplace_back("Retry-After", "1");

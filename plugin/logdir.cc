@@ -12,6 +12,7 @@
 
 #include "convert/base/json.h"
 #include "convert/tools/tool_registry.h"
+#include "convert/xplane/damaged_file.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
@@ -265,11 +266,11 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
     }
     if (!S_ISREG(st.st_mode)) continue;
     if (suffix == kXPlaneSuffix) {
-      out.xplanes.push_back(RunFile{host, suffix, path});
+      out.xplanes.push_back(RunFile{host, suffix, path, XSpaceFileDamage(path)});
     } else if (suffix == kHloProtoSuffix) {
       if (!host.empty()) out.hlo_modules.push_back(host);
     } else {
-      out.legacy.push_back(RunFile{host, suffix, path});
+      out.legacy.push_back(RunFile{host, suffix, path, ""});
     }
   }
   closedir(listing);

@@ -6,6 +6,7 @@
 #include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/xspace_to_kernel_stats.h"
 #include "convert/analysis/xspace_to_op_stats.h"
+#include "convert/base/file_name.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"
 
@@ -31,7 +32,9 @@ StatusOr<Proto> ReadLegacyProto(const std::string& path) {
   ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
   Proto proto;
   if (!proto.ParseFromString(bytes)) {
-    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
+    return DataLoss(FileNameOfPath(path) + ": this profile file is damaged or incomplete (" +
+                    std::to_string(bytes.size()) + " bytes; not a readable " + Proto::descriptor()->full_name() +
+                    "); re-capture it");
   }
   return proto;
 }
