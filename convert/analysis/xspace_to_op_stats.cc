@@ -5,6 +5,7 @@
 #include <set>
 
 #include "convert/analysis/hlo_module.h"
+#include "convert/analysis/model_tracker.h"
 #include "convert/analysis/op_stats_to_tf_stats.h"
 #include "convert/analysis/step_events_to_steps_db.h"
 #include "convert/analysis/tpu_step_analysis.h"
@@ -174,6 +175,14 @@ class OpStatsBuilder {
       s.steps.push_back(std::move(host));
     }
     s.run_environment = ConvertXSpaceToRunEnvironment(space_, programs_);
+    if (!s.run_environment.is_training.has_value()) {
+      // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker).
+      TrainingByOps by_ops;
+      for (const OpMetricsDb* db : {&s.host_op_metrics_db, &s.device_tf_op_metrics_db}) {
+        for (const auto& [key, op] : db->ops) by_ops.Add(op.name, op.category);
+      }
+      s.run_environment.is_training = by_ops.IsTraining();
+    }
     s.peaks = DevicePeaksOf(space_);
   }
 

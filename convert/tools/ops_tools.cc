@@ -54,7 +54,8 @@ StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
   auto db = ConvertOpStatsToTfStats(*stats);
-  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+  // The task is the overview's "Is training job", from the same OpStats.
+  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db, stats->run_environment.is_training));
 }
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
