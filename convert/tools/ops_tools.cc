@@ -71,6 +71,7 @@ StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolInput&) {
   ASSIGN_OR_RETURN(auto page, ReadLegacyProto<tensorflow::profiler::OverviewPage>(path));
+  MarkUnrecordedShares(page);
   return Json(OverviewPageToJson(page));
 }
 
