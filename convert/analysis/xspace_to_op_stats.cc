@@ -128,7 +128,9 @@ class OpStatsBuilder {
     StepEvents step_events;
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
-    std::map<std::string_view, DutyCycleTracker> chips;
+    // A TPU core's chip is the local chip id of its core_details (as xprof
+    // groups them); without it, the plane's name tells.
+    std::map<std::string, DutyCycleTracker> chips;
     for (size_t pi = 0; pi < space_.planes.size(); ++pi) {
       if (CancelRequested()) return;  // the caller discards what was built
       const XPlaneModel& p = space_.planes[pi];
@@ -139,10 +141,12 @@ class OpStatsBuilder {
       } else if (schema::IsGpuPlane(name)) {
         device_ops.AddGpuPlane(pi, s.device_op_metrics_db);
         AddGpuStepEvents(space_, ids_, *shared_groups_, pi, step_events);
-        chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
+        chips[std::string(ChipOf(name))].Union(ConstructDutyCycleTracker(space_, ids_, p));
       } else if (schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name)) {
         if (schema::IsTpuCorePlane(name)) device_ops.AddTpuPlane(p, s.device_op_metrics_db);
+        std::string chip(ChipOf(name));
         if (std::optional<CoreDetails> details = CoreDetailsOf(space_, p, hostname)) {
+          chip = "local chip " + std::to_string(details->local_chip_id);
           s.core_id_to_details[static_cast<uint32_t>(p.id)] = std::move(*details);
         }
         // TPU steps are the ones every core (TensorCores and SparseCores) took
@@ -153,7 +157,7 @@ class OpStatsBuilder {
           IntersectCombineStepEvents(std::move(core_steps), step_events, first_tpu_plane);
           first_tpu_plane = false;
         }
-        chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
+        chips[chip].Union(ConstructDutyCycleTracker(space_, ids_, p));
       }
     }
     for (const auto& [chip, tracker] : chips) {
