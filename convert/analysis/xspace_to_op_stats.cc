@@ -89,6 +89,15 @@ class OpStatsBuilder {
     if (eager_host_ops) s.host_op_metrics_db = HostOpMetrics(*shared_groups_);
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
+    if (!s.run_environment.is_training.has_value()) {
+      // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker). Both
+      // tables are whole only here: the host's is made beside BuildGrouped, the framework ops' from the device's.
+      TrainingByOps by_ops;
+      for (const OpMetricsDb* db : {&s.host_op_metrics_db, &s.device_tf_op_metrics_db}) {
+        for (const auto& [key, op] : db->ops) by_ops.Add(op.name, op.category);
+      }
+      s.run_environment.is_training = by_ops.IsTraining();
+    }
     return s;
   }
 
@@ -179,14 +188,6 @@ class OpStatsBuilder {
       s.steps.push_back(std::move(host));
     }
     s.run_environment = ConvertXSpaceToRunEnvironment(space_, programs_);
-    if (!s.run_environment.is_training.has_value()) {
-      // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker).
-      TrainingByOps by_ops;
-      for (const OpMetricsDb* db : {&s.host_op_metrics_db, &s.device_tf_op_metrics_db}) {
-        for (const auto& [key, op] : db->ops) by_ops.Add(op.name, op.category);
-      }
-      s.run_environment.is_training = by_ops.IsTraining();
-    }
     s.peaks = DevicePeaksOf(space_);
   }
 
