@@ -109,11 +109,9 @@ class GetNextThread {
       Element e;
       bool ok;
       {
-        // The consumer side (_ct/_c) of the step's context puts this call into the train step's group.
-        TraceMe op([&] {
-          return TraceMeEncode("IteratorGetNextOp::DoCompute",
-                               {{"id", step}, {"iter_num", step}, {"_ct", kTfExecutorContext}, {"_c", step}});
-        });
+        // As TensorFlow's iterator op: its id and iter_num match the step's ExecutorState::Process (see
+        // the step below), which is how a profile reader (xprof's grouping) puts this call into the step.
+        TraceMe op([&] { return TraceMeEncode("IteratorGetNextOp::DoCompute", {{"id", step}, {"iter_num", 0}}); });
         ok = root_->GetNext(e);
       }
       lock.lock();
@@ -260,9 +258,9 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
     GetNextThread get_next(root.get());
     uint64_t sink = 0;
     auto step = [&](int64_t n, bool measured) {
-      // Marked as TensorFlow marks a Keras step: a root (_r=1) named "train" with its step_num, producing the
-      // executor context (_pt/_p) that the input fetch on the GetNext thread consumes. The model's work is a
-      // child op ("name:type"), so the step has host compute and grouping classifies it as a well-formed step.
+      // Marked as TensorFlow marks a Keras step: a root (_r=1) named "train" with its step_num and the executor
+      // context (_pt/_p) its step marker produces. The model's work is child ops ("name:type"), so the step has
+      // host compute and grouping classifies it as a well-formed step.
       TraceMe train([&] {
         return TraceMeEncode("train", {{"step_num", n}, {"_r", 1}, {"_pt", kTfExecutorContext}, {"_p", n}});
       });
@@ -270,9 +268,18 @@ StatusOr<VariantRun> RunPipelineVariant(const PipelineVariant& variant, const Pi
       Element batch;
       if (!get_next.GetNext(n, batch)) return false;
       double t1 = NowUs();
+      // TensorFlow's executor runs the step's ops under ExecutorState::Process, whose step id and iteration
+      // (0: no loop) the iterator op on its own thread carries too: its wait for input is then part of the step.
+      TraceMe executor([&] { return TraceMeEncode("ExecutorState::Process", {{"id", n}, {"iter_num", 0}}); });
       {
-        TraceMe model("model/train_step:ModelCompute");
-        sink += pipeline::CpuWork(batch.bytes, costs.model_us);
+        // The forward op, then its gradient under TF2's "gradient_tape" scope as Keras names it: the
+        // gradient is what tells a profile's reader (xprof's ModelTracker) that this loop trains.
+        TraceMe forward("model/dense/MatMul:MatMul");
+        sink += pipeline::CpuWork(batch.bytes, costs.model_us / 2);
+      }
+      {
+        TraceMe backward("gradient_tape/model/dense/MatMul/MatMul:MatMul");
+        sink += pipeline::CpuWork(batch.bytes, costs.model_us / 2);
       }
       double t2 = NowUs();
       if (measured) {

@@ -82,6 +82,9 @@ HttpResponse FromStatus(const Status& s) {
       return Text(404, s.message());
     case ErrorCode::kResourceExhausted:
       return Text(413, s.message());
+    case ErrorCode::kDataLoss:
+      // The request was fine; the file it names cannot be read (damaged, cut short or empty).
+      return Text(422, s.message());
     case ErrorCode::kUnavailable: {
       HttpResponse r = Text(503, s.message());
       r.headers.emplace_back("Retry-After", "1");
@@ -201,21 +204,30 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       }
       return nullptr;
     };
+    // A host the run does not have is refused, naming the hosts it has, rather than answered with another.
+    std::string host_names;
+    for (const RunFile& f : contents.xplanes) host_names += (host_names.empty() ? "" : ", ") + f.host;
+    auto unknown_host = [&](const std::string& h) {
+      return Text(404, "No xplane file found for host: " + h + " in run: " + run + " (its hosts: " + host_names + ")");
+    };
     if (!wanted_hosts.empty() && SelectsHostsByList(tag)) {
       for (const std::string& h : wanted_hosts) {
         const RunFile* f = find_host(h);
-        if (f == nullptr) return Text(404, "No xplane file found for host: " + h + " in run: " + run);
+        if (f == nullptr) return unknown_host(h);
         files.push_back(f);
       }
+    } else if (host == kAllHosts && !spec->all_hosts && contents.xplanes.size() > 1) {
+      return Text(404, tag + " shows one host at a time: choose one of run " + run + "'s hosts (" + host_names +
+                           ") instead of " + std::string(kAllHosts));
+    } else if (!host.empty() && host != kAllHosts && find_host(host) == nullptr) {
+      return unknown_host(host);
     } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
-      // A converter that cannot combine hosts gets the first one (ToolSpec::all_hosts).
+      // A converter that cannot combine hosts (ToolSpec::all_hosts) gets the first when none is named.
       for (const RunFile& f : contents.xplanes) {
         if (files.empty() || spec->all_hosts) files.push_back(&f);
       }
     } else {
-      const RunFile* f = find_host(host);
-      if (f == nullptr) return Text(404, "No xplane file found for host: " + host + " in run: " + run);
-      files.push_back(f);
+      files.push_back(find_host(host));
     }
     plan.key = "data|" + tag + "|";
     for (const RunFile* f : files) {

@@ -14,6 +14,7 @@
 #include "convert/base/json.h"
 #include "convert/load/profile_file.h"
 #include "convert/tools/tool_registry.h"
+#include "convert/xplane/damaged_file.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
@@ -328,11 +329,13 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
     }
     if (!S_ISREG(st.st_mode)) continue;
     if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
-      out.xplanes.push_back(RunFile{host, suffix, path});
+      // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
+      std::string problem = suffix == kXPlaneSuffix ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
+      out.xplanes.push_back(RunFile{host, suffix, path, std::move(problem)});
     } else if (suffix == kHloProtoSuffix) {
       if (!host.empty()) out.hlo_modules.push_back(host);
     } else {
-      out.legacy.push_back(RunFile{host, suffix, path});
+      out.legacy.push_back(RunFile{host, suffix, path, ""});
     }
   }
   closedir(listing);

@@ -40,6 +40,9 @@ struct RunFile {
   std::string host;    // "" for a bare "<suffix>" file
   std::string suffix;  // "xplane.pb", "overview_page.pb", …
   std::string path;
+  // For xplane files: "empty" or "damaged" when a cheap look at the listed
+  // file finds it so (XSpaceFileDamage), else "".
+  std::string problem;
 };
 
 // What a run directory holds, split by kind; each list is sorted by host.

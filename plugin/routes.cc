@@ -528,7 +528,14 @@ HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
   if (found->contents->out_of_descriptors) return RunNotListed();
   std::vector<std::string> hosts = HostsOfRun(*found->contents, tag);
   json::array a;
-  for (const std::string& h : hosts) a.emplace_back(json::object{{"hostname", h}});
+  for (const std::string& h : hosts) {
+    json::object entry{{"hostname", h}};
+    // A host whose file is empty or cut short says so (an extra field: xprof's clients read only "hostname").
+    for (const RunFile& f : found->contents->xplanes) {
+      if (f.host == h && !f.problem.empty()) entry["problem"] = f.problem;
+    }
+    a.emplace_back(std::move(entry));
+  }
   return Json(a);
 }
 

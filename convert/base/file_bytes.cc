@@ -13,6 +13,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "convert/base/file_name.h"
+
 namespace tbprof {
 
 bool HasGzipMagic(std::string_view head) {
@@ -54,11 +56,13 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
     if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       inflateEnd(&zs);
-      return DataLoss(path + ": corrupt gzip data after " + std::to_string(zs.total_in) + " input bytes");
+      return DataLoss(FileNameOfPath(path) + ": this file is damaged (" + std::to_string(in.size()) +
+                      " bytes; its gzip data is corrupt after byte " + std::to_string(zs.total_in) + "); re-capture it");
     }
     if (rc == Z_BUF_ERROR && zs.avail_in == 0 && fed >= in.size()) {
       inflateEnd(&zs);
-      return DataLoss(path + ": truncated gzip data (" + std::to_string(in.size()) + " bytes)");
+      return DataLoss(FileNameOfPath(path) + ": this file is incomplete (" + std::to_string(in.size()) +
+                      " bytes; it ends inside its gzip data); re-capture it");
     }
   }
   inflateEnd(&zs);
@@ -314,7 +318,7 @@ Status MappedFile::Open(const std::string& path, uint64_t max_bytes) {
     while (got < size_) {
       ssize_t n = pread(fd_, copy_.data() + got, size_ - got, static_cast<off_t>(got));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return DataLoss(path + ": read failed: " + std::strerror(errno));
+      if (n < 0) return Internal(path + ": read failed: " + std::strerror(errno));
       if (n == 0) return Unavailable(path + ": the file shrank while it was read; try again");
       got += static_cast<size_t>(n);
     }

@@ -6,6 +6,7 @@
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/base/file_name.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/xplane/xspace_reader.h"
 
@@ -40,7 +41,8 @@ StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
   auto db = ConvertOpStatsToTfStats(*stats);
-  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db));
+  // The task is the overview's "Is training job", from the same OpStats.
+  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db, stats->run_environment.is_training));
 }
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
@@ -56,6 +58,7 @@ StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> LegacyOverviewPage(const std::string& path, const ToolInput&) {
   ASSIGN_OR_RETURN(auto page, ReadLegacyProto<tensorflow::profiler::OverviewPage>(path));
+  MarkUnrecordedShares(page);
   return Json(OverviewPageToJson(page));
 }
 

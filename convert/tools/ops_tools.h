@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "convert/base/file_name.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 
@@ -23,7 +24,9 @@ StatusOr<Proto> ReadLegacyProto(const std::string& path) {
   ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
   Proto proto;
   if (!proto.ParseFromString(bytes)) {
-    return DataLoss(path + ": not a serialized " + std::string(Proto::descriptor()->full_name()));
+    return DataLoss(FileNameOfPath(path) + ": this profile file is damaged or incomplete (" +
+                    std::to_string(bytes.size()) + " bytes; not a readable " + Proto::descriptor()->full_name() +
+                    "); re-capture it");
   }
   return proto;
 }

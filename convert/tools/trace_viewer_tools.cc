@@ -43,10 +43,11 @@ uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cas
 constexpr int kUidHostShift = 32;
 
 // False when stopped part-way because the client left.
-bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits,
+bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits, bool with_stats,
                 std::string& out) {
   TraceEventStyle style;
   style.streaming = true;
+  style.with_stats = with_stats;
   style.host_index = static_cast<uint32_t>(host_index);
   style.pid_offset = StreamingPidOffset(host_index);
   const TraceIndex& index = *host.index;
@@ -86,7 +87,10 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
 StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& hosts, const ToolParams& params,
                                          int64_t min_events_to_filter, uint64_t max_bytes) {
   if (ParamStr(params, "format") == "pb") {
-    return Unimplemented("trace viewer: format=pb (delta-series protobuf) is not supported; omit format for JSON");
+    // xprof answers with its delta-series protobuf, which tbprof does not write: the request is refused.
+    return InvalidArgument(
+        "trace viewer: format=pb (delta-series protobuf) is not supported; supported formats: json (the default, "
+        "when format is omitted)");
   }
   ASSIGN_OR_RETURN(auto start_ms, StrictDouble(params, "start_time_ms", 0.0));
   ASSIGN_OR_RETURN(auto end_ms, StrictDouble(params, "end_time_ms", 0.0));
@@ -94,6 +98,10 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
   ASSIGN_OR_RETURN(auto end_ps, MillisToPicos(end_ms, "end_time_ms"));
 
   std::vector<std::vector<TraceHit>> hits(hosts.size());
+  // A search told search_metadata=false returns the events it finds without their stats (xprof). Without the
+  // parameter they keep them: tbprof's UI shows a found event's args when the user steps to it.
+  const bool with_stats = ParamStr(params, "search_prefix").empty() || !params.count("search_metadata") ||
+                          TrueParam(params, "search_metadata");
   bool filtered = false, search_truncated = false;
   const std::string event_name = ParamStr(params, "event_name");
   const std::string search_prefix = ParamStr(params, "search_prefix");
@@ -180,7 +188,7 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
                             out);
   }
   for (size_t h = 0; h < hosts.size(); ++h) {
-    if (!AppendHits(hosts[h], h, hits[h], out)) return CancelledError("trace viewer");
+    if (!AppendHits(hosts[h], h, hits[h], with_stats, out)) return CancelledError("trace viewer");
   }
   if (out.back() == ',') out.pop_back();
   out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0}");
@@ -204,7 +212,9 @@ StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
 StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
   if (input.xplane_paths.empty()) return InvalidArgument("trace_viewer: no xplane file selected");
   if (ParamStr(input.params, "format") == "pb") {
-    return Unimplemented("trace_viewer: format=pb (Trace protobuf) is not supported; omit format for JSON");
+    return InvalidArgument(
+        "trace_viewer: format=pb (Trace protobuf) is not supported; supported formats: json (the default, when "
+        "format is omitted)");
   }
   int64_t max_events = ParamInt(input.params, "max_events", kDefaultTraceMaxEvents);
   if (max_events <= 0) max_events = kDefaultTraceMaxEvents;

@@ -24,10 +24,13 @@ class Decoder {
 
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
+  // Where the first error was found, from the start of the decoded bytes.
+  uint64_t error_offset() const { return error_offset_; }
 
   [[gnu::noinline, gnu::cold]] void Fail(const uint8_t* at, const std::string& what) {
     if (!failed()) {
       error_ = std::string(source_) + ": " + what + " at byte offset " + std::to_string(at - base_);
+      error_offset_ = static_cast<uint64_t>(at - base_);
     }
   }
 
@@ -168,6 +171,7 @@ class Decoder {
   void (*on_progress_)(void*, const uint8_t*);
   void* progress_ctx_;
   std::string error_;
+  uint64_t error_offset_ = 0;
 };
 
 inline const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }

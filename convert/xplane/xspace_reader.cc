@@ -13,6 +13,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/run_both.h"
+#include "convert/xplane/damaged_file.h"
 #include "convert/xplane/plane_parser.h"
 
 namespace tbprof {
@@ -184,6 +185,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   };
   std::unique_ptr<XSpaceModel> back;
   std::string back_error;
+  uint64_t back_error_offset = 0;
   auto decode_back = [&] {
     try {
       back = std::make_unique<XSpaceModel>();
@@ -196,6 +198,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
         if (CancelRequested() || !back_parser.ParsePlaneBytes(planes[i], lines)) break;
       }
       back_error = bd.error();
+      back_error_offset = bd.error_offset();
     } catch (...) {
       tail_counts.Publish({});
       throw;
@@ -210,9 +213,9 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   // A load stopped for a client that left is no verdict on the file.
   if (CancelRequested()) return CancelledError("loading " + std::string(source));
   // The first error in file order: the front planes, the back planes, then the top level.
-  if (d.failed()) return DataLoss(d.error());
-  if (!back_error.empty()) return DataLoss(back_error);
-  if (!outlined) return DataLoss(outline_decoder.error());
+  if (d.failed()) return DamagedFile(bytes, source, d.error_offset());
+  if (!back_error.empty()) return DamagedFile(bytes, source, back_error_offset);
+  if (!outlined) return DamagedFile(bytes, source, outline_decoder.error_offset());
   if (back && !MergeModel(*model, std::move(*back), split.line > 0)) {
     LoadOptions serial = options;
     serial.parallel_min_bytes = UINT64_MAX;
@@ -243,7 +246,9 @@ StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_by
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
-  if (f.view().empty()) return std::make_unique<XSpaceModel>();  // the empty XSpace (see ParseXSpace)
+  // Serialised, an XSpace with nothing set is empty too, but a profiler always
+  // writes at least a plane: an empty file is one whose writing failed.
+  if (f.view().empty()) return EmptyFile(path);
   if (HasGzipMagic(f.view())) {
     auto inflated = Inflate(f.view(), path, options.max_bytes);
     RETURN_IF_ERROR(f.CheckUnchanged());

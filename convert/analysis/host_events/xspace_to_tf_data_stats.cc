@@ -396,6 +396,16 @@ StatusOr<TfDataStats> ComputeTfDataStats(const std::vector<std::pair<std::string
     out.summary =
         "Your profile does not have any tf.data input pipeline slower than 50 us. Your job could be still input "
         "bound if this profile didn't capture all workers.";
+  } else if (std::any_of(out.hosts.begin(), out.hosts.end(), [](const TfDataHostStats& h) {
+               return std::any_of(h.pipelines.begin(), h.pipelines.end(),
+                                  [](const TfDataPipeline& p) { return p.is_device && !p.calls.empty(); });
+             })) {
+    // xprof says "no tf.data activity" here, above a table of the device pipelines' calls.
+    out.only_device_pipelines = true;
+    out.summary =
+        "Only device input pipelines were captured (tf.data iterators feeding the device); the bottleneck analysis "
+        "reads host input pipelines, so it gives no input-bound verdict here. Their calls are listed below; the "
+        "input pipeline analyzer's verdict, from the share of step time spent waiting for input, still applies.";
   } else {
     out.summary =
         "No tf.data activity captured in your profile. If your job uses tf.data, try to capture a longer profile.";
@@ -469,7 +479,7 @@ std::string TfDataStatsToJson(const TfDataStats& stats) {
     out += "]}";
   }
   out += "],\"p\":{\"is_input_bound\":";
-  out += stats.is_input_bound ? "\"true\"" : "\"false\"";
+  out += stats.only_device_pipelines ? "\"\"" : stats.is_input_bound ? "\"true\"" : "\"false\"";
   AppendJsonStringMember(out, ",\"summary_message\":", stats.summary);
   out += "}}]";
   return out;

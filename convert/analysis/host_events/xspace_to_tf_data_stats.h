@@ -68,6 +68,9 @@ struct TfDataStats {
   std::vector<TfDataHostStats> hosts;
   std::vector<TfDataBottleneck> bottlenecks;  // sorted by max_latency_ps, descending
   bool is_input_bound = false;
+  // Pipelines were captured, but only device ones, which the bottleneck
+  // analysis (as xprof's) leaves out: no verdict, rather than "not input bound".
+  bool only_device_pipelines = false;
   std::string summary;
 };
 

@@ -72,4 +72,17 @@ std::optional<bool> IsTraining(const HloPrograms& programs) {
   return false;
 }
 
+void TrainingByOps::Add(std::string_view op_name, std::string_view op_type) {
+  // IDLE is time without an op, and an unnamed row names no op.
+  if (op_name.empty() || op_type == "IDLE" || op_name == "IDLE") return;
+  saw_op_ = true;
+  if (!saw_gradients_ && OpMetadataComputesGradients(op_name, op_type)) saw_gradients_ = true;
+}
+
+std::optional<bool> TrainingByOps::IsTraining() const {
+  if (saw_gradients_) return true;
+  if (saw_op_) return false;
+  return std::nullopt;
+}
+
 }  // namespace tbprof

@@ -21,4 +21,18 @@ bool HloModuleComputesGradients(const xla::HloModuleProto& module);
 // there is no program to tell by.
 std::optional<bool> IsTraining(const HloPrograms& programs);
 
+// The same rule over the framework ops a profile recorded (an op's name and
+// type), for a profile without programs (TensorFlow without XLA): training
+// when one op computes gradients, inference when there are ops and none
+// does, unknown without any. Every page that states the task asks this.
+class TrainingByOps {
+ public:
+  void Add(std::string_view op_name, std::string_view op_type);
+  std::optional<bool> IsTraining() const;
+
+ private:
+  bool saw_op_ = false;
+  bool saw_gradients_ = false;
+};
+
 }  // namespace tbprof

@@ -219,14 +219,9 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     if (stat == nullptr || stat->kind != StatKind::kStr || space_.Str(stat->str).empty()) return nullptr;
     auto [it, fresh] = row_of_tf_op.try_emplace(stat->str, nullptr);
     if (fresh) {
-      TfOp op = ParseTfOpFullname(space_.Str(stat->str));
-      // A JAX op's name has no ":type"; its type is its last scope component,
-      // as for device ops.
-      if (op.type.empty()) {
-        std::string derived = DeriveOpType(op.name);
-        op.type = derived.substr(0, derived.find('['));
-      }
-      it->second = &HostOpRow(db, op);
+      // xprof's row: the op named by the stat, of the type its name gives. A
+      // name without ":type" (a JAX op's) has none: the type stays empty.
+      it->second = &HostOpRow(db, ParseTfOpFullname(space_.Str(stat->str)));
     }
     return it->second;
   };

@@ -6,12 +6,10 @@
 
 #include "convert/analysis/common/hlo_module.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
+#include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/analysis/op_stats/step_events_to_steps_db.h"
-<<<<<<< HEAD
 #include "convert/analysis/op_stats/torch_overview.h"
-=======
 #include "convert/analysis/op_stats/tpu_step_breakdown.h"
->>>>>>> structure
 #include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
 #include "convert/analysis/op_stats/xplane_to_run_environment.h"
 #include "convert/analysis/op_stats/xplane_to_step_events.h"
@@ -92,6 +90,15 @@ class OpStatsBuilder {
     if (eager_host_ops) s.host_op_metrics_db = HostOpMetrics(*shared_groups_);
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
+    if (!s.run_environment.is_training.has_value()) {
+      // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker). Both
+      // tables are whole only here: the host's is made beside BuildGrouped, the framework ops' from the device's.
+      TrainingByOps by_ops;
+      for (const OpMetricsDb* db : {&s.host_op_metrics_db, &s.device_tf_op_metrics_db}) {
+        for (const auto& [key, op] : db->ops) by_ops.Add(op.name, op.category);
+      }
+      s.run_environment.is_training = by_ops.IsTraining();
+    }
     return s;
   }
 
@@ -133,7 +140,9 @@ class OpStatsBuilder {
     StepEvents step_events = kineto ? TorchStepEvents(ComputeTorchOverview(space_)) : StepEvents();
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
-    std::map<std::string_view, DutyCycleTracker> chips;
+    // A TPU core's chip is the local chip id of its core_details (as xprof
+    // groups them); without it, the plane's name tells.
+    std::map<std::string, DutyCycleTracker> chips;
     for (size_t pi = 0; pi < space_.planes.size(); ++pi) {
       if (CancelRequested()) return;  // the caller discards what was built
       const XPlaneModel& p = space_.planes[pi];
@@ -144,10 +153,12 @@ class OpStatsBuilder {
       } else if (schema::IsGpuPlane(name)) {
         device_ops.AddGpuPlane(pi, s.device_op_metrics_db);
         if (!kineto) AddGpuStepEvents(space_, ids_, *shared_groups_, pi, step_events);
-        chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
+        chips[std::string(ChipOf(name))].Union(ConstructDutyCycleTracker(space_, ids_, p));
       } else if (schema::IsTpuCorePlane(name) || schema::IsSparseCorePlane(name)) {
         if (schema::IsTpuCorePlane(name)) device_ops.AddTpuPlane(p, s.device_op_metrics_db);
+        std::string chip(ChipOf(name));
         if (std::optional<CoreDetails> details = CoreDetailsOf(space_, p, hostname)) {
+          chip = "local chip " + std::to_string(details->local_chip_id);
           s.core_id_to_details[static_cast<uint32_t>(p.id)] = std::move(*details);
         }
         // TPU steps are the ones every core (TensorCores and SparseCores) took
@@ -158,7 +169,7 @@ class OpStatsBuilder {
           IntersectCombineStepEvents(std::move(core_steps), step_events, first_tpu_plane);
           first_tpu_plane = false;
         }
-        chips[ChipOf(name)].Union(ConstructDutyCycleTracker(space_, ids_, p));
+        chips[chip].Union(ConstructDutyCycleTracker(space_, ids_, p));
       }
     }
     for (const auto& [chip, tracker] : chips) {

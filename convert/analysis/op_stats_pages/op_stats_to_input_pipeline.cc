@@ -138,32 +138,35 @@ namespace {
 // (ComputeGenericInputPipelineAnalysisResult, GenerateHostResult and
 // ComputeBottleneckAnalysis). Returns whether any host has steps.
 bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineAnalysisResult& result) {
-  const std::vector<StepInfo>* steps = nullptr;
+  // Combined hosts share their steps' indices (the step intersection). A step
+  // takes as long as its slowest host (xprof's ComputeStepTimeSummaryInMs):
+  // that host's step is the row, so the table, the graph drawn from it and
+  // the summaries all describe the same steps.
+  std::vector<const StepInfo*> steps;
   for (const HostSteps& h : op_stats.steps) {
-    if (!h.steps.empty()) {
-      steps = &h.steps;
-      break;
+    for (size_t k = 0; k < h.steps.size(); ++k) {
+      if (k == steps.size()) steps.push_back(&h.steps[k]);
+      if (h.steps[k].duration_ps > steps[k]->duration_ps) steps[k] = &h.steps[k];
     }
   }
   std::vector<PerGenericStepDetails> details;
-  if (steps) {
-    for (const StepInfo& s : *steps) {
-      PerGenericStepDetails& d = details.emplace_back();
-      d.set_step_number(static_cast<int32_t>(s.step_num));
-      d.set_step_name(s.step_name.empty() ? std::to_string(s.step_num) : s.step_name);
-      d.set_step_time_ms(PsToMs(s.duration_ps));
-      d.set_unknown_time_ms(PsToMs(TypePs(s, UNKNOWN_TIME)));
-      d.set_host_wait_input_ms(PsToMs(TypePs(s, HOST_WAIT_INPUT)));
-      d.set_host_to_device_ms(PsToMs(TypePs(s, HOST_TO_DEVICE) + TypePs(s, DEVICE_WAIT_HOST)));
-      d.set_output_ms(PsToMs(TypePs(s, DEVICE_TO_HOST)));
-      d.set_device_compute_ms(PsToMs(TypePs(s, DEVICE_COMPUTE_16) + TypePs(s, DEVICE_COMPUTE_32)));
-      d.set_device_to_device_ms(PsToMs(TypePs(s, DEVICE_TO_DEVICE) + TypePs(s, DEVICE_WAIT_DEVICE)));
-      d.set_device_collectives_ms(PsToMs(TypePs(s, DEVICE_COLLECTIVES)));
-      d.set_host_compute_ms(PsToMs(TypePs(s, HOST_COMPUTE)));
-      d.set_host_prepare_ms(PsToMs(TypePs(s, HOST_PREPARE)));
-      d.set_host_compile_ms(PsToMs(TypePs(s, HOST_COMPILE)));
-      result.add_step_details()->PackFrom(d);
-    }
+  for (const StepInfo* step : steps) {
+    const StepInfo& s = *step;
+    PerGenericStepDetails& d = details.emplace_back();
+    d.set_step_number(static_cast<int32_t>(s.step_num));
+    d.set_step_name(s.step_name.empty() ? std::to_string(s.step_num) : s.step_name);
+    d.set_step_time_ms(PsToMs(s.duration_ps));
+    d.set_unknown_time_ms(PsToMs(TypePs(s, UNKNOWN_TIME)));
+    d.set_host_wait_input_ms(PsToMs(TypePs(s, HOST_WAIT_INPUT)));
+    d.set_host_to_device_ms(PsToMs(TypePs(s, HOST_TO_DEVICE) + TypePs(s, DEVICE_WAIT_HOST)));
+    d.set_output_ms(PsToMs(TypePs(s, DEVICE_TO_HOST)));
+    d.set_device_compute_ms(PsToMs(TypePs(s, DEVICE_COMPUTE_16) + TypePs(s, DEVICE_COMPUTE_32)));
+    d.set_device_to_device_ms(PsToMs(TypePs(s, DEVICE_TO_DEVICE) + TypePs(s, DEVICE_WAIT_DEVICE)));
+    d.set_device_collectives_ms(PsToMs(TypePs(s, DEVICE_COLLECTIVES)));
+    d.set_host_compute_ms(PsToMs(TypePs(s, HOST_COMPUTE)));
+    d.set_host_prepare_ms(PsToMs(TypePs(s, HOST_PREPARE)));
+    d.set_host_compile_ms(PsToMs(TypePs(s, HOST_COMPILE)));
+    result.add_step_details()->PackFrom(d);
   }
   using D = PerGenericStepDetails;
   using Figure = std::function<double(const D&)>;
@@ -178,17 +181,7 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
     return sum;
   };
   const Figure input_ms = [](const D& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); };
-  // A step takes as long as its slowest host (xprof: its slowest core); the
-  // combined hosts' steps share their indices.
-  SampleStat<double> step_time;
-  for (size_t k = 0; k < details.size(); ++k) {
-    double ms = details[k].step_time_ms();
-    for (const HostSteps& h : op_stats.steps) {
-      if (k < h.steps.size()) ms = std::max(ms, PsToMs(h.steps[k].duration_ps));
-    }
-    step_time.Update(ms);
-  }
-  *result.mutable_step_time_summary() = StepSummaryOf(step_time);
+  *result.mutable_step_time_summary() = summary(&D::step_time_ms);
   *result.mutable_input_percent_summary() =
       summary([&](const D& d) { return SafeDivide(100.0 * input_ms(d), d.step_time_ms()); });
   GenericStepTimeBreakdown breakdown;
@@ -274,7 +267,7 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
   result.set_idle_percent(b.idle_percent());
   result.set_compute_percent(b.compute_percent());
   result.mutable_recommendation()->mutable_bottleneck_analysis()->PackFrom(b);
-  return steps != nullptr;
+  return !steps.empty();
 }
 
 }  // namespace

@@ -279,6 +279,8 @@ DataTable RunEnvironmentTable(const OverviewPageRunEnvironment& env) {
     task_count += " (num tasks per host = " + std::to_string(env.task_count() / env.host_count()) + ")";
   }
   std::string cores = env.device_core_count() >= 0 ? std::to_string(env.device_core_count()) : "unknown";
+  // A CPU-only run has no device whose cores could be counted: empty, not "0".
+  if (env.device_type() == "CPU" && env.device_core_count() == 0) cores.clear();
   if (env.replica_count() > 0 && env.num_cores_per_replica() > 0) {
     cores += " (Replica count = " + std::to_string(env.replica_count()) +
              ", num cores per replica = " + std::to_string(env.num_cores_per_replica()) + ")";
@@ -361,6 +363,22 @@ OverviewPage ConvertOpStatsToOverviewPage(const OpStats& op_stats) {
     page.mutable_diagnostics()->add_warnings(w);
   }
   return page;
+}
+
+void MarkUnrecordedShares(OverviewPage& page) {
+  auto* a = page.mutable_analysis();
+  if (a->host_tf_op_percent() + a->device_tf_op_percent() > 0) return;
+  constexpr double kUnknown = -1;  // written as xprof's "unknown"
+  a->set_host_tf_op_percent(kUnknown);
+  a->set_device_tf_op_percent(kUnknown);
+  if (a->host_idle_time_percent() == 0 && a->device_idle_time_percent() == 0) {
+    a->set_host_idle_time_percent(kUnknown);
+    a->set_device_idle_time_percent(kUnknown);
+  }
+  if (a->host_op_time_eager_percent() == 0 && a->device_op_time_eager_percent() == 0) {
+    a->set_host_op_time_eager_percent(kUnknown);
+    a->set_device_op_time_eager_percent(kUnknown);
+  }
 }
 
 std::string OverviewPageToJson(const OverviewPage& page) {

@@ -14,4 +14,11 @@ tensorflow::profiler::OverviewPage ConvertOpStatsToOverviewPage(const OpStats& o
 // [analysis, step-time graph, run environment, recommendation, inference latency, {}, diagnostics].
 std::string OverviewPageToJson(const tensorflow::profiler::OverviewPage& page);
 
+// A legacy overview_page.pb from a profiler that predates the analysis' time
+// shares (TensorFlow 2.2 writes none of them): its framework-op placement
+// pair, which sums to 100 % whenever it was measured, reads 0 and 0. Then
+// the shares it never recorded (idle, framework-op placement, eager) are
+// marked unknown instead of being shown as 0 %.
+void MarkUnrecordedShares(tensorflow::profiler::OverviewPage& page);
+
 }  // namespace tbprof

@@ -6,6 +6,7 @@
 #include "convert/analysis/common/tf_op_utils.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
+#include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/base/math_util.h"
 
 namespace tbprof {
@@ -89,21 +90,17 @@ TfStatsTable GenerateTable(const OpMetricsDb& host_db, const OpMetricsDb& device
   return table;
 }
 
-// ModelTracker's task type: JAX gradients appear as transpose(...) scopes,
-// TensorFlow training as optimizer Apply ops.
-std::string TaskType(const TfStatsTable& table) {
-  for (const TfStatsRecord& r : table.tf_stats_record()) {
-    if (r.op_type().starts_with("Apply") || r.op_type().starts_with("ResourceApply")) return "Training";
-    size_t pos = 0;
-    const std::string& n = r.op_name();
-    while (pos <= n.size()) {
-      size_t slash = n.find('/', pos);
-      if (n.compare(pos, 10, "transpose(") == 0) return "Training";
-      if (slash == std::string::npos) break;
-      pos = slash + 1;
-    }
-  }
-  return "Inference";
+// The task as ModelTracker words it; unknown (no op to tell by) is left empty.
+std::string TaskType(std::optional<bool> is_training) {
+  if (!is_training.has_value()) return "";
+  return *is_training ? "Training" : "Inference";
+}
+
+// A table without its OpStats (a legacy file): its own rows tell, by the same rule.
+std::optional<bool> TrainingByRows(const TfStatsTable& table) {
+  TrainingByOps by_ops;
+  for (const TfStatsRecord& r : table.tf_stats_record()) by_ops.Add(r.op_name(), r.op_type());
+  return by_ops.IsTraining();
 }
 
 }  // namespace
@@ -118,7 +115,8 @@ TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats) {
   return db;
 }
 
-DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& device_type) {
+DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& device_type,
+                                  std::optional<bool> is_training) {
   DataTable t;
   t.AddColumns({{"rank", "Rank", "number"}, {"host_or_device", "Host/device", "string"},
                 {"type", "Operation Type", "string"}, {"operation", "Operation Name", "string"},
@@ -155,24 +153,28 @@ DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& 
                                         r.model_flop_rate(),
                                         r.measured_memory_bw(),
                                         r.operational_intensity()};
-    if (gpu) row.push_back(r.gpu_tensorcore_utilization());
+    // TensorCores are a GPU's: a host op or IDLE has no utilization to show (empty, not 0 %).
+    const bool on_device = r.host_or_device() == "Device" && r.op_type() != "IDLE";
+    if (gpu) row.push_back(on_device ? DataTable::Cell(r.gpu_tensorcore_utilization()) : DataTable::Cell());
     row.push_back(r.bound_by());
     row.push_back(std::string(r.is_eager() ? "Eager" : "Function"));
     t.AddRow(std::move(row));
   }
-  t.SetProperty("task_type", TaskType(table));
+  t.SetProperty("task_type", TaskType(is_training));
   t.SetProperty("architecture_type", "Unknown");
   return t;
 }
 
-std::string TfStatsToJson(const TfStatsDatabase& db) {
-  DataTable with_idle = TfStatsTableToDataTable(db.with_idle(), db.device_type());
-  DataTable without_idle = TfStatsTableToDataTable(db.without_idle(), db.device_type());
+std::string TfStatsToJson(const TfStatsDatabase& db) { return TfStatsToJson(db, TrainingByRows(db.with_idle())); }
+
+std::string TfStatsToJson(const TfStatsDatabase& db, std::optional<bool> is_training) {
+  DataTable with_idle = TfStatsTableToDataTable(db.with_idle(), db.device_type(), is_training);
+  DataTable without_idle = TfStatsTableToDataTable(db.without_idle(), db.device_type(), is_training);
   return DataTablesToJson({&with_idle, &without_idle});
 }
 
 std::string TfStatsToCsv(const TfStatsDatabase& db) {
-  return TfStatsTableToDataTable(db.with_idle(), db.device_type()).ToCsv();
+  return TfStatsTableToDataTable(db.with_idle(), db.device_type(), std::nullopt).ToCsv();
 }
 
 }  // namespace tbprof

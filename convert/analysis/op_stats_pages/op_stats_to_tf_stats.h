@@ -2,6 +2,7 @@
 // The JSON/CSV writers are shared with legacy tensorflow_stats.pb.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,13 @@ namespace tbprof {
 
 tensorflow::profiler::TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats);
 
-DataTable TfStatsTableToDataTable(const tensorflow::profiler::TfStatsTable& table, const std::string& device_type);
+// `is_training` gives the `task_type` property (RunEnvironment::is_training,
+// the overview's rule); without it the table's own rows tell (legacy files).
+DataTable TfStatsTableToDataTable(const tensorflow::profiler::TfStatsTable& table, const std::string& device_type,
+                                  std::optional<bool> is_training);
 // [with_idle, without_idle].
 std::string TfStatsToJson(const tensorflow::profiler::TfStatsDatabase& db);
+std::string TfStatsToJson(const tensorflow::profiler::TfStatsDatabase& db, std::optional<bool> is_training);
 // The with-idle table as CSV (xprof's data_csv).
 std::string TfStatsToCsv(const tensorflow::profiler::TfStatsDatabase& db);
 

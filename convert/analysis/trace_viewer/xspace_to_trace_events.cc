@@ -330,6 +330,10 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
            !(step != nullptr && s.name == src.step_name) && !(eager_marked && s.name == src.is_eager);
   };
   auto [mb, me] = p.MetadataStatsOf(e.metadata);
+  if (!style.with_stats) {
+    mb = me;
+    eb = ee;
+  }
   for (const Stat* s = mb; s != me; ++s) {
     if (!shown(*s)) continue;
     if (std::any_of(eb, ee, [&](const Stat& o) { return o.name == s->name; })) continue;
@@ -337,7 +341,7 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     AppendStatValue(space, *s, out);
   }
   // A derived event's step group comes first among its own args.
-  if (row.derived && derived_ != nullptr) {
+  if (row.derived && derived_ != nullptr && style.with_stats) {
     if (const int32_t group = derived_->Group(row.plane, event); group != kNoGroup) {
       key(schema::kGroupId);
       AppendInt(group, out);
@@ -348,7 +352,7 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     key(space.Str(s->name));
     AppendStatValue(space, *s, out);
   }
-  if (groups != nullptr) {
+  if (groups != nullptr && style.with_stats) {
     if (const int32_t group = groups->group[row.plane].Find(event, kNoGroup); group != kNoGroup) {
       key(schema::kGroupId);
       AppendInt(group, out);

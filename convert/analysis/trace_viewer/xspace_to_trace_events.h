@@ -105,6 +105,10 @@ struct TraceEventStyle {
   int64_t uid = -1;
   uint32_t host_index = 0;  // folds into flow ids so hosts never share one
   uint32_t pid_offset = 0;  // added to the row's pid
+  // Whether the event's stats (its metadata's, its own and the grouping's)
+  // are written as args: a search without search_metadata answers with the
+  // events alone, as xprof's does.
+  bool with_stats = true;
 };
 
 // Renders the events of one host's XSpace and of its derived timelines.

@@ -68,7 +68,12 @@ function rendererFor(tool: string): PageRenderer {
   }
 }
 
-interface HostEntry { hostname: string }
+// `problem` ("empty" or "damaged") marks a host whose profile file cannot be read.
+interface HostEntry { hostname: string; problem?: string }
+
+// What the user picked from a menu is a preference (kept when the new run or tool has it);
+// what a link names is a demand (a page says when the run lacks it).
+interface Wanted { toolIsPreference?: boolean; hostIsPreference?: boolean }
 
 class App {
   private readonly runSelect = el('select', { id: 'run-select', 'aria-label': 'Run' });
@@ -88,8 +93,8 @@ class App {
       label('Run', this.runSelect), label('Tool', this.toolSelect), label('Host', this.hostSelect), this.compareLink);
     mount.append(topbar, this.content);
     void installCaptureButton(topbar, () => void this.start(false));
-    this.runSelect.addEventListener('change', () => this.choose({ run: this.runSelect.value, tool: '', host: '' }));
-    this.toolSelect.addEventListener('change', () => this.choose({ ...this.sel, tool: this.toolSelect.value }));
+    this.runSelect.addEventListener('change', () => this.choose({ run: this.runSelect.value, tool: this.sel.tool, host: '' }, { toolIsPreference: true, hostIsPreference: true }));
+    this.toolSelect.addEventListener('change', () => this.choose({ ...this.sel, tool: this.toolSelect.value }, { hostIsPreference: true }));
     this.hostSelect.addEventListener('change', () => this.choose({ ...this.sel, host: this.hostSelect.value }));
     window.addEventListener('popstate', () => void this.start(false));
   }
@@ -109,12 +114,12 @@ class App {
     if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
   }
 
-  private async choose(partial: Selection): Promise<void> {
+  private async choose(partial: Selection, wanted: Wanted = {}): Promise<void> {
     // A new tool or run invalidates page-specific URL state (e.g. the trace window).
     const q = new URLSearchParams(location.search);
     for (const k of Array.from(q.keys())) if (!['run', 'tool', 'host', 'tag'].includes(k)) q.delete(k);
     history.replaceState(null, '', `${location.pathname}?${q.toString()}`);
-    await this.resolve(partial, true);
+    await this.resolve(partial, true, wanted);
   }
 
   async start(push = false): Promise<void> {
@@ -159,7 +164,7 @@ class App {
   }
 
   // Picks run, tool and host from the server's lists, keeping the wanted ones when valid.
-  private async resolve(want: Selection, push: boolean): Promise<void> {
+  private async resolve(want: Selection, push: boolean, wanted: Wanted = {}): Promise<void> {
     this.pageAbort?.abort();
     const status = (text: string) => { clear(this.content); this.content.appendChild(el('div', { class: 'loading', role: 'status' }, text)); };
     try {
@@ -204,7 +209,7 @@ class App {
       const aliasBase = ALIASES[wantBase];
       const tool = offered.includes(want.tool) ? want.tool
         : offered.find((t) => want.tool && (baseToolName(t) === wantBase || baseToolName(t) === aliasBase));
-      if (want.tool && tool === undefined) {
+      if (want.tool && tool === undefined && !wanted.toolIsPreference) {
         // A link to a tool this run lacks: say so and list what it has, rather than silently showing another page.
         this.sel = { run, tool: '', host: '' };
         this.fill(this.toolSelect, ['', ...offered], '', (t) => (t ? displayName(t) : '— choose a tool —'));
@@ -220,10 +225,24 @@ class App {
       status('Loading hosts…');
       const chosen = tool ?? offered[0];
       const hostList = await fetchJson<(HostEntry | string)[]>(apiUrl('hosts', { run, tag: chosen }));
-      let hosts = (Array.isArray(hostList) ? hostList : []).map((h) => (typeof h === 'string' ? h : h.hostname));
+      const entries = (Array.isArray(hostList) ? hostList : []).map((h) => (typeof h === 'string' ? { hostname: h } : h));
+      let hosts = entries.map((h) => h.hostname);
+      const problems = new Map(entries.filter((h) => h.problem).map((h) => [h.hostname, h.problem ?? '']));
+      const hostLabel = (h: string) => (h || 'default') + (problems.has(h) ? ` (${problems.get(h)})` : '');
       if (hosts.length === 0) hosts = [''];
+      if (want.host && !hosts.includes(want.host) && !wanted.hostIsPreference) {
+        // A link to a host this tool cannot show: say so and list the hosts, rather than showing another one.
+        this.sel = { run, tool: chosen, host: '' };
+        this.fill(this.hostSelect, ['', ...hosts], '', (h) => (h ? hostLabel(h) : '— choose a host —'));
+        clear(this.content);
+        const list = el('ul', { id: 'available-hosts' }, ...hosts.map((h) => el('li', {}, el('a', { href: `?${new URLSearchParams({ run, tool: chosen, host: h })}` }, hostLabel(h)))));
+        const why = want.host === 'ALL_HOSTS' ? `${displayName(chosen)} shows one host at a time.` : `Run "${run}" has no host "${want.host}" for ${displayName(chosen)}.`;
+        this.content.appendChild(el('div', { class: 'page', 'data-ready': 'missing-host' }, message('info', `${why} Its hosts are:`), list));
+        document.title = `${displayName(chosen)} · ${run} · tbprof`;
+        return;
+      }
       const host = hosts.includes(want.host) ? want.host : hosts[0];
-      this.fill(this.hostSelect, hosts, host, (h) => h || 'default');
+      this.fill(this.hostSelect, hosts, host, hostLabel);
       this.sel = { run, tool: chosen, host };
       this.compareLink.setAttribute('href', `?${new URLSearchParams({ view: 'compare', run, host })}`);
       this.writeUrl(push);

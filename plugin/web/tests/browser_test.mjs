@@ -195,6 +195,48 @@ await test('navigation: a deep link to a run that does not exist says so and lis
   await page.close();
 });
 
+// The two-host run (test.sh writes one with synth --hosts 2).
+const multiHostRun = await (async () => {
+  for (const r of runs) {
+    const hosts = (await api('hosts', { run: r, tag: 'trace_viewer@' })).json ?? [];
+    if (hosts.length > 1) return { run: r, hosts: hosts.map((h) => h.hostname) };
+  }
+  return null;
+})();
+
+await test('navigation: a deep link to a host the tool cannot show says so and lists the hosts', async () => {
+  assert(multiHostRun, 'no run with two hosts');
+  const { run, hosts } = multiHostRun;
+  for (const host of ['no-such-host', 'ALL_HOSTS']) {
+    assert((await api('data', { run, tag: 'trace_viewer@', host })).status === 404, `/data answers for host ${host}`);
+    const { page, errors } = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'trace_viewer@', host })}`);
+    await page.waitForSelector('.page[data-ready="missing-host"]', { timeout: 30000 });
+    const msg = await page.textContent('.page .msg');
+    assert(msg.includes(host === 'ALL_HOSTS' ? 'one host at a time' : host), `message: ${msg}`);
+    const listed = await page.$$eval('#available-hosts a', (a) => a.map((x) => new URL(x.href).searchParams.get('host')));
+    assert(JSON.stringify(listed) === JSON.stringify(hosts), `listed ${JSON.stringify(listed)} != ${JSON.stringify(hosts)}`);
+    assert(new URL(page.url()).searchParams.get('host') === host, `the URL was rewritten: ${page.url()}`);
+    await shot(page, `navigation-missing-host-${host}`);
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+});
+
+await test('navigation: switching run keeps the tool when the new run has it', async () => {
+  const withKernels = [];
+  for (const r of runs) if ((await menuTools(r)).includes('framework_op_stats')) withKernels.push(r);
+  assert(withKernels.length >= 2, 'fewer than two runs with framework_op_stats');
+  const { page, errors } = await openPage(`${base}/?${new URLSearchParams({ run: withKernels[0], tool: 'framework_op_stats' })}`);
+  await waitReady(page);
+  await page.selectOption('#run-select', withKernels[1]);
+  await page.waitForFunction((r) => new URL(location.href).searchParams.get('run') === r, withKernels[1], { timeout: 30000 });
+  await waitReady(page);
+  const tool = new URL(page.url()).searchParams.get('tool');
+  assert(tool === 'framework_op_stats', `tool after switching run: ${tool}`);
+  assert(errors.filter((e) => !/Failed to load resource/.test(e)).length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 await test('navigation: one menu entry per tool; pod_viewer listed where servable', async () => {
   let podSeen = false;
   for (const run of withTools) {

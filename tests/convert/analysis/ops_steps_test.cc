@@ -289,7 +289,9 @@ TEST(OpsCombine, CoordinatorStepsAreNotIntersected) {
 
 // xprof's ComputeStepTimeSummaryInMs: a step takes as long as its slowest
 // core, here host: steps of 10 and 20 ms on w0, 15 and 12 ms on w1 are
-// 15 and 20 ms long, 17.5 ms on average. The step rows stay the first host's.
+// 15 and 20 ms long, 17.5 ms on average. The rows (and the graph drawn from
+// them) are those same steps: w1's first, w0's second, so that no bar falls
+// under the stated minimum.
 TEST(OpsCombine, StepTimeIsTheSlowestHosts) {
   OpStats c = CombineOpStats({HostWithSteps("w0", "GPU", {{0, 10}, {20, 20}}),
                               HostWithSteps("w1", "GPU", {{1, 15}, {21, 12}})});
@@ -298,9 +300,11 @@ TEST(OpsCombine, StepTimeIsTheSlowestHosts) {
   EXPECT_DOUBLE_EQ(ipa.step_time_summary().minimum(), 15);
   EXPECT_DOUBLE_EQ(ipa.step_time_summary().maximum(), 20);
   ASSERT_EQ(ipa.step_details_size(), 2);
-  tensorflow::profiler::PerGenericStepDetails first;
+  tensorflow::profiler::PerGenericStepDetails first, second;
   ASSERT_TRUE(ipa.step_details(0).UnpackTo(&first));
-  EXPECT_DOUBLE_EQ(first.step_time_ms(), 10);
+  ASSERT_TRUE(ipa.step_details(1).UnpackTo(&second));
+  EXPECT_DOUBLE_EQ(first.step_time_ms(), 15);
+  EXPECT_DOUBLE_EQ(second.step_time_ms(), 20);
 }
 
 }  // namespace

@@ -109,13 +109,19 @@ TEST(ReaderBadInput, CorruptFileIsRejectedWithFileAndOffset) {
   ASSERT_FALSE(space.ParseFromString(ReadAll(f)));  // libprotobuf agrees it is broken
   auto loaded = LoadXSpaceFile(f.string());
   ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.status().message().find(f.string()), std::string::npos) << loaded.status().message();
+  // Named by its file name only: the message is shown to clients, who must not learn the server's paths.
+  EXPECT_EQ(loaded.status().message().find(f.string()), std::string::npos) << loaded.status().message();
+  EXPECT_EQ(loaded.status().message().rfind("utf8_mangled.xplane.pb: this profile file is damaged or incomplete (" +
+                                                std::to_string(fs::file_size(f)) + " bytes; ",
+                                            0),
+            0u)
+      << loaded.status().message();
   EXPECT_NE(loaded.status().message().find("byte offset"), std::string::npos) << loaded.status().message();
 }
 
 TEST(ReaderBadInput, EmptyInputAndEmptyFile) {
-  // An XSpace with nothing set serialises to zero bytes: it is an empty
-  // profile (as xprof reads it), not a broken file.
+  // An XSpace with nothing set serialises to zero bytes: as bytes, it is an
+  // empty profile (as xprof reads it), not a broken one.
   XSpace empty;
   ASSERT_TRUE(empty.SerializeAsString().empty());
   auto parsed = ParseXSpace("", "mem.xplane.pb");
@@ -123,10 +129,12 @@ TEST(ReaderBadInput, EmptyInputAndEmptyFile) {
   EXPECT_TRUE((*parsed)->planes.empty());
   fs::path p = TempPath("empty.xplane.pb");
   { std::ofstream(p, std::ios::binary); }
+  // A file of 0 bytes, though, is a capture that wrote nothing: it is named empty.
   auto loaded = LoadXSpaceFile(p.string());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  EXPECT_TRUE((*loaded)->planes.empty());
-  EXPECT_EQ((*loaded)->NumEvents(), 0u);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::kDataLoss);
+  EXPECT_EQ(loaded.status().message(),
+            p.filename().string() + ": this profile file is empty (0 bytes): the profiler wrote nothing into it; re-capture it");
   fs::remove(p);
   auto missing = LoadXSpaceFile("/nonexistent/dir/x.xplane.pb");
   ASSERT_FALSE(missing.ok());
@@ -177,7 +185,8 @@ TEST(ReaderBadInput, WrongMessageTypes) {
       }
       auto r = LoadXSpaceFile(path);
       ASSERT_FALSE(r.ok()) << "taken for an XSpace";
-      EXPECT_NE(r.status().message().find(path), std::string::npos) << r.status().message();
+      EXPECT_NE(r.status().message().find(e.path().filename().string() + ": "), std::string::npos)
+          << r.status().message();
       EXPECT_NE(r.status().message().find("byte offset"), std::string::npos) << r.status().message();
       ++checked;
     }
@@ -201,7 +210,10 @@ TEST(ReaderBadInput, AbsurdLengthsAndVarints) {
   std::string nested = "\x0a\x06\x1a\x04\x22\x7f\x08\x01";
   auto n = ParseXSpace(nested, "nested");
   ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.status().message().find("exceeds"), std::string::npos) << n.status().message();
+  // Not cut short (the plane holds its 6 bytes), but wrong inside: where it stops being readable.
+  EXPECT_NE(n.status().message().find("damaged or incomplete (8 bytes; unreadable from byte offset 5)"),
+            std::string::npos)
+      << n.status().message();
   // Group wire types are not XSpace.
   ASSERT_FALSE(ParseXSpace("\x0b\x0c", "group").ok());
 }
@@ -237,7 +249,8 @@ TEST(ReaderGzip, GzippedFileLoadsTheSame) {
   auto t = LoadXSpaceFile(p.string());
   fs::remove(p);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find(p.string()), std::string::npos);
+  EXPECT_NE(t.status().message().find(p.filename().string() + ": this file is incomplete ("), std::string::npos)
+      << t.status().message();
 }
 
 TEST(ReaderSmallSpace, ValuesAndLookups) {
@@ -384,6 +397,51 @@ TEST(ReaderProjection, StatNarrowedByEventName) {
   EXPECT_EQ(h.event_stats.size(), 4u);
   EXPECT_EQ(h.event_stats.capacity(), 4u);  // sized by the count, no slack
   EXPECT_EQ(stats_of(m.planes[1], 0), (std::vector<std::string>{"op"}));
+}
+
+// One plane, one line, one event (with a stat when `with_stat`), written by
+// libprotobuf, so the last bytes on the wire are known from the field order:
+// the plane's lines come last in the plane (no metadata), the line's events
+// last in the line, and the event's stats last in the event.
+std::string OneEventSpace(bool with_stat) {
+  XSpace space;
+  auto* plane = space.add_planes();
+  plane->set_id(1);
+  plane->set_name("/host:CPU");
+  auto* line = plane->add_lines();
+  line->set_id(7);
+  line->set_name("thread");
+  auto* event = line->add_events();
+  event->set_metadata_id(3);
+  event->set_offset_ps(1000);
+  event->set_duration_ps(123456789);
+  if (with_stat) {
+    auto* stat = event->add_stats();
+    stat->set_metadata_id(4);
+    stat->set_uint64_value(987654321);
+  }
+  return space.SerializeAsString();
+}
+
+TEST(ReaderBadInput, CutShortFileSaysWhereItEnds) {
+  for (bool with_stat : {false, true}) {
+    std::string whole = OneEventSpace(with_stat);
+    std::string cut = whole.substr(0, whole.size() - 1);
+    XSpace check;
+    ASSERT_FALSE(check.ParseFromString(cut));  // libprotobuf agrees it is broken
+    auto r = ParseXSpace(cut, "/srv/logs/run/worker.xplane.pb");
+    ASSERT_FALSE(r.ok());
+    const std::string& msg = r.status().message();
+    EXPECT_EQ(r.status().code(), ErrorCode::kDataLoss);
+    EXPECT_EQ(msg.rfind("worker.xplane.pb: this profile file is damaged or incomplete (" + std::to_string(cut.size()) +
+                            " bytes; it ends inside " + (with_stat ? "a stat" : "an event") + ", ",
+                        0),
+              0u)
+        << msg;
+    EXPECT_NE(msg.find("re-capture it"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("/srv/"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("exceeds"), std::string::npos) << msg;  // no decoder internals
+  }
 }
 
 }  // namespace

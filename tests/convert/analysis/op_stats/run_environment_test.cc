@@ -11,6 +11,7 @@
 #include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
 #include "convert/analysis/op_stats/xplane_to_run_environment.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"
@@ -179,6 +180,43 @@ TEST(RunEnvironment, TrainingFlagInTheOverview) {
   EXPECT_EQ(RunEnvironmentProperties(CombineOpStats({one(unknown), one(inference)})).at("is_training").as_string(),
             "false");
   EXPECT_EQ(RunEnvironmentProperties(CombineOpStats({one(unknown)})).at("is_training").as_string(), "");
+}
+
+// A profile without HLO programs (TensorFlow without XLA, the harness demo):
+// the framework ops it recorded tell, by the same ModelTracker rule, and the
+// overview's "Is training job" and framework_op_stats' task_type agree.
+TEST(RunEnvironment, TrainingWithoutProgramsFromFrameworkOpsOnEveryPage) {
+  auto host_with_ops = [](std::initializer_list<const char*> ops) {
+    XSpace space;
+    XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+    XLineBuilder thread = host.AddLine(1, "tf_Compute");
+    int64_t t = 0;
+    for (const char* op : ops) {
+      thread.AddEvent(op, t, 1'000'000);
+      t += 2'000'000;
+    }
+    return std::make_shared<const OpStats>(OpStatsOf(space));
+  };
+  struct Case {
+    std::shared_ptr<const OpStats> stats;
+    const char* is_training;
+    const char* task_type;
+  };
+  const Case cases[] = {
+      // A Keras train step: the forward op and its gradient under TF2's gradient_tape scope.
+      {host_with_ops({"model/dense/MatMul:MatMul", "gradient_tape/model/dense/MatMul/MatMul:MatMul"}), "true",
+       "Training"},
+      {host_with_ops({"model/dense/MatMul:MatMul", "model/dense/BiasAdd:BiasAdd"}), "false", "Inference"},
+      {host_with_ops({}), "", ""},  // no op to tell by: unknown on both pages
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(RunEnvironmentProperties(CombineOpStats({c.stats})).at("is_training").as_string(), c.is_training);
+    boost::json::value tables =
+        boost::json::parse(TfStatsToJson(ConvertOpStatsToTfStats(*c.stats), c.stats->run_environment.is_training));
+    for (const boost::json::value& table : tables.as_array()) {
+      EXPECT_EQ(table.at("p").at("task_type").as_string(), c.task_type);
+    }
+  }
 }
 
 // One GPU kernel of one framework op and no host plane: the host shares have

@@ -9,8 +9,8 @@
 //                                      busy throughout; total = the kernels' time, 46 µs)
 //   TensorCoreDeviceOpMetricsDb        ported   pass after a fix (an aggregated event of 2 occurrences:
 //                                      2 occurrences, 68 FLOPs, 10 ns; tbprof counted it once, 34 FLOPs)
-//   HostXPlaneWithXlaOps               ported   pass (XLA:CPU ops named by their tf_op; IDLE 2 µs of 20 µs);
-//                                      the rows' type differs on purpose (see the test)
+//   HostXPlaneWithXlaOps               ported   pass (XLA:CPU ops named by their tf_op, without a type;
+//                                      IDLE 2 µs of 20 µs)
 //   HostXPlaneWithInputPipelineTracemeOps  ported   pass (four rows, one per stage id as xprof keeps them,
 //                                      20 µs of op time, IDLE 10 µs of 30 µs, the "preprocessing" type)
 //   TensorCoreDeviceOpMetricsDbExtractsVddEnergy  left out: no energy in our op table
@@ -130,16 +130,13 @@ TEST(XprofOpMetricsDbPorts, TensorCoreDeviceOpMetricsDb) {
   EXPECT_EQ(m.min_time_ps, 10 * kNs);
 }
 
-// xprof leaves these rows without a type; tbprof gives an op named by its
-// tf_op stat the type a device op of that name gets (its last scope
-// component: "dot_general" for "jit(f)/dot_general", see op_attribution_test),
-// so that the Type column of a JAX CPU profile is filled. Here the names have
-// no scope, so the type is the name. Everything else is xprof's answer.
+// xprof's rows: each XLA:CPU op counts as the op its tf_op stat names, and a
+// name without ":type" has no type (empty), as xprof's ParseTfOpFullname gives.
 TEST(XprofOpMetricsDbPorts, HostXPlaneWithXlaOps) {
   OpStats s = OpStatsOf(
       SpaceOf("/host:CPU", {{10, "xla_op", 100000, 8000, "tf_op"}, {10, "xla_op2", 110000, 10000, "tf_op2"}}));
   ExpectTable(s.host_op_metrics_db,
-              {{"tf_op", "tf_op", 1, 8000, 8000}, {"tf_op2", "tf_op2", 1, 10000, 10000}, {"IDLE", "IDLE", 0, 2000, 2000}},
+              {{"tf_op", "", 1, 8000, 8000}, {"tf_op2", "", 1, 10000, 10000}, {"IDLE", "IDLE", 0, 2000, 2000}},
               20000, 18000);
 }
 

@@ -20,9 +20,9 @@
 //   ConstructDutyCycleTrackerFromXlaOps      ported             pass (active 20, idle 30)
 //   ConstructDutyCycleTrackerFromSparseCore  ported             pass (active 40, idle 10)
 //   GpuPerfEnv, TpuPerfEnv                   left out: OpStats has no PerfEnv (peak FLOPs/bandwidth) yet
-//   MultiCoreChipBusyAndIdleTimeTest         ported in part     pass (busy 40, idle 10); chips are grouped by plane
-//                                            name, so the SparseCore plane is named as its chip's ("/device:TPU:0
-//                                            SparseCore 0") instead of carrying the CoreDetails bytes stat
+//   MultiCoreChipBusyAndIdleTimeTest         ported             pass (busy 40, idle 10): two planes of one chip
+//                                            by their CoreDetails' local_chip_id, as xprof's test builds them; and
+//                                            by plane name ("/device:TPU:0 SparseCore 0") without CoreDetails
 //   DISABLED_*CustomCall*, ConstructHCDutyCycleTracker*  left out: disabled in xprof, or the high-confidence
 //                                            tracker, which tbprof does not compute
 //   ConvertXSpaceToFlatOpMetricsDbTest, SparseCore offload, HandleInputPipelineSlownessCausingDeviceIdleness
@@ -53,6 +53,7 @@
 #include "convert/analysis/op_stats/xplane_to_op_metrics_db.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/model/schema.h"
+#include "proto/op_stats.pb.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/ops_fixtures.h"
 
@@ -333,6 +334,32 @@ TEST(XprofScenarioOpStats, ConstructDutyCycleTracker) {
     EXPECT_EQ(t.ActivePs(), c.active_ps);
     EXPECT_EQ(t.IdlePs(), c.idle_ps);
   }
+}
+
+// xprof's test as it is: a TensorCore plane /device:TPU:0 without modules and
+// a second plane /device:TPU:1 holding SparseCore ops and a module [5, 55),
+// both on local chip 0 by their core_details. The chip is busy while the
+// SparseCore's ops run (40) and idle for the rest of the module (10).
+TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeByCoreDetails) {
+  tensorflow::profiler::CoreDetails on_chip_0;
+  on_chip_0.set_local_chip_id(0);
+  const std::string details = on_chip_0.SerializeAsString();
+  XSpace space;
+  XPlaneBuilder tc = TpuPlane(space, 0);
+  tc.Str("device_type_string", "TPU v4").Bytes("core_details", details);
+  XLineBuilder ops = tc.AddLine(0, "XLA Ops");
+  ops.AddEvent("op.1", 10, 10).Str("hlo_category", "infeed");
+  ops.AddEvent("op.2", 20, 10).Str("hlo_category", "call");
+  ops.AddEvent("op.3", 30, 10);
+  ops.AddEvent("op.4", 40, 10).Str("hlo_category", "outfeed");
+  XPlaneBuilder sc = TpuPlane(space, 1);
+  sc.Str("device_type_string", "TPU v4").Bytes("core_details", details);
+  XLineBuilder sc_ops = sc.AddLine(0, "Sparse Core Ops");
+  for (int i = 1; i <= 4; ++i) sc_ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
+  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
+  OpStats s = OpStatsOf(space);
+  EXPECT_EQ(s.device_op_metrics_db.idle_time_ps, 10u);
+  EXPECT_EQ(s.device_op_metrics_db.busy_time_ps, 40u);
 }
 
 TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeTest) {

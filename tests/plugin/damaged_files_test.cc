@@ -1,0 +1,92 @@
+// Profiles that cannot be read, as the server answers them: a file cut short
+// or empty gets a client error (422) that says what is wrong with it and what
+// to do, names it without the server's paths, and is marked in /hosts.
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "plugin/routes.h"
+#include "tests/plugin/plugin_test_util.h"
+
+namespace tbprof {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using testing_plugin::ReadFile;
+using testing_plugin::WriteFile;
+using testing_plugin::WriteSyntheticXPlane;
+
+class DamagedFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tbprof_damaged_XXXXXX";
+    base_ = mkdtemp(tmpl);
+    const fs::path run = base_ / "plugins/profile/run1";
+    WriteSyntheticXPlane(run / "good.xplane.pb", 1);
+    WriteSyntheticXPlane(base_ / "whole.xplane.pb", 2);
+    std::string whole = ReadFile(base_ / "whole.xplane.pb");
+    cut_bytes_ = whole.size() / 2;
+    WriteFile(run / "cut.xplane.pb", whole.substr(0, cut_bytes_));
+    WriteFile(run / "empty.xplane.pb", "");
+    ProfileServiceOptions options;
+    options.logdir = base_;
+    options.web_dir = base_ / "web";
+    options.cache_bytes = 64 << 20;
+    auto s = ProfileService::Create(options);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    service_ = std::move(*s);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(base_, ec);
+  }
+  HttpResponse Get(const std::string& target) {
+    HttpRequest r;
+    r.target = target;
+    return service_->Handle(r);
+  }
+
+  fs::path base_;
+  size_t cut_bytes_ = 0;
+  std::unique_ptr<ProfileService> service_;
+};
+
+TEST_F(DamagedFiles, CutShortFileIsAClientErrorThatSaysSo) {
+  for (const char* tool : {"overview_page", "trace_viewer", "framework_op_stats"}) {
+    HttpResponse r = Get(std::string("/data?run=run1&host=cut&tag=") + tool);
+    EXPECT_EQ(r.status, 422) << tool << ": " << r.Body();
+    const std::string body = r.Body();
+    EXPECT_EQ(body.rfind("cut.xplane.pb: this profile file is damaged or incomplete (" + std::to_string(cut_bytes_) +
+                             " bytes; it ends inside ",
+                         0),
+              0u)
+        << body;
+    EXPECT_NE(body.find("re-capture it"), std::string::npos) << body;
+    EXPECT_EQ(body.find(base_.string()), std::string::npos) << "names a server path: " << body;
+    EXPECT_EQ(body.find("exceeds"), std::string::npos) << "decoder internals: " << body;
+  }
+  // Combining hosts reads the damaged one too (overview_page always combines): the same client error.
+  HttpResponse all = Get("/data?run=run1&host=ALL_HOSTS&tag=framework_op_stats");
+  EXPECT_EQ(all.status, 422) << all.Body();
+  EXPECT_EQ(Get("/data?run=run1&host=good&tag=overview_page").status, 422);
+  EXPECT_EQ(Get("/data?run=run1&host=good&tag=framework_op_stats").status, 200);
+}
+
+TEST_F(DamagedFiles, EmptyFileIsNamedEmpty) {
+  HttpResponse r = Get("/data?run=run1&host=empty&tag=trace_viewer");
+  EXPECT_EQ(r.status, 422) << r.Body();
+  EXPECT_EQ(r.Body(),
+            "empty.xplane.pb: this profile file is empty (0 bytes): the profiler wrote nothing into it; re-capture it");
+}
+
+TEST_F(DamagedFiles, HostListMarksEmptyAndCutFiles) {
+  HttpResponse r = Get("/hosts?run=run1&tag=trace_viewer");
+  ASSERT_EQ(r.status, 200) << r.Body();
+  // Each entry keeps xprof's "hostname"; a problem is an extra field.
+  json::array want{json::object{{"hostname", "cut"}, {"problem", "damaged"}},
+                   json::object{{"hostname", "empty"}, {"problem", "empty"}}, json::object{{"hostname", "good"}}};
+  EXPECT_EQ(json::parse(r.Body()), json::value(want)) << r.Body();
+}
+
+}  // namespace
+}  // namespace tbprof
