@@ -69,11 +69,11 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
 
   if (ops) {
     const op = ops.p ?? {};
-    const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, value: Number(op[k]) / 1000 }));
+    const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, key: k, value: Number(op[k]) / 1000 }));
     const total = slices.reduce((s, x) => s + (Number.isFinite(x.value) ? x.value : 0), 0);
     root.appendChild(section('Host-side: input time breakdown', slices.length
       ? el('div', { class: 'row' }, pie('Input time on the host (ms)', slices, { name: 'host-breakdown' }),
-        cards(...slices.map((s) => card(s.name, `${fmtNum(s.value, 3)} ms`, total > 0 ? `${((s.value / total) * 100).toFixed(1)}%` : ''))))
+        cards(...slices.map((s) => card(s.name, `${fmtNum(s.value, 3)} ms`, total > 0 ? `${((s.value / total) * 100).toFixed(1)}%` : '', { key: s.key, json: op[s.key], jsonUnit: 'us' }))))
       : message('empty', 'No host-side input breakdown.')));
     root.appendChild(section('Host-side: input operations', ops.rows.length
       ? gridFromDataTable(ops, { percentCols: ['timeInPercent', 'selfTimeInPercent'], initialSort: { id: 'selfTimeInMs', desc: true }, name: 'input-ops',

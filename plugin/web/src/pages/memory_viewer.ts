@@ -5,6 +5,7 @@ import { el, svg, section, message, clear } from '../dom';
 import { PageContext } from '../page';
 import { card, cards } from './common';
 import { fmtMiB } from '../format';
+import { busiestProgram } from './xla_common';
 
 interface SourceInfo { fileName?: string; lineNumber?: number }
 interface HeapObject {
@@ -29,6 +30,11 @@ export async function renderMemoryViewer(ctx: PageContext): Promise<void> {
   const wanted = new URLSearchParams(location.search).get('module_name');
   const picker = el('select', { id: 'mv-module', 'aria-label': 'Module' }, ...modules.map((m) => el('option', { value: m }, m)));
   if (wanted && modules.includes(wanted)) picker.value = wanted;
+  else {
+    // No link: the program that takes the most device time, not the first name in alphabetical order.
+    const busiest = await busiestProgram(ctx.sel, modules, ctx.signal);
+    if (busiest?.module) picker.value = busiest.module;
+  }
   const space = el('select', { id: 'mv-space', 'aria-label': 'Memory space' },
     el('option', { value: '0' }, 'HBM (0)'), el('option', { value: '1' }, '1'), el('option', { value: '2' }, '2'),
     el('option', { value: '3' }, '3'), el('option', { value: '5' }, 'Host (5)'));

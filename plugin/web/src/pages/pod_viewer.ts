@@ -33,7 +33,7 @@ export async function renderPodViewer(ctx: PageContext): Promise<void> {
   for (const w of data.diagnostics?.warnings ?? []) ctx.root.appendChild(message('info', w));
   if (steps.length === 0) { ctx.root.appendChild(message('empty', 'No per-step pod statistics in this profile (pod_viewer needs step markers).')); return; }
   const env = data.runEnvironment ?? {};
-  const envCards = Object.entries(env).filter(([, v]) => typeof v !== 'object').map(([k, v]) => card(k, String(v)));
+  const envCards = Object.entries(env).filter(([, v]) => typeof v !== 'object').map(([k, v]) => card(k, String(v), '', { key: k, json: typeof v === 'number' ? v : undefined }));
   if (data.deviceType) envCards.unshift(card('Device type', data.deviceType));
   if (envCards.length) ctx.root.appendChild(section('Run environment', cards(...envCards)));
 
