@@ -159,7 +159,7 @@ TEST_F(PluginRoutes, HostsFollowAllHostsRules) {
 // pod_viewer compares hosts: a one-host xplane run would show one bar, so /hosts does not offer it there (the UI's
 // menu offers pod_viewer only where /hosts answers a host); its /data is still served.
 TEST_F(PluginRoutes, PodViewerOfferedOnlyWithSeveralHosts) {
-  XSpace space;
+  tensorflow::profiler::XSpace space;
   space.add_planes()->set_name("/host:CPU");
   WriteFile(logdir_->logdir() / "plugins/profile/one_host/host0.xplane.pb", space.SerializeAsString());
   EXPECT_EQ(GetJson("/hosts?run=one_host&tag=pod_viewer"), json::value(json::array()));
