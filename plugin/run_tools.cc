@@ -86,6 +86,8 @@ std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_vie
     for (const RunFile& f : contents.xplanes) {
       if (!f.host.empty() && std::find(hosts.begin(), hosts.end(), f.host) == hosts.end()) hosts.push_back(f.host);
     }
+    const ToolSpec* spec = FindXPlaneTool(tag);
+    if (hosts.size() < 2 && spec != nullptr && spec->offered_with_several_hosts_only) return {};
     if (hosts.size() > 1) {
       if (AllHostsOnlyInRun(tag, contents)) {
         hosts = {std::string(kAllHosts)};

@@ -51,7 +51,7 @@ const std::vector<ToolSpec>& XPlaneTools() {
     t.push_back({"tensorflow_stats", FrameworkOpStatsTool, true, kNone, false, Listing::kNever, {}, true});
     t.push_back({"kernel_stats", KernelStatsTool, true, kOffered, false, Listing::kIfDataPresent, HasGpuPlane, true});
     // xprof serves pod_viewer but does not list it.
-    t.push_back({"pod_viewer", PodViewerTool, true, kOnly, false, Listing::kNever, {}, false});
+    t.push_back({"pod_viewer", PodViewerTool, true, kOnly, false, Listing::kNever, {}, false, true});
     t.push_back({"memory_profile", MemoryProfileTool, false, kNone, false, Listing::kAlways, {}, false});
     t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true, kNone, false, Listing::kAlways,
                  {}, false});

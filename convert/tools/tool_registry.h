@@ -73,6 +73,9 @@ struct ToolSpec {
   std::function<bool(const XSpaceModel&)> listed_if;
   // `data_csv` answers with ToolInput::csv set.
   bool csv = false;
+  // `/hosts` offers the tool only on runs with several hosts: on one host it has one bar to draw (pod_viewer
+  // compares hosts). /data still serves it when asked.
+  bool offered_with_several_hosts_only = false;
 };
 
 // The tool boundary: `fn` with every exception it throws (a library's

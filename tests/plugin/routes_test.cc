@@ -156,6 +156,20 @@ TEST_F(PluginRoutes, HostsFollowAllHostsRules) {
   EXPECT_EQ(GetJson("/hosts?run=no_such_run&tag=overview_page"), json::value(json::array()));
 }
 
+// pod_viewer compares hosts: a one-host xplane run would show one bar, so /hosts does not offer it there (the UI's
+// menu offers pod_viewer only where /hosts answers a host); its /data is still served.
+TEST_F(PluginRoutes, PodViewerOfferedOnlyWithSeveralHosts) {
+  tensorflow::profiler::XSpace space;
+  space.add_planes()->set_name("/host:CPU");
+  WriteFile(logdir_->logdir() / "plugins/profile/one_host/host0.xplane.pb", space.SerializeAsString());
+  EXPECT_EQ(GetJson("/hosts?run=one_host&tag=pod_viewer"), json::value(json::array()));
+  EXPECT_EQ(GetJson("/hosts?run=one_host&tag=overview_page"), json::value(Hosts({"host0"})));
+  EXPECT_EQ(Get("/data?run=one_host&tag=pod_viewer&host=host0").status, 200);
+  EXPECT_EQ(GetJson("/hosts?run=nested/deeper/train/run_multi&tag=pod_viewer"), json::value(Hosts({"ALL_HOSTS"})));
+  // A legacy run's pod_viewer.json is a file the profiler wrote: offered as before.
+  EXPECT_EQ(GetJson("/hosts?run=tf22/Cloud-TPU&tag=pod_viewer"), json::value(Hosts({"10.240.1.50"})));
+}
+
 TEST_F(PluginRoutes, DataServesLegacyJsonAsIs) {
   HttpResponse r = Get("/data/plugin/profile/data?run=tf22/Cloud-TPU&tag=overview_page&host=10.240.1.50");
   ASSERT_EQ(r.status, 200) << r.Body();

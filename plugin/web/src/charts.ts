@@ -9,14 +9,47 @@ export const INPUT_RED = '#d62728';
 
 export interface Series { name: string; values: number[]; color?: string; id?: string }
 
-function legend(series: { name: string; color: string }[]): HTMLElement {
+// A legend item's name may be cut (long op names keep their tail, which names the op); its share never is.
+function legend(series: { name: string; color: string; share?: string }[]): HTMLElement {
   return el('div', { class: 'legend' }, ...series.map((s) => {
     const swatch = el('span', { class: 'swatch' });
     swatch.style.background = s.color;
-    // Long op names differ in their tails (the op), so keep the end.
     const label = s.name.length > 48 ? '…' + s.name.slice(-46) : s.name;
-    return el('span', { class: 'legend-item', title: s.name }, swatch, label);
+    const title = s.share ? `${s.name} (${s.share})` : s.name;
+    return el('span', { class: 'legend-item', title }, swatch, el('span', { class: 'legend-name' }, label),
+      s.share ? el('span', { class: 'legend-share' }, `(${s.share})`) : null);
   }));
+}
+
+// One colour per step-time category on every page (overview, input pipeline, pod viewer): a category is known by its
+// words, whatever the page's id for it, so "Device compute" is the same blue everywhere. Input is red.
+const CATEGORY_COLORS: [RegExp, string][] = [
+  [/infeed|input/i, INPUT_RED], [/outfeed|output/i, '#f28e2b'], [/compil/i, '#9c755f'], [/launch/i, '#b07aa1'],
+  [/host.?compute|host.?op|high.?flops/i, '#59a14f'], [/collective|all.?reduce/i, '#edc948'], [/device.?to.?device|d2d|send|recv/i, '#76b7b2'],
+  [/device.?compute|tc.?compute|^compute|compute.?time/i, '#4e79a7'], [/idle|wait/i, '#bab0ac'], [/other|rest/i, '#79706e'],
+];
+export function categoryColor(name: string): string | undefined {
+  return CATEGORY_COLORS.find(([re]) => re.test(name))?.[1];
+}
+
+// Colours for the series of a step breakdown: by category, input in shades of red, each colour used once.
+const INPUT_REDS = [INPUT_RED, '#ff7f7f', '#a50f15', '#fb6a4a'];
+export function seriesColors(names: string[]): string[] {
+  const used = new Set<string>();
+  let red = 0;
+  const free = () => PALETTE.find((c) => !used.has(c) && !CATEGORY_COLORS.some(([, k]) => k === c)) ?? PALETTE.find((c) => !used.has(c)) ?? PALETTE[0];
+  return names.map((name) => {
+    const wanted = /infeed|input/i.test(name) && !/percent/i.test(name) ? INPUT_REDS[red++ % INPUT_REDS.length] : categoryColor(name);
+    const color = wanted && !used.has(wanted) ? wanted : free();
+    used.add(color);
+    return color;
+  });
+}
+
+// Which of n labels of `chars` characters fit side by side in `width` px (≈6.5 px a character at the axis font).
+export function labelStride(n: number, chars: number, width: number): number {
+  const perLabel = Math.max(1, chars) * 6.5 + 8;
+  return Math.max(1, Math.ceil((n * perLabel) / width));
 }
 
 function niceMax(v: number): number {
@@ -45,7 +78,7 @@ export function stackedColumns(categories: string[], series: Series[], opts: { y
   const colors = series.map((s, i) => s.color ?? PALETTE[i % PALETTE.length]);
   const n = Math.max(1, categories.length);
   const band = plotW / n, barW = Math.max(1, band * 0.75);
-  const labelEvery = Math.ceil(n / 20);
+  const labelEvery = labelStride(n, Math.max(0, ...categories.map((c) => c.length)), plotW);
   categories.forEach((cat, i) => {
     let y = top + plotH;
     const x = left + i * band + (band - barW) / 2;
@@ -71,7 +104,7 @@ export function pie(title: string, slices: { name: string; value: number }[], op
   const total = shown.reduce((s, x) => s + x.value, 0);
   const size = 220, r = 100, c = size / 2;
   const root = svg('svg', { viewBox: `0 0 ${size} ${size}`, class: 'pie', role: 'img', 'data-chart': opts.name ?? 'pie' });
-  const items: { name: string; color: string }[] = [];
+  const items: { name: string; color: string; share: string }[] = [];
   if (total <= 0) {
     root.appendChild(svg('circle', { cx: c, cy: c, r, class: 'pie-empty' }));
     root.appendChild(svg('text', { x: c, y: c + 4, 'text-anchor': 'middle', class: 'axis' }, 'no data'));
@@ -81,7 +114,7 @@ export function pie(title: string, slices: { name: string; value: number }[], op
     const color = PALETTE[i % PALETTE.length];
     const frac = s.value / total;
     const pct = `${(frac * 100).toFixed(1)}%`;
-    items.push({ name: `${s.name} (${pct})`, color });
+    items.push({ name: s.name, color, share: pct });
     const tip = svg('title', {}, `${s.name}: ${fmtNum(s.value, 3)} (${pct})`);
     if (frac >= 0.9999) { root.appendChild(svg('circle', { cx: c, cy: c, r, fill: color }, tip)); return; }
     const a2 = angle + frac * 2 * Math.PI;

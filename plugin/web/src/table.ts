@@ -1,7 +1,7 @@
 // A sortable, filterable table over rows of any shape. Renders a page of rows
 // at a time so tables with tens of thousands of rows stay responsive.
 import { el, clear } from './dom';
-import { fmtNum, middleEllipsis } from './format';
+import { fmtNum, middleEllipsis, distinctEllipses } from './format';
 import { DataTable, cellValue, cellText } from './datatable';
 
 export interface GridColumn<R> {
@@ -9,6 +9,7 @@ export interface GridColumn<R> {
   label: string;
   numeric?: boolean;
   value: (row: R) => unknown;       // used for sorting and filtering
+  json?: (row: R) => { v: unknown; unit?: string } | null; // the server value a cell shows (data-json), for tests
   render?: (row: R) => Node | string; // defaults to a formatted value
   longText?: boolean;                  // names: ellipsised in the middle, whole on hover, with a copy action
 }
@@ -17,6 +18,10 @@ export interface GridOptions {
   pageSize?: number; filterPlaceholder?: string; initialSort?: { id: string; desc: boolean }; name?: string;
   columnFilters?: string[];  // ids of columns that get their own filter box (instead of the one over all text)
   longTextColumns?: string[];
+  // Columns users sort and read by, drawn first so a narrow window shows them; the rest keep their order.
+  leadColumns?: string[];
+  // Offer a "Columns" chooser to show or hide columns (wide tables).
+  chooseColumns?: boolean;
 }
 
 const LONG_TEXT_CHARS = 64;
@@ -37,8 +42,8 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function longTextCell(text: string): HTMLElement {
-  const shown = el('span', { class: 'long-text', title: text }, middleEllipsis(text));
+export function longTextCell(text: string, shortForm?: string): HTMLElement {
+  const shown = el('span', { class: 'long-text', title: text }, shortForm ?? middleEllipsis(text));
   const copy = el('button', { class: 'copy-button', title: 'Copy the whole name', 'aria-label': 'Copy the whole name', 'data-copy': text }, 'copy');
   copy.addEventListener('click', (e) => {
     e.stopPropagation();
@@ -59,7 +64,12 @@ export class DataGrid<R> {
 
   private readonly columnFilters = new Map<string, string>();
 
-  constructor(private readonly columns: GridColumn<R>[], private rows: R[], private readonly opts: GridOptions = {}) {
+  private readonly hidden = new Set<string>();
+  private readonly columns: GridColumn<R>[];
+
+  constructor(columns: GridColumn<R>[], private rows: R[], private readonly opts: GridOptions = {}) {
+    const lead = (opts.leadColumns ?? []).map((id) => columns.find((c) => c.id === id)).filter((c): c is GridColumn<R> => !!c);
+    this.columns = [...lead, ...columns.filter((c) => !lead.includes(c))];
     this.sortId = opts.initialSort?.id ?? null;
     this.sortDesc = opts.initialSort?.desc ?? false;
     this.shown = opts.pageSize ?? 100;
@@ -78,6 +88,7 @@ export class DataGrid<R> {
       filter.addEventListener('input', () => { this.filterText = filter.value.trim().toLowerCase(); this.shown = opts.pageSize ?? 100; this.refresh(); });
       boxes.push(filter);
     }
+    if (opts.chooseColumns) boxes.push(this.columnChooser());
     this.status = el('span', { class: 'grid-status' });
     this.head = el('tr');
     this.body = el('tbody');
@@ -85,6 +96,17 @@ export class DataGrid<R> {
     this.root = el('div', { class: 'grid-wrap', 'data-grid': opts.name ?? '' }, el('div', { class: 'grid-toolbar' }, ...boxes, this.status),
       el('div', { class: 'grid-scroll' }, table));
     this.refresh();
+  }
+
+  // A drop-down of checkboxes, one per column: unchecking hides the column.
+  private columnChooser(): HTMLElement {
+    const list = el('div', { class: 'column-list' }, ...this.columns.map((c) => {
+      const box = el('input', { type: 'checkbox', 'data-choose-col': c.id }) as HTMLInputElement;
+      box.checked = true;
+      box.addEventListener('change', () => { if (box.checked) this.hidden.delete(c.id); else this.hidden.add(c.id); this.refresh(); });
+      return el('label', {}, box, ` ${c.label}`);
+    }));
+    return el('details', { class: 'column-chooser' }, el('summary', {}, 'Columns'), list);
   }
 
   setRows(rows: R[]): void { this.rows = rows; this.refresh(); }
@@ -114,9 +136,27 @@ export class DataGrid<R> {
     return rows;
   }
 
+  private cell(c: GridColumn<R>, r: R, long: boolean, shortForms?: Map<string, string>): HTMLElement {
+    let content: Node | string;
+    if (c.render) content = c.render(r);
+    else {
+      const v = c.value(r);
+      content = typeof v === 'number' ? fmtNum(v) : v === null || v === undefined ? '' : String(v);
+    }
+    if (long && typeof content === 'string' && content.length > LONG_TEXT_CHARS) content = longTextCell(content, shortForms?.get(content));
+    const td = el('td', { class: c.numeric ? 'num' : long ? 'long' : '', 'data-col': c.id }, content);
+    const json = c.json?.(r);
+    if (json && json.v !== null && json.v !== undefined && !td.querySelector('.unknown')) {
+      td.setAttribute('data-json', String(json.v));
+      td.setAttribute('data-json-unit', json.unit ?? '');
+    }
+    return td;
+  }
+
   private refresh(): void {
     clear(this.head);
-    for (const c of this.columns) {
+    const columns = this.columns.filter((c) => !this.hidden.has(c.id));
+    for (const c of columns) {
       const arrow = c.id === this.sortId ? (this.sortDesc ? ' ▼' : ' ▲') : '';
       const th = el('th', { class: c.numeric ? 'num' : '', 'data-col': c.id, title: 'Sort by ' + c.label }, c.label + arrow);
       th.addEventListener('click', () => {
@@ -127,21 +167,15 @@ export class DataGrid<R> {
       this.head.appendChild(th);
     }
     const rows = this.visibleRows();
+    const drawnRows = rows.slice(0, this.shown);
     clear(this.body);
     const frag = document.createDocumentFragment();
-    for (const r of rows.slice(0, this.shown)) {
+    const isLong = (c: GridColumn<R>) => !!(c.longText || this.opts.longTextColumns?.includes(c.id));
+    // Long names are shortened per column so that two different names never read the same.
+    const shortForms = new Map(columns.filter(isLong).map((c) => [c.id, distinctEllipses(drawnRows.map((r) => String(c.value(r) ?? '')))]));
+    for (const r of drawnRows) {
       const tr = el('tr');
-      for (const c of this.columns) {
-        let content: Node | string;
-        if (c.render) content = c.render(r);
-        else {
-          const v = c.value(r);
-          content = typeof v === 'number' ? fmtNum(v) : v === null || v === undefined ? '' : String(v);
-        }
-        const long = c.longText || this.opts.longTextColumns?.includes(c.id);
-        if (long && typeof content === 'string' && content.length > LONG_TEXT_CHARS) content = longTextCell(content);
-        tr.appendChild(el('td', { class: c.numeric ? 'num' : long ? 'long' : '', 'data-col': c.id }, content));
-      }
+      for (const c of columns) tr.appendChild(this.cell(c, r, isLong(c), shortForms.get(c.id)));
       frag.appendChild(tr);
     }
     this.body.appendChild(frag);
@@ -182,6 +216,12 @@ export function gridFromDataTable(t: DataTable, opts: GridOptions & { hide?: str
     columns.push({
       id: c.id, label: c.label || c.id, numeric, longText: c.type === 'string',
       value: (r) => cellValue(t, r, i),
+      // A number drawn by this page (not the server's own formatted text) carries its served value.
+      json: (r) => {
+        const v = cellValue(t, r, i);
+        if (!numeric || typeof v !== 'number' || typeof t.rows[r]?.c?.[i]?.f === 'string') return null;
+        return { v, unit: pct.has(c.id) ? 'fraction' : '' };
+      },
       render: (r) => {
         const why = unknown.get(i) ?? opts.notApplicable?.[c.id]?.(r);
         if (why !== undefined) return el('span', { class: 'unknown', title: why }, '—');

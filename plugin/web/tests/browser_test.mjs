@@ -8,6 +8,7 @@ import path from 'node:path';
 import { checks } from './tool_checks.mjs';
 import { streamingSeen, flowFetchSeen, derivedLaneSeen } from './trace_checks.mjs';
 import { xlaChecks, runXlaLinkTests } from './xla_checks.mjs';
+import { checkJsonAgreement } from './json_checks.mjs';
 Object.assign(checks, xlaChecks);
 
 const args = process.argv.slice(2);
@@ -16,6 +17,7 @@ const base = arg('--base');
 const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
 const maxRuns = Number(arg('--max-runs', '20'));
+const onlyRuns = new RegExp(arg('--only-runs', '.*'));  // a regex over run names, to walk a part while working on it
 const captureAddr = arg('--capture-addr');  // a running job's ProfilerService, when test.sh started one
 // --only REGEX: run just the tests whose names match (a quick check of one page while working on it).
 const only = arg('--only') ? new RegExp(arg('--only')) : null;
@@ -46,15 +48,26 @@ async function api(route, params) {
   return { status: res.status, text, json };
 }
 
-const browser = await chromium.launch({ executablePath, headless: true,
+const launchOptions = { executablePath, headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update',
-    '--no-first-run', '--disable-default-apps', '--disable-sync', '--disable-extensions'] });
-const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    '--no-first-run', '--disable-default-apps', '--disable-sync', '--disable-extensions'] };
+let browser = await chromium.launch(launchOptions);
+let context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+let relaunches = 0;
 const foreignRequests = [];
 
 // A page with its console errors, uncaught errors and every request it makes recorded.
 async function openPage(url) {
-  const page = await context.newPage();
+  // On a shared 2-core machine chromium is sometimes ended from outside mid-walk: start it again rather than fail
+  // every later page (the relaunch count is printed, so a browser that keeps dying is seen).
+  let page;
+  try { page = await context.newPage(); } catch {
+    relaunches++;
+    await browser.close().catch(() => {});
+    browser = await chromium.launch(launchOptions);
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+  }
   const errors = [];
   const dataRequests = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -77,7 +90,7 @@ function shot(page, name) {
   return page.screenshot({ path: path.join(artifacts, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.png`), fullPage: name.indexOf('trace') < 0 });
 }
 
-const runs = (await api('runs', {})).json ?? [];
+const runs = ((await api('runs', {})).json ?? []).filter((r) => onlyRuns.test(r));
 const base_ = (t) => t.replace(/[\^@#]+$/, '');
 // The tool menu: run_tools with tensorflow_stats folded into framework_op_stats (one tool, two names), plus
 // pod_viewer, which xprof leaves out of run_tools, when its hosts route answers a host.
@@ -136,6 +149,8 @@ for (const run of runs.slice(0, maxRuns)) {
     await test(`${run}/${tool}/${host || 'default'}`, async () => {
       const q = new URLSearchParams({ run, tool, host });
       const { page, errors, dataRequests } = await openPage(`${base}/?${q}`);
+      // A failed page is closed too: pages left open pile up until the browser runs out of memory.
+      try {
       const streaming = tool.startsWith('trace_viewer@');
       const data = await api('data', { run, tag: tool, host, ...(streaming ? { resolution: '100' } : {}) });
       const state = await waitReady(page, 120000);
@@ -155,6 +170,11 @@ for (const run of runs.slice(0, maxRuns)) {
         const check = checks[tool.replace(/[\^@#]+$/, '')];
         try {
           if (check) await check({ page, data: data.json, api, run, tool, host, base, assert, dataRequests, artifacts });
+          // Every page: its marked numbers say what /data says, and no card reads 0 for an unknown.
+          // memory_viewer shows the module it chose: compare with that module's answer.
+          const shownData = tool === 'memory_viewer' ? (await api('data', { run, tag: tool, host, module_name: await page.inputValue('#mv-module'),
+            memory_space: await page.inputValue('#mv-space') })).json : data.json;
+          if (!tool.startsWith('trace_viewer')) await checkJsonAgreement({ page, data: shownData, assert, where: `${run}/${tool}` });
         } catch (e) {
           await shot(page, `${run}-${tool}-FAILED`);
           throw e;
@@ -162,7 +182,7 @@ for (const run of runs.slice(0, maxRuns)) {
       }
       await shot(page, `${run}-${tool}`);
       assert(errors.length === allowedErrors, `console errors: ${errors.join(' | ')}`);
-      await page.close();
+      } finally { await page.close(); }
     });
   }
 }
@@ -252,6 +272,40 @@ await test('navigation: one menu entry per tool; pod_viewer listed where servabl
   }
   assert(podSeen, 'no run lists pod_viewer although the logdir has xplane runs');
 });
+
+// Without a link, graph_viewer and memory_viewer open on the program with the most device time (hlo_stats' self time
+// summed per program, computed here from /data), graph_viewer centred on that program's op with the most self time.
+for (const run of withTools) {
+  if (!(await menuTools(run)).includes('graph_viewer')) continue;
+  await test(`${run}: graph_viewer and memory_viewer open on the busiest program`, async () => {
+    const host = ((await api('hosts', { run, tag: 'hlo_stats' })).json ?? []).map((h) => h.hostname)[0] ?? '';
+    const stats = (await api('data', { run, tag: 'hlo_stats', host })).json;
+    const t = Array.isArray(stats) ? stats[0] : stats;
+    const ci = (id) => t.cols.findIndex((c) => c.id === id);
+    const time = new Map(), top = new Map();
+    for (const r of t.rows) {
+      const id = String(r.c[ci('program_id')]?.v ?? ''), self = Number(r.c[ci('total_self_time')]?.v ?? 0);
+      if (!id || !(self > 0)) continue;
+      time.set(id, (time.get(id) ?? 0) + self);
+      if (!top.has(id) || self > top.get(id).self) top.set(id, { self, op: String(r.c[ci('hlo_op_name')]?.v) });
+    }
+    const program = [...time].sort((a, b) => b[1] - a[1])[0]?.[0];
+    assert(program !== undefined, 'hlo_stats has no timed op');
+    const graph = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'graph_viewer' })}`);
+    try {
+      await graph.page.waitForSelector('#gv-status[data-program]', { timeout: 60000 });
+      const shown = await graph.page.$eval('#gv-status', (e) => ({ program: e.dataset.program, center: e.dataset.center }));
+      assert(shown.program === program && shown.center === top.get(program).op,
+        `graph opened on ${JSON.stringify(shown)}, busiest program ${program} (op ${top.get(program).op})`);
+    } finally { await graph.page.close(); }
+    const memory = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'memory_viewer', host })}`);
+    try {
+      await waitReady(memory.page);
+      const module = await memory.page.inputValue('#mv-module');
+      assert(module.endsWith(`(${program})`), `memory_viewer opened on ${module}, busiest program ${program}`);
+    } finally { await memory.page.close(); }
+  });
+}
 
 await runXlaLinkTests({ test, openPage, waitReady, api, base, shot, assert, runs: runs.slice(0, maxRuns) });
 
@@ -383,5 +437,6 @@ await test('every request went to the server itself', async () => {
 
 await browser.close();
 fs.writeFileSync(path.join(artifacts, 'results.txt'), results.join('\n') + '\n');
+if (relaunches) console.log(`chromium was started again ${relaunches} time(s) after it ended mid-walk`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

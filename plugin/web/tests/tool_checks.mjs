@@ -93,7 +93,12 @@ export const checks = {
     }
     const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
     const c16 = await statCard(page, 'device_compute_16bit_percent');
-    if (p16 > 0 || p32 > 0) assert(c16 && c16.value === ap.device_compute_16bit_percent, `16-bit: shown ${c16?.value}, served ${ap.device_compute_16bit_percent}`);
+    // A CPU-only run says device figures are left out, and then shows no device panel (no precision pie, no device op table).
+    if (cpuOnly) {
+      assert(text.includes('device figures are left out'), 'CPU-only run without the note that device figures are left out');
+      const panels = await page.$$eval('section h2', (h) => h.map((x) => x.textContent));
+      assert(!panels.some((h) => /Device compute precision|Top operations on the device/.test(h)), `CPU-only run shows device panels: ${panels.join(', ')}`);
+    } else if (p16 > 0 || p32 > 0) assert(c16 && c16.value === ap.device_compute_16bit_percent, `16-bit: shown ${c16?.value}, served ${ap.device_compute_16bit_percent}`);
     else assert(c16 === null && /unknown/i.test(text), 'precision shares shown although no compute was classified');
     if (noSteps) assert(!/\b0\.0 ms\b/.test(text), 'a run without steps shows "0.0 ms"');
     const env = (Array.isArray(data) ? data[2] : null)?.p ?? {};
@@ -180,7 +185,7 @@ export const checks = {
     if (ops && ops.rows.length) {
       assert(await gridRows(page, 'input-ops') === ops.rows.length, 'input-op row count differs');
       await page.click('.grid-wrap[data-grid="input-ops"] th[data-col="count"]');
-      const first = await page.textContent('.grid-wrap[data-grid="input-ops"] tbody tr td.num');
+      const first = await page.textContent('.grid-wrap[data-grid="input-ops"] tbody tr td[data-col="count"]');
       const counts = ops.rows.map((r) => Number(r.c[col(ops, 'count')]?.v));
       assert(Number(first.replace(/,/g, '')) === Math.max(...counts), `sorting by count: first ${first}, max ${Math.max(...counts)}`);
     }
@@ -301,8 +306,11 @@ export const checks = {
       const cell = await page.$eval(`.grid-wrap[data-grid="kernels"] .long-text[title="${long}"]`, (e) => ({ text: e.textContent,
         copy: e.parentElement.querySelector('.copy-button')?.dataset.copy })).catch(() => null);
       assert(cell && cell.text.includes('…') && cell.text.length <= 64 && cell.copy === long, `long kernel name cell: ${JSON.stringify(cell)}`);
-      const [s0, s1] = cell.text.split('…');
-      assert(long.startsWith(s0) && long.endsWith(s1), 'the shortened name is not the head and tail of the name');
+      // Head and tail, and where two names would read the same, the part where they differ: pieces of the name, in order.
+      const pieces = cell.text.split('…');
+      let at = 0;
+      for (const piece of pieces) { const i = long.indexOf(piece, at); assert(i >= at, `the shortened name "${cell.text}" is not made of pieces of the name`); at = i + piece.length; }
+      assert(long.startsWith(pieces[0]) && long.endsWith(pieces[pieces.length - 1]), 'the shortened name does not keep the head and tail of the name');
     }
     const href = await page.getAttribute('#csv-export', 'href');
     assert(href && href.includes('data_csv') && href.includes(`tag=${encodeURIComponent(tool)}`), `CSV link wrong: ${href}`);
@@ -312,7 +320,13 @@ export const checks = {
 
   async memory_profile({ page, data, assert }) {
     const ids = data.memoryIds?.length ? data.memoryIds : Object.keys(data.memoryProfilePerAllocator ?? {});
-    const a = data.memoryProfilePerAllocator?.[ids[0]];
+    // The page opens on the busiest allocator: most allocations, then highest peak in use (the memory id order says nothing).
+    const per = data.memoryProfilePerAllocator ?? {};
+    const listed = ids.filter((id) => per[id]);
+    const allocs = (id) => Number(per[id].profileSummary?.numAllocations ?? 0), peakOf = (id) => Number(per[id].profileSummary?.peakStats?.peakBytesInUse ?? 0);
+    const busiest = [...listed].sort((x, y) => allocs(y) - allocs(x) || peakOf(y) - peakOf(x))[0];
+    if (busiest !== undefined) assert(await page.inputValue('#memory-id') === busiest, `opened on ${await page.inputValue('#memory-id')}, busiest is ${busiest} (${allocs(busiest)} allocations)`);
+    const a = per[busiest];
     if (!a) return;
     // Sizes in binary units with two decimals, bytes below 1 KiB.
     const bytes = (v) => { let x = Number(v), i = 0; const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB']; while (Math.abs(x) >= 1024 && i < 4) { x /= 1024; i++; } return `${x.toFixed(i ? 2 : 0)} ${u[i]}`; };

@@ -191,6 +191,14 @@ async function checkDerivedLane(page, json, assert) {
 }
 
 export async function checkTraceViewer({ page, assert, dataRequests, tool }) {
+  {
+    // Threads that share a name are told apart: no two lanes of one process read the same.
+    await page.waitForSelector('canvas[data-lane-titles]', { timeout: 60000 });
+    const titles = JSON.parse(await page.getAttribute('canvas[data-lane-titles]', 'data-lane-titles'));
+    const seen = new Set(), same = [];
+    for (const [pid, title] of titles) { const k = `${pid}\u0000${title}`; if (seen.has(k)) same.push(title); seen.add(k); }
+    assert(same.length === 0, `lanes of one process with the same title: ${[...new Set(same)].slice(0, 5).join(', ')}`);
+  }
   assert(dataRequests.length >= 1, 'no trace request made');
   const first = dataRequests[0];
   const json = await (await fetch(first)).json();

@@ -1,7 +1,7 @@
 // Pieces shared by the step-oriented pages (overview, input pipeline).
 import { el } from '../dom';
 import { DataTable, colIndex, cellText, num, cellValue } from '../datatable';
-import { stackedColumns, INPUT_RED, PALETTE, Series } from '../charts';
+import { stackedColumns, seriesColors, Series } from '../charts';
 
 // Why a column of FLOP figures that are all 0 is unknown rather than zero.
 export const NO_FLOPS = 'Unknown: the profile records no FLOP counts for these ops, so the server reports 0 for all of them.';
@@ -10,6 +10,18 @@ export interface CardOptions {
   key?: string;       // the server property the value comes from (data-key, for tests and tooling)
   tooltip?: string;   // what the figure means
   unknown?: string;   // why the value is unknown; shown as "—" with this as its tooltip
+  // The server's own value behind the shown text, and its unit (us, ms, s, B, MiB, %, fraction or '' for a plain
+  // count): data-json / data-json-unit, so a test can check the shown text against /data without knowing the page.
+  json?: number | string;
+  jsonUnit?: string;
+}
+
+// Marks an element as showing the server value `json` (in `unit`).
+export function markJson<T extends Element>(e: T, json: number | string | null | undefined, unit = ''): T {
+  if (json === null || json === undefined || json === '') return e;
+  e.setAttribute('data-json', String(json));
+  e.setAttribute('data-json-unit', unit);
+  return e;
 }
 
 // A figure with its label. An empty value is unknown: "—" with a tooltip saying why, never 0.
@@ -20,6 +32,7 @@ export function card(label: string, value: string, note = '', opts: CardOptions 
     el('div', { class: 'stat-value', ...(unknown ? { title: opts.unknown ?? 'The server did not report this figure.' } : {}) }, unknown ? '—' : value),
     note && !unknown ? el('div', { class: 'stat-note' }, note) : null);
   if (opts.key) box.setAttribute('data-key', opts.key);
+  if (!unknown) markJson(box.querySelector('.stat-value')!, opts.json, opts.jsonUnit);
   if (opts.tooltip) box.title = opts.tooltip;
   return box;
 }
@@ -27,9 +40,6 @@ export function card(label: string, value: string, note = '', opts: CardOptions 
 export function cards(...items: HTMLElement[]): HTMLElement {
   return el('div', { class: 'stat-cards' }, ...items);
 }
-
-const INPUT_REDS = [INPUT_RED, '#ff7f7f', '#a50f15', '#fb6a4a'];
-function isInputColumn(id: string): boolean { return /infeed|input/i.test(id) && !/percent/i.test(id); }
 
 // Step-time breakdown columns to stack: the converter names them in
 // p.step_time_graph_column_ids when it knows; otherwise every per-step ms column.
@@ -42,12 +52,12 @@ export function stepSeries(t: DataTable): { steps: string[]; series: Series[] } 
   });
   const stepCol = Math.max(0, t.cols.findIndex((c) => /^step(num|name)$/.test(c.id)));
   const steps = t.rows.map((_, r) => cellText(t, r, stepCol));
-  let red = 0, other = 0;
-  const series = ids.map((id) => {
+  const labels = ids.map((id) => t.cols[colIndex(t, id)].label || id);
+  // A column is coloured by its id and label together ("infeed" ids with a "Input" label are one category).
+  const colors = seriesColors(ids.map((id, i) => `${labels[i]} ${id}`));
+  const series = ids.map((id, i) => {
     const c = colIndex(t, id);
-    const label = t.cols[c].label || id;
-    const color = isInputColumn(id) ? INPUT_REDS[red++ % INPUT_REDS.length] : PALETTE[other++ % PALETTE.length];
-    return { name: label, id, color, values: t.rows.map((_, r) => num(cellValue(t, r, c))) };
+    return { name: labels[i], id, color: colors[i], values: t.rows.map((_, r) => num(cellValue(t, r, c))) };
   });
   return { steps, series };
 }

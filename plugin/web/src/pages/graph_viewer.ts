@@ -6,7 +6,7 @@
 // list of them, and a node the module lacks gets an error, never a guess.
 import dagre from '@dagrejs/dagre';
 import { apiUrl, fetchText, ApiError } from '../api';
-import { graphViewerHref } from './xla_common';
+import { graphViewerHref, busiestProgram } from './xla_common';
 import { el, svg, section, message, clear } from '../dom';
 import { PageContext } from '../page';
 
@@ -212,6 +212,11 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
   node.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') void load(); });
   picker.addEventListener('change', () => { program = ''; void load(); });
   try {
+    // No link: open on the most expensive op of the program that takes the most device time.
+    if (!node.value.trim() && !wantedModule && !program) {
+      const busiest = await busiestProgram(ctx.sel, modules, ctx.signal);
+      if (busiest) { program = busiest.programId; node.value = busiest.op; if (busiest.module) picker.value = busiest.module; }
+    }
     if (await resolveLink()) await load();
   } catch (e) {
     if ((e as Error).name !== 'AbortError') fail(String((e as Error).message ?? e));

@@ -47,7 +47,7 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
     // Without steps the server's 0.0 figures mean "unknown".
     const noSteps = steps.rows.length === 0 ? 'No steps were found in this profile (no step marker), so the step time is unknown.' : undefined;
     const stat = (k: string, label: string, unit: string) =>
-      card(label, sp[k] !== undefined ? `${sp[k]}${unit}` : '', '', { key: k, unknown: noSteps });
+      card(label, sp[k] !== undefined ? `${sp[k]}${unit}` : '', '', { key: k, unknown: noSteps, json: sp[k], jsonUnit: unit.trim() });
     const stats = cards(stat('steptime_ms_average', 'Average step time', ' ms'), stat('steptime_ms_standard_deviation', 'Standard deviation', ' ms'),
       stat('steptime_ms_minimum', 'Minimum', ' ms'), stat('steptime_ms_maximum', 'Maximum', ' ms'));
     const infeed = sp.infeed_percent_average !== undefined
@@ -69,14 +69,15 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
 
   if (ops) {
     const op = ops.p ?? {};
-    const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, value: Number(op[k]) / 1000 }));
+    const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, key: k, value: Number(op[k]) / 1000 }));
     const total = slices.reduce((s, x) => s + (Number.isFinite(x.value) ? x.value : 0), 0);
     root.appendChild(section('Host-side: input time breakdown', slices.length
       ? el('div', { class: 'row' }, pie('Input time on the host (ms)', slices, { name: 'host-breakdown' }),
-        cards(...slices.map((s) => card(s.name, `${fmtNum(s.value, 3)} ms`, total > 0 ? `${((s.value / total) * 100).toFixed(1)}%` : ''))))
+        cards(...slices.map((s) => card(s.name, `${fmtNum(s.value, 3)} ms`, total > 0 ? `${((s.value / total) * 100).toFixed(1)}%` : '', { key: s.key, json: op[s.key], jsonUnit: 'us' }))))
       : message('empty', 'No host-side input breakdown.')));
     root.appendChild(section('Host-side: input operations', ops.rows.length
-      ? gridFromDataTable(ops, { percentCols: ['timeInPercent', 'selfTimeInPercent'], initialSort: { id: 'selfTimeInMs', desc: true }, name: 'input-ops' }).root
+      ? gridFromDataTable(ops, { percentCols: ['timeInPercent', 'selfTimeInPercent'], initialSort: { id: 'selfTimeInMs', desc: true }, name: 'input-ops',
+        chooseColumns: true, leadColumns: ['opName', 'selfTimeInMs', 'selfTimeInPercent', 'count', 'timeInMs', 'timeInPercent'] }).root
       : message('empty', 'No input operations were found on the host.')));
   }
 

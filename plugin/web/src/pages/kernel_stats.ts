@@ -2,7 +2,7 @@ import { el, section, message } from '../dom';
 import { tableAt, DataTable, isTable, strings, numbers } from '../datatable';
 import { PageContext, csvButton } from '../page';
 import { horizontalBars } from '../charts';
-import { middleEllipsis } from '../format';
+import { distinctEllipses } from '../format';
 import { gridFromDataTable } from '../table';
 
 export async function renderKernelStats(ctx: PageContext): Promise<void> {
@@ -13,9 +13,15 @@ export async function renderKernelStats(ctx: PageContext): Promise<void> {
   ctx.root.appendChild(el('div', { class: 'toolbar' }, csvButton(ctx.sel)));
   // Rows are (kernel, op) pairs, and one kernel often serves several ops: the label names both.
   const names = strings(t, 'kernel_name'), ops = strings(t, 'op_name'), totals = numbers(t, 'total_duration_us');
-  const top = names.map((name, i) => ({ name: ops[i] ? `${name} (${ops[i]})` : name, label: ops[i] ? `${middleEllipsis(name, 28)} · ${middleEllipsis(ops[i], 24)}` : middleEllipsis(name, 56), value: totals[i] }))
+  const rows = names.map((name, i) => ({ name: ops[i] ? `${name} (${ops[i]})` : name, kernel: name, op: ops[i], value: totals[i] }))
     .filter((x) => Number.isFinite(x.value)).sort((a, b) => b.value - a.value).slice(0, 10);
+  // Kernels of one library share long heads and tails: the labels show where two names differ.
+  const kernelShort = distinctEllipses(rows.map((x) => x.kernel), rows.some((x) => x.op) ? 28 : 56);
+  const opShort = distinctEllipses(rows.map((x) => x.op).filter(Boolean), 24);
+  const top = rows.map((x) => ({ name: x.name, value: x.value,
+    label: x.op ? `${kernelShort.get(x.kernel)} · ${opShort.get(x.op)}` : kernelShort.get(x.kernel) }));
   ctx.root.appendChild(section('Top 10 kernels by total duration (µs)', horizontalBars(top, { unit: ' µs', name: 'top-kernels' })));
   ctx.root.appendChild(section('Kernels', gridFromDataTable(t, { initialSort: { id: 'total_duration_us', desc: true }, name: 'kernels',
-    columnFilters: ['kernel_name', 'op_name'] }).root));
+    columnFilters: ['kernel_name', 'op_name'], chooseColumns: true,
+    leadColumns: ['kernel_name', 'op_name', 'total_duration_us', 'occurrences', 'avg_duration_us'] }).root));
 }

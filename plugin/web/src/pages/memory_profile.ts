@@ -31,12 +31,22 @@ export async function renderMemoryProfile(ctx: PageContext): Promise<void> {
   const ids = (data.memoryIds?.length ? data.memoryIds : Object.keys(per)).filter((id) => per[id]);
   if (ids.length === 0) { ctx.root.appendChild(message('empty', 'No memory allocations were recorded in this profile.')); return; }
   const picker = el('select', { id: 'memory-id', 'aria-label': 'Memory ID' }, ...ids.map((id) => el('option', { value: id }, id)));
+  picker.value = busiestAllocator(ids, per);
   const body = el('div');
-  ctx.root.append(el('div', { class: 'toolbar' }, el('label', {}, 'Memory ID ', picker)), body);
+  ctx.root.append(el('div', { class: 'toolbar' }, el('label', {}, 'Memory ID ', picker),
+    el('span', { class: 'hint' }, ids.length > 1 ? ' opened on the allocator with the most allocations' : '')), body);
   const draw = () => { clear(body); drawAllocator(body, per[picker.value]); };
   picker.addEventListener('change', draw);
   draw();
   if (data.hloModules?.length) ctx.root.appendChild(section('HLO modules', hloModules(data.hloModules)));
+}
+
+// The allocator to open first: the one that allocated most often (the memory the program works in), then the one with
+// the highest peak in use. The memory id order (often a host allocator with a handful of allocations first) says nothing.
+function busiestAllocator(ids: string[], per: Record<string, Allocator>): string {
+  const count = (id: string) => n(per[id].profileSummary?.numAllocations) || 0;
+  const peak = (id: string) => n(per[id].profileSummary?.peakStats?.peakBytesInUse) || 0;
+  return ids.reduce((best, id) => (count(id) > count(best) || (count(id) === count(best) && peak(id) > peak(best)) ? id : best), ids[0]);
 }
 
 // Sizes in the unit that fits: bytes, KiB, MiB, GiB.
@@ -50,20 +60,20 @@ function drawAllocator(root: HTMLElement, a: Allocator): void {
   const peak = s.peakStats ?? {};
   const peakMs = n(s.peakStatsTimePs) / 1e9;
   const summary = [
-    card('Peak heap usage (lifetime)', size(s.peakBytesUsageLifetime), '', { key: 'peakBytesUsageLifetime' }),
-    card('Peak memory in use', size(peak.peakBytesInUse), Number.isFinite(peakMs) ? `at ${fmtNum(peakMs, 3)} ms` : '', { key: 'peakBytesInUse' }),
-    card('Stack reserved at peak', size(peak.stackReservedBytes), '', { key: 'stackReservedBytes' }),
-    card('Heap allocated at peak', size(peak.heapAllocatedBytes), '', { key: 'heapAllocatedBytes' }),
-    card('Free memory at peak', size(peak.freeMemoryBytes), '', { key: 'freeMemoryBytes' }),
-    card('Fragmentation at peak', peak.fragmentation === undefined ? '' : `${fmtNum(peak.fragmentation * 100, 2)}%`, 'lower is better', { key: 'fragmentation' }),
-    card('Memory capacity', size(s.memoryCapacity), '', { key: 'memoryCapacity' }),
+    card('Peak heap usage (lifetime)', size(s.peakBytesUsageLifetime), '', { key: 'peakBytesUsageLifetime', json: s.peakBytesUsageLifetime, jsonUnit: 'B' }),
+    card('Peak memory in use', size(peak.peakBytesInUse), Number.isFinite(peakMs) ? `at ${fmtNum(peakMs, 3)} ms` : '', { key: 'peakBytesInUse', json: peak.peakBytesInUse, jsonUnit: 'B' }),
+    card('Stack reserved at peak', size(peak.stackReservedBytes), '', { key: 'stackReservedBytes', json: peak.stackReservedBytes, jsonUnit: 'B' }),
+    card('Heap allocated at peak', size(peak.heapAllocatedBytes), '', { key: 'heapAllocatedBytes', json: peak.heapAllocatedBytes, jsonUnit: 'B' }),
+    card('Free memory at peak', size(peak.freeMemoryBytes), '', { key: 'freeMemoryBytes', json: peak.freeMemoryBytes, jsonUnit: 'B' }),
+    card('Fragmentation at peak', peak.fragmentation === undefined ? '' : `${fmtNum(peak.fragmentation * 100, 2)}%`, 'lower is better', { key: 'fragmentation', json: peak.fragmentation, jsonUnit: 'fraction' }),
+    card('Memory capacity', size(s.memoryCapacity), '', { key: 'memoryCapacity', json: s.memoryCapacity, jsonUnit: 'B' }),
   ];
   // Counted by the server over every activity of the profiling window (xprof's page counts the timeline points it got).
   const noCount = 'The server sent no count for this memory (an older tbprof or another server).';
   summary.unshift(
-    card('#Allocation', s.numAllocations === undefined ? '' : fmtNum(n(s.numAllocations)), '', { key: 'numAllocations',
+    card('#Allocation', s.numAllocations === undefined ? '' : fmtNum(n(s.numAllocations)), '', { key: 'numAllocations', json: s.numAllocations,
       tooltip: 'Allocations by this allocator within the profiling window.', unknown: s.numAllocations === undefined ? noCount : undefined }),
-    card('#Deallocation', s.numDeallocations === undefined ? '' : fmtNum(n(s.numDeallocations)), '', { key: 'numDeallocations',
+    card('#Deallocation', s.numDeallocations === undefined ? '' : fmtNum(n(s.numDeallocations)), '', { key: 'numDeallocations', json: s.numDeallocations,
       tooltip: 'Deallocations by this allocator within the profiling window.', unknown: s.numDeallocations === undefined ? noCount : undefined }));
   root.appendChild(section('Memory profile summary', cards(...summary)));
 

@@ -4,7 +4,8 @@ import { apiUrl, fetchText } from '../api';
 import { el, svg, section, message, clear } from '../dom';
 import { PageContext } from '../page';
 import { card, cards } from './common';
-import { fmtNum } from '../format';
+import { fmtMiB } from '../format';
+import { busiestProgram } from './xla_common';
 
 interface SourceInfo { fileName?: string; lineNumber?: number }
 interface HeapObject {
@@ -18,7 +19,10 @@ interface PreprocessResult {
   indefiniteBufferAllocationMib?: number;
 }
 
-const mib = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : `${fmtNum(v, 2)} MiB`);
+const mib = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : fmtMiB(v));
+// A card of a size in MiB: unknown when the server left it out.
+const mibCard = (label: string, v: number | undefined, note = '') =>
+  card(label, v === undefined || !Number.isFinite(v) ? '' : fmtMiB(v), note, { json: v, jsonUnit: 'MiB' });
 
 export async function renderMemoryViewer(ctx: PageContext): Promise<void> {
   const modules = (await fetchText(apiUrl('module_list', { run: ctx.sel.run }), ctx.signal)).split(',').filter(Boolean);
@@ -26,6 +30,11 @@ export async function renderMemoryViewer(ctx: PageContext): Promise<void> {
   const wanted = new URLSearchParams(location.search).get('module_name');
   const picker = el('select', { id: 'mv-module', 'aria-label': 'Module' }, ...modules.map((m) => el('option', { value: m }, m)));
   if (wanted && modules.includes(wanted)) picker.value = wanted;
+  else {
+    // No link: the program that takes the most device time, not the first name in alphabetical order.
+    const busiest = await busiestProgram(ctx.sel, modules, ctx.signal);
+    if (busiest?.module) picker.value = busiest.module;
+  }
   const space = el('select', { id: 'mv-space', 'aria-label': 'Memory space' },
     el('option', { value: '0' }, 'HBM (0)'), el('option', { value: '1' }, '1'), el('option', { value: '2' }, '2'),
     el('option', { value: '3' }, '3'), el('option', { value: '5' }, 'Host (5)'));
@@ -48,12 +57,12 @@ export async function renderMemoryViewer(ctx: PageContext): Promise<void> {
 function drawResult(root: HTMLElement, d: PreprocessResult): void {
   const heap = d.heapSizes ?? [];
   root.appendChild(section(`Module ${d.moduleName ?? ''}`, cards(
-    card('Peak heap', mib(d.peakHeapMib), heap.length ? `at program point ${d.peakHeapSizePosition ?? 0}` : 'no heap simulation for this memory space'),
-    card('Peak heap, unpadded', mib(d.peakUnpaddedHeapMib)),
-    card('Entry parameters', mib(d.entryComputationParametersMib)),
-    card('May be live out', mib(d.maybeLiveOutMib)),
-    card('All allocations', mib(d.totalBufferAllocationMib)),
-    card('Whole-program allocations', mib(d.indefiniteBufferAllocationMib)),
+    mibCard('Peak heap', d.peakHeapMib, heap.length ? `at program point ${d.peakHeapSizePosition ?? 0}` : 'no heap simulation for this memory space'),
+    mibCard('Peak heap, unpadded', d.peakUnpaddedHeapMib),
+    mibCard('Entry parameters', d.entryComputationParametersMib),
+    mibCard('May be live out', d.maybeLiveOutMib),
+    mibCard('All allocations', d.totalBufferAllocationMib),
+    mibCard('Whole-program allocations', d.indefiniteBufferAllocationMib),
   )));
   // Without a heap-simulator trace only the whole-program allocations are known: no curve, but their buffers.
   root.appendChild(section('Memory allocation size vs. program order',
@@ -72,12 +81,12 @@ function usageChart(d: PreprocessResult): HTMLElement {
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'mv-chart', id: 'mv-chart', role: 'img', 'aria-label': 'Heap size over program order' },
     svg('line', { x1: L, y1: y(0), x2: W - 10, y2: y(0), stroke: '#999' }),
     svg('line', { x1: L, y1: T, x2: L, y2: y(0), stroke: '#999' }),
-    svg('text', { x: 4, y: T + 10, 'font-size': 11 }, `${fmtNum(max, 1)} MiB`),
+    svg('text', { x: 4, y: T + 10, 'font-size': 11 }, fmtMiB(max)),
     svg('text', { x: 4, y: y(0), 'font-size': 11 }, '0'),
     svg('path', { d: path(unpadded), fill: 'none', stroke: '#81c784', 'stroke-width': 1.5 }),
     svg('path', { d: path(heap), fill: 'none', stroke: '#1e88e5', 'stroke-width': 1.5 }),
     svg('line', { x1: x(peakIndex), y1: T, x2: x(peakIndex), y2: y(0), stroke: '#d32f2f', 'stroke-dasharray': '4 3', id: 'mv-peak' }),
-    svg('text', { x: x(peakIndex) + 4, y: T + 22, 'font-size': 11, fill: '#d32f2f' }, `peak ${fmtNum(d.peakHeapMib ?? 0, 2)} MiB`));
+    svg('text', { x: x(peakIndex) + 4, y: T + 22, 'font-size': 11, fill: '#d32f2f' }, `peak ${mib(d.peakHeapMib)}`));
   const cursor = svg('line', { x1: 0, y1: T, x2: 0, y2: y(0), stroke: '#555', visibility: 'hidden' });
   chart.appendChild(cursor);
   const info = el('div', { class: 'mv-hover', id: 'mv-hover' }, 'Hover over the chart for the program point.');
@@ -86,7 +95,7 @@ function usageChart(d: PreprocessResult): HTMLElement {
     const px = ((ev.clientX - box.left) / box.width) * W;
     const i = Math.min(heap.length - 1, Math.max(0, Math.round(((px - L) / (W - L - 10)) * (heap.length - 1))));
     cursor.setAttribute('x1', String(x(i))); cursor.setAttribute('x2', String(x(i))); cursor.setAttribute('visibility', 'visible');
-    info.textContent = `Program point ${i}${names[i] ? ` (${names[i]})` : ''}: heap ${fmtNum(heap[i], 3)} MiB, unpadded ${fmtNum(unpadded[i] ?? NaN, 3)} MiB`;
+    info.textContent = `Program point ${i}${names[i] ? ` (${names[i]})` : ''}: heap ${mib(heap[i])}, unpadded ${mib(unpadded[i])}`;
   });
   const legend = el('div', { class: 'mv-legend' }, el('span', { class: 'mv-key mv-key-heap' }, 'heap (padded)'), ' ',
     el('span', { class: 'mv-key mv-key-unpadded' }, 'unpadded'), ' ', el('span', { class: 'mv-key mv-key-peak' }, 'peak'));

@@ -73,7 +73,8 @@ export async function renderOpStats(ctx: PageContext): Promise<void> {
       ? gridFromDataTable(t, { percentCols: PERCENT_COLS, initialSort: { id: 'rank', desc: false }, name: 'op-stats', filterPlaceholder: 'Filter by op name, type or host/device…',
         zeroMeansUnknown: { measured_flop_rate: NO_FLOPS, model_flop_rate: NO_FLOPS, operational_intensity: NO_FLOPS,
           measured_memory_bw: 'Unknown: the profile records no bytes accessed for these ops, so the server reports 0 for all of them.' },
-        notApplicable: otherSideShares(t) }).root
+        notApplicable: otherSideShares(t), chooseColumns: true,
+        leadColumns: ['rank', 'host_or_device', 'type', 'operation', 'occurrences', 'total_self_time', 'avg_self_time', 'total_time', 'avg_time'] }).root
       : message('empty', 'No operations were recorded.')));
   };
   includeIdle.addEventListener('change', () => draw(includeIdle.checked ? withIdle : (withoutIdle ?? withIdle)));

@@ -63,7 +63,8 @@ function figureCard(f: Figure, p: Record<string, string>, unknown?: string): HTM
       unknown: unknown ?? f.whyUnknown ?? 'Unknown: the server reports this figure as unknown (the profile has nothing it is computed from).' });
   }
   const value = v === undefined || v === '' ? '' : `${v}${f.unit ? ' ' + f.unit : ''}`;
-  return card(f.label, value, notes.join(' · '), { key: f.key, tooltip: f.tooltip, unknown: value ? unknown : unknown ?? 'The server did not report this figure.' });
+  return card(f.label, value, notes.join(' · '), { key: f.key, tooltip: f.tooltip, unknown: value ? unknown : unknown ?? 'The server did not report this figure.',
+    json: v, jsonUnit: f.unit ?? '' });
 }
 
 export async function renderOverview(ctx: PageContext): Promise<void> {
@@ -104,16 +105,17 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   root.appendChild(section('Step-time graph', steps ? stepChart(steps, 'overview-steps') : message('empty', 'No step-time data.'),
     steps && steps.rows.length ? el('p', { class: 'hint' }, 'Each column is one step, stacked by where its time went (milliseconds); input time is drawn in red.') : null));
 
-  root.appendChild(section('Device compute precision', precision(ap)));
+  // Device panels only where there is a device: the note above says device figures are left out.
+  if (!cpuOnly) root.appendChild(section('Device compute precision', precision(ap)));
 
-  if (analysis) {
+  if (analysis && !cpuOnly) {
     root.appendChild(section('Top operations on the device', analysis.rows.length
       ? gridFromDataTable(analysis, { percentCols: ['selfTimePercent', 'cumulativeTimePercent'], name: 'top-ops',
         zeroMeansUnknown: { flopRate: NO_FLOPS } }).root
       : message('empty', 'No device operations were recorded.')));
   }
 
-  root.appendChild(section('Run environment', runEnvironment(env, envTable)));
+  root.appendChild(section('Run environment', runEnvironment(env, envTable, cpuOnly)));
   root.appendChild(section('Recommendation for next step', recommendation(recoP, reco, ctx)));
 }
 
@@ -134,11 +136,16 @@ function diagnosticsList(t: DataTable): HTMLElement {
   return el('div', { class: 'diagnostics' }, ...sev.map((s, i) => el('div', { class: `msg msg-${s === 'ERROR' ? 'error' : 'info'}` }, `${s}: ${msg[i]}`)));
 }
 
-function runEnvironment(p: Record<string, string>, t: DataTable | null): HTMLElement {
+function runEnvironment(p: Record<string, string>, t: DataTable | null, cpuOnly: boolean): HTMLElement {
   const items: HTMLElement[] = [];
   const plain: [string, string][] = [['host_count', 'Hosts'], ['task_count', 'Tasks'], ['device_type', 'Device type'], ['device_core_count', 'Device cores'],
     ['batch_size', 'Batch size']];
-  for (const [k, l] of plain) if (p[k] !== undefined) items.push(card(l, p[k] === 'unknown' ? '' : p[k], '', { key: k }));
+  for (const [k, l] of plain) {
+    if (p[k] === undefined) continue;
+    // A run without an accelerator has no device cores to count: its 0 is "none known", not a figure.
+    const noDevice = k === 'device_core_count' && cpuOnly && Number(p[k]) === 0 ? 'Unknown: this run has no accelerator, so it has no device cores.' : undefined;
+    items.push(card(l, p[k] === 'unknown' ? '' : p[k], '', { key: k, json: p[k], unknown: noDevice }));
+  }
   if (p.is_training !== undefined) {
     // xprof infers training from the HLO modules' op names (gradient name scopes,
     // JAX's transpose(jvp(…))); without a module the server sends "" (unknown).
@@ -159,7 +166,7 @@ function runEnvironment(p: Record<string, string>, t: DataTable | null): HTMLEle
   if (p.profile_duration_ms !== undefined) {
     // A duration sent beside a start time is measured (it may round down to 0 ms); alone, 0 means not recorded.
     const unrecorded = Number(p.profile_duration_ms) === 0 && p.profile_start_time === undefined;
-    items.push(card('Profile duration', unrecorded ? '' : `${p.profile_duration_ms} ms`, '', { key: 'profile_duration_ms',
+    items.push(card('Profile duration', unrecorded ? '' : `${p.profile_duration_ms} ms`, '', { key: 'profile_duration_ms', json: p.profile_duration_ms, jsonUnit: 'ms',
       tooltip: 'Length of the profiler session, whole milliseconds.',
       unknown: unrecorded ? 'The profile records no capture duration (it says 0 ms).' : undefined }));
   }

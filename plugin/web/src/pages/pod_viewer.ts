@@ -1,7 +1,7 @@
 import { el, section, message, clear, svg } from '../dom';
 import { PageContext } from '../page';
 import { card, cards } from './common';
-import { stackedColumns, horizontalBars } from '../charts';
+import { stackedColumns, horizontalBars, seriesColors } from '../charts';
 import { DataGrid, GridColumn } from '../table';
 import { fmtNum, fmtBytes } from '../format';
 
@@ -33,7 +33,7 @@ export async function renderPodViewer(ctx: PageContext): Promise<void> {
   for (const w of data.diagnostics?.warnings ?? []) ctx.root.appendChild(message('info', w));
   if (steps.length === 0) { ctx.root.appendChild(message('empty', 'No per-step pod statistics in this profile (pod_viewer needs step markers).')); return; }
   const env = data.runEnvironment ?? {};
-  const envCards = Object.entries(env).filter(([, v]) => typeof v !== 'object').map(([k, v]) => card(k, String(v)));
+  const envCards = Object.entries(env).filter(([, v]) => typeof v !== 'object').map(([k, v]) => card(k, String(v), '', { key: k, json: typeof v === 'number' ? v : undefined }));
   if (data.deviceType) envCards.unshift(card('Device type', data.deviceType));
   if (envCards.length) ctx.root.appendChild(section('Run environment', cards(...envCards)));
 
@@ -54,11 +54,12 @@ export async function renderPodViewer(ctx: PageContext): Promise<void> {
       const mine = cores.filter(([, c]) => (c.hostName ?? 'unknown') === h);
       return mine.reduce((acc, [, c]) => acc + get(c), 0) / Math.max(1, mine.length) / 1000;
     };
-    const series = comps.map((comp) => ({ name: comp.name, id: comp.key, values: hosts.map((h) => mean(h, comp.get)) }));
+    const colors = seriesColors(comps.map((comp) => comp.name));
+    const series = comps.map((comp, i) => ({ name: comp.name, id: comp.key, color: colors[i], values: hosts.map((h) => mean(h, comp.get)) }));
     // The breakdown need not cover the whole step: the rest is drawn as its own part, so each column is the step time.
     const rest = hosts.map((h) => Math.max(0, mean(h, (c) => Number(c.totalDurationUs ?? 0)) - series.reduce((acc, se) => acc + se.values[hosts.indexOf(h)], 0)));
     const restShown = rest.some((v) => v > 1e-6);
-    if (restShown) series.push({ name: 'Rest of the step (not in the breakdown)', id: 'rest', values: rest });
+    if (restShown) series.push({ name: 'Rest of the step (not in the breakdown)', id: 'rest', color: '#d3d3d3', values: rest });
     body.appendChild(section('Step breakdown per host (mean over cores, ms)', stackedColumns(hosts, series, { yLabel: 'milliseconds', name: 'pod-hosts' }),
       restShown ? el('p', { class: 'hint' }, 'The server\'s breakdown does not cover the whole step time; "Rest of the step" is the step time it leaves out.') : null));
     const topo = topology(data, cores);

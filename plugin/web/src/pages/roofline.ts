@@ -40,9 +40,9 @@ export async function renderRoofline(ctx: PageContext): Promise<void> {
   if (!t) { ctx.root.appendChild(message('empty', 'No roofline table in this response.')); return; }
   const p = t.p ?? {};
   const peakGflops = numOrNull(p.peak_flop_rate), peakHbmGib = numOrNull(p.peak_hbm_bw), ridge = numOrNull(p.hbm_ridge_point);
-  ctx.root.appendChild(cards(card('Device', p.device_type || UNKNOWN), card('Peak FLOP rate', peakGflops === null ? UNKNOWN : `${fmtNum(peakGflops, 3)} GFLOP/s`),
-    card('Peak HBM bandwidth', peakHbmGib === null ? UNKNOWN : `${fmtNum(peakHbmGib, 2)} GiB/s`),
-    card('HBM ridge point', ridge === null ? UNKNOWN : `${fmtNum(ridge, 2)} FLOP/Byte`)));
+  ctx.root.appendChild(cards(card('Device', p.device_type || UNKNOWN), card('Peak FLOP rate', peakGflops === null ? UNKNOWN : `${fmtNum(peakGflops, 3)} GFLOP/s`, '', { key: 'peak_flop_rate', json: p.peak_flop_rate }),
+    card('Peak HBM bandwidth', peakHbmGib === null ? UNKNOWN : `${fmtNum(peakHbmGib, 2)} GiB/s`, '', { key: 'peak_hbm_bw', json: p.peak_hbm_bw, jsonUnit: 'GiB' }),
+    card('HBM ridge point', ridge === null ? UNKNOWN : `${fmtNum(ridge, 2)} FLOP/Byte`, '', { key: 'hbm_ridge_point', json: p.hbm_ridge_point })));
   if (diagnostics) {
     for (let r = 0; r < diagnostics.rows.length; r++) {
       const sev = String(cellValue(diagnostics, r, colIndex(diagnostics, 'severity')) ?? '');

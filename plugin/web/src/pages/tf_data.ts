@@ -64,7 +64,7 @@ export async function renderTfData(ctx: PageContext): Promise<void> {
   if (!summary || summary.rows.length === 0) { root.appendChild(message('empty', 'No tf.data input pipelines were found in this profile.')); return; }
 
   root.appendChild(section('Summary', cards(card('Input bound', p.is_input_bound === 'true' ? 'Yes' : p.is_input_bound === 'false' ? 'No' : '—'),
-    card('Input pipelines', String(summary.rows.length))), p.summary_message ? el('p', { class: 'conclusion' }, safeHtml(p.summary_message)) : null,
+    card('Input pipelines', String(summary.rows.length), '', { json: summary.rows.length, jsonUnit: 'rows' })), p.summary_message ? el('p', { class: 'conclusion' }, safeHtml(p.summary_message)) : null,
     el('p', { class: 'hint', id: 'verdict-basis' }, 'This verdict reads tf.data call latencies (a call slower than 50 µs is slow); the overview '
       + 'and the input pipeline analyzer judge by the share of step time spent waiting for input, so the pages can differ.')));
 

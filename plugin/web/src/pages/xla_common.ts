@@ -3,6 +3,7 @@
 import { el } from '../dom';
 import { fmtNum } from '../format';
 import { DataTable, cellValue } from '../datatable';
+import { fetchJson, dataUrl } from '../api';
 import { GridColumn } from '../table';
 import { Selection } from '../api';
 
@@ -109,4 +110,34 @@ export function hloLinksForEvent(name: string, args: Record<string, unknown> | u
     title: module ? `${op} in module ${module}` : `${op} (its module is not recorded: the graph page lists the modules that have it)` }, 'Open in Graph Viewer');
   return el('div', { class: 'xla-links' }, el('h3', {}, `HLO op ${op}${module ? ` · module ${module}` : ''}`),
     el('div', { class: 'toolbar' }, link('hlo_stats', 'Open in HLO Op Stats'), link('op_profile', 'Open in HLO Op Profile'), graph || null));
+}
+
+// The program this run spends the most device time in (the sum of its ops' self time in hlo_stats), its module_list
+// entry and its op with the most self time: where graph_viewer and memory_viewer open when no link says otherwise.
+// null when hlo_stats has no timed op (then the pages keep module_list's order).
+export interface BusiestProgram { programId: string; module: string | undefined; op: string }
+export async function busiestProgram(sel: Selection, modules: string[], signal: AbortSignal): Promise<BusiestProgram | null> {
+  let data: unknown;
+  try { data = await fetchJson(dataUrl({ ...sel, tool: 'hlo_stats' }), signal); } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    return null;
+  }
+  const t = (Array.isArray(data) ? data : [data]).find((x): x is DataTable => !!x && Array.isArray((x as DataTable).cols)) ?? null;
+  if (!t) return null;
+  const col = (id: string) => t.cols.findIndex((c) => c.id === id);
+  const [pi, oi, si] = [col('program_id'), col('hlo_op_name'), col('total_self_time')];
+  if (pi < 0 || oi < 0 || si < 0) return null;
+  const perProgram = new Map<string, { time: number; op: string; opTime: number }>();
+  t.rows.forEach((_, r) => {
+    const id = String(cellValue(t, r, pi) ?? ''), self = Number(cellValue(t, r, si) ?? 0);
+    if (!id || !(self > 0)) return;
+    const p = perProgram.get(id) ?? { time: 0, op: '', opTime: -1 };
+    p.time += self;
+    if (self > p.opTime) { p.op = String(cellValue(t, r, oi) ?? ''); p.opTime = self; }
+    perProgram.set(id, p);
+  });
+  let best: [string, { time: number; op: string }] | null = null;
+  for (const entry of perProgram) if (!best || entry[1].time > best[1].time) best = entry;
+  if (!best) return null;
+  return { programId: best[0], module: modules.find((m) => m.endsWith(`(${best![0]})`)), op: best[1].op };
 }

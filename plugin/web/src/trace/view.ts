@@ -121,15 +121,22 @@ export class TraceView {
       const mine = Array.from(keys.values()).filter((l) => l.pid === pid);
       mine.sort((a, b) => (a.counter ? 1 : 0) - (b.counter ? 1 : 0) ||
         (m.threadSort.get(a.key) ?? num(a.tid)) - (m.threadSort.get(b.key) ?? num(b.tid)) || a.tid.localeCompare(b.tid));
+      // Threads of one process that share a name (four "tf_Compute") are told apart by their ids.
+      const nameCount = new Map<string, number>();
+      for (const l of mine) { const n = m.threadNames.get(l.key); if (n !== undefined) nameCount.set(n, (nameCount.get(n) ?? 0) + 1); }
       for (const l of mine) {
         const rows = Math.max(1, l.rows.length);
         const h = l.counter ? COUNTER_H : rows * ROW_H + 4;
-        const title = l.counter ? l.tid.replace(/^counter:/, '') : m.threadNames.get(l.key) ?? `Thread ${l.tid}`;
+        const named = m.threadNames.get(l.key);
+        const title = l.counter ? l.tid.replace(/^counter:/, '') : named === undefined ? `Thread ${l.tid}`
+          : (nameCount.get(named) ?? 0) > 1 ? `${named} (${l.tid})` : named;
         this.lanes.push({ lane: l.key, pid, y, h, rows, counter: !!l.counter, title });
         y += h;
       }
     }
     this.contentH = y;
+    // Lane titles per process, for the browser tests (the lanes are drawn on a canvas).
+    this.canvas.dataset.laneTitles = JSON.stringify(this.lanes.filter((l) => !l.counter).map((l) => [l.pid, l.title]));
   }
 
   requestDraw(): void {
