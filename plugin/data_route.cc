@@ -300,9 +300,11 @@ HttpResponse AnswerOf(const std::string& tag, const std::string& run, const std:
   return answer;
 }
 
-// Names the versions of the files a server error came from (see HttpResponse::failed_files).
+// Names the versions of the files a failure came from (see HttpResponse::failed_files): a server
+// error, or a damaged profile file (422), which the operator should hear of once, not per request.
 HttpResponse WithFailedFiles(const std::vector<std::pair<std::string, FileIdentity>>& files, HttpResponse answer) {
-  if (answer.status < 500 || answer.status == 503) return answer;  // 503: transient, worth seeing each time
+  const bool file_failure = answer.status == 422 || (answer.status >= 500 && answer.status != 503);
+  if (!file_failure) return answer;  // 503: transient, worth seeing each time
   for (const auto& [path, id] : files) answer.failed_files += FileIdentityKey(path, id) + "\n";
   return answer;
 }

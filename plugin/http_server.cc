@@ -580,7 +580,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // Server errors always; a client that leaves before the answer is written
     // is its own business, logged with the rest at --verbose.
     // A damaged profile fails every request for it: logged once per file version.
-    const bool failed = status_ >= 500 && (failed_files_.empty() || server_->FirstFailureOf(failed_files_));
+    // A damaged file is answered 422 (the user must re-capture it) and is logged the same way.
+    const bool failed = (status_ >= 500 || (status_ == 422 && !failed_files_.empty())) &&
+                        (failed_files_.empty() || server_->FirstFailureOf(failed_files_));
     if (!failed && !server_->options.verbose) return;
     LogLevel level = failed ? LogLevel::kError : LogLevel::kInfo;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
