@@ -262,6 +262,20 @@ export const checks = {
     const rects = await page.$$eval('svg.flame-graph rect', (r) => r.length);
     assert(!(data.root.total_exec_micros > 0) || rects > 0, 'the flame graph is empty');
     assert((await page.$$('#tfprof-options select[name="view"]')).length === 1, 'no view selector');
+    // The root's children: at most 100 drawn at first, the rest one click away, and the count in the button is right.
+    const kids = data.root.children.length;
+    const drawnKids = async () => page.$$eval('.tfprof-table tbody tr td.depth-1', (c) => c.filter((x) => !x.closest('tr.more')).length);
+    assert(await drawnKids() === Math.min(kids, 100), `root has ${kids} children, ${await drawnKids()} drawn`);
+    if (kids > 100) {
+      const label = await page.textContent('.more-rows');
+      assert(label.includes(`show ${kids - 100} more`), `more button says ${label}`);
+      await page.click('.more-rows');
+      assert(await drawnKids() === kids, `after "show more" ${await drawnKids()} of ${kids} children drawn`);
+    }
+    // tfprof's text is folded and filled on opening, with the server's text.
+    assert(await page.textContent('#tfprof-text') === '', 'the text was laid out before it was opened');
+    await page.click('details.tfprof-text summary');
+    assert((await page.textContent('#tfprof-text')) === data.text, 'the opened text differs from the answer');
   },
 
   async kernel_stats({ page, data, assert, api, run, tool, host }) {

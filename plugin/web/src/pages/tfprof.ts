@@ -50,9 +50,14 @@ function cell(node: TfNode, c: Column): HTMLElement {
     : el('td', { class: 'num' }, c.format(v));
 }
 
+// A node with thousands of children (every op of a big model under one scope)
+// shows its largest ones first and the rest on request, so the page stays quick.
+const CHILDREN_SHOWN = 100;
+
 class TreeTable {
   private sortBy = 'total_exec_micros';
   private readonly expanded = new Set<TfNode>();
+  private readonly showAll = new Set<TfNode>();
   readonly root = el('div', { class: 'tfprof-tree' });
 
   constructor(private readonly top: TfNode) {
@@ -78,7 +83,16 @@ class TreeTable {
       toggle.addEventListener('click', () => { if (open) this.expanded.delete(node); else this.expanded.add(node); this.render(); });
       const name = el('td', { class: `tree-name depth-${Math.min(depth, 30)}`, title: node.name }, toggle, ' ', middleEllipsis(node.name, 90));
       body.appendChild(el('tr', { 'data-node': node.name }, name, ...COLUMNS.map((c) => cell(node, c))));
-      if (open) for (const c of this.sorted(node.children)) walk(c, depth + 1);
+      if (!open) return;
+      const children = this.sorted(node.children);
+      const shown = this.showAll.has(node) ? children : children.slice(0, CHILDREN_SHOWN);
+      for (const c of shown) walk(c, depth + 1);
+      if (shown.length < children.length) {
+        const more = el('button', { class: 'link-button more-rows', 'data-more': node.name },
+          `show ${children.length - shown.length} more children of ${middleEllipsis(node.name, 60)}`);
+        more.addEventListener('click', () => { this.showAll.add(node); this.render(); });
+        body.appendChild(el('tr', { class: 'more' }, el('td', { class: `tree-name depth-${Math.min(depth + 1, 30)}`, colspan: String(COLUMNS.length + 1) }, more)));
+      }
     };
     walk(this.top, 0);
     this.root.appendChild(el('table', { class: 'grid tfprof-table' }, el('thead', {}, head), body));
@@ -93,7 +107,9 @@ class TreeTable {
 }
 
 // An icicle: the root spans the width, each node's children laid end to end
-// inside it in proportion to their total execution time.
+// inside it in proportion to their total execution time. Nodes narrower than
+// half a unit (0.05% of the root) are not drawn: they cannot be seen or
+// pointed at, and a big model has tens of thousands of them.
 function flameGraph(root: TfNode): SVGElement {
   const width = 1000, rowHeight = 18;
   const total = figure(root, 'total_exec_micros') ?? 0;
@@ -112,7 +128,7 @@ function flameGraph(root: TfNode): SVGElement {
       const ct = figure(c, 'total_exec_micros') ?? 0;
       if (ct <= 0 || t <= 0) continue;
       const cw = (w * ct) / t;
-      place(c, cx, cw, depth + 1);
+      if (cw >= 0.5) place(c, cx, cw, depth + 1);
       cx += cw;
     }
   };
@@ -154,6 +170,16 @@ function optionForm(state: FormState, submit: (s: FormState) => void): HTMLEleme
   return form;
 }
 
+// tfprof's text can run to megabytes: it is folded until asked for, and laid
+// out only then.
+function textBlock(text: string): HTMLElement {
+  const lines = text.split('\n').length;
+  const pre = el('pre', { class: 'raw', id: 'tfprof-text' });
+  const box = el('details', { class: 'tfprof-text' }, el('summary', {}, `tfprof's text output (${fmtNum(lines)} lines)`), pre);
+  box.addEventListener('toggle', () => { if ((box as HTMLDetailsElement).open && !pre.firstChild) pre.textContent = text; });
+  return box;
+}
+
 export async function renderTfprof(ctx: PageContext): Promise<void> {
   const output = el('div', { id: 'tfprof-output' });
   const show = async (state: FormState) => {
@@ -173,7 +199,7 @@ export async function renderTfprof(ctx: PageContext): Promise<void> {
       output.append(
         section(`${view.view} view`, new TreeTable(view.root).root),
         section('Flame graph (total execution time)', flameGraph(view.root)),
-        section('tfprof text', el('pre', { class: 'raw' }, view.text)));
+        section('tfprof text', textBlock(view.text)));
     } catch (e) {
       output.appendChild(message('error', describeError(e)));
     }
