@@ -364,7 +364,11 @@ HloOpDb CombineHloOpDbs(const std::vector<std::shared_ptr<const HloOpDb>>& dbs) 
     if (db != dbs.front()) out.peaks.device_count += db->peaks.device_count;
     out.total_time_ps += db->total_time_ps;
     out.has_device_ops |= db->has_device_ops;
-    for (const auto& [id, prog] : db->programs.by_id) out.programs.by_id.emplace(id, prog);
+    for (const auto& [id, prog] : db->programs.by_id) {
+      out.programs.by_id.emplace(id, prog);
+      out.combined_programs.push_back(prog);
+    }
+    out.combined_programs.insert(out.combined_programs.end(), db->combined_programs.begin(), db->combined_programs.end());
     for (const HloOpMetrics& m : db->ops) {
       auto [it, fresh] = index.try_emplace({m.program_id, m.is_idle ? std::string() : m.name}, out.ops.size());
       if (fresh) {

@@ -61,6 +61,10 @@ struct HloOpDb {
   uint64_t total_time_ps = 0;     // summed over device planes
   DevicePeaks peaks;
   HloPrograms programs;           // kept alive: ops point into them
+  // Combined hosts may hold different programs under one id (separate jobs'
+  // files opened as one run): `programs` finds the first, and every host's
+  // programs stay alive here because its ops point into them.
+  std::vector<std::shared_ptr<const HloProgram>> combined_programs;
   bool has_device_ops = false;
 
   // Program id -> "<module>(<id>)".
