@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "plugin/gzip.h"
 #include "plugin/logdir.h"
@@ -151,6 +152,14 @@ struct HttpServer::Impl {
   enum class Admission { kQueued, kBusy, kTooBig };
   Admission Submit(Job job);
   void Finished(WorkLane lane, uint64_t working_bytes);
+  // Running work of `lane` asks for `more` bytes, `total` in all (see
+  // convert/base/memory_grant.h): given when the budget has them now.
+  Status GrowRunning(WorkLane lane, uint64_t more, uint64_t total);
+  // The grant a job of `lane` admitted with `bytes` runs under.
+  std::shared_ptr<MemoryGrant> GrantFor(WorkLane lane, uint64_t bytes) {
+    return std::make_shared<MemoryGrant>(
+        bytes, [this, lane](uint64_t more, uint64_t total) { return GrowRunning(lane, more, total); });
+  }
   // Memory beside a full cache: the most one piece of work may need.
   uint64_t WorkRoom() const {
     const uint64_t cache = service->cache().budget_bytes();
@@ -390,15 +399,23 @@ class Session : public std::enable_shared_from_this<Session> {
       return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
     }
     std::variant<HttpResponse, ProfileService::Deferred> outcome;
+    std::shared_ptr<MemoryGrant> grant = server_->GrantFor(lane, bytes);
+    std::shared_ptr<EncodedBody> encoded;
     {
       CancellationScope scope(token);
+      MemoryGrantScope memory(grant);
       try {
         outcome = run();
+        // The gzip'ed copy is made while the work still holds its memory.
+        if (auto* answer = std::get_if<HttpResponse>(&outcome); answer != nullptr && !token->cancelled()) {
+          encoded = std::make_shared<EncodedBody>(Encode(*answer, accepts_gzip_, options().gzip_min_bytes));
+        }
       } catch (const std::exception& e) {
         outcome = InternalError(e);
+        encoded.reset();
       }
     }
-    server_->Finished(lane, bytes);
+    server_->Finished(lane, grant->reserved());
     const bool cancelled = token->cancelled();
     if (!cancelled) {
       if (auto* rest = std::get_if<ProfileService::Deferred>(&outcome)) {
@@ -416,7 +433,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
     }
     HttpResponse computed = std::get<HttpResponse>(std::move(outcome));
-    auto encoded = std::make_shared<EncodedBody>(Encode(computed, accepts_gzip_, options().gzip_min_bytes));
+    if (!encoded) encoded = std::make_shared<EncodedBody>(Encode(computed, accepts_gzip_, options().gzip_min_bytes));
     net::post(stream_.get_executor(), [self = shared_from_this(), computed = std::move(computed), encoded]() mutable {
       self->OnWorkDone(std::move(computed), std::move(*encoded));
     });
@@ -645,6 +662,30 @@ HttpServer::Impl::Admission HttpServer::Impl::Submit(Job job) {
   return Admission::kQueued;
 }
 
+Status HttpServer::Impl::GrowRunning(WorkLane which, uint64_t more, uint64_t total) {
+  std::lock_guard<std::mutex> lock(admit_mu);
+  const LaneState& lane = lanes[Lane(which)];
+  if (lane.by_memory && options.memory_budget_bytes > 0) {
+    if (total > WorkRoom()) {
+      ++counts.refused_growing_too_big;
+      return ResourceExhausted("needs more than the " + std::to_string(WorkRoom() >> 20) +
+                               " MiB of working memory that --memory_mb leaves beside --cache_mb; ask for less (a "
+                               "host, a time window, a resolution), or serve with a larger --memory_mb");
+    }
+    // As in FitsLocked: alone, the work may use the room beside a full cache.
+    const uint64_t held = lane.running <= 1 ? sending_bytes.load() + running_bytes + more
+                                            : HeldBytes() + running_bytes + more;
+    if (held > (lane.running <= 1 ? WorkRoom() : options.memory_budget_bytes)) {
+      ++counts.refused_growing_busy;
+      return Unavailable("needs " + std::to_string(total >> 20) +
+                         " MiB of working memory, more than other work leaves free now; try again");
+    }
+  }
+  running_bytes += more;
+  counts.peak_admitted_bytes = std::max<uint64_t>(counts.peak_admitted_bytes, HeldBytes() + running_bytes);
+  return Status();
+}
+
 void HttpServer::Impl::Finished(WorkLane which, uint64_t working_bytes) {
   std::lock_guard<std::mutex> lock(admit_mu);
   LaneState& lane = lanes[Lane(which)];
@@ -707,13 +748,15 @@ std::optional<HttpResponse> HttpServer::RunAdmitted(ProfileService::Deferred wor
   job.lane = work.lane;
   job.run = [impl = impl_.get(), work, done] {
     HttpResponse r;
+    std::shared_ptr<MemoryGrant> grant = impl->GrantFor(work.lane, work.working_bytes);
     try {
+      MemoryGrantScope memory(grant);
       r = work();
     } catch (const std::exception& e) {
       r.status = 500;
       r.body = e.what();
     }
-    impl->Finished(work.lane, work.working_bytes);
+    impl->Finished(work.lane, grant->reserved());
     done->set_value(std::move(r));
   };
   if (impl_->Submit(std::move(job)) != Impl::Admission::kQueued) return std::nullopt;

@@ -95,6 +95,9 @@ class HttpServer {
     uint64_t refused_busy = 0;       // 503: the queue was full
     uint64_t refused_too_big = 0;    // 413: its working memory could never fit
     uint64_t waited_for_memory = 0;  // started later than a free worker allowed, for memory
+    // Running work that claimed more than its estimate (convert/base/memory_grant.h) and was refused:
+    uint64_t refused_growing_too_big = 0;  // 413: more than could ever fit
+    uint64_t refused_growing_busy = 0;     // 503: more than other work left free
     uint64_t clients_left = 0;       // connections closed while their work waited or ran
     // The most work ran at once, and the most cache bytes plus running estimates were when work was admitted.
     int peak_running = 0;

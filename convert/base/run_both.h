@@ -1,7 +1,7 @@
 // Two pieces of independent work on the two cores this tool is sized for:
 // `second` on a new thread, `first` on the calling one. Both always finish
 // before it returns; an exception from either is rethrown (first's first).
-// The caller's cancellation token holds on the second thread too.
+// The caller's cancellation token and memory grant hold on the second thread too.
 #pragma once
 
 #include <algorithm>
@@ -12,14 +12,16 @@
 #include <vector>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof {
 
 template <typename First, typename Second>
 void RunBoth(First&& first, Second&& second) {
   std::exception_ptr second_error;
-  std::thread worker([&, token = CurrentCancellation()] {
+  std::thread worker([&, token = CurrentCancellation(), grant = CurrentMemoryGrant()] {
     CancellationScope cancellation(token);
+    MemoryGrantScope memory(grant);
     try {
       second();
     } catch (...) {

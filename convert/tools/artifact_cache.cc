@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof {
 
@@ -72,7 +73,7 @@ StatusOr<std::shared_ptr<const void>> ArtifactCache::GetErased(const Key& key,
                                  : StatusOr<std::shared_ptr<const void>>(computed.status());
   } else if (!computed.ok()) {
     mine->result = computed.status();
-    if (!IsTransient(computed.status())) {
+    if (!IsTransient(computed.status()) && !MemoryRefused()) {
       Slot slot;
       slot.failure = computed.status();
       slot.bytes = computed.status().message().size() + key.name.size() + kFailureOverheadBytes;

@@ -1,6 +1,7 @@
 #include "convert/tools/trace_viewer_tools.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"
+#include "convert/base/memory_grant.h"
 #include "convert/tools/cached_loads.h"
 
 #include <algorithm>
@@ -43,8 +44,13 @@ uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cas
 constexpr int kUidHostShift = 32;
 
 // False when stopped part-way because the client left.
-bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits, bool with_stats,
-                std::string& out) {
+// The answer's buffer grows in claimed steps (memory_grant.h) with room for
+// the next events kept ahead, so a whole trace larger than the memory its
+// request was given stops with an error instead of taking the process past
+// its bound; so does one larger than `max_bytes`.
+Status AppendHits(const StreamingTraceHost& host, size_t host_index, const std::vector<TraceHit>& hits, bool with_stats,
+                  uint64_t max_bytes, std::string& out) {
+  constexpr size_t kRoomAhead = 64 << 10;  // more than any one event's JSON but its longest args
   TraceEventStyle style;
   style.streaming = true;
   style.with_stats = with_stats;
@@ -55,7 +61,14 @@ bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::ve
   const std::vector<TraceRow>& rows = index.layout().rows;
   constexpr size_t kEventsAhead = 16, kStatsAhead = 8;
   for (size_t i = 0; i < hits.size(); ++i) {
-    if ((i & 0xffff) == 0xffff && CancelRequested()) return false;
+    if ((i & 0xffff) == 0xffff && CancelRequested()) return CancelledError("trace viewer");
+    if (out.capacity() - out.size() < kRoomAhead) {
+      if (out.size() > max_bytes) {
+        return ResourceExhausted("trace viewer: the events in this window make more than " + std::to_string(max_bytes) +
+                                 " bytes of JSON; ask for a shorter window or a resolution");
+      }
+      RETURN_IF_ERROR(GrowClaimed(out, kRoomAhead, "trace viewer: the answer for this window"));
+    }
     if (i + kEventsAhead < hits.size()) renderer.PrefetchEvent(rows[hits[i + kEventsAhead].row], hits[i + kEventsAhead].event);
     if (i + kStatsAhead < hits.size()) renderer.PrefetchStats(rows[hits[i + kStatsAhead].row], hits[i + kStatsAhead].event);
     const TraceHit& h = hits[i];
@@ -63,7 +76,39 @@ bool AppendHits(const StreamingTraceHost& host, size_t host_index, const std::ve
     renderer.Append(rows[h.row], h.event, style, out);
     out.push_back(',');
   }
-  return true;
+  return Status();
+}
+
+// The answer's size, from a sample of its events spread over all of them
+// (their JSON sizes vary with names and args), with a little to spare: sized
+// once, the buffer is not copied into a larger one while both are held.
+uint64_t EstimateHitsJsonBytes(const std::vector<StreamingTraceHost>& hosts,
+                               const std::vector<std::vector<TraceHit>>& hits, bool with_stats) {
+  constexpr size_t kSample = 512;
+  constexpr uint64_t kMetadataBytes = 64 << 10;  // process and thread names
+  size_t total = 0;
+  for (const auto& h : hits) total += h.size();
+  if (total == 0) return kMetadataBytes;
+  const size_t stride = std::max<size_t>(1, total / kSample);
+  std::string sample;
+  size_t sampled = 0, seen = 0;
+  for (size_t h = 0; h < hits.size(); ++h) {
+    TraceEventStyle style;
+    style.streaming = true;
+    style.with_stats = with_stats;
+    style.host_index = static_cast<uint32_t>(h);
+    style.pid_offset = StreamingPidOffset(h);
+    const TraceIndex& index = *hosts[h].index;
+    for (size_t i = (stride - seen % stride) % stride; i < hits[h].size(); i += stride) {
+      style.uid = (static_cast<int64_t>(h) << kUidHostShift) + hits[h][i].uid;
+      index.renderer().Append(index.layout().rows[hits[h][i].row], hits[h][i].event, style, sample);
+      sample.push_back(',');
+      ++sampled;
+    }
+    seen += hits[h].size();
+  }
+  const double per_event = static_cast<double>(sample.size()) / static_cast<double>(std::max<size_t>(sampled, 1));
+  return kMetadataBytes + static_cast<uint64_t>(per_event * 1.05 * static_cast<double>(total));
 }
 
 }  // namespace
@@ -170,7 +215,8 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
                              std::to_string(max_bytes) + " bytes of JSON; ask for a shorter window or a resolution");
   }
   std::string out;
-  out.reserve(std::min<uint64_t>(uint64_t{returned} * 200 + 4096, max_bytes));
+  RETURN_IF_ERROR(GrowClaimed(out, std::min<uint64_t>(EstimateHitsJsonBytes(hosts, hits, with_stats), max_bytes),
+                              "trace viewer: the answer for this window"));
   out.append(
       "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"codeLink\":\"\",\"useNewBackend\":false,"
       "\"returnedEventsSize\":");
@@ -188,7 +234,7 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
                             out);
   }
   for (size_t h = 0; h < hosts.size(); ++h) {
-    if (!AppendHits(hosts[h], h, hits[h], with_stats, out)) return CancelledError("trace viewer");
+    RETURN_IF_ERROR(AppendHits(hosts[h], h, hits[h], with_stats, max_bytes, out));
   }
   if (out.back() == ',') out.pop_back();
   out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0}");
@@ -230,8 +276,10 @@ StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
   }
   TraceJsonOptions options;
   options.max_events = max_events;
+  TraceJsonResult trace = ConvertXSpacesToTraceJson(hosts, options);
+  RETURN_IF_ERROR(trace.status);
   ToolOutput out;
-  out.body = ConvertXSpacesToTraceJson(hosts, options).json;
+  out.body = std::move(trace.json);
   if (CancelRequested()) return CancelledError("trace_viewer");  // a partial trace
   return out;
 }

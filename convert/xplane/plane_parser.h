@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 #include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
 #include "convert/model/xspace_model.h"
@@ -558,6 +559,13 @@ class SpaceParser {
     // Small pages here (no ReserveLarge): a fresh process's first huge pages
     // cost more than they save on a VM whose memory the host backs on first
     // touch, and loading is what a fresh process does first.
+    // Claimed first: the counts, not the file's size, say what these hold (a
+    // file of tiny events needs many times its size).
+    if (Status s = ClaimMemory(counts.events * sizeof(Event) + counts.event_stats * sizeof(Stat), "loading the profile");
+        !s.ok()) {
+      d_.Refuse(p, std::move(s));
+      return false;
+    }
     plane_->events.reserve(counts.events);
     plane_->event_stats.reserve(counts.event_stats);
     // Pass 2: everything else.

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "convert/base/json.h"
+#include "convert/base/status.h"
 
 namespace tbprof::xplane_detail {
 
@@ -26,6 +28,14 @@ class Decoder {
   const std::string& error() const { return error_; }
   // Where the first error was found, from the start of the decoded bytes.
   uint64_t error_offset() const { return error_offset_; }
+
+  // The memory the decoded model needs was refused (see memory_grant.h): the
+  // load stops and reports that, not damage.
+  [[gnu::noinline, gnu::cold]] void Refuse(const uint8_t* at, Status refusal) {
+    if (!failed()) refusal_ = std::move(refusal);
+    Fail(at, "the memory to decode it was refused");
+  }
+  const Status& refusal() const { return refusal_; }
 
   [[gnu::noinline, gnu::cold]] void Fail(const uint8_t* at, const std::string& what) {
     if (!failed()) {
@@ -172,6 +182,7 @@ class Decoder {
   void* progress_ctx_;
   std::string error_;
   uint64_t error_offset_ = 0;
+  Status refusal_;
 };
 
 inline const uint8_t* U8(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }

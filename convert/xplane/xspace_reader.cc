@@ -186,6 +186,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   std::unique_ptr<XSpaceModel> back;
   std::string back_error;
   uint64_t back_error_offset = 0;
+  Status back_refusal;
   auto decode_back = [&] {
     try {
       back = std::make_unique<XSpaceModel>();
@@ -199,6 +200,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
       }
       back_error = bd.error();
       back_error_offset = bd.error_offset();
+      back_refusal = bd.refusal();
     } catch (...) {
       tail_counts.Publish({});
       throw;
@@ -212,6 +214,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view bytes, std::strin
   }
   // A load stopped for a client that left is no verdict on the file.
   if (CancelRequested()) return CancelledError("loading " + std::string(source));
+  if (!d.refusal().ok()) return d.refusal();
+  if (!back_refusal.ok()) return back_refusal;
   // The first error in file order: the front planes, the back planes, then the top level.
   if (d.failed()) return DamagedFile(bytes, source, d.error_offset());
   if (!back_error.empty()) return DamagedFile(bytes, source, back_error_offset);

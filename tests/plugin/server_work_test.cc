@@ -18,6 +18,7 @@
 #include "plugin/http_server.h"
 #include "plugin/logdir.h"
 #include "plugin/routes.h"
+#include "proto/xspace_builder.h"
 #include "tests/plugin/plugin_test_util.h"
 
 namespace tbprof {
@@ -207,6 +208,62 @@ TEST(PluginServerWork, AConversionThatCouldNeverFitIsRefusedWith413) {
   auto runs = c.Get("/runs");
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(runs->status, 200);
+}
+
+// A profile of tiny events (no stats, short names): its model and its JSON
+// are many times its file, so the server's size-based estimate is far too
+// low. The work's claims (convert/base/memory_grant.h) stop it at the budget
+// with a 413 instead of letting it run past; with room it is answered.
+void WriteTinyEventsXPlane(const fs::path& path, int events) {
+  tensorflow::profiler::XSpace space;
+  space.add_hostnames("host1");
+  {
+    XPlaneBuilder plane = AddPlane(space, "/host:CPU", 1);
+    XLineBuilder line = plane.AddLine(1, "t");
+    for (int i = 0; i < events; ++i) line.AddEvent("a", int64_t{i} * 1000000, 500000);  // one a microsecond
+  }
+  WriteFile(path, space.SerializeAsString());
+}
+
+TEST(PluginServerWork, WorkNeedingMoreThanItsEstimateIsStoppedAtTheBudget) {
+  ScratchDir t;
+  WriteTinyEventsXPlane(t.path() / "plugins/profile/r/host1.xplane.pb", 300000);
+  const uint64_t file_bytes = fs::file_size(t.path() / "plugins/profile/r/host1.xplane.pb");
+  ASSERT_LT(file_bytes, 5u << 20);  // about 15 bytes an event
+  ProfileServiceOptions so;
+  so.cache_bytes = 1u << 20;
+  HttpServerOptions ho;
+  // Room for the estimate (5x the file for a whole trace), not for the ~25 MB of JSON.
+  ho.memory_budget_bytes = so.cache_bytes + 6 * file_bytes;
+  {
+    InProcessServer server(t.path(), ho, so);
+    RawClient c(server.port());
+    for (const char* target : {"/data?run=r&tag=trace_viewer@&resolution=0", "/data?run=r&tag=trace_viewer"}) {
+      SCOPED_TRACE(target);
+      auto r = c.Get(target);
+      ASSERT_TRUE(r.has_value());
+      EXPECT_EQ(r->status, 413) << r->body.substr(0, 200);
+      EXPECT_NE(r->body.find("--memory_mb"), std::string::npos) << r->body.substr(0, 200);
+    }
+    HttpServer::WorkCounts counts = server.counts();
+    EXPECT_EQ(counts.refused_too_big, 0u);  // admitted by the estimate,
+    EXPECT_EQ(counts.refused_growing_too_big, 2u);  // stopped by the claims
+    EXPECT_LE(counts.peak_admitted_bytes, ho.memory_budget_bytes);
+    // A window of it fits and is answered.
+    auto window = c.Get("/data?run=r&tag=trace_viewer@&start_time_ms=0&end_time_ms=1");
+    ASSERT_TRUE(window.has_value());
+    EXPECT_EQ(window->status, 200);
+  }
+  ho.memory_budget_bytes = so.cache_bytes + (256u << 20);
+  InProcessServer roomy(t.path(), ho, so);
+  RawClient c(roomy.port());
+  auto whole = c.Get("/data?run=r&tag=trace_viewer@&resolution=0");
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->status, 200);
+  EXPECT_GT(whole->body.size(), 6 * file_bytes);  // more than the estimate allowed for
+  const size_t at = whole->body.find("\"returnedEventsSize\":");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GE(std::stoll(whole->body.substr(at + 21, 12)), 300000);  // every event of the file
 }
 
 // --- off the network threads ------------------------------------------------------

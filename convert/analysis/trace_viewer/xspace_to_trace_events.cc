@@ -3,6 +3,7 @@
 #include "convert/model/schema.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"
+#include "convert/base/memory_grant.h"
 
 #include <algorithm>
 #include <charconv>
@@ -468,7 +469,9 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
   result.dropped_events = result.total_events - result.returned_events;
 
   std::string& out = result.json;
-  out.reserve(static_cast<size_t>(result.returned_events) * 160 + 4096);
+  constexpr size_t kRoomAhead = 64 << 10;  // more than any one event's JSON but its longest args
+  result.status = GrowClaimed(out, static_cast<size_t>(result.returned_events) * 160 + 4096, "trace_viewer: the trace");
+  if (!result.status.ok()) return result;
   out.append("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"eventLimit\":{\"maxEvents\":");
   AppendInt(options.max_events > 0 ? options.max_events : -1, out);
   out.append(",\"totalEvents\":");
@@ -491,7 +494,11 @@ TraceJsonResult ConvertXSpacesToTraceJson(const std::vector<TraceHostInput>& hos
                             multi_host ? std::string_view(hosts[h].host_name) : std::string_view(), out);
   }
   for_each_event([&](size_t h, const TraceRow& row, uint32_t e) {
-    if (renderers[h].Plane(row).events[e].begin_ps > cutoff_ps) return;
+    if (renderers[h].Plane(row).events[e].begin_ps > cutoff_ps || !result.status.ok()) return;
+    if (out.capacity() - out.size() < kRoomAhead) {
+      result.status = GrowClaimed(out, kRoomAhead, "trace_viewer: the trace");
+      if (!result.status.ok()) return;
+    }
     TraceEventStyle style;
     style.host_index = static_cast<uint32_t>(h);
     style.pid_offset = pid_offset(h);

@@ -190,6 +190,9 @@ struct TraceJsonOptions {
 
 struct TraceJsonResult {
   std::string json;
+  // Not OK when the memory for the document was refused (memory_grant.h):
+  // `json` is then incomplete.
+  Status status;
   int64_t total_events = 0;
   int64_t returned_events = 0;
   int64_t dropped_events = 0;
