@@ -309,6 +309,17 @@ HttpResponse WithFailedFiles(const std::vector<std::pair<std::string, FileIdenti
   return answer;
 }
 
+// A failure's message may carry the path of the file it came from; the client sees it relative
+// to the logdir (the run and file it asked for), never where the server keeps it.
+HttpResponse WithoutServerPaths(const std::string& root, HttpResponse answer) {
+  if (answer.status < 400 || root.empty()) return answer;
+  const std::string prefix = root.back() == '/' ? root : root + "/";
+  for (size_t at = answer.body.find(prefix); at != std::string::npos; at = answer.body.find(prefix, at)) {
+    answer.body.erase(at, prefix.size());
+  }
+  return answer;
+}
+
 }  // namespace
 
 std::optional<HttpResponse> ProfileService::CachedData(const DataPlan& plan) {
@@ -317,7 +328,8 @@ std::optional<HttpResponse> ProfileService::CachedData(const DataPlan& plan) {
   if (!cache_.Peek<CachedOutput>(plan.key, &value, &failure)) return std::nullopt;
   StatusOr<std::shared_ptr<const CachedOutput>> r = value ? StatusOr<std::shared_ptr<const CachedOutput>>(value)
                                                           : StatusOr<std::shared_ptr<const CachedOutput>>(failure);
-  return WithFailedFiles(plan.files, AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, r));
+  return WithFailedFiles(plan.files, WithoutServerPaths(logdir_.root(), AnswerOf(plan.tag, plan.run, plan.host,
+                                                                                  plan.csv, plan.input.hosts, r)));
 }
 
 HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
@@ -359,7 +371,8 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
     return MakeCachedOutput(std::move(out));
   }));
   ReturnFreedMemory();
-  return WithFailedFiles(plan.files, AnswerOf(plan.tag, plan.run, plan.host, plan.csv, plan.input.hosts, result));
+  return WithFailedFiles(plan.files, WithoutServerPaths(logdir_.root(), AnswerOf(plan.tag, plan.run, plan.host,
+                                                                                  plan.csv, plan.input.hosts, result)));
 }
 
 std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComputeData(const Query& q, bool csv,

@@ -483,6 +483,7 @@ class InProcessServer {
   int port() const { return server_->port(); }
   ProfileService& service() { return *service_; }
   HttpServer::WorkCounts counts() const { return server_->work_counts(); }
+  HttpServer& server() { return *server_; }
 
  private:
   std::unique_ptr<ProfileService> service_;
