@@ -2,7 +2,7 @@
 // <= 50 ns per recorded event when on.
 #include <benchmark/benchmark.h>
 
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 
 namespace {
 

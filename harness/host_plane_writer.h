@@ -7,7 +7,7 @@
 #include <string>
 
 #include "convert/base/status.h"
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 #include "proto/xplane.pb.h"
 
 namespace tbprof::harness {

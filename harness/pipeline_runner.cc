@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "harness/host_plane_writer.h"
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 #include "synthetic/pipeline/pipeline_work.h"
 
 namespace tbprof::harness {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "harness/host_plane_writer.h"
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 #include "proto/profiler_service.grpc.pb.h"
 
 namespace tbprof::harness {

@@ -5,6 +5,7 @@
 // named in the cache key, so a rewritten file is never compared stale.
 #include "convert/tools/compare_tools.h"
 #include "plugin/route_util.h"
+#include "plugin/routes.h"
 #include "plugin/run_tools.h"
 
 namespace tbprof {

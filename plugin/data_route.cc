@@ -16,6 +16,7 @@
 #include "convert/model/xspace_model.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
+#include "plugin/routes.h"
 #include "plugin/run_tools.h"
 
 namespace tbprof {

@@ -12,8 +12,8 @@
 #include "convert/tools/artifact_cache.h"
 #include "convert/base/file_bytes.h"
 #include "convert/tools/tool_registry.h"
+#include "plugin/http_message.h"
 #include "plugin/logdir.h"
-#include "plugin/routes.h"
 
 namespace tbprof {
 
@@ -42,7 +42,7 @@ struct CachedOutput {
 StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out);
 HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c);
 
-struct ProfileService::Query {
+struct RouteQuery {
   ToolParams params;  // first value of each parameter wins, as request.args.get
   std::string Get(const std::string& key) const { return ParamStr(params, key); }
   RunScope Scope() const { return RunScope{Get("session_path"), Get("run_path")}; }
@@ -50,7 +50,7 @@ struct ProfileService::Query {
 
 // Everything a /data request needs once parsed: made on the network thread,
 // carried to a worker when the result is not cached.
-struct ProfileService::DataPlan {
+struct DataPlan {
   std::string key;  // the result's cache key (files by identity, parameters)
   std::string tag, run, host;
   bool csv = false;

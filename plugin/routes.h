@@ -23,34 +23,10 @@
 
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/tool_registry.h"
+#include "plugin/http_message.h"
 #include "plugin/logdir.h"
 
 namespace tbprof {
-
-struct HttpRequest {
-  std::string method = "GET";
-  std::string target;  // path and query, as sent
-  std::map<std::string, std::string> headers;  // lower-case names
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "text/plain";
-  std::string body;
-  // Set instead of `body` for cached results, which are shared, not copied.
-  std::shared_ptr<const std::string> shared_body;
-  std::string content_encoding;  // "gzip" when the body is already compressed
-  // The body gzip-compressed ahead of time (cached tool results); empty if none.
-  std::shared_ptr<const std::string> gzip_body;
-  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
-  // The body is shared with the cache (its memory is accounted there).
-  bool from_cache = false;
-  // For a failure caused by profile files: those files' versions. The server
-  // logs such a failure once per version, not once per request.
-  std::string failed_files;
-
-  const std::string& Body() const { return shared_body ? *shared_body : body; }
-};
 
 struct ProfileServiceOptions {
   std::string logdir;
@@ -75,6 +51,9 @@ extern const char kContentSecurityPolicy[];
 extern const char kTbprofVersion[];
 
 struct CachedOutput;  // a tool result as cached (plugin/route_util.h)
+// A request's parsed query and the plan of a /data request (plugin/route_util.h).
+struct RouteQuery;
+struct DataPlan;
 
 // Which threads deferred work runs on: conversions are admitted by memory on
 // --workers threads; listings of the logdir or a run, and captures (which hold
@@ -133,8 +112,8 @@ class ProfileService {
  private:
   ProfileService(Logdir logdir, const ProfileServiceOptions& options);
 
-  struct Query;
-  struct DataPlan;
+  using Query = RouteQuery;
+  using DataPlan = tbprof::DataPlan;
   using Outcome = std::variant<HttpResponse, Deferred>;
   Outcome Route(std::string_view path, const Query& q, const HttpRequest& request);
   HttpResponse Runs(const Query& q);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "convert/analysis/compare/run_comparison.h"
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 
 namespace tbprof {
 

@@ -2,7 +2,7 @@
 // memory_profile and tf_data_bottleneck_analysis.
 #pragma once
 
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 
 namespace tbprof {
 

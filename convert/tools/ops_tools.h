@@ -6,7 +6,7 @@
 #include <string>
 
 #include "convert/base/file_name.h"
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {

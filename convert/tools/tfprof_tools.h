@@ -9,7 +9,7 @@
 #include "convert/analysis/tfprof/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 
 namespace tbprof {
 

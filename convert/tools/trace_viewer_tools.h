@@ -23,7 +23,7 @@
 #include "convert/analysis/trace_viewer/trace_index.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 
 namespace tbprof {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
-#include "convert/tools/tool_registry.h"
+#include "convert/tools/tool_io.h"
 
 namespace tbprof {
 

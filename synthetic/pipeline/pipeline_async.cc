@@ -9,8 +9,9 @@
 #include <span>
 #include <thread>
 
-#include "harness/tracer/host_tracer.h"
-#include "synthetic/pipeline/pipeline_internal.h"
+#include "tracer/host_tracer.h"
+#include "synthetic/pipeline/pipeline_dataset.h"
+#include "synthetic/pipeline/pipeline_iterator.h"
 
 namespace tbprof::pipeline::internal {
 namespace {
@@ -312,17 +313,29 @@ class ParallelInterleaveIterator : public Iterator {
 
 }  // namespace
 
-DatasetPtr MakePrefetch(DatasetPtr input, int buffer_size) {
-  return std::make_shared<TypedDataset<PrefetchIterator, PrefetchParams>>("Prefetch",
-                                                                          PrefetchParams{std::move(input), buffer_size});
+}  // namespace tbprof::pipeline::internal
+
+namespace tbprof::pipeline {
+
+using internal::ParallelInterleaveIterator;
+using internal::ParallelInterleaveParams;
+using internal::ParallelMapIterator;
+using internal::ParallelMapParams;
+using internal::PrefetchIterator;
+using internal::PrefetchParams;
+using internal::TypedDataset;
+
+Dataset Dataset::Prefetch(int buffer_size) const {
+  return Dataset(std::make_shared<TypedDataset<PrefetchIterator, PrefetchParams>>(
+      "Prefetch", PrefetchParams{impl_, buffer_size}));
 }
-DatasetPtr MakeParallelMap(DatasetPtr input, MapFn fn, int num_parallel_calls) {
-  return std::make_shared<TypedDataset<ParallelMapIterator, ParallelMapParams>>(
-      "ParallelMapV2", ParallelMapParams{std::move(input), std::move(fn), num_parallel_calls});
+Dataset Dataset::ParallelMap(MapFn fn, int num_parallel_calls) const {
+  return Dataset(std::make_shared<TypedDataset<ParallelMapIterator, ParallelMapParams>>(
+      "ParallelMapV2", ParallelMapParams{impl_, std::move(fn), num_parallel_calls}));
 }
-DatasetPtr MakeParallelInterleave(DatasetPtr input, InterleaveFn fn, int cycle_length, int buffer_per_slot) {
-  return std::make_shared<TypedDataset<ParallelInterleaveIterator, ParallelInterleaveParams>>(
-      "ParallelInterleaveV4", ParallelInterleaveParams{std::move(input), std::move(fn), cycle_length, buffer_per_slot});
+Dataset Dataset::ParallelInterleave(InterleaveFn fn, int cycle_length, int buffer_per_slot) const {
+  return Dataset(std::make_shared<TypedDataset<ParallelInterleaveIterator, ParallelInterleaveParams>>(
+      "ParallelInterleaveV4", ParallelInterleaveParams{impl_, std::move(fn), cycle_length, buffer_per_slot}));
 }
 
-}  // namespace tbprof::pipeline::internal
+}  // namespace tbprof::pipeline

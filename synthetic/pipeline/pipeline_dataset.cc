@@ -9,43 +9,14 @@
 #include <random>
 #include <thread>
 
-#include "harness/tracer/host_tracer.h"
-#include "synthetic/pipeline/pipeline_internal.h"
+#include "synthetic/pipeline/pipeline_iterator.h"
 #include "synthetic/pipeline/pipeline_work.h"
 
 namespace tbprof::pipeline {
 
-using harness::TraceMe;
 using internal::DatasetPtr;
 using internal::MakeChild;
 using internal::TypedDataset;
-
-namespace {
-std::atomic<int64_t> g_next_iterator_id{1};
-std::atomic<int64_t> g_next_element_id{1};
-}  // namespace
-
-int64_t internal::NextElementId() { return g_next_element_id.fetch_add(1, std::memory_order_relaxed); }
-
-int AutotuneParallelism() {
-  unsigned n = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp<unsigned>(n, 2, 16));
-}
-
-Iterator::Iterator(std::string prefix, int64_t parent_id, std::string trace_params)
-    : prefix_(std::move(prefix)), id_(g_next_iterator_id.fetch_add(1)), parent_id_(parent_id) {
-  // Same stats as tf.data's BuildTraceMeName: id, parent_id (when there is a
-  // parent), then the iterator's own parameters.
-  trace_name_ = prefix_ + "#id=" + std::to_string(id_);
-  if (parent_id_ >= 0) trace_name_ += ",parent_id=" + std::to_string(parent_id_);
-  if (!trace_params.empty()) trace_name_ += "," + trace_params;
-  trace_name_ += "#";
-}
-
-bool Iterator::GetNext(Element& out) {
-  TraceMe trace([this]() -> const std::string& { return trace_name_; });
-  return GetNextInternal(out);
-}
 
 std::vector<Element> Collect(Iterator& it, int64_t max_elements) {
   std::vector<Element> out;
@@ -442,22 +413,15 @@ DatasetPtr Make(std::string type, Params params) {
 }  // namespace
 
 Dataset Dataset::Map(MapFn fn) const { return Dataset(Make<MapIterator>("Map", MapParams{impl_, std::move(fn)})); }
-Dataset Dataset::ParallelMap(MapFn fn, int num_parallel_calls) const {
-  return Dataset(internal::MakeParallelMap(impl_, std::move(fn), num_parallel_calls));
-}
 Dataset Dataset::Filter(PredicateFn pred) const {
   return Dataset(Make<FilterIterator>("Filter", FilterParams{impl_, std::move(pred)}));
 }
 Dataset Dataset::Batch(int batch_size, bool drop_remainder) const {
   return Dataset(Make<BatchIterator>("BatchV2", BatchParams{impl_, std::max(1, batch_size), drop_remainder}));
 }
-Dataset Dataset::Prefetch(int buffer_size) const { return Dataset(internal::MakePrefetch(impl_, buffer_size)); }
 Dataset Dataset::Interleave(InterleaveFn fn, int cycle_length, int block_length) const {
   return Dataset(Make<InterleaveIterator>(
       "Interleave", InterleaveParams{impl_, std::move(fn), std::max(1, cycle_length), std::max(1, block_length)}));
-}
-Dataset Dataset::ParallelInterleave(InterleaveFn fn, int cycle_length, int buffer_per_slot) const {
-  return Dataset(internal::MakeParallelInterleave(impl_, std::move(fn), cycle_length, buffer_per_slot));
 }
 Dataset Dataset::Cache() const {
   return Dataset(Make<CacheIterator>("MemoryCache", CacheParams{impl_, std::make_shared<CacheState>()}));

@@ -14,51 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "synthetic/pipeline/pipeline_iterator.h"
+
 namespace tbprof::pipeline {
-
-// A dataset element: integer features (an index, or a batch of them) and a
-// byte payload (a record, or decoded features).
-struct Element {
-  std::vector<int64_t> values;
-  std::string bytes;
-};
-
-// num_parallel_calls / buffer_size value meaning "let the runtime choose".
-inline constexpr int kAutotune = -1;
-// What kAutotune resolves to for parallel stages: the number of cores,
-// at least 2, at most 16.
-int AutotuneParallelism();
-
-class Iterator {
- public:
-  Iterator(std::string prefix, int64_t parent_id, std::string trace_params = {});
-  virtual ~Iterator() = default;
-  Iterator(const Iterator&) = delete;
-  Iterator& operator=(const Iterator&) = delete;
-
-  // Fills `out` and returns true, or returns false at end of sequence.
-  bool GetNext(Element& out);
-  int64_t id() const { return id_; }
-  const std::string& prefix() const { return prefix_; }
-
- protected:
-  virtual bool GetNextInternal(Element& out) = 0;
-
- private:
-  std::string prefix_;
-  int64_t id_, parent_id_;
-  std::string trace_name_;  // encoded once: "<prefix>#id=..,parent_id=..#"
-};
-
-class DatasetBase {
- public:
-  virtual ~DatasetBase() = default;
-  // Iterator type name, the last component of the prefix (e.g. "ParallelMapV2").
-  virtual std::string TypeName() const = 0;
-  // `parent_prefix` is the parent's prefix; the iterator's prefix is
-  // parent_prefix + "::" + TypeName().
-  virtual std::unique_ptr<Iterator> MakeIterator(const std::string& parent_prefix, int64_t parent_id) const = 0;
-};
 
 class Dataset;
 using MapFn = std::function<void(Element&)>;

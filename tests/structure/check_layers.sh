@@ -5,9 +5,12 @@
 #      same as ARCHITECTURE.md's and the folders' CMakeLists.txt);
 #   2. the rooms of convert/analysis/ (one library, one folder per tool
 #      family): a room includes only its own files and the rooms below it;
-#   3. files: in the folders of LOOP_FREE, no file includes, directly or
-#      through other files, a file that includes it back (a .h and its .cc
-#      count as one file here).
+#   3. files: in every source folder, no file includes, directly or through
+#      other files, a file that includes it back (a .h and its .cc count as
+#      one file here);
+#   4. top folders (convert, plugin, harness, synthetic, tracer, cli, bench,
+#      proto): no folder's files include, directly or through other folders,
+#      a file of a folder that includes it back.
 # It fails naming each include that breaks a rule, and each loop.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,14 +27,16 @@ declare -A ALLOWED=(
   [convert/analysis]="convert/analysis convert/xplane convert/grouping convert/model convert/base proto"
   [convert/analysis/tfprof]="convert/analysis/tfprof convert/analysis convert/grouping convert/model convert/base proto"
   [convert/tools]="convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
-  [harness/tracer]="harness/tracer"
-  [synthetic/pipeline]="synthetic/pipeline harness/tracer convert/base"
+  [tracer]="tracer"
+  [synthetic/pipeline]="synthetic/pipeline tracer convert/base"
   [synthetic/cuda]="synthetic/cuda convert/base"
   [synthetic]="synthetic proto convert/base"
   [harness/cupti]="harness/cupti proto convert/base"
-  [harness]="harness harness/cupti harness/tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [harness]="harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
   [plugin/capture]="plugin/capture proto convert/base"
   [plugin]="plugin plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [cli]="cli plugin plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
+  [bench]="bench plugin plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/xplane convert/grouping convert/model convert/base proto"
 )
 
 # The rooms of convert/analysis/, bottom to top, and the rooms each may
@@ -49,11 +54,8 @@ declare -A ROOM_ALLOWED=(
   [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer common"
 )
 
-# Where files may not include each other back. Not yet: convert/tools (the
-# tool table's .cc includes the tools, whose headers include the table's
-# types), plugin (routes and route_util) and synthetic/pipeline (the stages'
-# shared header builds on pipeline_dataset.h, whose .cc includes it).
-LOOP_FREE="proto convert/base convert/model convert/grouping convert/xplane convert/kineto convert/load convert/analysis"
+# The folders whose files may not include each other back: every source folder.
+LOOP_FREE="proto convert tracer synthetic harness plugin cli bench"
 
 in_loop_free() {
   local f=$1
@@ -79,8 +81,8 @@ room_of() {  # convert/analysis/<room>/file -> <room>; anything else -> ""
 allowed_in() { local word=$1; shift; for a in "$@"; do [ "$a" = "$word" ] && return 0; done; return 1; }
 
 bad=0 checked=0
-edges=$(mktemp)
-trap 'rm -f "$edges"' EXIT
+edges=$(mktemp) folder_edges=$(mktemp)
+trap 'rm -f "$edges" "$folder_edges"' EXIT
 while IFS= read -r file; do
   from=$(library_of "$(dirname "$file")")
   [ -n "$from" ] || continue
@@ -114,16 +116,22 @@ while IFS= read -r file; do
     # One node per .h/.cc pair; a file including its own header is no edge.
     a=${file%.*} b=${inc%.*}
     if [ "$a" != "$b" ] && in_loop_free "$file" && in_loop_free "$inc"; then echo "$a $b" >>"$edges"; fi
+    if [ "${file%%/*}" != "${inc%%/*}" ]; then echo "${file%%/*} ${inc%%/*}" >>"$folder_edges"; fi
   done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$file")
-done < <(find proto convert harness synthetic plugin -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' | sort)
+done < <(find $LOOP_FREE -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' | sort)
 
-# tsort names the files of every loop it meets on its standard error.
-loops=$(tsort "$edges" 2>&1 >/dev/null | sed -n -e 's/^tsort: .*: input contains a loop:$/files that include each other back:/p' \
-  -e 's/^tsort: \(.*\)$/  \1/p' || true)
-if [ -n "$loops" ]; then
-  echo "$loops"
-  bad=$((bad + $(grep -c 'include each other' <<<"$loops")))
-fi
+# tsort names the members of every loop it meets on its standard error.
+report_loops() {  # edges-file heading
+  local loops
+  loops=$(tsort "$1" 2>&1 >/dev/null | sed -n -e "s/^tsort: .*: input contains a loop:\$/$2:/p" \
+    -e 's/^tsort: \(.*\)$/  \1/p' || true)
+  if [ -n "$loops" ]; then
+    echo "$loops"
+    bad=$((bad + $(grep -c "^$2:" <<<"$loops")))
+  fi
+}
+report_loops "$edges" "files that include each other back"
+report_loops "$folder_edges" "top folders whose files include each other back"
 
 echo "layers: $checked includes checked, $bad not allowed"
 [ $bad = 0 ]

@@ -23,21 +23,16 @@
 #include <string_view>
 #include <vector>
 
+#include "convert/analysis/hlo/op_profile_tree.h"
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 
 namespace tbprof {
 
 inline constexpr int kOpProfileChildrenPerNode = 100;
 
-enum class OpProfileGrouping { kByProgram, kByCategory, kByProvenance };
-
 // The request's `group_by` ("category", "provenance"; anything else, or none,
 // is by program, as the xprof frontend's default).
 OpProfileGrouping OpProfileGroupingFromParam(std::string_view group_by);
-
-// A framework op name as a path of tree nodes: split at '/', empty parts
-// dropped, the last part cut at its first ':' (the op type).
-std::vector<std::string> ProvenancePath(std::string_view provenance);
 
 std::string ConvertHloOpDbToOpProfileJson(const HloOpDb& db, OpProfileGrouping group_by = OpProfileGrouping::kByProgram,
                                           int children_per_node = kOpProfileChildrenPerNode);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/kernels/kernel_launch_params.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"
 
@@ -22,84 +23,104 @@ namespace {
 
 constexpr size_t kMaxNumOfKernels = 1000;
 
-}  // namespace
+// Step 2: the framework op of an XLA kernel, as an index into names() (0 for
+// a kernel of no XLA op): its HLO instruction's op_name metadata where the
+// profile holds the module (as xprof names it), else the annotation's `name`
+// stat, which JAX fills with that op_name. Each (program id, hlo_op,
+// hlo_module, name) is looked up once.
+class XlaKernelOpNames {
+ public:
+  XlaKernelOpNames(const XSpaceModel& space, const schema::StatIds& ids, const HloPrograms& programs)
+      : space_(space), ids_(ids), programs_(programs) {}
 
-struct KernelStatsCollector::Impl {
-  Impl(const XSpaceModel& space, const HloPrograms& programs) : space_(space), ids_(space), programs_(programs) {}
-
-  StrId StrIdStat(const XPlaneModel& p, uint32_t e, StrId id) const { return schema::StatIds::StrOf(p, e, id); }
-  const TfOp& ParsedTfOp(StrId s) {
-    auto [it, fresh] = tf_ops_.try_emplace(s);
-    if (fresh) it->second = ParseTfOpFullname(space_.Str(s));
+  uint32_t IndexOf(const XPlaneModel& p, uint32_t e) {
+    StrId hlo_op = schema::StatIds::StrOf(p, e, ids_.hlo_op);
+    if (hlo_op == kNoStr) return 0;
+    const std::optional<int64_t> program = ids_.ProgramId(p, e);
+    StrId module = schema::StatIds::StrOf(p, e, ids_.hlo_module), annotation = schema::StatIds::StrOf(p, e, ids_.name);
+    auto [it, fresh] = index_.try_emplace(std::make_tuple(program, hlo_op, module, annotation),
+                                          static_cast<uint32_t>(names_.size()));
+    if (!fresh) return it->second;
+    std::string name(annotation == kNoStr ? std::string_view() : space_.Str(annotation));
+    if (const HloProgram* hlo = FindProgramOf(programs_, program, space_.Str(module))) {
+      const HloInstruction* inst = hlo->FindInstruction(HloOpInstructionName(space_.Str(hlo_op)));
+      if (inst != nullptr && !inst->metadata().op_name().empty()) name = inst->metadata().op_name();
+    }
+    names_.push_back(std::move(name));
     return it->second;
   }
+  const std::string& Name(uint32_t index) const { return names_[index]; }
 
-  // A figure the details do not give is unknown (nullopt), not 0.
-  struct LaunchParams {
-    std::optional<uint32_t> regs, static_shmem, dynamic_shmem;
-    uint32_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
-    std::optional<double> occupancy;
-  };
+ private:
+  const XSpaceModel& space_;
+  const schema::StatIds& ids_;
+  const HloPrograms& programs_;
+  std::map<std::tuple<std::optional<int64_t>, StrId, StrId, StrId>, uint32_t> index_;
+  std::vector<std::string> names_{std::string()};  // [0]: no name
+};
 
-  static std::optional<uint32_t> ParseCount(const std::string& v) {
-    char* end = nullptr;
-    unsigned long x = std::strtoul(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || v[0] == '-' || x > UINT32_MAX) return std::nullopt;
-    return static_cast<uint32_t>(x);
+// Step 3: which op a kernel runs and whether it may and does use TensorCores.
+struct KernelOp {
+  std::string name;
+  bool uses_tensor_core = false, eligible = false;
+};
+
+// `framework_op`: the kernel's framework op name (empty: none); `equation`
+// its einsum equation; `xla_op`: its XLA op's framework op (empty: none),
+// which names the op when there is one.
+KernelOp ClassifyKernelOp(const std::string& kernel_name, const std::string* framework_op, std::string_view equation,
+                          const std::string& xla_op) {
+  KernelOp op;
+  op.uses_tensor_core = IsKernelUsingTensorCore(kernel_name);
+  if (framework_op != nullptr) {
+    op.name = *framework_op;
+    op.eligible = IsEinsumTensorCoreEligible(equation) || IsOpTensorCoreEligible(op.name);
   }
-
-  static bool ParseDims(std::string_view v, uint32_t out[3]) {
-    uint32_t tmp[3];
-    int n = 0;
-    size_t pos = 0;
-    while (n < 3) {
-      size_t comma = v.find(',', pos);
-      std::string part(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
-      char* end = nullptr;
-      unsigned long x = std::strtoul(part.c_str(), &end, 10);
-      if (part.empty() || *end != '\0') return false;
-      tmp[n++] = static_cast<uint32_t>(x);
-      if (comma == std::string_view::npos) break;
-      pos = comma + 1;
-    }
-    if (n != 3) return false;
-    std::copy(tmp, tmp + 3, out);
-    return true;
+  if (!xla_op.empty()) {
+    op.name = xla_op;
+    op.eligible |= IsOpTensorCoreEligible(op.name);
   }
+  // A kernel that uses TensorCores proves its op eligible, whatever its name.
+  if (op.uses_tensor_core && !op.name.empty()) op.eligible = true;
+  return op;
+}
 
-  // CUDA's tracer writes "regs:R static_shared:S dynamic_shared:D grid:x,y,z
-  // block:x,y,z occ_pct:P"; ROCm's "grid:… block:… private_mem:P group_mem:G
-  // occ_pct:0". The group segment is the workgroup's LDS, AMD's shared memory
-  // (xprof reads no group_mem, and so shows every AMD kernel with 0 bytes). A
-  // kernel that ran had a theoretical occupancy above 0: ROCm's 0 means it
-  // was not computed.
-  static LaunchParams ParseKernelDetails(std::string_view details) {
-    LaunchParams lp;
-    size_t pos = 0;
-    while (pos <= details.size()) {
-      size_t end = details.find_first_of(" \n", pos);
-      std::string_view token = details.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-      pos = end == std::string_view::npos ? details.size() + 1 : end + 1;
-      size_t colon = token.find(':');
-      if (colon == std::string_view::npos || token.find(':', colon + 1) != std::string_view::npos) continue;
-      std::string_view key = token.substr(0, colon);
-      std::string value(token.substr(colon + 1));
-      if (key == "regs") lp.regs = ParseCount(value);
-      if (key == "static_shared" || key == "group_mem") lp.static_shmem = ParseCount(value);
-      if (key == "dynamic_shared") lp.dynamic_shmem = ParseCount(value);
-      if (key == "block") ParseDims(value, lp.block);
-      if (key == "grid") ParseDims(value, lp.grid);
-      if (key == "occ_pct") {
-        char* end = nullptr;
-        double pct = std::strtod(value.c_str(), &end);
-        if (!value.empty() && *end == '\0' && pct > 0 && pct <= 100) lp.occupancy = pct;
-      }
-    }
-    return lp;
-  }
+// A kernel report as its first launch makes it.
+KernelReport NewKernelReport(const std::string& name, const KernelOp& op, const KernelLaunchParams& lp,
+                             uint64_t dur_ns) {
+  KernelReport r;
+  r.set_name(name);
+  if (lp.regs) r.set_registers_per_thread(*lp.regs);
+  if (lp.static_shmem) r.set_static_shmem_bytes(*lp.static_shmem);
+  if (lp.dynamic_shmem) r.set_dynamic_shmem_bytes(*lp.dynamic_shmem);
+  for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
+  for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
+  r.set_is_kernel_using_tensor_core(op.uses_tensor_core);
+  r.set_is_op_tensor_core_eligible(op.eligible);
+  r.set_op_name(op.name);
+  if (lp.occupancy) r.set_occupancy_pct(static_cast<float>(*lp.occupancy));
+  r.set_min_duration_ns(dur_ns);
+  r.set_max_duration_ns(dur_ns);
+  return r;
+}
 
-  using KernelKey = std::tuple<bool, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
-                               uint32_t, uint32_t, std::string, std::string>;
+// Step 4: one more launch of a report's kernel.
+void AddLaunch(uint64_t dur_ns, KernelReport& r) {
+  r.set_total_duration_ns(r.total_duration_ns() + dur_ns);
+  r.set_min_duration_ns(std::min<uint64_t>(r.min_duration_ns(), dur_ns));
+  r.set_max_duration_ns(std::max<uint64_t>(r.max_duration_ns(), dur_ns));
+  r.set_occurrences(r.occurrences() + 1);
+}
+
+}  // namespace
+
+// Walks the kernels of each plane (step 1: their launch, kernel_launch_params.h;
+// 2: their XLA op's name; 3: their op; 4: their launches added up) into one
+// report per distinct kernel; events that share their stats share a report,
+// found once per plane.
+struct KernelStatsCollector::Impl {
+  Impl(const XSpaceModel& space, const HloPrograms& programs)
+      : space_(space), ids_(space), xla_op_names_(space, ids_, programs) {}
 
   void AddPlane(const XPlaneModel& p) {
     for (const LineModel& line : p.lines) {
@@ -108,79 +129,36 @@ struct KernelStatsCollector::Impl {
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
         if (ev.duration_ps == 0) continue;
-        StrId details = StrIdStat(p, e, ids_.kernel_details);
+        StrId details = schema::StatIds::StrOf(p, e, ids_.kernel_details);
         if (details == kNoStr || space_.Str(details).empty()) continue;
-        StrId tf_op = ids_.FrameworkOp(p, e), equation = StrIdStat(p, e, ids_.equation);
-        uint32_t xla_name = XlaOpName(p, e);
+        StrId tf_op = ids_.FrameworkOp(p, e), equation = schema::StatIds::StrOf(p, e, ids_.equation);
+        uint32_t xla_name = xla_op_names_.IndexOf(p, e);
         std::array<uint32_t, 5> event_key = {details, p.events[e].metadata, tf_op, equation, xla_name};
         auto [cached, fresh] = kernel_by_event_key_[&p].try_emplace(event_key, nullptr);
-        if (fresh) cached->second = &KernelReportFor(p, e, details, tf_op, equation, xla_name, dur_ns);
-        KernelReport& r = *cached->second;
-        r.set_total_duration_ns(r.total_duration_ns() + dur_ns);
-        r.set_min_duration_ns(std::min<uint64_t>(r.min_duration_ns(), dur_ns));
-        r.set_max_duration_ns(std::max<uint64_t>(r.max_duration_ns(), dur_ns));
-        r.set_occurrences(r.occurrences() + 1);
+        if (fresh) cached->second = &ReportFor(p, e, details, tf_op, equation, xla_name, dur_ns);
+        AddLaunch(dur_ns, *cached->second);
       }
     }
   }
 
-  // The framework op of an XLA kernel, as an index into xla_op_names_ (0 for
-  // a kernel of no XLA op): its HLO instruction's op_name metadata where the
-  // profile holds the module (as xprof names it), else the annotation's
-  // `name` stat, which JAX fills with that op_name.
-  uint32_t XlaOpName(const XPlaneModel& p, uint32_t e) {
-    StrId hlo_op = StrIdStat(p, e, ids_.hlo_op);
-    if (hlo_op == kNoStr) return 0;
-    const std::optional<int64_t> program = ids_.ProgramId(p, e);
-    StrId module = StrIdStat(p, e, ids_.hlo_module), annotation = StrIdStat(p, e, ids_.name);
-    auto [it, fresh] = xla_op_index_.try_emplace(std::make_tuple(program, hlo_op, module, annotation),
-                                                 static_cast<uint32_t>(xla_op_names_.size()));
-    if (!fresh) return it->second;
-    std::string name(annotation == kNoStr ? std::string_view() : space_.Str(annotation));
-    if (const HloProgram* hlo = FindProgramOf(programs_, program, space_.Str(module))) {
-      const HloInstruction* inst = hlo->FindInstruction(HloOpInstructionName(space_.Str(hlo_op)));
-      if (inst != nullptr && !inst->metadata().op_name().empty()) name = inst->metadata().op_name();
-    }
-    xla_op_names_.push_back(std::move(name));
+  KernelReport& ReportFor(const XPlaneModel& p, uint32_t e, StrId details, StrId tf_op, StrId equation,
+                          uint32_t xla_name, uint64_t dur_ns) {
+    const KernelLaunchParams lp = ParseKernelDetails(space_.Str(details));
+    const std::string name(space_.Str(p.EventName(e)));
+    const KernelOp op = ClassifyKernelOp(name, tf_op != kNoStr ? &ParsedTfOp(tf_op).name : nullptr,
+                                         space_.Str(equation), xla_op_names_.Name(xla_name));
+    KernelKey key{op.uses_tensor_core, op.eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1],
+                  lp.grid[2], lp.regs.value_or(0), lp.static_shmem.value_or(0), lp.dynamic_shmem.value_or(0), name,
+                  op.name};
+    auto [it, inserted] = kernels_.try_emplace(key);
+    if (inserted) it->second = NewKernelReport(name, op, lp, dur_ns);
     return it->second;
   }
 
-  KernelReport& KernelReportFor(const XPlaneModel& p, uint32_t e, StrId details, StrId tf_op, StrId equation,
-                                uint32_t xla_name, uint64_t dur_ns) {
-    LaunchParams lp = ParseKernelDetails(space_.Str(details));
-    std::string name(space_.Str(p.EventName(e)));
-    bool uses_tc = IsKernelUsingTensorCore(name);
-    bool eligible = false;
-    std::string op_name;
-    if (tf_op != kNoStr) {
-      op_name = ParsedTfOp(tf_op).name;
-      eligible = IsEinsumTensorCoreEligible(space_.Str(equation)) || IsOpTensorCoreEligible(op_name);
-    }
-    if (xla_name != 0 && !xla_op_names_[xla_name].empty()) {
-      op_name = xla_op_names_[xla_name];
-      eligible |= IsOpTensorCoreEligible(op_name);
-    }
-    // A kernel that uses TensorCores proves its op eligible, whatever its name.
-    if (uses_tc && !op_name.empty()) eligible = true;
-    KernelKey key{uses_tc, eligible, lp.block[0], lp.block[1], lp.block[2], lp.grid[0], lp.grid[1], lp.grid[2],
-                  lp.regs.value_or(0), lp.static_shmem.value_or(0), lp.dynamic_shmem.value_or(0), name, op_name};
-    auto [it, inserted] = kernels_.try_emplace(key);
-    KernelReport& r = it->second;
-    if (inserted) {
-      r.set_name(name);
-      if (lp.regs) r.set_registers_per_thread(*lp.regs);
-      if (lp.static_shmem) r.set_static_shmem_bytes(*lp.static_shmem);
-      if (lp.dynamic_shmem) r.set_dynamic_shmem_bytes(*lp.dynamic_shmem);
-      for (int i = 0; i < 3; ++i) r.add_block_dim(lp.block[i]);
-      for (int i = 0; i < 3; ++i) r.add_grid_dim(lp.grid[i]);
-      r.set_is_kernel_using_tensor_core(uses_tc);
-      r.set_is_op_tensor_core_eligible(eligible);
-      r.set_op_name(op_name);
-      if (lp.occupancy) r.set_occupancy_pct(static_cast<float>(*lp.occupancy));
-      r.set_min_duration_ns(dur_ns);
-      r.set_max_duration_ns(dur_ns);
-    }
-    return r;
+  const TfOp& ParsedTfOp(StrId s) {
+    auto [it, fresh] = tf_ops_.try_emplace(s);
+    if (fresh) it->second = ParseTfOpFullname(space_.Str(s));
+    return it->second;
   }
 
   void FinishKernelStats(KernelStatsDb& db) {
@@ -190,13 +168,8 @@ struct KernelStatsCollector::Impl {
     for (size_t i = 0; i < all.size() && i < kMaxNumOfKernels; ++i) *db.add_reports() = *all[i];
   }
 
-  const XSpaceModel& space_;
-  schema::StatIds ids_;
-  const HloPrograms& programs_;
-  // XlaOpName's: by (program id, hlo_op, hlo_module, name); [0] is no name.
-  std::map<std::tuple<std::optional<int64_t>, StrId, StrId, StrId>, uint32_t> xla_op_index_;
-  std::vector<std::string> xla_op_names_{std::string()};
-  std::map<KernelKey, KernelReport> kernels_;
+  using KernelKey = std::tuple<bool, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                               uint32_t, uint32_t, std::string, std::string>;
   struct ArrayHash {
     size_t operator()(const std::array<uint32_t, 5>& a) const {
       uint64_t h = 1469598103934665603ull;
@@ -204,6 +177,11 @@ struct KernelStatsCollector::Impl {
       return static_cast<size_t>(h);
     }
   };
+
+  const XSpaceModel& space_;
+  schema::StatIds ids_;
+  XlaKernelOpNames xla_op_names_;
+  std::map<KernelKey, KernelReport> kernels_;
   std::unordered_map<const XPlaneModel*, std::unordered_map<std::array<uint32_t, 5>, KernelReport*, ArrayHash>>
       kernel_by_event_key_;
   std::unordered_map<StrId, TfOp> tf_ops_;

@@ -6,13 +6,6 @@
 
 namespace tbprof {
 
-namespace {
-
-constexpr double kHighlyInfeedBoundThresholdInPercent = 20;
-constexpr double kModeratelyInfeedBoundThresholdInPercent = 5;
-
-}  // namespace
-
 std::string PercentStatement(const char* fmt, double v) {
   char buf[512];
   std::snprintf(buf, sizeof(buf), fmt, OneDigit(v).c_str());
@@ -31,7 +24,7 @@ StepSummary StepSummaryOf(const SampleStat<double>& stat) {
 
 bool ClassifyInputBound(double input_percent, double all_other_percent, std::string* classification,
                         std::string* statement) {
-  if (input_percent >= kHighlyInfeedBoundThresholdInPercent) {
+  if (input_percent >= kInfeedBound.highly) {
     *classification = "host";
     *statement = PercentStatement(
         "Your program is HIGHLY input-bound because %s%% of the total step time sampled is waiting for input. "
@@ -39,7 +32,7 @@ bool ClassifyInputBound(double input_percent, double all_other_percent, std::str
         input_percent);
     return false;
   }
-  if (input_percent >= kModeratelyInfeedBoundThresholdInPercent) {
+  if (input_percent >= kInfeedBound.moderately) {
     *classification = "both";
     *statement = PercentStatement(
         "Your program is MODERATELY input-bound because %s%% of the total step time sampled is waiting for input. "
@@ -47,7 +40,7 @@ bool ClassifyInputBound(double input_percent, double all_other_percent, std::str
         input_percent);
     return false;
   }
-  if (all_other_percent >= kModeratelyAllOtherBoundThresholdInPercent) {
+  if (all_other_percent >= kAllOtherBound.moderately) {
     *classification = "both";
     *statement = PercentStatement(
         "Your program is POTENTIALLY input-bound because %s%% of the total step time sampled is spent on 'All "

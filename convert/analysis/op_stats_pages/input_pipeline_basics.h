@@ -18,9 +18,24 @@ using tensorflow::profiler::BottleneckAnalysis, tensorflow::profiler::Diagnostic
     tensorflow::profiler::StepSummary, tensorflow::profiler::TpuBottleneckAnalysis,
     tensorflow::profiler::TpuStepTimeBreakdown;
 
-// Below this share of the step, 'All Others' time does not make a run input
-// bound (percent).
-constexpr double kModeratelyAllOtherBoundThresholdInPercent = 3;
+// xprof's bottleneck thresholds, in percent of the step time, one table for
+// the generic (GPU, CPU) and the TPU analyses: a cause below `moderately` is
+// no bottleneck, one at `highly` or above is a high one.
+struct BoundThresholds {
+  double moderately = 0;
+  double highly = 0;
+};
+inline constexpr BoundThresholds kInfeedBound{5, 20};
+inline constexpr BoundThresholds kAllOtherBound{3, 15};
+inline constexpr BoundThresholds kKernelLaunchBound{3, 15};
+inline constexpr BoundThresholds kDeviceCollectivesBound{3, 15};
+inline constexpr BoundThresholds kOutfeedBound{5, 20};
+// Past these, TensorCore idle time not spent on input, and all-reduce time
+// beyond the input time, are reported; below the last, SparseCoreV0 compute
+// is a moderate bottleneck, else a high one.
+inline constexpr double kTcIdleThresholdInPercent = 3;
+inline constexpr double kAllReduceBoundThresholdInPercent = 6;
+inline constexpr double kModeratelySparseCoreV0BoundThresholdInPercent = 10;
 
 // GetStepSummaryForSampleStats: zeros for an empty sample.
 StepSummary StepSummaryOf(const SampleStat<double>& stat);

@@ -16,12 +16,6 @@ namespace tbprof {
 
 namespace {
 
-constexpr double kHighlyAllOtherBoundThresholdInPercent = 15;
-constexpr double kModeratelyKernelLaunchBoundThresholdInPercent = 3;
-constexpr double kHighlyKernelLaunchBoundThresholdInPercent = 15;
-constexpr double kModeratelyDeviceCollectivesBoundThresholdInPercent = 3;
-constexpr double kHighlyDeviceCollectivesBoundThresholdInPercent = 15;
-
 double PsToMs(uint64_t ps) { return static_cast<double>(ps) / 1e9; }
 
 uint64_t TypePs(const StepInfo& step, int type) {
@@ -242,22 +236,22 @@ bool ComputeGenericInputPipelineAnalysis(const OpStats& op_stats, InputPipelineA
       kl_fmt += " It could be due to CPU contention with tf.data. In this case, you may try to set the environment "
                 "variable TF_GPU_THREAD_MODE=gpu_private.";
     }
-    ClassifyLevel(kernel_launch_pct, kHighlyKernelLaunchBoundThresholdInPercent,
-                  kModeratelyKernelLaunchBoundThresholdInPercent, kl_fmt.c_str(), &cls, &st);
+    ClassifyLevel(kernel_launch_pct, kKernelLaunchBound.highly,
+                  kKernelLaunchBound.moderately, kl_fmt.c_str(), &cls, &st);
     b.set_kernel_launch_classification(cls);
     b.set_kernel_launch_statement(st);
     if (all_other_reported) {
       b.set_all_other_classification("no");
     } else {
-      ClassifyLevel(all_other_pct, kHighlyAllOtherBoundThresholdInPercent, kModeratelyAllOtherBoundThresholdInPercent,
+      ClassifyLevel(all_other_pct, kAllOtherBound.highly, kAllOtherBound.moderately,
                     "%s %% of the total step time sampled is spent on 'All Others' time. This could be due to "
                     "Python execution overhead.",
                     &cls, &st);
       b.set_all_other_classification(cls);
       b.set_all_other_statement(st);
     }
-    ClassifyLevel(collectives_pct, kHighlyDeviceCollectivesBoundThresholdInPercent,
-                  kModeratelyDeviceCollectivesBoundThresholdInPercent,
+    ClassifyLevel(collectives_pct, kDeviceCollectivesBound.highly,
+                  kDeviceCollectivesBound.moderately,
                   "%s %% of the total step time sampled is spent on 'Device Collective Communication'.", &cls, &st);
     b.set_device_collectives_classification(cls);
     b.set_device_collectives_statement(st);

@@ -16,14 +16,6 @@ using tensorflow::profiler::SparseCoreStepSummary;
 
 namespace {
 
-// Past this share of the step, TensorCore idle time not spent on input, and
-// all-reduce time beyond the input time, are reported (percent).
-constexpr double kTcIdleThresholdInPercent = 3;
-constexpr double kAllReduceBoundThresholdInPercent = 6;
-// Below this share, SparseCoreV0 compute is a moderate bottleneck, else high.
-constexpr double kModeratelySparseCoreV0BoundThresholdInPercent = 10;
-constexpr double kModeratelyOutfeedBoundThresholdInPercent = 5;
-constexpr double kHighlyOutfeedBoundThresholdInPercent = 20;
 constexpr char kMultipleStepsInTfFunctionDoc[] =
     "https://www.tensorflow.org/guide/tpu#improving_performance_by_multiple_steps_within_tffunction";
 
@@ -77,12 +69,12 @@ void ScV0Analysis(double scv0_percent, TpuBottleneckAnalysis& a) {
 }
 
 void OutputAnalysis(double output_percent, TpuBottleneckAnalysis& a) {
-  if (output_percent >= kHighlyOutfeedBoundThresholdInPercent) {
+  if (output_percent >= kOutfeedBound.highly) {
     a.set_output_classification("host");
     a.set_output_statement("Your program is HIGHLY output-bound because " + OneDigit(output_percent) +
                            "% of the total step time sampled is spent on output. Therefore, you should first focus "
                            "on reducing the output time.");
-  } else if (output_percent >= kModeratelyOutfeedBoundThresholdInPercent) {
+  } else if (output_percent >= kOutfeedBound.moderately) {
     a.set_output_classification("both");
     a.set_output_statement("Your program is MODERATELY output-bound because " + OneDigit(output_percent) +
                            "% of the total step time sampled is spent on output. Therefore, you would need to "

@@ -28,7 +28,7 @@
 #include "harness/host_plane_writer.h"
 #include "harness/pipeline_runner.h"
 #include "harness/profiler_server.h"
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 #include "plugin/capture/capture.h"
 #include "plugin/routes.h"
 #include "proto/profiler_service.grpc.pb.h"

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <set>
 
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 #include "synthetic/pipeline/pipeline_dataset.h"
 #include "synthetic/pipeline/pipeline_work.h"
 

@@ -1,4 +1,4 @@
-#include "harness/tracer/host_tracer.h"
+#include "tracer/host_tracer.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>
