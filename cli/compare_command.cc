@@ -70,7 +70,12 @@ StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string&
     contents = logdir.ScanRun(runs.front().dir);
   }
   CompareSide side;
+  // A PyTorch run's trace files are spans (or workers), compared one at a
+  // time as the server does: without --host, the first.
+  const bool first_trace_only = host.empty() && !contents.xplanes.empty() &&
+                                contents.xplanes.front().suffix.starts_with("pt.trace.json");
   for (const RunFile& f : contents.xplanes) {
+    if (first_trace_only && !side.xplane_paths.empty()) break;
     if (host.empty() || f.host == host) {
       side.hosts.push_back(f.host);
       side.xplane_paths.push_back(f.path);
@@ -202,12 +207,15 @@ int CompareCommand(int argc, char** argv) {
   // One cache for both runs, so each file is loaded once for all the tools compared.
   ArtifactCache cache(size_t{4} << 30);
   StatusOr<RunComparison> comparison = Internal("not run");
+  std::vector<std::string> hosts_a, hosts_b;
   try {
     comparison = [&]() -> StatusOr<RunComparison> {
       ASSIGN_OR_RETURN(CompareSide a, SideOf(path_a, flags.Get("base_host")));
       ASSIGN_OR_RETURN(CompareSide b, SideOf(path_b, flags.Get("host")));
       a.step = steps->a;
       b.step = steps->b;
+      hosts_a = a.hosts;
+      hosts_b = b.hosts;
       ASSIGN_OR_RETURN(RunFigures fa, LoadRunFigures(a, *sections, &cache));
       ASSIGN_OR_RETURN(RunFigures fb, LoadRunFigures(b, *sections, &cache));
       return CompareRuns(fa, fb, *alignment);
@@ -219,9 +227,14 @@ int CompareCommand(int argc, char** argv) {
     flags.Error(comparison.status().message());
     return kExitUnreadable;
   }
-  std::string body = format == "json"  ? ComparisonToJson(*comparison, path_a, path_b)
+  // A run directory compared by one host (named, or a PyTorch run's first trace) says which.
+  auto label = [&](const std::string& path, const std::vector<std::string>& hosts) {
+    return IsDirectory(path) && hosts.size() == 1 && !hosts.front().empty() ? path + " (" + hosts.front() + ")" : path;
+  };
+  const std::string label_a = label(path_a, hosts_a), label_b = label(path_b, hosts_b);
+  std::string body = format == "json"  ? ComparisonToJson(*comparison, label_a, label_b)
                      : format == "csv" ? ComparisonToCsv(*comparison)
-                                       : ComparisonToText(*comparison, path_a, path_b,
+                                       : ComparisonToText(*comparison, label_a, label_b,
                                                           static_cast<size_t>(flags.Int("top")));
   if (!WriteOut(flags.Get("out"), body)) {
     flags.Error("cannot write " + flags.Get("out"));

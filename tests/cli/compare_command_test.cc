@@ -159,6 +159,12 @@ TEST(CompareCommand, TwoSpansOfOneWorker) {
   EXPECT_GT(a, 0);
   EXPECT_NE(a, b);  // two different spans
   EXPECT_FALSE(f.at("kernels").as_array().empty());
+  // The run without --host: its first span (spans are never combined), and the label says so.
+  CliRun first = CompareStdout(kTorchRun + " " + kTorchRun + " --host " + kSpan2 + " --format json --tool overview_page,kernel_stats");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  json::value d = json::parse(first.output);
+  EXPECT_EQ(d.at("run_a").as_string(), kTorchRun + " (" + kSpan1 + ")");
+  EXPECT_EQ(d.at("steps"), h.at("steps"));
 }
 
 // The real TPU profile (inference) measures no step: the TPU breakdown rows

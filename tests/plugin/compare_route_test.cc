@@ -194,6 +194,11 @@ TEST_F(CompareRoute, ComparesTwoSpansOfOneWorker) {
   }
   EXPECT_EQ(Get("/data?tag=compare&run=torch&host=worker0.999&base_run=torch&base_host=" + std::string(kSpan1)).status,
             404);
+  // Without a host a PyTorch run is compared by its first span, not by its spans combined.
+  json::value first = GetJson(std::string("/data?tag=compare&run=torch&base_run=torch&base_host=") + kSpan2);
+  EXPECT_EQ(first.at("run_b").as_string(), std::string("torch (") + kSpan1 + ")");
+  EXPECT_EQ(first.at("steps"), GetJson(std::string("/data?tag=compare&run=torch&host=") + kSpan1 +
+                                       "&base_run=torch&base_host=" + kSpan2).at("steps"));
 }
 
 // HTA's pair (tests/test_trace_diff.py) as two hosts of one run, step 1010:

@@ -181,13 +181,14 @@ export async function renderComparePage(root: HTMLElement, params: CompareParams
     select.addEventListener('change', () => navigate({ ...params, [key]: select.value, [key === 'run' ? 'host' : 'base_host']: '' }));
     return el('label', { class: 'selector' }, el('span', {}, label), select);
   };
-  // A run's hosts, or a PyTorch worker's spans (one trace file each); '' combines them.
+  // A run's hosts, or a PyTorch worker's spans (one trace file each). The server's default ('') combines a
+  // run's hosts but takes a PyTorch run's first trace: spans are compared one at a time; the title names it.
   const hostPick = async (id: string, label: string, run: string, value: string, key: 'host' | 'base_host') => {
     if (!run) return null;
     const listed = await fetchJson<({ hostname: string } | string)[]>(apiUrl('hosts', { run, tag: 'compare' }), signal).catch(() => []);
     const hosts = (Array.isArray(listed) ? listed : []).map((h) => (typeof h === 'string' ? h : h.hostname)).filter((h) => h !== 'ALL_HOSTS');
     if (hosts.length < 2) return null;
-    const select = el('select', { id, 'aria-label': label }, el('option', { value: '' }, 'all, combined'),
+    const select = el('select', { id, 'aria-label': label }, el('option', { value: '' }, 'default'),
       ...hosts.map((h) => el('option', { value: h }, h)));
     select.value = hosts.includes(value) ? value : '';
     select.addEventListener('change', () => navigate({ ...params, [key]: select.value }));
