@@ -12,6 +12,7 @@
 #include "convert/analysis/compare/comparison_output.h"
 #include "convert/analysis/compare/regression_check.h"
 #include "convert/base/strings.h"
+#include "convert/load/profile_file.h"
 #include "convert/tools/compare_tools.h"
 #include "plugin/logdir.h"
 
@@ -25,13 +26,22 @@ constexpr int kExitUndecidable = 3;  // a --fail-if figure is unknown in a run, 
 constexpr int kExitUnreadable = 4;   // a run could not be read
 
 constexpr const char* kHelpFooter =
-    "A and B are each a run directory (…/plugins/profile/<run>), a logdir holding a single run, or one\n"
-    "profile file (<host>.xplane.pb[.gz], or a legacy <host>.overview_page.pb, input_pipeline.pb,\n"
-    "tensorflow_stats.pb, kernel_stats.pb). A is the baseline: every delta is B - A.\n\n"
+    "A and B are each a run directory (…/plugins/profile/<run>, or a directory of PyTorch traces), a\n"
+    "logdir holding a single run, or one profile file (<host>.xplane.pb[.gz], a PyTorch trace\n"
+    "<worker>.<span>.pt.trace.json[.gz] or another Kineto .json[.gz], or a legacy <host>.overview_page.pb,\n"
+    "input_pipeline.pb, tensorflow_stats.pb, kernel_stats.pb). A is the baseline: every delta is B - A.\n"
+    "Two spans of one worker or two hosts of one run: give the two files, or the run twice with --host\n"
+    "and --base_host.\n\n"
+    "--step N (and --base_step M): also compare the host events of step N of B with those of step M of A\n"
+    "  (M = N when not given): every host-plane event that begins inside the step (operators,\n"
+    "  annotations, runtime calls, any thread), by name, with its count and total time, as HTA's trace\n"
+    "  diff does for a PyTorch iteration (ProfilerStep#N).\n\n"
     "--fail-if EXPR (repeatable): EXPR is SUBJECT>THRESHOLD or SUBJECT<THRESHOLD, where SUBJECT is\n"
     "  step_time, a step category (input, host_compute, device_compute, kernel_launch,\n"
-    "  device_collectives, device_to_device, output, compile, other: per-step averages),\n"
-    "  op:NAME (framework ops of that name, summed), hlo:NAME or kernel:NAME, and THRESHOLD a signed\n"
+    "  device_collectives, device_to_device, output, compile, other; on TPU tc_compute, scv0_compute,\n"
+    "  tc_infeed, tc_outfeed, scv0_infeed, tc_idle, host_transfer: per-step averages),\n"
+    "  op:NAME (framework ops of that name, summed), hlo:NAME, kernel:NAME or event:NAME (host events\n"
+    "  of that name in the --step compared), and THRESHOLD a signed\n"
     "  number with %, ms or us, e.g. 'step_time>+5%', 'op:MatMul>+2ms', 'kernel:volta_sgemm>+10%'.\n"
     "  An op in one run only took no time in the other (a % of a zero baseline is infinite).\n\n"
     "exit codes: 0 compared (every --fail-if check passed); 1 a --fail-if threshold was crossed;\n"
@@ -60,7 +70,12 @@ StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string&
     contents = logdir.ScanRun(runs.front().dir);
   }
   CompareSide side;
+  // A PyTorch run's trace files are spans (or workers), compared one at a
+  // time as the server does: without --host, the first.
+  const bool first_trace_only = host.empty() && !contents.xplanes.empty() &&
+                                contents.xplanes.front().suffix.starts_with("pt.trace.json");
   for (const RunFile& f : contents.xplanes) {
+    if (first_trace_only && !side.xplane_paths.empty()) break;
     if (host.empty() || f.host == host) {
       side.hosts.push_back(f.host);
       side.xplane_paths.push_back(f.path);
@@ -87,6 +102,13 @@ StatusOr<CompareSide> SideOf(const std::string& path, const std::string& host) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   if (EndsWith(base, ".xplane.pb") || EndsWith(base, ".xplane.pb.gz")) {
     side.hosts.push_back(base.substr(0, base.find(".xplane.pb")));
+    side.xplane_paths.push_back(path);
+    return side;
+  }
+  // A PyTorch trace: one span of one worker, named as the server names it.
+  if (IsKinetoTraceFileName(base) || (IsJsonFileName(base) && FileLooksLikeKinetoTrace(path))) {
+    size_t cut = base.find(IsKinetoTraceFileName(base) ? ".pt.trace.json" : ".json");
+    side.hosts.push_back(base.substr(0, cut));
     side.xplane_paths.push_back(path);
     return side;
   }
@@ -139,6 +161,8 @@ int CompareCommand(int argc, char** argv) {
   flags.Add("align", "average", "steps: average (per-step averages), step_number or order (step by step)");
   flags.Add("host", "", "B's host (default: every host of the run, combined)");
   flags.Add("base_host", "", "A's host (default: every host of the run, combined)");
+  flags.Add("step", "", "B's step whose host events to compare (see below)");
+  flags.Add("base_step", "", "A's step whose host events to compare (default: --step)");
   flags.AddInt("top", 20, 1, 1000000, "rows of each op and kernel table in the terminal table");
   flags.Add("fail-if", "", "a regression threshold (see below); may be repeated");
   flags.JoinRepeats("fail-if", "\n");
@@ -164,6 +188,11 @@ int CompareCommand(int argc, char** argv) {
     flags.Error(sections.status().message());
     return kExitUsage;
   }
+  auto steps = CompareStepsOf(flags.Get("base_step"), flags.Get("step"));
+  if (!steps.ok()) {
+    flags.Error(steps.status().message());
+    return kExitUsage;
+  }
   std::vector<RegressionCheck> checks;
   for (std::string_view text : SplitNonEmpty(flags.Get("fail-if"), '\n')) {
     auto check = ParseRegressionCheck(text);
@@ -178,10 +207,15 @@ int CompareCommand(int argc, char** argv) {
   // One cache for both runs, so each file is loaded once for all the tools compared.
   ArtifactCache cache(size_t{4} << 30);
   StatusOr<RunComparison> comparison = Internal("not run");
+  std::vector<std::string> hosts_a, hosts_b;
   try {
     comparison = [&]() -> StatusOr<RunComparison> {
       ASSIGN_OR_RETURN(CompareSide a, SideOf(path_a, flags.Get("base_host")));
       ASSIGN_OR_RETURN(CompareSide b, SideOf(path_b, flags.Get("host")));
+      a.step = steps->a;
+      b.step = steps->b;
+      hosts_a = a.hosts;
+      hosts_b = b.hosts;
       ASSIGN_OR_RETURN(RunFigures fa, LoadRunFigures(a, *sections, &cache));
       ASSIGN_OR_RETURN(RunFigures fb, LoadRunFigures(b, *sections, &cache));
       return CompareRuns(fa, fb, *alignment);
@@ -193,9 +227,14 @@ int CompareCommand(int argc, char** argv) {
     flags.Error(comparison.status().message());
     return kExitUnreadable;
   }
-  std::string body = format == "json"  ? ComparisonToJson(*comparison, path_a, path_b)
+  // A run directory compared by one host (named, or a PyTorch run's first trace) says which.
+  auto label = [&](const std::string& path, const std::vector<std::string>& hosts) {
+    return IsDirectory(path) && hosts.size() == 1 && !hosts.front().empty() ? path + " (" + hosts.front() + ")" : path;
+  };
+  const std::string label_a = label(path_a, hosts_a), label_b = label(path_b, hosts_b);
+  std::string body = format == "json"  ? ComparisonToJson(*comparison, label_a, label_b)
                      : format == "csv" ? ComparisonToCsv(*comparison)
-                                       : ComparisonToText(*comparison, path_a, path_b,
+                                       : ComparisonToText(*comparison, label_a, label_b,
                                                           static_cast<size_t>(flags.Int("top")));
   if (!WriteOut(flags.Get("out"), body)) {
     flags.Error("cannot write " + flags.Get("out"));

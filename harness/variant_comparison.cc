@@ -16,7 +16,7 @@ std::string VariantComparisons(const std::vector<VariantReport>& reports, size_t
                                           "tf_data_bottleneck_analysis"};
   ArtifactCache cache(size_t{1} << 30);
   auto figures_of = [&](const VariantReport& r) {
-    return LoadRunFigures(CompareSide{{r.run.variant}, {r.run.xplane_path}, {}}, sections, &cache);
+    return LoadRunFigures(CompareSide{{r.run.variant}, {r.run.xplane_path}, {}, {}}, sections, &cache);
   };
   const VariantReport& base = *profiled.front();
   auto base_figures = figures_of(base);

@@ -17,6 +17,10 @@ bool SelectsInput(const std::string& key) {
          key == "base_host" || key == "session_path" || key == "run_path";
 }
 
+// A PyTorch profiler trace: one span of one worker, not a host of a step
+// shared with the run's other files, so a run of them is never combined.
+bool IsPyTorchTrace(const RunFile& f) { return f.suffix.starts_with("pt.trace.json"); }
+
 }  // namespace
 
 std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare(const Query& q, bool csv) {
@@ -29,10 +33,16 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare
   plan.key = std::string("data|compare|") + (csv ? "csv|" : "");
   // One side: its run listed, its host's files (every host for none or
   // ALL_HOSTS), or the run's legacy files when it has no xplane file.
-  auto side = [&](const std::string& run_name, const std::string& host, std::vector<std::string>& hosts,
+  // `host` is set to the file chosen when a PyTorch run's first trace stands for the run.
+  auto side = [&](const std::string& run_name, std::string& host, std::vector<std::string>& hosts,
                   std::vector<std::string>& xplanes, std::vector<std::string>& legacy) -> Status {
     if (!host.empty()) RETURN_IF_ERROR(CheckPlainName("host", host));
     ASSIGN_OR_RETURN(ListedRun listed, ListRun(run_name, q.Scope(), nullptr));
+    const auto& files_of_run = listed.contents->xplanes;
+    // Spans are compared one at a time (torch-tb-profiler showed them so): without a host, the first.
+    if ((host.empty() || host == kAllHosts) && !files_of_run.empty() && IsPyTorchTrace(files_of_run.front())) {
+      host = files_of_run.front().host;
+    }
     const bool every_host = host.empty() || host == kAllHosts;
     std::vector<const RunFile*> files;
     for (const RunFile& f : listed.contents->xplanes) {
@@ -64,12 +74,12 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare
     }
     return Status();
   };
-  if (Status s = side(run, q.Get("host"), plan.input.hosts, plan.input.xplane_paths, plan.input.legacy_paths);
-      !s.ok()) {
+  std::string host = q.Get("host"), base_host = q.Get("base_host");
+  if (Status s = side(run, host, plan.input.hosts, plan.input.xplane_paths, plan.input.legacy_paths); !s.ok()) {
     return FromStatus(s);
   }
   plan.key += "base|";
-  if (Status s = side(base_run, q.Get("base_host"), plan.input.base_hosts, plan.input.base_xplane_paths,
+  if (Status s = side(base_run, base_host, plan.input.base_hosts, plan.input.base_xplane_paths,
                       plan.input.base_legacy_paths);
       !s.ok()) {
     return FromStatus(s);
@@ -78,8 +88,11 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare
     if (!SelectsInput(k)) plan.key += k + "=" + v + "&";
   }
   // The labels the answer carries.
-  plan.key += "|" + run + "|" + q.Get("host") + "|" + base_run + "|" + q.Get("base_host");
+  plan.key += "|" + run + "|" + host + "|" + base_run + "|" + base_host;
   plan.input.params = q.params;
+  // The labels name the trace a PyTorch run was compared by.
+  if (!host.empty()) plan.input.params["host"] = host;
+  if (!base_host.empty()) plan.input.params["base_host"] = base_host;
   plan.input.csv = csv;
   plan.input.cache = &cache_;
   plan.input.max_output_bytes = max_response_bytes_;

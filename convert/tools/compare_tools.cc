@@ -1,8 +1,10 @@
 #include "convert/tools/compare_tools.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "convert/analysis/compare/comparison_output.h"
+#include "convert/analysis/compare/step_events.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
 #include "convert/base/strings.h"
@@ -106,10 +108,29 @@ Status AddWholeModelFigures(const CompareSide& side, const std::set<std::string>
   return Status();
 }
 
+Status AddStepEvents(const CompareSide& side, ArtifactCache* cache, RunFigures& f) {
+  if (!side.step) return Status();
+  std::vector<std::shared_ptr<const XSpaceModel>> models;
+  std::vector<const XSpaceModel*> hosts;
+  for (const std::string& path : side.xplane_paths) {
+    ASSIGN_OR_RETURN(auto model, LoadModelCached(path, cache));
+    hosts.push_back(model.get());
+    models.push_back(std::move(model));
+  }
+  StatusOr<std::vector<OpDeltaRow>> rows = HostEventsOfStep(hosts, *side.step);
+  if (!rows.ok()) {
+    std::string which = side.hosts.size() == 1 ? " (" + side.hosts.front() + ")" : std::string();
+    return Status(rows.status().code(), "compare: run" + which + ": " + rows.status().message());
+  }
+  f.step_events = std::make_shared<const StepEventRows>(StepEventRows{*side.step, std::move(*rows)});
+  return Status();
+}
+
 StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::string>& sections,
                                    ArtifactCache* cache) {
   RunFigures f;
   RETURN_IF_ERROR(AddWholeModelFigures(side, sections, cache, f));
+  RETURN_IF_ERROR(AddStepEvents(side, cache, f));
   if (sections.count(std::string(kInputPipeline)) || sections.count(std::string(kFrameworkOps)) ||
       sections.count(std::string(kKernels))) {
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(side.xplane_paths, cache));
@@ -165,9 +186,33 @@ bool CompareReadsLegacySuffix(std::string_view suffix) {
          suffix == kLegacyKernels;
 }
 
+StatusOr<CompareSteps> CompareStepsOf(std::string_view base_step, std::string_view step) {
+  auto parse = [](std::string_view text, const char* name) -> StatusOr<std::optional<int64_t>> {
+    if (text.empty()) return std::optional<int64_t>();
+    int64_t n = 0;
+    auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (err != std::errc() || end != text.data() + text.size()) {
+      return InvalidArgument(std::string("compare: ") + name + " must be a step number, not '" + std::string(text) +
+                             "'");
+    }
+    return std::optional<int64_t>(n);
+  };
+  CompareSteps steps;
+  ASSIGN_OR_RETURN(steps.a, parse(base_step, "base_step"));
+  ASSIGN_OR_RETURN(steps.b, parse(step, "step"));
+  if (!steps.a) steps.a = steps.b;
+  if (!steps.b) steps.b = steps.a;
+  return steps;
+}
+
 StatusOr<RunFigures> LoadRunFigures(const CompareSide& side, const std::set<std::string>& sections,
                                     ArtifactCache* cache) {
   if (!side.xplane_paths.empty()) return XPlaneFigures(side, sections, cache);
+  if (side.step && !side.legacy_paths.empty()) {
+    return InvalidArgument("compare: step " + std::to_string(*side.step) +
+                           ": legacy per-tool files hold no events; a step's host events need an xplane.pb or a "
+                           "PyTorch trace");
+  }
   if (!side.legacy_paths.empty()) return LegacyFigures(side, sections);
   return NotFound("compare: a run has no profile file that compare reads (xplane.pb or legacy .pb files)");
 }
@@ -176,8 +221,9 @@ StatusOr<ToolOutput> CompareTool(const ToolInput& in) {
   auto alignment = StepAlignmentFromName(ParamStr(in.params, "align"));
   if (!alignment) return InvalidArgument("compare: align must be average, step_number or order");
   ASSIGN_OR_RETURN(auto sections, CompareSectionsOf(ParamStr(in.params, "tool")));
-  CompareSide a{in.base_hosts, in.base_xplane_paths, in.base_legacy_paths};
-  CompareSide b{in.hosts, in.xplane_paths, in.legacy_paths};
+  ASSIGN_OR_RETURN(CompareSteps steps, CompareStepsOf(ParamStr(in.params, "base_step"), ParamStr(in.params, "step")));
+  CompareSide a{in.base_hosts, in.base_xplane_paths, in.base_legacy_paths, steps.a};
+  CompareSide b{in.hosts, in.xplane_paths, in.legacy_paths, steps.b};
   ASSIGN_OR_RETURN(RunFigures fb, LoadRunFigures(b, sections, in.cache));
   if (a.xplane_paths.empty() && a.legacy_paths.empty()) {
     return InvalidArgument("compare: no baseline run A to compare with (base_run)");

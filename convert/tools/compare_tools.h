@@ -3,6 +3,8 @@
 // comparison after both runs were opened costs only the matching.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -15,11 +17,22 @@ namespace tbprof {
 
 // The files of one side of a comparison: xplane files (several hosts combine
 // as ALL_HOSTS does), or, without them, legacy per-tool files.
+// `step`: a step whose host events to compare too (HTA's trace diff of one
+// iteration); it needs events, so xplane or PyTorch trace files.
 struct CompareSide {
   std::vector<std::string> hosts;
   std::vector<std::string> xplane_paths;
   std::vector<std::string> legacy_paths;
+  std::optional<int64_t> step;
 };
+
+// The steps of a request or of the CLI's flags: `step` is B's, `base_step`
+// A's, and either alone names both runs' step. Empty text: no step.
+// InvalidArgument naming the parameter when one is not a whole number.
+struct CompareSteps {
+  std::optional<int64_t> a, b;
+};
+StatusOr<CompareSteps> CompareStepsOf(std::string_view base_step, std::string_view step);
 
 // The single-run tools whose figures a comparison can hold.
 const std::vector<std::string>& CompareSections();
@@ -35,7 +48,7 @@ StatusOr<RunFigures> LoadRunFigures(const CompareSide& side, const std::set<std:
 
 // ToolInput's files are B, its base_* files A. Parameters: `align`
 // (average, step_number, order), `tool` (sections), `run`, `host`,
-// `base_run`, `base_host` (labels). CSV when ToolInput::csv is set.
+// `base_run`, `base_host` (labels), `step`, `base_step` (CompareStepsOf). CSV when ToolInput::csv is set.
 StatusOr<ToolOutput> CompareTool(const ToolInput& in);
 
 }  // namespace tbprof

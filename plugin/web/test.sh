@@ -59,6 +59,10 @@ if [ "$target" = real ]; then
   cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
   cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
   chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"
+  # HTA's trace-diff pair (tiny PyTorch traces) as two hosts of one torch-tb-profiler-style run: the compare check.
+  mkdir -p "$logdir/pytorch_hta_pair"
+  for side in base test; do cp "$testdata/kineto_hta/trace_compare/$side.json.gz" "$logdir/pytorch_hta_pair/$side.pt.trace.json.gz"; done
+  chmod -R u+w "$logdir/pytorch_hta_pair"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
   # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
+#include <set>
 
 #include "plugin/routes.h"
 #include "tests/plugin/plugin_test_util.h"
@@ -35,6 +37,9 @@ void WriteLegacySteps(const fs::path& path, std::initializer_list<double> step_m
   WriteFile(path, r.SerializeAsString());
 }
 
+constexpr const char* kSpan1 = "worker0.1623143089861";
+constexpr const char* kSpan2 = "worker0.1623143566756";
+
 class CompareRoute : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -46,6 +51,19 @@ class CompareRoute : public ::testing::Test {
     WriteLegacySteps(runs / "legacy_a/localhost.input_pipeline.pb", {10, 20});
     WriteLegacySteps(runs / "legacy_b/localhost.input_pipeline.pb", {12, 26, 40});
     WriteSyntheticXPlane(base_ / "outside/plugins/profile/secret/host1.xplane.pb", 3);
+    // torch-tb-profiler's layout: a directory of one worker's spans is a run,
+    // each span a host of it; HTA's pair as two hosts of one run.
+    const fs::path data = TBPROF_TESTDATA;
+    fs::create_directories(base_ / "logdir/torch");
+    for (const char* span : {kSpan1, kSpan2}) {
+      fs::copy_file(data / "kineto_torch_tb_samples/resnet50_num_workers_0" / (std::string(span) + ".pt.trace.json.gz"),
+                    base_ / "logdir/torch" / (std::string(span) + ".pt.trace.json.gz"));
+    }
+    fs::create_directories(base_ / "logdir/hta");
+    for (const char* side : {"base", "test"}) {
+      fs::copy_file(data / "kineto_hta/trace_compare" / (std::string(side) + ".json.gz"),
+                    base_ / "logdir/hta" / (std::string(side) + ".pt.trace.json.gz"));
+    }
     ProfileServiceOptions options;
     options.logdir = base_ / "logdir";
     options.web_dir = base_ / "web";
@@ -71,8 +89,8 @@ class CompareRoute : public ::testing::Test {
     EXPECT_FALSE(ec) << r.Body();
     return v;
   }
-  double StepTimeAverage(const std::string& run) {
-    json::value v = GetJson("/data?tag=input_pipeline_analyzer&run=" + run);
+  double StepTimeAverage(const std::string& run, const std::string& host = "") {
+    json::value v = GetJson("/data?tag=input_pipeline_analyzer&run=" + run + (host.empty() ? "" : "&host=" + host));
     double sum = 0;
     size_t n = 0;
     for (const auto& row : v.as_array()[1].at("rows").as_array()) {
@@ -154,6 +172,61 @@ TEST_F(CompareRoute, ReusesTheRunsCachedResults) {
   EXPECT_EQ(service_->cache().misses() - misses, 1u);
   GetJson("/data?tag=compare&run=run_b&base_run=run_a&tool=input_pipeline_analyzer,framework_op_stats,kernel_stats");
   EXPECT_EQ(service_->cache().misses() - misses, 1u);
+}
+
+TEST_F(CompareRoute, ComparesTwoSpansOfOneWorker) {
+  const std::string target = std::string("/data?tag=compare&run=torch&host=") + kSpan2 + "&base_run=torch&base_host=" + kSpan1;
+  json::value c = GetJson(target);
+  EXPECT_EQ(c.at("run_a").as_string(), std::string("torch (") + kSpan1 + ")");
+  EXPECT_EQ(c.at("run_b").as_string(), std::string("torch (") + kSpan2 + ")");
+  // Every delta is B's figure minus A's as the single-span tools give them.
+  EXPECT_NEAR(Delta(c, "steps", "step_time_ms"), StepTimeAverage("torch", kSpan2) - StepTimeAverage("torch", kSpan1),
+              1e-6);
+  EXPECT_FALSE(c.at("kernels").as_array().empty());
+  // A span with itself: no delta but 0, nothing added or removed.
+  json::value self = GetJson(std::string("/data?tag=compare&run=torch&host=") + kSpan1 + "&base_run=torch&base_host=" +
+                             kSpan1 + "&tool=kernel_stats,framework_op_stats");
+  for (const char* table : {"kernels", "framework_ops"}) {
+    for (const auto& r : self.at(table).as_array()) {
+      EXPECT_EQ(r.at("presence"), "both");
+      EXPECT_EQ(r.at("delta_us").to_number<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(Get("/data?tag=compare&run=torch&host=worker0.999&base_run=torch&base_host=" + std::string(kSpan1)).status,
+            404);
+  // Without a host a PyTorch run is compared by its first span, not by its spans combined.
+  json::value first = GetJson(std::string("/data?tag=compare&run=torch&base_run=torch&base_host=") + kSpan2);
+  EXPECT_EQ(first.at("run_b").as_string(), std::string("torch (") + kSpan1 + ")");
+  EXPECT_EQ(first.at("steps"), GetJson(std::string("/data?tag=compare&run=torch&host=") + kSpan1 +
+                                       "&base_run=torch&base_host=" + kSpan2).at("steps"));
+}
+
+// HTA's pair (tests/test_trace_diff.py) as two hosts of one run, step 1010:
+// nccl:all_reduce removed (67 us), three ops added (HTA's stated diff).
+TEST_F(CompareRoute, ComparesOneStepsHostEventsOfTwoHosts) {
+  json::value c = GetJson("/data?tag=compare&run=hta&host=test&base_run=hta&base_host=base&step=1010&tool=overview_page");
+  EXPECT_EQ(c.at("step").at("a"), 1010);
+  EXPECT_EQ(c.at("step").at("b"), 1010);
+  std::set<std::string> added, removed;
+  double nccl_delta = NAN;
+  for (const auto& r : c.at("step_events").as_array()) {
+    if (r.at("presence") == "added") added.insert(std::string(r.at("name").as_string()));
+    if (r.at("presence") == "removed") removed.insert(std::string(r.at("name").as_string()));
+    if (r.at("name") == "nccl:all_reduce") nccl_delta = r.at("delta_us").to_number<double>();
+  }
+  EXPECT_EQ(added, (std::set<std::string>{"AddmmBackward0", "All2All_Pooled_Req", "CatBackward0"}));
+  EXPECT_EQ(removed, (std::set<std::string>{"nccl:all_reduce"}));
+  EXPECT_EQ(nccl_delta, -67.0);
+  // Without a step there are no step rows; a step a run lacks, or a bad one, is refused clearly.
+  json::value none = GetJson("/data?tag=compare&run=hta&host=test&base_run=hta&base_host=base&tool=overview_page");
+  EXPECT_TRUE(none.at("step").at("a").is_null());
+  EXPECT_TRUE(none.at("step_events").as_array().empty());
+  HttpResponse missing = Get("/data?tag=compare&run=hta&host=test&base_run=hta&base_host=base&step=5");
+  EXPECT_EQ(missing.status, 404) << missing.Body();
+  EXPECT_NE(missing.Body().find("no step 5"), std::string::npos) << missing.Body();
+  EXPECT_EQ(Get("/data?tag=compare&run=hta&host=test&base_run=hta&base_host=base&step=x").status, 400);
+  // Legacy files hold no events.
+  EXPECT_EQ(Get("/data?tag=compare&run=legacy_b&base_run=legacy_a&step=1").status, 400);
 }
 
 }  // namespace

@@ -95,6 +95,11 @@ std::string ComparisonToJson(const RunComparison& c, const std::string& label_a,
   AppendJsonStringMember(out, ",\"alignment\":", StepAlignmentName(c.alignment));
   out += ",\"steps\":";
   AppendMetricRows(out, c.steps);
+  out += ",\"step_notes\":{\"a\":";
+  AppendOptionalString(out, c.step_note_a);
+  out += ",\"b\":";
+  AppendOptionalString(out, c.step_note_b);
+  out += '}';
   out += ",\"step_pairs\":[";
   for (size_t i = 0; i < c.step_pairs.size(); ++i) {
     const StepPair& p = c.step_pairs[i];
@@ -127,6 +132,13 @@ std::string ComparisonToJson(const RunComparison& c, const std::string& label_a,
   AppendOpRows(out, c.kernels, true);
   out += ",\"memory\":";
   AppendMetricRows(out, c.memory);
+  // The chosen step of each run and its host events (null and [] without one).
+  out += ",\"step\":{\"a\":";
+  out += c.step_a ? std::to_string(*c.step_a) : std::string("null");
+  out += ",\"b\":";
+  out += c.step_b ? std::to_string(*c.step_b) : std::string("null");
+  out += "},\"step_events\":";
+  AppendOpRows(out, c.step_events, false);
   out += '}';
   return out;
 }
@@ -171,6 +183,7 @@ std::string ComparisonToCsv(const RunComparison& c) {
   AddOpCsvRows(t, "hlo_ops", c.hlo_ops);
   AddOpCsvRows(t, "kernels", c.kernels);
   AddMetricCsvRows(t, "memory", "", c.memory);
+  AddOpCsvRows(t, "step_events", c.step_events);
   return t.ToCsv();
 }
 
@@ -231,7 +244,7 @@ void AppendOpTable(std::string& out, const std::string& title, const std::vector
                    {"count A", 8}, {"count B", 8}, {"", -7}});
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const OpDeltaRow& r = rows[i];
-    std::string type = r.where.empty() ? r.type : r.where + ":" + r.type;
+    std::string type = r.where.empty() ? r.type : r.type.empty() ? r.where : r.where + ":" + r.type;
     std::string mark = r.presence == RowPresence::kBoth ? "" : std::string(RowPresenceName(r.presence));
     AppendLine(out, {{Fit(r.name, 44), -44}, {Fit(type, 16), -16}, {Number(r.time_us_a, 1), 13},
                      {Number(r.time_us_b, 1), 13}, {Signed(r.Delta(), 1), 13}, {Signed(r.DeltaPercent(), 1, "%"), 9},
@@ -252,6 +265,8 @@ std::string ComparisonToText(const RunComparison& c, const std::string& label_a,
                              size_t top_rows) {
   std::string out = "A (baseline): " + label_a + "\nB:            " + label_b + "\n";
   AppendMetricTable(out, "Steps (averages per step, ms)", c.steps, 3);
+  if (!c.step_note_a.empty()) out += "A's steps are unknown: " + c.step_note_a + "\n";
+  if (!c.step_note_b.empty()) out += "B's steps are unknown: " + c.step_note_b + "\n";
   for (const StepPair& p : c.step_pairs) {
     std::string title = "Step " + (p.name_a.empty() ? std::string("--") : p.name_a) + " vs " +
                         (p.name_b.empty() ? std::string("--") : p.name_b) + " (aligned by " +
@@ -267,6 +282,11 @@ std::string ComparisonToText(const RunComparison& c, const std::string& label_a,
   AppendOpTable(out, "HLO ops", c.hlo_ops, top_rows);
   AppendOpTable(out, "Kernels", c.kernels, top_rows);
   AppendMetricTable(out, "Memory (bytes at the peak)", c.memory, 0);
+  if (c.step_a || c.step_b) {
+    auto step = [](const std::optional<int64_t>& n) { return n ? std::to_string(*n) : std::string("--"); };
+    AppendOpTable(out, "Host events of step " + step(c.step_a) + " (A) and step " + step(c.step_b) + " (B)",
+                  c.step_events, top_rows);
+  }
   return out;
 }
 

@@ -11,7 +11,9 @@ namespace {
 constexpr std::string_view kStepSubjects[] = {"step_time",          "input",            "host_compute",
                                               "device_compute",     "kernel_launch",    "device_collectives",
                                               "device_to_device",   "output",           "compile",
-                                              "other"};
+                                              "other",              "tc_compute",       "scv0_compute",
+                                              "tc_infeed",          "tc_outfeed",       "scv0_infeed",
+                                              "tc_idle",            "host_transfer"};
 
 bool ParseThreshold(std::string_view s, RegressionCheck& check) {
   if (s.ends_with("%")) {
@@ -82,7 +84,7 @@ StatusOr<RegressionCheck> ParseRegressionCheck(std::string_view text) {
     return InvalidArgument("--fail-if '" + check.text +
                            "': the threshold must be a signed number followed by %, ms or us (e.g. +5%)");
   }
-  for (const auto& [prefix, section] : {std::pair{"op:", "framework_ops"}, {"hlo:", "hlo_ops"}, {"kernel:", "kernels"}}) {
+  for (const auto& [prefix, section] : {std::pair{"op:", "framework_ops"}, {"hlo:", "hlo_ops"}, {"kernel:", "kernels"}, {"event:", "step_events"}}) {
     if (subject.starts_with(prefix)) {
       check.section = section;
       check.name = std::string(subject.substr(std::string_view(prefix).size()));
@@ -98,7 +100,7 @@ StatusOr<RegressionCheck> ParseRegressionCheck(std::string_view text) {
     }
   }
   return InvalidArgument("--fail-if '" + check.text + "': unknown subject '" + std::string(subject) +
-                         "' (step_time, a step category such as device_compute, op:NAME, hlo:NAME or kernel:NAME)");
+                         "' (step_time, a step category such as device_compute, op:NAME, hlo:NAME, kernel:NAME or event:NAME)");
 }
 
 CheckOutcome EvaluateRegressionCheck(const RegressionCheck& check, const RunComparison& c) {
@@ -112,6 +114,7 @@ CheckOutcome EvaluateRegressionCheck(const RegressionCheck& check, const RunComp
   } else {
     const auto& rows = check.section == "framework_ops" ? c.framework_ops
                        : check.section == "hlo_ops"     ? c.hlo_ops
+                       : check.section == "step_events" ? c.step_events
                                                         : c.kernels;
     f = OpFigures(rows, check.name);
     if (check.unit == RegressionCheck::Unit::kMs) to_check_unit = 1e-3;

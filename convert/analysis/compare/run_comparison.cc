@@ -12,6 +12,7 @@ using tensorflow::profiler::BottleneckAnalysis;
 using tensorflow::profiler::GenericStepTimeBreakdown;
 using tensorflow::profiler::InputPipelineAnalysisResult;
 using tensorflow::profiler::PerGenericStepDetails;
+using tensorflow::profiler::TpuStepTimeBreakdown;
 
 // The step-time categories, named as the input-pipeline page's columns mean
 // them; each reads one run's average (from the breakdown) or one step's figure.
@@ -68,13 +69,54 @@ std::vector<Figure> StepAverages(const InputPipelineAnalysisResult* r) {
   return figures;
 }
 
+// A TPU step's breakdown (TpuStepTimeBreakdown), named after its fields; a
+// TPU run's steps are split this way instead of by the generic categories.
+constexpr std::pair<const char*, const tensorflow::profiler::StepSummary& (TpuStepTimeBreakdown::*)() const>
+    kTpuStepCategories[] = {
+        {"tc_compute_ms", &TpuStepTimeBreakdown::tc_compute_ms_summary},
+        {"scv0_compute_ms", &TpuStepTimeBreakdown::scv0_compute_ms_summary},
+        {"tc_infeed_ms", &TpuStepTimeBreakdown::tc_infeed_ms_summary},
+        {"tc_outfeed_ms", &TpuStepTimeBreakdown::tc_outfeed_ms_summary},
+        {"scv0_infeed_ms", &TpuStepTimeBreakdown::scv0_infeed_ms_summary},
+        {"tc_idle_ms", &TpuStepTimeBreakdown::tc_idle_ms_summary},
+        {"host_transfer_ms", &TpuStepTimeBreakdown::host_transfer_ms_summary},
+};
+
+// The averages of a TPU result's breakdown; unknown for a non-TPU result or one without steps.
+std::vector<Figure> TpuStepAverages(const InputPipelineAnalysisResult* r) {
+  std::vector<Figure> figures(std::size(kTpuStepCategories));
+  TpuStepTimeBreakdown breakdown;
+  if (r == nullptr || !r->tag() || r->step_details_size() == 0 || !r->step_time_breakdown().UnpackTo(&breakdown)) {
+    return figures;
+  }
+  for (size_t i = 0; i < std::size(kTpuStepCategories); ++i) {
+    figures[i] = (breakdown.*kTpuStepCategories[i].second)().average();
+  }
+  return figures;
+}
+
 std::vector<MetricRow> StepRows(const InputPipelineAnalysisResult* a, const InputPipelineAnalysisResult* b) {
   std::vector<Figure> fa = StepAverages(a), fb = StepAverages(b);
   std::vector<MetricRow> rows;
   rows.push_back({"steps", fa[0], fb[0]});
   rows.push_back({"step_time_ms", fa[1], fb[1]});
   for (size_t i = 0; i < std::size(kStepCategories); ++i) rows.push_back({kStepCategories[i].name, fa[2 + i], fb[2 + i]});
+  // The TPU rows only where a run is a TPU run: they are unknown for every other.
+  if ((a != nullptr && a->tag()) || (b != nullptr && b->tag())) {
+    std::vector<Figure> ta = TpuStepAverages(a), tb = TpuStepAverages(b);
+    for (size_t i = 0; i < std::size(kTpuStepCategories); ++i) rows.push_back({kTpuStepCategories[i].first, ta[i], tb[i]});
+  }
   return rows;
+}
+
+// Why a run's step figures are unknown (empty when they are known).
+std::string StepNote(const InputPipelineAnalysisResult* r) {
+  if (r == nullptr) return "the run gives no step analysis (no xplane, input_pipeline or overview_page file)";
+  if (r->step_details_size() == 0) {
+    return "no step was measured in the run: its profile marks no steps (e.g. inference, or a program without "
+           "step annotations), so step time and its breakdown cannot be computed";
+  }
+  return "";
 }
 
 std::string StepLabel(const PerGenericStepDetails& d) {
@@ -191,6 +233,8 @@ RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignmen
   const InputPipelineAnalysisResult* ipa = a.input_pipeline.get();
   const InputPipelineAnalysisResult* ipb = b.input_pipeline.get();
   c.steps = StepRows(ipa, ipb);
+  c.step_note_a = StepNote(ipa);
+  c.step_note_b = StepNote(ipb);
   c.step_pairs = PairSteps(ipa, ipb, alignment);
   c.input_stages = InputStageRows(ipa, ipb);
   c.input_classification_a = InputClassification(ipa);
@@ -208,6 +252,12 @@ RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignmen
   auto ka = rows_of(a.kernels, KernelRows), kb = rows_of(b.kernels, KernelRows);
   c.kernels = MatchOpRows(ka ? &*ka : nullptr, kb ? &*kb : nullptr);
   c.memory = MemoryRows(a.memory.get(), b.memory.get());
+  if (a.step_events != nullptr || b.step_events != nullptr) {
+    if (a.step_events != nullptr) c.step_a = a.step_events->step;
+    if (b.step_events != nullptr) c.step_b = b.step_events->step;
+    c.step_events = MatchOpRows(a.step_events ? &a.step_events->rows : nullptr,
+                                b.step_events ? &b.step_events->rows : nullptr);
+  }
   return c;
 }
 

@@ -7,6 +7,7 @@
 // figure a run cannot give stays unknown and yields no delta.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,12 @@
 
 namespace tbprof {
 
+// The host events of one chosen step of a run (step_events.h), HTA's trace diff.
+struct StepEventRows {
+  int64_t step = 0;
+  std::vector<OpDeltaRow> rows;  // figures in the *_a fields
+};
+
 // What one run offers; a null part is a result the run cannot give.
 struct RunFigures {
   std::shared_ptr<const tensorflow::profiler::InputPipelineAnalysisResult> input_pipeline;
@@ -30,6 +37,7 @@ struct RunFigures {
   std::shared_ptr<const HloOpDb> hlo_ops;
   std::shared_ptr<const MemoryProfile> memory;
   std::shared_ptr<const TfDataStats> tf_data;
+  std::shared_ptr<const StepEventRows> step_events;  // only when a step was chosen
 };
 
 // How steps are paired: per-step averages only (the default), or also step
@@ -57,7 +65,11 @@ struct TfDataSide {
 struct RunComparison {
   StepAlignment alignment = StepAlignment::kAverage;
   // Number of steps, step time and its breakdown: averages over the steps, ms.
+  // The generic categories (input_ms … other_ms) always; a TPU run's
+  // breakdown (tc_compute_ms … host_transfer_ms) only when a run is a TPU run.
   std::vector<MetricRow> steps;
+  // Why a run's step figures are unknown; empty when they are known.
+  std::string step_note_a, step_note_b;
   std::vector<StepPair> step_pairs;
   // The input-pipeline stages (µs) and the input classification of each run.
   std::vector<MetricRow> input_stages;
@@ -65,6 +77,10 @@ struct RunComparison {
   TfDataSide tf_data_a, tf_data_b;
   // Sorted by |delta|, largest first; rows without a delta last, by name.
   std::vector<OpDeltaRow> framework_ops, hlo_ops, kernels;
+  // The host events of the chosen step of each run, matched by name; the
+  // step numbers are empty when no step was chosen (then no rows).
+  std::optional<int64_t> step_a, step_b;
+  std::vector<OpDeltaRow> step_events;
   // Per allocator (memory id): peak and its breakdown at the peak, bytes.
   std::vector<MetricRow> memory;
 };

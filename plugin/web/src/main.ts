@@ -126,7 +126,8 @@ class App {
     const q = new URLSearchParams(location.search);
     if (q.get('view') === 'compare') {
       await this.showCompare({ run: q.get('run') ?? '', host: q.get('host') ?? '', base_run: q.get('base_run') ?? '',
-        base_host: q.get('base_host') ?? '', align: q.get('align') ?? '' });
+        base_host: q.get('base_host') ?? '', align: q.get('align') ?? '', step: q.get('step') ?? '',
+        base_step: q.get('base_step') ?? '' });
       return;
     }
     await this.resolve(this.fromUrl(), push);

@@ -431,6 +431,35 @@ if (runs.includes('naive') && runs.includes('cache')) {
   });
 }
 
+// The compare page over an imported PyTorch run: two of its trace files (hosts, or one worker's spans)
+// picked on the page, and one step's host events (HTA's trace diff of iteration 1010).
+if (runs.includes('pytorch_hta_pair')) {
+  await test('compare: two traces of a PyTorch run, host pickers, one step\'s host events', async () => {
+    const q = { view: 'compare', run: 'pytorch_hta_pair', host: 'test', base_run: 'pytorch_hta_pair', base_host: 'base', step: '1010' };
+    const { page, errors } = await openPage(`${base}/?${new URLSearchParams(q)}`);
+    assert((await waitReady(page, 120000)) === 'true', 'compare page not ready');
+    assert((await page.inputValue('#compare-host')) === 'test' && (await page.inputValue('#compare-base-host')) === 'base', 'host pickers do not show the hosts asked');
+    const c = (await api('data', { tag: 'compare', run: 'pytorch_hta_pair', host: 'test', base_run: 'pytorch_hta_pair', base_host: 'base', step: '1010' })).json;
+    const grid = '[data-grid="compare-step-events"] tbody tr';
+    await page.waitForSelector(grid, { timeout: 30000 });
+    const shown = await page.$$eval(grid, (rows) => rows.length);
+    assert(shown === c.step_events.length && shown === 9, `step events shown ${shown}, served ${c.step_events.length}`);
+    await page.fill('[data-grid="compare-step-events"] [data-filter-col="presence"]', 'added');
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 3, grid, { timeout: 10000 });
+    const added = (await page.$$eval(grid, (rows) => rows.map((r) => r.querySelector('td').textContent))).sort();
+    assert(JSON.stringify(added) === JSON.stringify(['AddmmBackward0', 'All2All_Pooled_Req', 'CatBackward0']), `added: ${added}`);
+    await shot(page, 'compare_pytorch_step');
+    // Picking the same trace as B: nothing added or removed, every delta 0.
+    await page.selectOption('#compare-host', 'base');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('host') === 'base' &&
+      document.querySelector('.page[data-ready="true"] [data-grid="compare-step-events"]') !== null, null, { timeout: 60000 });
+    const presences = await page.$$eval('[data-grid="compare-step-events"] tbody tr', (rows) => rows.map((r) => r.querySelectorAll('td')[2].textContent));
+    assert(presences.length === 6 && presences.every((p) => p === 'both'), `self-comparison presences: ${presences}`);
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  });
+}
+
 await test('every request went to the server itself', async () => {
   assert(foreignRequests.length === 0, `requests to other origins: ${foreignRequests.slice(0, 5).join(', ')}`);
 });

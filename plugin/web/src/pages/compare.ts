@@ -20,9 +20,15 @@ export interface Comparison {
   run_a: string; run_b: string; alignment: string; steps: Metric[]; step_pairs: StepPair[]; input_stages: Metric[];
   input_classification: { a: string | null; b: string | null }; tf_data: { a: TfDataSide | null; b: TfDataSide | null };
   framework_ops: OpRow[]; hlo_ops: OpRow[]; kernels: OpRow[]; memory: Metric[];
+  step_notes?: { a: string | null; b: string | null };
+  step?: { a: number | null; b: number | null }; step_events?: OpRow[];
 }
 
-export interface CompareParams { run: string; host: string; base_run: string; base_host: string; align: string }
+// host / base_host: a host of the run, or one span of a PyTorch worker (a trace file); '' combines them all.
+// step / base_step: a step whose host events to compare as well (HTA's trace diff of one iteration).
+export interface CompareParams {
+  run: string; host: string; base_run: string; base_host: string; align: string; step?: string; base_step?: string;
+}
 
 const UNKNOWN = '—';
 const UNKNOWN_TIP = 'This run cannot give this figure, so there is no delta.';
@@ -31,6 +37,9 @@ const STEP_LABELS: Record<string, string> = {
   step_time_ms: 'Step time', input_ms: 'Input', host_compute_ms: 'Host compute', device_compute_ms: 'Device compute',
   kernel_launch_ms: 'Kernel launch', device_collectives_ms: 'Device collectives', device_to_device_ms: 'Device to device',
   output_ms: 'Output', compile_ms: 'Compilation', other_ms: 'All others', steps: 'Steps',
+  tc_compute_ms: 'TensorCore compute', scv0_compute_ms: 'SparseCoreV0 compute', tc_infeed_ms: 'TensorCore input',
+  tc_outfeed_ms: 'TensorCore output', scv0_infeed_ms: 'SparseCoreV0 input', tc_idle_ms: 'TensorCore idle',
+  host_transfer_ms: 'Host transfer',
 };
 
 function num(v: Fig, digits = 3): Node | string {
@@ -97,7 +106,7 @@ function opTable(rows: OpRow[], kind: 'ops' | 'kernels', name: string): HTMLElem
   const cols: GridColumn<OpRow>[] = [
     { id: 'name', label: kind === 'kernels' ? 'Kernel' : 'Op', value: (r) => r.name, longText: true },
   ];
-  if (kind === 'ops') cols.push({ id: 'type', label: 'Type', value: (r) => (r.where ? `${r.where}: ${r.type}` : r.type) });
+  if (kind === 'ops') cols.push({ id: 'type', label: 'Type', value: (r) => (r.where && r.type ? `${r.where}: ${r.type}` : r.where || r.type) });
   cols.push(
     { id: 'presence', label: 'In', value: (r) => r.presence },
     { id: 'time_us_a', label: 'A time (µs)', numeric: true, value: (r) => r.time_us_a, render: (r) => num(r.time_us_a, 1) },
@@ -132,8 +141,11 @@ function opSection(title: string, rows: OpRow[], kind: 'ops' | 'kernels', name: 
 }
 
 export function renderComparison(root: HTMLElement, c: Comparison): void {
+  // Why a run's steps are unknown, in the server's words.
+  const notes = (['a', 'b'] as const).filter((side) => c.step_notes?.[side])
+    .map((side) => el('p', { class: 'note', 'data-field': `step-note-${side}` }, `${side.toUpperCase()}'s steps are unknown: ${c.step_notes?.[side]}`));
   const parts: (HTMLElement | null)[] = [
-    section('Step time and its breakdown (averages per step, ms)', pairedBars(c.steps), metricTable(c.steps, (n) => STEP_LABELS[n] ?? n, 'compare-steps')),
+    section('Step time and its breakdown (averages per step, ms)', ...notes, pairedBars(c.steps), metricTable(c.steps, (n) => STEP_LABELS[n] ?? n, 'compare-steps')),
   ];
   if (c.step_pairs.length > 0) {
     const rows: Metric[] = c.step_pairs.map((p) => {
@@ -151,6 +163,10 @@ export function renderComparison(root: HTMLElement, c: Comparison): void {
   parts.push(opSection('HLO ops', c.hlo_ops, 'ops', 'compare-hlo-ops'));
   parts.push(opSection('Kernels', c.kernels, 'kernels', 'compare-kernels'));
   if (c.memory.length > 0) parts.push(section('Memory at the peak (bytes)', metricTable(c.memory, (n) => n, 'compare-memory')));
+  if (c.step && (c.step.a !== null || c.step.b !== null)) {
+    parts.push(opSection(`Host events of step ${c.step.a ?? UNKNOWN} (A) and step ${c.step.b ?? UNKNOWN} (B)`,
+      c.step_events ?? [], 'ops', 'compare-step-events'));
+  }
   for (const p of parts) if (p) root.appendChild(p);
 }
 
@@ -165,20 +181,46 @@ export async function renderComparePage(root: HTMLElement, params: CompareParams
     select.addEventListener('change', () => navigate({ ...params, [key]: select.value, [key === 'run' ? 'host' : 'base_host']: '' }));
     return el('label', { class: 'selector' }, el('span', {}, label), select);
   };
+  // A run's hosts, or a PyTorch worker's spans (one trace file each). The server's default ('') combines a
+  // run's hosts but takes a PyTorch run's first trace: spans are compared one at a time; the title names it.
+  const hostPick = async (id: string, label: string, run: string, value: string, key: 'host' | 'base_host') => {
+    if (!run) return null;
+    const listed = await fetchJson<({ hostname: string } | string)[]>(apiUrl('hosts', { run, tag: 'compare' }), signal).catch(() => []);
+    const hosts = (Array.isArray(listed) ? listed : []).map((h) => (typeof h === 'string' ? h : h.hostname)).filter((h) => h !== 'ALL_HOSTS');
+    if (hosts.length < 2) return null;
+    const select = el('select', { id, 'aria-label': label }, el('option', { value: '' }, 'default'),
+      ...hosts.map((h) => el('option', { value: h }, h)));
+    select.value = hosts.includes(value) ? value : '';
+    select.addEventListener('change', () => navigate({ ...params, [key]: select.value }));
+    return el('label', { class: 'selector' }, el('span', {}, label), select);
+  };
+  const stepBox = (id: string, label: string, value: string | undefined, key: 'step' | 'base_step') => {
+    const input = el('input', { id, type: 'number', step: '1', placeholder: key === 'step' ? 'none' : 'as B', 'aria-label': label }) as HTMLInputElement;
+    input.value = value ?? '';
+    input.addEventListener('change', () => navigate({ ...params, [key]: input.value.trim() }));
+    return el('label', { class: 'selector', title: 'Also compare the host events of this step (e.g. 1010 for ProfilerStep#1010), as HTA\'s trace diff does' },
+      el('span', {}, label), input);
+  };
+  const [baseHost, host] = await Promise.all([
+    hostPick('compare-base-host', 'A host / span', params.base_run, params.base_host, 'base_host'),
+    hostPick('compare-host', 'B host / span', params.run, params.host, 'host')]);
   const align = el('select', { id: 'compare-align', 'aria-label': 'Steps' },
     ...[['average', 'per-step averages'], ['step_number', 'step by step, by step number'], ['order', 'step by step, in order']]
       .map(([v, t]) => el('option', { value: v }, t)));
   align.value = params.align || 'average';
   align.addEventListener('change', () => navigate({ ...params, align: align.value }));
   const back = el('a', { href: `?${new URLSearchParams({ run: params.run, host: params.host })}`, class: 'tool-link' }, `Back to ${params.run || 'the runs'}`);
-  root.appendChild(el('div', { class: 'compare-controls' }, pick('compare-base-run', 'A (baseline)', params.base_run, 'base_run'),
-    pick('compare-run', 'B', params.run, 'run'), el('label', { class: 'selector' }, el('span', {}, 'Steps'), align), back));
+  const controls: (HTMLElement | null)[] = [pick('compare-base-run', 'A (baseline)', params.base_run, 'base_run'), baseHost,
+    pick('compare-run', 'B', params.run, 'run'), host, el('label', { class: 'selector' }, el('span', {}, 'Steps'), align),
+    stepBox('compare-base-step', 'A step', params.base_step, 'base_step'), stepBox('compare-step', 'B step', params.step, 'step'), back];
+  root.appendChild(el('div', { class: 'compare-controls' }, ...controls.filter((x): x is HTMLElement => x !== null)));
   if (!params.run || !params.base_run) {
     root.appendChild(message('info', 'Choose the baseline run A and the run B to compare with it; every delta is B − A.'));
     return;
   }
   const query = { tag: 'compare', run: params.run, host: params.host || undefined, base_run: params.base_run,
-    base_host: params.base_host || undefined, align: params.align || undefined };
+    base_host: params.base_host || undefined, align: params.align || undefined, step: params.step || undefined,
+    base_step: params.base_step || undefined };
   const status = el('div', { class: 'loading', role: 'status' }, `Comparing ${params.run} with ${params.base_run}…`);
   root.appendChild(status);
   const c = await fetchJson<Comparison>(apiUrl('data', query), signal).finally(() => status.remove());

@@ -307,5 +307,67 @@ TEST(RegressionCheck, CrossesOnlyPastTheThreshold) {
   EXPECT_EQ(EvaluateRegressionCheck(*ParseRegressionCheck("step_time>+5%"), u).result, R::kUndecidable);
 }
 
+// A TPU run's steps split by the TPU breakdown: each field is compared as
+// the averages the result holds (written here), and the generic categories
+// stay unknown for it rather than 0.
+std::shared_ptr<const InputPipelineAnalysisResult> TpuSteps(int steps, double step_ms, double tc_compute_ms,
+                                                             double tc_infeed_ms, double tc_idle_ms) {
+  auto r = std::make_shared<InputPipelineAnalysisResult>();
+  r->set_tag(true);
+  r->set_hardware_type("TPU");
+  for (int i = 0; i < steps; ++i) {
+    tensorflow::profiler::PerTpuStepDetails d;
+    d.set_step_number(i);
+    r->add_step_details()->PackFrom(d);
+  }
+  r->mutable_step_time_summary()->set_average(step_ms);
+  tensorflow::profiler::TpuStepTimeBreakdown b;
+  b.mutable_tc_compute_ms_summary()->set_average(tc_compute_ms);
+  b.mutable_tc_infeed_ms_summary()->set_average(tc_infeed_ms);
+  b.mutable_tc_idle_ms_summary()->set_average(tc_idle_ms);
+  r->mutable_step_time_breakdown()->PackFrom(b);
+  return r;
+}
+
+TEST(RunComparison, TpuStepBreakdownFieldsCompare) {
+  RunFigures a, b;
+  a.input_pipeline = TpuSteps(4, 10.0, 6.0, 3.0, 1.0);
+  b.input_pipeline = TpuSteps(4, 8.5, 6.5, 1.0, 1.0);
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  EXPECT_EQ(DeltaOf(Metric(c.steps, "step_time_ms").a, Metric(c.steps, "step_time_ms").b), -1.5);
+  EXPECT_EQ(DeltaOf(Metric(c.steps, "tc_compute_ms").a, Metric(c.steps, "tc_compute_ms").b), 0.5);
+  EXPECT_EQ(DeltaOf(Metric(c.steps, "tc_infeed_ms").a, Metric(c.steps, "tc_infeed_ms").b), -2.0);
+  EXPECT_EQ(DeltaOf(Metric(c.steps, "tc_idle_ms").a, Metric(c.steps, "tc_idle_ms").b), 0.0);
+  EXPECT_EQ(Metric(c.steps, "host_transfer_ms").a, 0.0);  // a field the result holds, though 0
+  EXPECT_FALSE(Metric(c.steps, "device_compute_ms").a.has_value());
+  EXPECT_TRUE(c.step_note_a.empty());
+  // A GPU run against a TPU run: each breakdown is known on its own side only.
+  RunFigures gpu;
+  gpu.input_pipeline = Steps({{1, "1", 20.0, 5.0}});
+  RunComparison mixed = CompareRuns(gpu, b, StepAlignment::kAverage);
+  EXPECT_EQ(Metric(mixed.steps, "device_compute_ms").a, 5.0);
+  EXPECT_FALSE(Metric(mixed.steps, "device_compute_ms").b.has_value());
+  EXPECT_FALSE(Metric(mixed.steps, "tc_compute_ms").a.has_value());
+  EXPECT_EQ(Metric(mixed.steps, "tc_compute_ms").b, 6.5);
+  auto check = ParseRegressionCheck("tc_infeed<-10%");
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_EQ(EvaluateRegressionCheck(*check, c).result, CheckOutcome::Result::kCrossed);
+  // Two GPU runs show no TPU rows at all.
+  RunComparison generic = CompareRuns(gpu, gpu, StepAlignment::kAverage);
+  for (const MetricRow& m : generic.steps) EXPECT_NE(m.name, "tc_compute_ms");
+}
+
+TEST(RunComparison, StepsWithoutAMeasuredStepSayWhyTheyAreUnknown) {
+  RunFigures none, no_steps;
+  auto r = std::make_shared<InputPipelineAnalysisResult>();
+  r->set_tag(true);
+  no_steps.input_pipeline = r;
+  RunComparison c = CompareRuns(none, no_steps, StepAlignment::kAverage);
+  EXPECT_NE(c.step_note_a.find("no step analysis"), std::string::npos) << c.step_note_a;
+  EXPECT_NE(c.step_note_b.find("no step was measured"), std::string::npos) << c.step_note_b;
+  EXPECT_FALSE(Metric(c.steps, "tc_compute_ms").b.has_value());
+  EXPECT_NE(ComparisonToText(c, "A", "B", 5).find("B's steps are unknown: no step was measured"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tbprof
