@@ -15,9 +15,11 @@
 #include "cli/commands.h"
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/tfprof_format.h"
+#include "convert/analysis/tfprof/tfprof_pprof.h"
 #include "convert/analysis/tfprof/tfprof_timeline.h"
 #include "convert/base/strings.h"
 #include "convert/tools/tfprof_tools.h"
+#include "plugin/gzip.h"
 
 namespace tbprof::cli {
 namespace {
@@ -39,6 +41,7 @@ const char kUsage[] =
     "  -hide_name_regexes 'IsVariableInitialized_[0-9]+,save\\/.*,^zeros[0-9_]*'\n"
     "  -account_displayed_op_only false -select params\n"
     "  -output stdout|none|file:outfile=F|timeline:outfile=F (scope/code views; written to F_<step>)\n"
+    "          |pprof:outfile=F (code view, one -select field: a gzip'ed pprof profile)\n"
     "order_by: name bytes peak_bytes residual_bytes output_bytes micros accelerator_micros cpu_micros\n"
     "          params float_ops occurrence\n"
     "select:   bytes micros params float_ops device op_types occurrence input_shapes accelerator_micros\n"
@@ -48,6 +51,29 @@ const char kUsage[] =
 bool IsCommandWord(const std::string& w) {
   return w == "scope" || w == "graph" || w == "op" || w == "code" || w == "advise" || w == "set" ||
          w == "help" || w == "quit" || w == "exit";
+}
+
+// -output pprof:outfile=F: the code view as a gzip'ed pprof profile.
+bool WritePprof(const tfprof::Model& model, const std::string& view, const tfprof::Options& options) {
+  auto profile = tfprof::CodeViewPprof(model, view, options);
+  if (!profile.ok()) {
+    std::fprintf(stderr, "tbprof tfprof: %s\n", profile.status().message().c_str());
+    return false;
+  }
+  auto gzipped = GzipCompress(profile->SerializeAsString());
+  if (!gzipped.ok()) {
+    std::fprintf(stderr, "tbprof tfprof: %s\n", gzipped.status().message().c_str());
+    return false;
+  }
+  std::ofstream out(options.outfile, std::ios::binary | std::ios::trunc);
+  out << *gzipped;
+  if (!out.good()) {
+    std::fprintf(stderr, "tbprof tfprof: cannot write %s\n", options.outfile.c_str());
+    return false;
+  }
+  std::printf("pprof profile written to %s (%d samples); view it with: pprof -http=: -sample_index=1 %s\n",
+              options.outfile.c_str(), profile->sample_size(), options.outfile.c_str());
+  return true;
 }
 
 // Runs one command line; returns false on an error (already printed).
@@ -81,11 +107,7 @@ bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& word
     defaults = options;
     return true;
   }
-  if (options.output_type == "pprof") {
-    std::fprintf(stderr, "tbprof tfprof: -output pprof is not available in tbprof yet; use stdout, file, timeline "
-                         "(scope and code views) or none\n");
-    return false;
-  }
+  if (options.output_type == "pprof") return WritePprof(model, cmd, options);
   auto result = tfprof::ShowView(model, cmd, options);
   if (!result.ok()) {
     std::fprintf(stderr, "tbprof tfprof: %s\n", result.status().message().c_str());

@@ -14,6 +14,7 @@
 #include "convert/base/file_bytes.h"
 #include "convert/base/strings.h"
 #include "convert/model/xspace_model.h"
+#include "convert/tools/tfprof_tools.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "plugin/routes.h"
@@ -239,6 +240,25 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       plan.input.xplane_paths.push_back(f->path);
     }
     plan.key += param_key;
+    plan.spec = spec;
+    plan.input.params = std::move(params);
+    plan.input.cache = &cache_;
+    plan.input.max_output_bytes = max_response_bytes_;
+  } else if (spec != nullptr && tag == kTfprofToolName && !contents.tfprof_profiles.empty()) {
+    // tfprof's own files: one profile_<N> at a time, the first unless one is named.
+    const RunFile* file = &contents.tfprof_profiles.front();
+    if (!host.empty() && host != kAllHosts) {
+      file = nullptr;
+      for (const RunFile& f : contents.tfprof_profiles) {
+        if (f.host == host) file = &f;
+      }
+      if (file == nullptr) return Text(404, "No tfprof profile " + host + " in run: " + run);
+    }
+    auto id = identify(*file);
+    if (!id.ok()) return FromStatus(id.status());
+    plan.key = "data|" + tag + "|" + *id + "|" + param_key;
+    plan.input.hosts.push_back(file->host);
+    plan.input.xplane_paths.push_back(file->path);
     plan.spec = spec;
     plan.input.params = std::move(params);
     plan.input.cache = &cache_;

@@ -56,6 +56,19 @@ bool HoldsKinetoTraces(const fs::path& dir) {
   return false;
 }
 
+// Whether a directory holds tfprof's profile_<N> files (ProfileContext's
+// profile_dir): such a directory is a run, as a directory of PyTorch traces is.
+bool HoldsTfprofProfiles(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
+    std::error_code sec;
+    if (d->is_regular_file(sec) && !d->is_symlink(sec) && IsTfprofProfileFileName(d->path().filename().string())) {
+      return true;
+    }
+  }
+  return false;
+}
+
 thread_local bool t_network_thread = false;
 std::atomic<uint64_t> g_listings{0};
 std::atomic<uint64_t> g_listings_on_network_threads{0};
@@ -167,6 +180,15 @@ Status OutOfDescriptorsError(const std::string& dir) {
 
 }  // namespace
 
+bool IsTfprofProfileFileName(std::string_view name) {
+  constexpr std::string_view kPrefix = "profile_";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  for (char c : name.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
   // tb_run directories: the logdir and every directory below it holding
   // plugins/profile (XP-HEAD generate_runs). Symlinked directories are not
@@ -175,7 +197,7 @@ StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
   std::vector<std::string> tb_runs;
   // torch-tb-profiler's layout: a run is any directory holding PyTorch traces.
   std::vector<fs::path> kineto_dirs;
-  if (HoldsKinetoTraces(root_)) kineto_dirs.push_back(root_);
+  if (HoldsKinetoTraces(root_) || HoldsTfprofProfiles(root_)) kineto_dirs.push_back(root_);
   if (IsDirectory(fs::path(root_) / "plugins" / "profile")) tb_runs.push_back(".");
   std::error_code ec;
   fs::recursive_directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec);
@@ -190,7 +212,7 @@ StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
       continue;
     }
     const fs::path& p = e.path();
-    if (HoldsKinetoTraces(p)) kineto_dirs.push_back(p);
+    if (HoldsKinetoTraces(p) || HoldsTfprofProfiles(p)) kineto_dirs.push_back(p);
     if (p.filename() != "profile" || p.parent_path().filename() != "plugins") continue;
     it.disable_recursion_pending();  // run directories hold files, not more runs
     fs::path tb_dir = p.parent_path().parent_path();
@@ -237,7 +259,9 @@ std::string Logdir::KinetoRunName(const std::string& canonical_dir) const {
 namespace {
 
 // A directory counts as a session when it holds anything a tool can read.
-bool HoldsProfileFiles(const RunContents& c) { return !c.xplanes.empty() || !c.legacy.empty(); }
+bool HoldsProfileFiles(const RunContents& c) {
+  return !c.xplanes.empty() || !c.legacy.empty() || !c.tfprof_profiles.empty();
+}
 
 void SortRuns(std::vector<RunRef>& runs) {
   std::sort(runs.begin(), runs.end(), [](const RunRef& a, const RunRef& b) { return a.name > b.name; });
@@ -288,7 +312,7 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   if (!IsDirectory(dir)) {
     // torch-tb-profiler's layout: the run is the directory of that name holding traces.
     fs::path kineto_dir = run == fs::path(root_).filename().string() ? fs::path(root_) : fs::path(root_) / std::string(run);
-    if (!IsDirectory(kineto_dir) || !HoldsKinetoTraces(kineto_dir)) return NotFound("unknown run '" + std::string(run) + "'");
+    if (!IsDirectory(kineto_dir) || !(HoldsKinetoTraces(kineto_dir) || HoldsTfprofProfiles(kineto_dir))) return NotFound("unknown run '" + std::string(run) + "'");
     dir = kineto_dir;
   }
   std::string canonical = Canonical(dir);
@@ -317,7 +341,8 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   while (const dirent* entry = readdir(listing)) {
     const std::string name = entry->d_name;
     std::string host, suffix;
-    if (!IsValidUtf8(name) || !ParseRunFileName(name, suffixes, &host, &suffix)) continue;
+    const bool tfprof_profile = IsTfprofProfileFileName(name);
+    if (!IsValidUtf8(name) || (!tfprof_profile && !ParseRunFileName(name, suffixes, &host, &suffix))) continue;
     struct stat st;
     if (fstatat(dirfd(listing), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     std::string path = dir + "/" + name;
@@ -328,7 +353,9 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
       if (!IsInside(path) || fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     }
     if (!S_ISREG(st.st_mode)) continue;
-    if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
+    if (tfprof_profile) {
+      out.tfprof_profiles.push_back(RunFile{name, "", path, st.st_size == 0 ? "empty" : ""});
+    } else if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
       // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
       std::string problem = suffix == kXPlaneSuffix ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
       out.xplanes.push_back(RunFile{host, suffix, path, std::move(problem)});
@@ -344,6 +371,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   };
   std::sort(out.xplanes.begin(), out.xplanes.end(), by_host);
   std::sort(out.legacy.begin(), out.legacy.end(), by_host);
+  std::sort(out.tfprof_profiles.begin(), out.tfprof_profiles.end(), by_host);
   std::sort(out.hlo_modules.begin(), out.hlo_modules.end());
   return out;
 }

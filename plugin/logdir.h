@@ -50,10 +50,16 @@ struct RunContents {
   std::vector<RunFile> xplanes;     // <host>.xplane.pb, <host>.pt.trace.json[.gz]
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
+  // tfprof's own files (ProfileProto), named profile_<step> as ProfileContext
+  // writes them; the host is the file name. Only the tfprof tool reads them.
+  std::vector<RunFile> tfprof_profiles;
   // The directory could not be listed for want of file descriptors
   // (EMFILE/ENFILE): the lists above are incomplete, worth asking again later.
   bool out_of_descriptors = false;
 };
+
+// "profile_<digits>": the name ProfileContext gives a tfprof ProfileProto.
+bool IsTfprofProfileFileName(std::string_view file_name);
 
 // Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
 // returns false when the name ends in none of them.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "convert/tools/cached_loads.h"
+#include "convert/tools/tfprof_tools.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/model/xspace_model.h"
 
@@ -76,6 +77,7 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
   for (const RunFile& f : contents.legacy) {
     if (IsServableLegacy(f)) add(LegacyToolOf(f));
   }
+  if (!contents.tfprof_profiles.empty()) add(std::string(kTfprofToolName));
   SortTools(tools);
   return tools;
 }
@@ -95,6 +97,9 @@ std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_vie
         hosts.emplace_back(kAllHosts);
       }
     }
+  } else if (!contents.tfprof_profiles.empty() && (tag.empty() || tag == kTfprofToolName)) {
+    // tfprof's files: each profile_<N> (one dump step) on its own.
+    for (const RunFile& f : contents.tfprof_profiles) hosts.push_back(f.host);
   } else {
     // Legacy runs (TBP ≤2.18): the hosts that have a file for this tool.
     for (const RunFile& f : contents.legacy) {

@@ -43,10 +43,19 @@ void Member(std::string& out, const char* key, int64_t value, bool known) {
   out += known ? std::to_string(value) : "null";
 }
 
-void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFigures& k) {
+// Whether each node's own and total float ops are known, in the pre-order
+// the nodes are written in.
+struct FloatOpsCursor {
+  const std::vector<std::pair<bool, bool>>& known;
+  size_t next = 0;
+  std::pair<bool, bool> Next() { return next < known.size() ? known[next++] : std::make_pair(true, true); }
+};
+
+void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFigures& k, FloatOpsCursor& flops) {
+  const auto [self_flops_known, total_flops_known] = flops.Next();
   out += "{\"name\":";
   AppendJsonString(out, p.name());
-  const bool times = k.accelerator_micros && k.cpu_micros;
+  const bool times = k.accelerator_micros || k.cpu_micros;
   Member(out, "run_count", p.run_count(), true);
   Member(out, "exec_micros", p.exec_micros(), times);
   Member(out, "accelerator_exec_micros", p.accelerator_exec_micros(), k.accelerator_micros);
@@ -56,7 +65,7 @@ void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFi
   Member(out, "residual_bytes", p.residual_bytes(), k.memory);
   Member(out, "output_bytes", p.output_bytes(), k.memory);
   Member(out, "parameters", p.parameters(), k.parameters);
-  Member(out, "float_ops", p.float_ops(), k.float_ops);
+  Member(out, "float_ops", p.float_ops(), k.float_ops && self_flops_known);
   Member(out, "total_run_count", p.total_run_count(), true);
   Member(out, "total_definition_count", p.total_definition_count(), true);
   Member(out, "total_exec_micros", p.total_exec_micros(), times);
@@ -67,7 +76,7 @@ void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFi
   Member(out, "total_residual_bytes", p.total_residual_bytes(), k.memory);
   Member(out, "total_output_bytes", p.total_output_bytes(), k.memory);
   Member(out, "total_parameters", p.total_parameters(), k.parameters);
-  Member(out, "total_float_ops", p.total_float_ops(), k.float_ops);
+  Member(out, "total_float_ops", p.total_float_ops(), k.float_ops && total_flops_known);
   out += ",\"devices\":[";
   for (int i = 0; i < p.devices_size(); ++i) {
     if (i) out += ',';
@@ -76,7 +85,7 @@ void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFi
   out += "],\"children\":[";
   for (int i = 0; i < p.children_size(); ++i) {
     if (i) out += ',';
-    AppendNode(out, p.children(i), k);
+    AppendNode(out, p.children(i), k, flops);
   }
   out += "]}";
 }
@@ -156,7 +165,12 @@ StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, A
   for (const auto& p : paths) xplanes += IsXPlanePath(p) ? 1 : 0;
   if (xplanes == paths.size()) {
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));
-    return tfprof::ModelFromOpStats(*stats);
+    tfprof::Model model = tfprof::ModelFromOpStats(*stats);
+    for (const auto& path : paths) {
+      ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
+      tfprof::AttachHloSourceStacks(LoadHloPrograms(*space), model);
+    }
+    return model;
   }
   if (paths.size() != 1) {
     return InvalidArgument("tfprof: give either xplane files (.xplane.pb) or one tfprof ProfileProto file, not " +
@@ -203,10 +217,11 @@ std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Opt
   out += "],\"text\":";
   AppendJsonString(out, result.text);
   out += ",\"root\":";
+  FloatOpsCursor flops{result.float_ops_known};
   if (result.multi) {
-    AppendNode(out, AsGraphNode(result.multi_graph, result.view == "op"), k);
+    AppendNode(out, AsGraphNode(result.multi_graph, result.view == "op"), k, flops);
   } else {
-    AppendNode(out, result.graph, k);
+    AppendNode(out, result.graph, k, flops);
   }
   out += '}';
   return out;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/analysis/tfprof/tfprof_model.h"
@@ -12,6 +13,8 @@
 #include "convert/tools/tool_io.h"
 
 namespace tbprof {
+
+inline constexpr std::string_view kTfprofToolName = "tfprof";
 
 // Whether `path` is an xplane file (".xplane.pb", optionally ".gz"); any
 // other file is read as a tfprof ProfileProto.

@@ -110,7 +110,8 @@ class CodeView {
     result.text = MultiLegend(o_) + shown_root->formatted;
     result.multi_graph = shown_root->proto;
     result.multi_graph.clear_children();
-    Collect(*shown_root, result.text, result.multi_graph);
+    result.float_ops_known.emplace_back(shown_root->flops_known.SelfKnown(), shown_root->flops_known.TotalKnown());
+    Collect(*shown_root, result.text, result.multi_graph, result.float_ops_known);
     return result;
   }
 
@@ -184,7 +185,7 @@ class CodeView {
       attrs.push_back(SelfTotal(known, acc, FormatTime(self), FormatTime(total)));
     };
     if (o_.Selected("micros")) {
-      time(k.accelerator_micros && k.cpu_micros, p.exec_micros(), p.total_exec_micros());
+      time(k.accelerator_micros || k.cpu_micros, p.exec_micros(), p.total_exec_micros());
       time(k.accelerator_micros, p.accelerator_exec_micros(), p.total_accelerator_exec_micros());
       time(k.cpu_micros, p.cpu_exec_micros(), p.total_cpu_exec_micros());
     }
@@ -199,7 +200,9 @@ class CodeView {
                       " params");
     }
     if (o_.Selected("float_ops")) {
-      attrs.push_back(SelfTotal(k.float_ops, acc, FormatNumber(p.float_ops()), FormatNumber(p.total_float_ops())) +
+      const FloatOpsKnowledge& f = node.flops_known;
+      attrs.push_back(SelfTotal(k.float_ops, acc && f.SelfKnown(), FormatNumber(p.float_ops()),
+                                f.TotalKnown() ? FormatNumber(p.total_float_ops()) : kUnknownText) +
                       " flops");
     }
     if (o_.Selected("device") && !node.devices.empty()) attrs.push_back(JoinNames(node.devices, "|"));
@@ -209,13 +212,15 @@ class CodeView {
     return node.name + " (" + JoinNames(attrs, ", ") + ")";
   }
 
-  void Collect(const MultiNode& node, std::string& text, tensorflow::tfprof::MultiGraphNodeProto& proto) {
+  void Collect(const MultiNode& node, std::string& text, tensorflow::tfprof::MultiGraphNodeProto& proto,
+               std::vector<std::pair<bool, bool>>& known) {
     for (const MultiNode* child : node.show_children) {
       text += child->formatted;
       auto* c = proto.add_children();
       *c = child->proto;
       c->clear_children();
-      Collect(*child, text, *c);
+      known.emplace_back(child->flops_known.SelfKnown(), child->flops_known.TotalKnown());
+      Collect(*child, text, *c, known);
     }
   }
 
@@ -226,16 +231,21 @@ class CodeView {
 
 }  // namespace
 
-StatusOr<ViewResult> ShowCodeView(const Model& model, const Options& options) {
+StatusOr<ViewResult> ShowCodeViewOf(const Model& model, const Options& options, CodeTree& tree) {
   bool any_trace = false;
   for (const GraphNode& g : model.nodes) any_trace = any_trace || !g.trace.empty();
   if (!any_trace) {
-    return InvalidArgument("the code view needs source call stacks, which this " + model.source_kind +
-                           " profile does not have; use the scope or op view");
+    return InvalidArgument("the code view needs source call stacks, and this " + model.source_kind +
+                           " profile has none (no op carries a Python stack or a source file and line); "
+                           "use the scope or op view");
   }
-  CodeTree tree(model);
   CodeView view(model, options, tree);
   return view.Show();
+}
+
+StatusOr<ViewResult> ShowCodeView(const Model& model, const Options& options) {
+  CodeTree tree(model);
+  return ShowCodeViewOf(model, options, tree);
 }
 
 }  // namespace tbprof::tfprof

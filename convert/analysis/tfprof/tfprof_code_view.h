@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convert/analysis/tfprof/tfprof_multi_node.h"
+#include "convert/analysis/tfprof/tfprof_show.h"
 
 namespace tbprof::tfprof {
 
@@ -22,5 +23,10 @@ struct CodeTree {
   std::vector<std::unique_ptr<MultiNode>> storage_;
   std::map<std::pair<MultiNode*, std::string>, MultiNode*> child_index_;
 };
+
+// The code view over `tree`, which keeps what the view decided: after it,
+// each node's `picked` members (those accounted) and the shown nodes'
+// `show_children` (the pprof output walks them).
+StatusOr<ViewResult> ShowCodeViewOf(const Model& model, const Options& options, CodeTree& tree);
 
 }  // namespace tbprof::tfprof

@@ -63,6 +63,9 @@ struct GraphNode {
   std::vector<int64_t> shape;
   // Float ops of one run (RegisterStatistics / the cost model).
   int64_t float_ops = 0;
+  // False when the source could not count this node's float ops (an xplane
+  // op the cost model has no FLOPs for): its float ops are unknown, not 0.
+  bool float_ops_known = true;
   std::map<int32_t, std::string> inputs;          // input slot -> input node name
   std::map<std::string, int32_t> src_output_index;  // input node name -> its output slot
   std::map<int32_t, std::vector<int64_t>> output_shapes;
@@ -88,12 +91,37 @@ struct GraphNode {
 // Which figures the source can give. A figure the source lacks is unknown
 // (printed "--", JSON null), never 0: xplane profiles have no variable shapes
 // and, without a memory profile per op, no per-op bytes.
+// The total execution time (accelerator + cpu) is known when either part is:
+// a host-only profile's total is its cpu time.
 struct KnownFigures {
   bool memory = true;
   bool parameters = true;
   bool float_ops = true;
   bool accelerator_micros = true;
   bool cpu_micros = true;
+};
+
+// Whether a displayed node's float ops are known: its own are unless every
+// graph node it stands for lacks them; its total is unless every graph node
+// below lacks them (a sum over some known nodes is shown, over none is "--").
+struct FloatOpsKnowledge {
+  int64_t self_known = 0, self_unknown = 0;
+  int64_t total_known = 0, total_unknown = 0;
+
+  void SetSelf(const GraphNode* node) {
+    self_known = node != nullptr && node->float_ops_known ? 1 : 0;
+    self_unknown = node != nullptr && !node->float_ops_known ? 1 : 0;
+  }
+  void AddSelfToTotal() {
+    total_known += self_known;
+    total_unknown += self_unknown;
+  }
+  void AddTotal(const FloatOpsKnowledge& other) {
+    total_known += other.total_known;
+    total_unknown += other.total_unknown;
+  }
+  bool SelfKnown() const { return self_known > 0 || self_unknown == 0; }
+  bool TotalKnown() const { return total_known > 0 || total_unknown == 0; }
 };
 
 struct Model {

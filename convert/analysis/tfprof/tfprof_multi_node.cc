@@ -60,7 +60,9 @@ bool MultiNode::ReInit(const Model& model, int64_t step, const RegexList& accoun
   p.clear_graph_nodes();
   int64_t exec = 0, accelerator = 0, cpu = 0, requested = 0, peak = 0, residual = 0, output = 0, flops = 0,
           params = 0;
+  flops_known.self_known = flops_known.self_unknown = 0;
   for (const GraphNode* g : picked) {
+    (g->float_ops_known ? flops_known.self_known : flops_known.self_unknown) += 1;
     op_types.insert(g->op_types.begin(), g->op_types.end());
     if (!g->canonical_device.empty()) devices.insert(g->canonical_device);
     exec += g->ExecMicros(step);
@@ -88,6 +90,7 @@ bool MultiNode::ReInit(const Model& model, int64_t step, const RegexList& accoun
 
 void MultiNode::ResetTotals() {
   formatted.clear();
+  flops_known.total_known = flops_known.total_unknown = 0;
   MultiGraphNodeProto& p = proto;
   p.set_name(name);
   p.set_total_exec_micros(0);
@@ -103,6 +106,7 @@ void MultiNode::ResetTotals() {
 }
 
 void MultiNode::AddSelfToTotals() {
+  flops_known.AddSelfToTotal();
   MultiGraphNodeProto& p = proto;
   p.set_total_exec_micros(p.total_exec_micros() + p.exec_micros());
   p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + p.accelerator_exec_micros());
@@ -116,6 +120,7 @@ void MultiNode::AddSelfToTotals() {
 }
 
 void MultiNode::AggregateTotals(const MultiNode& other) {
+  flops_known.AddTotal(other.flops_known);
   MultiGraphNodeProto& p = proto;
   const MultiGraphNodeProto& c = other.proto;
   p.set_total_exec_micros(p.total_exec_micros() + c.total_exec_micros());

@@ -20,6 +20,7 @@ struct MultiNode {
   std::set<std::string> op_types;
   bool account = false;
   tensorflow::tfprof::MultiGraphNodeProto proto;
+  FloatOpsKnowledge flops_known;
   // Code view: the frame this node stands for (null for the root) and the
   // children in the structure and after filtering.
   const CodeFrame* frame = nullptr;

@@ -77,7 +77,7 @@ std::string FormatOpRow(const MultiNode& node, const MultiNode& root, const Mode
   auto time = [&](bool is_known, int64_t total, int64_t root_total, int64_t self) {
     attrs.push_back(is_known ? Percentages(FormatTime(self), total, self, root_total, total > 0) : unknown);
   };
-  const bool times_known = known.accelerator_micros && known.cpu_micros;
+  const bool times_known = known.accelerator_micros || known.cpu_micros;
   if (o.Selected("micros")) {
     time(times_known, p.total_exec_micros(), r.total_exec_micros(), p.exec_micros());
     time(known.accelerator_micros, p.total_accelerator_exec_micros(), r.total_accelerator_exec_micros(),
@@ -97,9 +97,10 @@ std::string FormatOpRow(const MultiNode& node, const MultiNode& root, const Mode
                                      : unknown);
   }
   if (o.Selected("float_ops")) {
-    attrs.push_back(known.float_ops ? Percentages(FormatNumber(p.float_ops()) + " float_ops", p.total_float_ops(),
-                                                  p.float_ops(), r.total_float_ops(), p.total_float_ops() > 0)
-                                    : unknown);
+    const bool row_known = known.float_ops && node.flops_known.SelfKnown();
+    attrs.push_back(row_known ? Percentages(FormatNumber(p.float_ops()) + " float_ops", p.total_float_ops(),
+                                            p.float_ops(), r.total_float_ops(), p.total_float_ops() > 0)
+                              : unknown);
   }
   if (o.Selected("device")) attrs.push_back(JoinNames(node.devices, "|"));
   if (o.Selected("op_types")) attrs.push_back(JoinNames(node.op_types, "|"));
@@ -183,10 +184,12 @@ StatusOr<ViewResult> ShowOpView(const Model& model, const Options& o) {
   result.text = MultiLegend(o);
   for (const MultiNode* n : shown) result.text += FormatOpRow(*n, root, model, o);
   result.multi_graph = root.proto;
+  result.float_ops_known.emplace_back(root.flops_known.TotalKnown(), root.flops_known.TotalKnown());
   MultiGraphNodeProto* tail = &result.multi_graph;
   for (const MultiNode* n : shown) {
     tail = tail->add_children();
     *tail = n->proto;
+    result.float_ops_known.emplace_back(n->flops_known.SelfKnown(), n->flops_known.TotalKnown());
   }
   return result;
 }

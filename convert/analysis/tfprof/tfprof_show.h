@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "convert/analysis/tfprof/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
@@ -22,6 +24,10 @@ struct ViewResult {
   tensorflow::tfprof::GraphNodeProto graph;            // scope, graph
   tensorflow::tfprof::MultiGraphNodeProto multi_graph; // op, code (children form a chain in op)
   KnownFigures known;
+  // Per displayed node in pre-order (the root first, then each node before
+  // its children; the op view's rows in order): whether its own and its
+  // total float ops are known.
+  std::vector<std::pair<bool, bool>> float_ops_known;
 };
 
 // Runs `view` ("scope", "graph", "op", "code") with `options`. Errors: an

@@ -40,6 +40,7 @@ std::string JoinSet(const Set& items, const std::string& sep) {
 }  // namespace
 
 void ShowNode::ReInit(const Model& model, int64_t step) {
+  flops_known.SetSelf(node);
   proto.set_name(name);
   proto.clear_devices();
   proto.clear_input_shapes();
@@ -74,6 +75,7 @@ void ShowNode::ReInit(const Model& model, int64_t step) {
 
 void ShowNode::ResetTotals() {
   formatted.clear();
+  flops_known.total_known = flops_known.total_unknown = 0;
   proto.set_total_definition_count(0);
   proto.set_total_run_count(0);
   proto.set_total_exec_micros(0);
@@ -89,6 +91,7 @@ void ShowNode::ResetTotals() {
 }
 
 void ShowNode::AddSelfToTotals() {
+  flops_known.AddSelfToTotal();
   GraphNodeProto& p = proto;
   p.set_total_definition_count(p.total_definition_count() + 1);
   p.set_total_run_count(p.total_run_count() + p.run_count());
@@ -104,6 +107,7 @@ void ShowNode::AddSelfToTotals() {
 }
 
 void ShowNode::AggregateTotals(const ShowNode& child) {
+  flops_known.AddTotal(child.flops_known);
   GraphNodeProto& p = proto;
   const GraphNodeProto& c = child.proto;
   p.set_total_definition_count(p.total_definition_count() + c.total_definition_count());
@@ -200,8 +204,10 @@ std::string FormatTreeNode(const ShowNode& node, const Model& model, const Optio
                        : std::string(kUnknownText) + " params");
   }
   if (o.Selected("float_ops")) {
+    const FloatOpsKnowledge& f = node.flops_known;
     info.push_back(known.float_ops
-                       ? SelfTotal(true, acc, FormatNumber(p.float_ops()), FormatNumber(p.total_float_ops())) +
+                       ? SelfTotal(true, acc && f.SelfKnown(), FormatNumber(p.float_ops()),
+                                   f.TotalKnown() ? FormatNumber(p.total_float_ops()) : kUnknownText) +
                              " flops"
                        : std::string(kUnknownText) + " flops");
   }
@@ -212,7 +218,7 @@ std::string FormatTreeNode(const ShowNode& node, const Model& model, const Optio
   if (o.Selected("peak_bytes")) memory(p.peak_bytes(), p.total_peak_bytes());
   if (o.Selected("residual_bytes")) memory(p.residual_bytes(), p.total_residual_bytes());
   if (o.Selected("output_bytes")) memory(p.output_bytes(), p.total_output_bytes());
-  const bool times_known = known.accelerator_micros && known.cpu_micros;
+  const bool times_known = known.accelerator_micros || known.cpu_micros;
   auto total_time = [&] {
     info.push_back(SelfTotal(times_known, acc, FormatTime(p.exec_micros()), FormatTime(p.total_exec_micros())));
   };
@@ -250,12 +256,13 @@ std::string FormatTreeNode(const ShowNode& node, const Model& model, const Optio
   return node.name + " (" + Join(info, ", ") + ")";
 }
 
-void CopyShownTree(const ShowNode& from, GraphNodeProto& to) {
+void CopyShownTree(const ShowNode& from, GraphNodeProto& to, std::vector<std::pair<bool, bool>>& known) {
   for (const ShowNode* child : from.show_children) {
     GraphNodeProto* c = to.add_children();
     *c = child->proto;
     c->clear_children();
-    CopyShownTree(*child, *c);
+    known.emplace_back(child->flops_known.SelfKnown(), child->flops_known.TotalKnown());
+    CopyShownTree(*child, *c, known);
   }
 }
 

@@ -21,6 +21,7 @@ struct ShowNode {
   std::set<std::string> synthetic_types;  // op types of a synthetic node
   bool account = false;
   tensorflow::tfprof::GraphNodeProto proto;
+  FloatOpsKnowledge flops_known;
   std::vector<ShowNode*> children;       // the structure
   std::vector<ShowNode*> show_children;  // what survives accounting and filters
   std::string formatted;
@@ -48,7 +49,9 @@ std::string TreeLegend(const Options& options);
 // "<name> (<fields>)" of one node of the scope, graph or code view.
 std::string FormatTreeNode(const ShowNode& node, const Model& model, const Options& options);
 
-// Copies the shown tree under `from` into `to` (children in display order).
-void CopyShownTree(const ShowNode& from, tensorflow::tfprof::GraphNodeProto& to);
+// Copies the shown tree under `from` into `to` (children in display order),
+// and appends each copied node's float-op knowledge to `known` in pre-order.
+void CopyShownTree(const ShowNode& from, tensorflow::tfprof::GraphNodeProto& to,
+                   std::vector<std::pair<bool, bool>>& known);
 
 }  // namespace tbprof::tfprof

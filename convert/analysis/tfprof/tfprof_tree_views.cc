@@ -41,7 +41,8 @@ class TreeView {
     AppendText(root->show_children, result.text);
     result.graph = root->proto;
     result.graph.clear_children();
-    CopyShownTree(*root, result.graph);
+    result.float_ops_known.emplace_back(root->flops_known.SelfKnown(), root->flops_known.TotalKnown());
+    CopyShownTree(*root, result.graph, result.float_ops_known);
     return result;
   }
 

@@ -7,6 +7,7 @@
 // xplane has no per-op allocations nor variable shapes) and print as "--".
 #pragma once
 
+#include "convert/analysis/common/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/tfprof/tfprof_model.h"
 
@@ -14,5 +15,13 @@ namespace tbprof::tfprof {
 
 // The profile is one step (0): OpStats keeps no per-step op times.
 Model ModelFromOpStats(const OpStats& op_stats);
+
+// Gives each node the source stack XLA recorded for its framework op: an HLO
+// instruction whose metadata op_name is the node's name brings its stack
+// frames (the module's stack frame index, outermost first) or else its
+// source_file:source_line as one frame. Nodes without such an instruction
+// keep no stack; the code view says so when no node has one. Returns the
+// number of nodes given a stack.
+size_t AttachHloSourceStacks(const HloPrograms& programs, Model& model);
 
 }  // namespace tbprof::tfprof
