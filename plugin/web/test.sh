@@ -59,6 +59,9 @@ if [ "$target" = real ]; then
   cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
   cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
   chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"
+  # A PyTorch run in torch-tb-profiler's layout (<run>/<worker>.<ms>.pt.trace.json.gz): the walk covers an imported trace.
+  mkdir -p "$logdir/pytorch_resnet50"
+  cp "$testdata/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" "$logdir/pytorch_resnet50/"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
   # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).
