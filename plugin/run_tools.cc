@@ -17,6 +17,8 @@ void SortTools(std::vector<std::string>& tools) {
   });
 }
 
+bool IsPyTorchFile(const RunFile& f) { return f.suffix.starts_with("pt.trace.json"); }
+
 }  // namespace
 
 bool SupportsAllHosts(std::string_view tool) {
@@ -32,11 +34,18 @@ bool SelectsHostsByList(std::string_view tool) {
   return t != nullptr && t->host_list;
 }
 
+
 bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents) {
   for (const RunFile& f : contents.xplanes) {
-    if (f.suffix.starts_with("pt.trace.json")) return false;
+    if (IsPyTorchFile(f)) return false;
   }
   return IsAllHostsOnly(tool);
+}
+
+bool PyTorchTraceCanFill(std::string_view tool) {
+  // tf.data's iterator events exist only in TensorFlow profiles; a PyTorch
+  // run's input time is in input_pipeline_analyzer (DataLoader time).
+  return tool != "tf_data_bottleneck_analysis";
 }
 
 bool IsServableLegacy(const RunFile& f) { return FindLegacySuffix(f.suffix) != nullptr; }
@@ -61,7 +70,9 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
     // tool's listing depends on its data.
     std::shared_ptr<const XSpaceModel> model;
     bool model_tried = false;
+    const bool pytorch = IsPyTorchFile(contents.xplanes.front());
     for (const ToolSpec& t : XPlaneTools()) {
+      if (pytorch && !PyTorchTraceCanFill(t.name)) continue;
       bool listed = t.listing == Listing::kAlways;
       if (t.listing == Listing::kIfDataPresent && t.listed_if) {
         if (!model_tried) {

@@ -23,6 +23,9 @@ bool SelectsHostsByList(std::string_view tool);
 // tools xprof answers for all hosts only: spans of one worker are not hosts
 // of one step, and torch-tb-profiler showed them one at a time.
 bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents);
+// Whether a PyTorch (Kineto) trace holds the data `tool` reads; /run_tools
+// does not list the others for a run whose first file is such a trace.
+bool PyTorchTraceCanFill(std::string_view tool);
 
 // Legacy per-tool files: servable when their suffix is in the legacy table;
 // the tool they serve; whether `tag` asks for them (today's name or the old

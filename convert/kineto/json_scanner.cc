@@ -1,7 +1,9 @@
 #include "convert/kineto/json_scanner.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace tbprof {
@@ -9,6 +11,25 @@ namespace {
 
 bool IsNumberChar(char c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+// Bytes that end the plain run of a string: the quote, a backslash, control characters.
+constexpr auto kStringStop = [] {
+  std::array<bool, 256> stop{};
+  for (int c = 0; c < 0x20; ++c) stop[c] = true;
+  stop['"'] = stop['\\'] = true;
+  return stop;
+}();
+
+// Whether any of the 8 bytes at `p` is a string stop (the classic SWAR
+// tests for a zero byte and for a byte below a bound).
+bool WordHasStringStop(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighs;
+  return (has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) | below_space) != 0;
 }
 
 int HexValue(char c) {
@@ -37,6 +58,30 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 }
 
 }  // namespace
+
+NumberShape ShapeOfNumber(std::string_view text) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (!digits()) return NumberShape::kMalformed;
+  NumberShape shape = NumberShape::kInteger;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return NumberShape::kMalformed;
+    shape = NumberShape::kWithFraction;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return NumberShape::kMalformed;
+    shape = NumberShape::kWithExponent;
+  }
+  return i == text.size() ? shape : NumberShape::kMalformed;
+}
 
 bool JsonScanner::Fail(std::string what) {
   if (error_.empty()) error_ = std::move(what) + " at byte " + std::to_string(pos_);
@@ -129,7 +174,14 @@ bool JsonScanner::NextElement() {
 bool JsonScanner::ScanString(std::string_view* out, std::string* scratch) {
   ++pos_;  // the opening quote
   const size_t start = pos_;
-  // Fast path: no escape, the string is a view of the input.
+  // Fast path: no escape, the string is a view of the input; one table
+  // lookup per byte finds the quote, a backslash or a control character.
+  // Long strings (call stacks) go eight bytes a word first.
+  const char* p = text_.data() + pos_;
+  const char* const end = text_.data() + text_.size();
+  while (end - p >= 8 && !WordHasStringStop(p)) p += 8;
+  while (p != end && !kStringStop[static_cast<unsigned char>(*p)]) ++p;
+  pos_ = static_cast<size_t>(p - text_.data());
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == '"') {
@@ -209,7 +261,14 @@ bool JsonScanner::ReadNumberText(std::string_view* out) {
   size_t start = pos_;
   while (pos_ < text_.size() && IsNumberChar(text_[pos_])) ++pos_;
   *out = text_.substr(start, pos_ - start);
-  if (!JsonNumberToDouble(*out)) return Fail("bad number '" + std::string(out->substr(0, 40)) + "'");
+  // The grammar is checked by hand (a trace holds millions of numbers); only
+  // an exponent or some 309 digits push a well-formed number past a double's
+  // range, so callers may convert any number this returns.
+  const NumberShape shape = ShapeOfNumber(*out);
+  if (shape == NumberShape::kMalformed ||
+      ((shape == NumberShape::kWithExponent || out->size() > 300) && !JsonNumberToDouble(*out))) {
+    return Fail("bad number '" + std::string(out->substr(0, 40)) + "'");
+  }
   return true;
 }
 

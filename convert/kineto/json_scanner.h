@@ -61,6 +61,10 @@ class JsonScanner {
   std::string error_;
 };
 
+// The form of a number's text: JSON's grammar (leading zeros allowed).
+enum class NumberShape { kMalformed, kInteger, kWithFraction, kWithExponent };
+NumberShape ShapeOfNumber(std::string_view text);
+
 // A JSON number's text as a double; nullopt when it is not a number.
 std::optional<double> JsonNumberToDouble(std::string_view text);
 // A JSON number's text as an integer (no fraction or exponent), nullopt otherwise or on overflow.

@@ -49,6 +49,17 @@ bool IsOperatorName(std::string_view name) {
          name != "DataParallel.forward" && name != "DistributedDataParallel.forward";
 }
 
+// Asks for huge pages behind a large reserved vector: filling hundreds of MB
+// 4 KB page by page costs a fault each, a visible share of an import (on
+// virtual machines above all). Only advice: the kernel may decline.
+template <typename T>
+void AdviseHugePages(const std::vector<T>& v) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.capacity()) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 // Beyond this (106 days in ps) a time does not fit the model's int64 picoseconds.
 constexpr int64_t kMaxSpanNs = std::numeric_limits<int64_t>::max() / 1000;
@@ -60,6 +71,29 @@ struct PendingEvent {
   StrId cat = kNoStr;  // as written
   uint32_t first_stat = 0, num_stats = 0;
   Kind kind = Kind::kOtherHost;
+  // args["External id"] and args["correlation"] (kNone when absent), read
+  // per launch and device op when linking them.
+  int64_t external = kNone, correlation = kNone;
+};
+
+// Arg names repeat on every event: a small direct-mapped cache in front of
+// the string table spares hashing each key in full.
+class ArgNameCache {
+ public:
+  StrId Intern(std::string_view key, StringTable& strings) {
+    if (key.empty()) return kNoStr;
+    const size_t slot = (key.size() * 31 + static_cast<unsigned char>(key[0]) * 7 +
+                         static_cast<unsigned char>(key[key.size() / 2]) * 3 +
+                         static_cast<unsigned char>(key.back())) & (kSlots - 1);
+    StrId& id = slots_[slot];
+    if (id != kNoStr && strings.View(id) == key) return id;
+    id = strings.Intern(key);
+    return id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 256;
+  StrId slots_[kSlots] = {};
 };
 
 struct PendingLine {
@@ -93,6 +127,7 @@ class KinetoBuilder {
     n_.device_type = s.Intern("Device Type");
     n_.device_index = s.Intern("Device Id");
     n_.addr = s.Intern("Addr");
+    n_.trace_cat = s.Intern("Trace");
   }
 
   // `release_pages`: `json` is a file mapping whose pages behind the parse
@@ -104,8 +139,30 @@ class KinetoBuilder {
   struct Names {
     StrId correlation, correlation_id, device, device_id, stream, external_id, external_id_old, registers,
         shared_memory, grid, block, occupancy, name, bytes, total_allocated, total_reserved, device_type,
-        device_index, addr;
+        device_index, addr, trace_cat;
   } n_;
+  // Kinds by interned `cat`: an event's category is looked up once per distinct spelling.
+  std::unordered_map<StrId, Kind> kind_of_cat_;
+  int64_t args_external_ = kNone, args_correlation_ = kNone;  // of the event being read
+  ArgNameCache arg_names_;
+  // "<op>:<op>", the tf_op of a cpu_op and of what it launched, made once per op name.
+  std::unordered_map<StrId, StrId> tf_op_of_name_;
+  StrId TfOpOf(StrId name) {
+    auto [it, fresh] = tf_op_of_name_.try_emplace(name, kNoStr);
+    if (fresh) {
+      std::string_view text = space_->Str(name);
+      std::string op;
+      op.reserve(2 * text.size() + 1);
+      op.append(text).append(":").append(text);
+      it->second = space_->strings.Intern(op);
+    }
+    return it->second;
+  }
+  Kind KindOfCat(StrId cat) {
+    auto [it, fresh] = kind_of_cat_.try_emplace(cat, Kind::kOtherHost);
+    if (fresh) it->second = KindOf(space_->Str(cat));
+    return it->second;
+  }
 
   Status Error(const std::string& what) const { return InvalidArgument(source_ + ": " + what); }
   Status ScanError(const JsonScanner& js) const {
@@ -115,7 +172,7 @@ class KinetoBuilder {
   Status ParseEvent(JsonScanner& js);
   Status ParseArgs(JsonScanner& js);
   Status ParseDeviceProperties(JsonScanner& js);
-  void AddEvent(char ph, std::string_view cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
+  void AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
                 uint32_t first_stat);
   const Stat* ArgOf(const PendingEvent& e, StrId name) const;
   int64_t IntArg(const PendingEvent& e, StrId name) const;
@@ -147,6 +204,12 @@ class KinetoBuilder {
 
 Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   JsonScanner js(json);
+  // Room for a typical event and its args per few hundred bytes: address
+  // space only until written, and it spares the copies of repeated growth.
+  events_.reserve(json.size() / 512);
+  stats_.reserve(json.size() / 48);
+  AdviseHugePages(events_);
+  AdviseHugePages(stats_);
   if (release_pages) {
     release_base_ = json.data();
     released_to_ = json.data();
@@ -256,10 +319,13 @@ Status KinetoBuilder::ParseArgs(JsonScanner& js) {
   std::string_view key;
   while (js.NextKey(&key)) {
     Stat s;
-    s.name = space_->strings.Intern(key);
+    s.name = arg_names_.Intern(key, space_->strings);
     if (s.name == n_.external_id_old) s.name = n_.external_id;
     if (!ReadStatValue(js, space_->strings, &s)) break;
-    if (s.kind != StatKind::kNone) stats_.push_back(s);
+    if (s.kind == StatKind::kNone) continue;
+    stats_.push_back(s);
+    if (s.name == n_.external_id && args_external_ == kNone && s.IsInteger()) args_external_ = s.IntValue();
+    if (s.name == n_.correlation && args_correlation_ == kNone && s.IsInteger()) args_correlation_ = s.IntValue();
   }
   return js.failed() ? ScanError(js) : Status::Ok();
 }
@@ -277,8 +343,9 @@ bool ReadIdText(JsonScanner& js, StringTable& strings, StrId* out) {
 Status KinetoBuilder::ParseEvent(JsonScanner& js) {
   js.EnterObject();
   const uint32_t first_stat = static_cast<uint32_t>(stats_.size());
+  args_external_ = args_correlation_ = kNone;
   char ph = 0;
-  std::string cat;
+  StrId cat = kNoStr;
   StrId name = kNoStr, pid = kNoStr, tid = kNoStr;
   int64_t ts = kNone, dur = kNone;
   std::string_view key, text;
@@ -299,7 +366,7 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
       }
     } else if (key == "cat") {
       if (js.Peek() == JsonType::kString && js.ReadString(&text)) {
-        cat.assign(text);
+        cat = space_->strings.Intern(text);
       } else if (!js.SkipValue()) {
         break;
       }
@@ -351,10 +418,10 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
   return Status::Ok();
 }
 
-void KinetoBuilder::AddEvent(char ph, std::string_view cat, StrId name, StrId pid, StrId tid, int64_t ts,
-                             int64_t dur, uint32_t first_stat) {
+void KinetoBuilder::AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
+                             uint32_t first_stat) {
   std::string_view name_text = space_->Str(name);
-  if (cat == "Trace") {
+  if (cat == n_.trace_cat) {
     // The profiling span ("PyTorch Profiler (0)"): the session's start and stop.
     span_begin_ns_ = span_begin_ns_ == kNone ? ts : std::min(span_begin_ns_, ts);
     span_end_ns_ = span_end_ns_ == kNone ? ts + dur : std::max(span_end_ns_, ts + dur);
@@ -365,10 +432,12 @@ void KinetoBuilder::AddEvent(char ph, std::string_view cat, StrId name, StrId pi
   e.ts_ns = ts;
   e.dur_ns = dur;
   e.name = name;
-  e.cat = space_->strings.Intern(cat);
+  e.cat = cat;
   e.first_stat = first_stat;
   e.num_stats = static_cast<uint32_t>(stats_.size()) - first_stat;
-  e.kind = ph == 'X' ? KindOf(cat) : (name_text == "[memory]" ? Kind::kMemory : Kind::kOtherHost);
+  e.external = args_external_;
+  e.correlation = args_correlation_;
+  e.kind = ph == 'X' ? KindOfCat(cat) : (name_text == "[memory]" ? Kind::kMemory : Kind::kOtherHost);
   if (ph != 'X' && e.kind != Kind::kMemory && (space_->Str(pid).empty() || space_->Str(pid) == "Traces")) {
     stats_.resize(first_stat);  // global markers ("Record Window End", "Iteration Start")
     return;
@@ -529,20 +598,40 @@ void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, st
 }
 
 // One metadata per (name, category as written): the category is its stat.
-uint32_t MetadataOf(XPlaneModel& plane, std::unordered_map<uint64_t, uint32_t>& index, StrId name, StrId cat,
-                    StrId category_stat) {
-  auto [it, fresh] = index.try_emplace((uint64_t{name} << 32) | cat, static_cast<uint32_t>(plane.event_metadata.size()));
-  if (fresh) {
-    EventMetadata md;
-    md.id = static_cast<int64_t>(plane.event_metadata.size());
-    md.name = name;
-    md.first_stat = static_cast<uint32_t>(plane.metadata_stats.size());
-    md.num_stats = 1;
-    plane.metadata_stats.push_back(StrStat(category_stat, cat));
-    plane.event_metadata.push_back(std::move(md));
+// Nearly every name comes with one category, so the first (category,
+// metadata) of a name sits in a table by name id; other pairs in a map.
+class MetadataIndex {
+ public:
+  MetadataIndex(XPlaneModel& plane, StrId category_stat) : plane_(plane), category_stat_(category_stat) {}
+  uint32_t Of(StrId name, StrId cat) {
+    if (name >= first_of_name_.size()) first_of_name_.resize(name + 1024, {kNoStr, 0});
+    auto& first = first_of_name_[name];
+    if (first.second != 0 && first.first == cat) return first.second;
+    if (first.second == 0) {
+      first = {cat, Add(name, cat)};
+      return first.second;
+    }
+    auto [it, fresh] = others_.try_emplace((uint64_t{name} << 32) | cat, 0);
+    if (fresh) it->second = Add(name, cat);
+    return it->second;
   }
-  return it->second;
-}
+
+ private:
+  uint32_t Add(StrId name, StrId cat) {
+    EventMetadata md;
+    md.id = static_cast<int64_t>(plane_.event_metadata.size());
+    md.name = name;
+    md.first_stat = static_cast<uint32_t>(plane_.metadata_stats.size());
+    md.num_stats = 1;
+    plane_.metadata_stats.push_back(StrStat(category_stat_, cat));
+    plane_.event_metadata.push_back(std::move(md));
+    return static_cast<uint32_t>(plane_.event_metadata.size() - 1);
+  }
+  XPlaneModel& plane_;
+  StrId category_stat_;
+  std::vector<std::pair<StrId, uint32_t>> first_of_name_;  // metadata 0 is the placeholder: "none yet"
+  std::unordered_map<uint64_t, uint32_t> others_;
+};
 
 void KinetoBuilder::BuildPlane(int device, XPlaneModel& plane,
                                const std::unordered_map<int64_t, StrId>& op_of_external,
@@ -556,20 +645,33 @@ void KinetoBuilder::BuildPlane(int device, XPlaneModel& plane,
   const StrId alloc = strings.Intern(schema::kMemoryAllocationEvent);
   const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
   plane.event_metadata.emplace_back();  // index 0: the nameless placeholder
-  std::unordered_map<uint64_t, uint32_t> metadata_index;
+  MetadataIndex metadata_index(plane, category_stat);
   std::vector<uint32_t> line_order;
   for (uint32_t l = 0; l < lines_.size(); ++l) {
     if (lines_[l].device == device) line_order.push_back(l);
   }
   std::stable_sort(line_order.begin(), line_order.end(),
                    [&](uint32_t a, uint32_t b) { return lines_[a].id < lines_[b].id; });
+  size_t num_events = 0, num_stats = 0;
+  for (uint32_t l : line_order) {
+    num_events += lines_[l].events.size();
+    for (uint32_t idx : lines_[l].events) num_stats += events_[idx].num_stats + 2;  // + tf_op, kernel_details
+  }
+  plane.events.reserve(num_events);
+  plane.event_stats.reserve(num_stats);
+  AdviseHugePages(plane.events);
+  AdviseHugePages(plane.event_stats);
   for (uint32_t l : line_order) {
     PendingLine& pl = lines_[l];
-    std::sort(pl.events.begin(), pl.events.end(), [&](uint32_t a, uint32_t b) {
+    auto outer_first = [&](uint32_t a, uint32_t b) {
       const PendingEvent& x = events_[a];
       const PendingEvent& y = events_[b];
       return x.ts_ns != y.ts_ns ? x.ts_ns < y.ts_ns : x.dur_ns > y.dur_ns;
-    });
+    };
+    // Kineto mostly writes a thread's or stream's events in order already.
+    if (!std::is_sorted(pl.events.begin(), pl.events.end(), outer_first)) {
+      std::sort(pl.events.begin(), pl.events.end(), outer_first);
+    }
     LineModel line;
     line.id = pl.id;
     line.display_id = pl.id;
@@ -594,7 +696,7 @@ void KinetoBuilder::BuildPlane(int device, XPlaneModel& plane,
         const int64_t bytes = IntArg(pe, n_.bytes);
         name = bytes != kNone && bytes < 0 ? dealloc : alloc;
       }
-      ev.metadata = MetadataOf(plane, metadata_index, name, pe.cat, category_stat);
+      ev.metadata = metadata_index.Of(name, pe.cat);
       plane.events.push_back(ev);
       for (uint32_t i = pe.first_stat; i < pe.first_stat + pe.num_stats; ++i) {
         Stat s = stats_[i];
@@ -609,15 +711,15 @@ void KinetoBuilder::BuildPlane(int device, XPlaneModel& plane,
         plane.event_stats.push_back(IntStat(root, 1));
         if (n) plane.event_stats.push_back(IntStat(step_num, *n));
       } else if (pe.kind == Kind::kCpuOp && IsOperatorName(name_text)) {
-        plane.event_stats.push_back(StrStat(tf_op, strings.Intern(std::string(name_text) + ":" + std::string(name_text))));
+        plane.event_stats.push_back(StrStat(tf_op, TfOpOf(pe.name)));
       }
       if (pe.kind == Kind::kKernel || pe.kind == Kind::kMemcpy || pe.kind == Kind::kMemset) {
         if (pe.kind == Kind::kKernel) {
           plane.event_stats.push_back(StrStat(kernel_details, strings.Intern(KernelDetails(pe))));
         }
-        int64_t external = IntArg(pe, n_.external_id);
+        int64_t external = pe.external;
         if (external == kNone || external == 0) {
-          auto c = external_of_correlation.find(IntArg(pe, n_.correlation));
+          auto c = external_of_correlation.find(pe.correlation);
           if (c != external_of_correlation.end()) external = c->second;
         }
         auto op = op_of_external.find(external);
@@ -644,12 +746,11 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   std::unordered_map<int64_t, int64_t> external_of_correlation;
   for (const PendingEvent& e : events_) {
     if (e.kind == Kind::kCpuOp && IsOperatorName(space_->Str(e.name))) {
-      int64_t external = IntArg(e, n_.external_id);
+      int64_t external = e.external;
       if (external == kNone || external == 0) continue;
-      std::string name(space_->Str(e.name));
-      op_of_external.try_emplace(external, space_->strings.Intern(name + ":" + name));
+      op_of_external.try_emplace(external, TfOpOf(e.name));
     } else if (e.kind == Kind::kRuntime || e.kind == Kind::kDriver) {
-      int64_t external = IntArg(e, n_.external_id), correlation = IntArg(e, n_.correlation);
+      int64_t external = e.external, correlation = e.correlation;
       if (external != kNone && correlation != kNone) external_of_correlation.try_emplace(correlation, external);
     }
   }

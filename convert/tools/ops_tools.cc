@@ -30,7 +30,7 @@ ToolOutput Csv(std::string body) {
 
 StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
-  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats)));
+  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats), stats->torch_gpu));
 }
 
 StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {

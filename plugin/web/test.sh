@@ -63,6 +63,9 @@ if [ "$target" = real ]; then
   mkdir -p "$logdir/pytorch_hta_pair"
   for side in base test; do cp "$testdata/kineto_hta/trace_compare/$side.json.gz" "$logdir/pytorch_hta_pair/$side.pt.trace.json.gz"; done
   chmod -R u+w "$logdir/pytorch_hta_pair"
+  # A PyTorch run in torch-tb-profiler's layout (<run>/<worker>.<ms>.pt.trace.json.gz): the walk covers an imported trace.
+  mkdir -p "$logdir/pytorch_resnet50"
+  cp "$testdata/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" "$logdir/pytorch_resnet50/"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
   # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).

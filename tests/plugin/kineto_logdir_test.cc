@@ -7,7 +7,13 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <map>
+
 #include "plugin/logdir.h"
+#include "plugin/routes.h"
 #include "plugin/run_tools.h"
 
 namespace tbprof {
@@ -78,6 +84,89 @@ TEST_F(KinetoLogdir, BothLayoutsAndXPlanesAreRuns) {
   ASSERT_EQ(b.xplanes.size(), 1u);
   EXPECT_EQ(b.xplanes[0].host, "rank0");
   EXPECT_FALSE(logdir->FindRun("resnet50/../..", {}).ok());
+}
+
+namespace json = boost::json;
+
+// torch-tb-profiler's GPU summary for the sample (its result_check_file.txt,
+// read here): title -> value, e.g. "GPU Utilization" -> "55.51 %".
+std::map<std::string, std::string> TorchTbGpuSummary() {
+  std::ifstream in(kTestdata / "kineto_torch_tb_samples/result_check_file.txt");
+  std::string overview;
+  std::getline(in, overview);
+  std::map<std::string, std::string> out;
+  for (const json::value& item : json::parse(overview).at("gpu_metrics").at("data").as_array()) {
+    out[std::string(item.at("title").as_string())] = std::string(item.at("value").as_string());
+  }
+  return out;
+}
+
+class KinetoRoutes : public KinetoLogdir {
+ protected:
+  void SetUp() override {
+    KinetoLogdir::SetUp();
+    ProfileServiceOptions options;
+    options.logdir = root_.string();
+    options.web_dir = (root_ / "no_web").string();
+    options.cache_bytes = 64 << 20;
+    auto s = ProfileService::Create(options);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    service_ = std::move(*s);
+  }
+  json::value GetJson(const std::string& target) {
+    HttpRequest r;
+    r.target = target;
+    HttpResponse got = service_->Handle(r);
+    EXPECT_EQ(got.status, 200) << target << ": " << got.Body();
+    boost::system::error_code ec;
+    json::value v = json::parse(got.Body(), ec);
+    EXPECT_FALSE(ec) << target;
+    return v;
+  }
+  std::unique_ptr<ProfileService> service_;
+};
+
+bool Lists(const json::value& tools, std::string_view tool) {
+  for (const json::value& t : tools.as_array()) {
+    if (t.as_string() == tool) return true;
+  }
+  return false;
+}
+
+// A PyTorch run lists only tools its traces can fill: tf.data's analysis
+// needs TensorFlow's iterator events (an xplane run still lists it).
+TEST_F(KinetoRoutes, RunToolsOfPyTorchRunsLeaveOutTfData) {
+  for (std::string run : {"resnet50", "bert"}) {
+    json::value tools = GetJson("/data/plugin/profile/run_tools?run=" + run);
+    EXPECT_FALSE(Lists(tools, "tf_data_bottleneck_analysis")) << run;
+    for (std::string_view t : {"overview_page", "framework_op_stats", "kernel_stats", "trace_viewer@",
+                               "input_pipeline_analyzer", "memory_profile"}) {
+      EXPECT_TRUE(Lists(tools, t)) << run << " " << t;
+    }
+  }
+  EXPECT_TRUE(Lists(GetJson("/data/plugin/profile/run_tools?run=jax/gemm"), "tf_data_bottleneck_analysis"));
+  EXPECT_FALSE(PyTorchTraceCanFill("tf_data_bottleneck_analysis"));
+}
+
+// The overview of span 1 carries torch-tb-profiler's GPU summary as extra
+// properties of the analysis table; an xplane run's has none of them.
+TEST_F(KinetoRoutes, OverviewServesTorchTbProfilersGpuSummary) {
+  json::value page = GetJson("/data?run=resnet50&tag=overview_page&host=worker0.1623143089861");
+  const json::object& props = page.as_array()[0].at("p").as_object();
+  std::map<std::string, std::string> expected = TorchTbGpuSummary();
+  auto served = [&](const char* key) {
+    std::string v(props.at(key).as_string());
+    return v.substr(0, v.size() - 1) + " %";  // "55.51%" as the plugin wrote it: "55.51 %"
+  };
+  EXPECT_EQ(served("gpu_utilization_percent"), expected["GPU Utilization"]);
+  EXPECT_EQ(served("sm_efficiency_percent"), expected["Est. SM Efficiency"]);
+  EXPECT_EQ(served("achieved_occupancy_percent"), expected["Est. Achieved Occupancy"]);
+
+  json::value xplane = GetJson("/data?run=jax/gemm&tag=overview_page");
+  const json::object& xp = xplane.as_array()[0].at("p").as_object();
+  for (const char* key : {"gpu_utilization_percent", "sm_efficiency_percent", "achieved_occupancy_percent"}) {
+    EXPECT_FALSE(xp.contains(key)) << key;
+  }
 }
 
 }  // namespace

@@ -157,6 +157,14 @@ struct RunEnvironment {
   std::map<std::string, Session> sessions;
 };
 
+// torch-tb-profiler's GPU figures of a PyTorch (Kineto) trace, in percent
+// over its steps (the mean over the trace's GPUs); each absent when the
+// trace lacks what it is computed from. xprof's overview has no field for
+// them: they travel as extra properties of its analysis table.
+struct TorchGpuSummary {
+  std::optional<double> utilization_percent, sm_efficiency_percent, achieved_occupancy_percent;
+};
+
 struct OpStats {
   OpMetricsDb host_op_metrics_db;
   OpMetricsDb device_op_metrics_db;
@@ -183,6 +191,8 @@ struct OpStats {
   uint64_t compute_16bit_ps = 0;
   uint64_t compute_32bit_ps = 0;
   std::vector<std::string> errors, warnings;
+  // Set for a PyTorch trace only (one trace: not combined across traces).
+  std::optional<TorchGpuSummary> torch_gpu;
 
   size_t ApproxBytes() const;
 };

@@ -102,6 +102,10 @@ void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
 OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts) {
   OpStats out;
   if (hosts.empty()) return out;
+  // The GPU figures of several PyTorch traces are not combined: unknown then.
+  for (const auto& h : hosts) {
+    if (h->torch_gpu) out.torch_gpu = hosts.size() == 1 ? *h->torch_gpu : TorchGpuSummary{};
+  }
   std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
            KernelReport>
       kernels;

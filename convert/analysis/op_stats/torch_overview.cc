@@ -117,6 +117,8 @@ void ReadHost(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, St
       ev.steps.push_back(s);
     } else if ((op || annotation) && name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) {
       ev.roles[kTorchDataLoader].push_back({b, en});
+    } else if ((op || annotation) && IsCommunicationOp(name)) {
+      ev.roles[kTorchCommunication].push_back({b, en});
     } else if (op || python) {
       ev.roles[kTorchCpuExec].push_back({b, en});
     } else if (cat == "cuda_runtime" || cat == "runtime") {
@@ -144,7 +146,8 @@ void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, 
   for (uint32_t e = 0; e < p.events.size(); ++e) {
     const std::string& cat = cats[p.events[e].metadata];
     TorchRole role = kTorchOther;
-    if (cat == "kernel") role = kTorchKernel;
+    const bool kernel = cat == "kernel";
+    if (kernel) role = IsCommunicationKernel(space.Str(p.EventName(e))) ? kTorchCommunication : kTorchKernel;
     if (cat == "memcpy" || cat == "gpu_memcpy") role = kTorchMemcpy;
     if (cat == "memset" || cat == "gpu_memset") role = kTorchMemset;
     if (role == kTorchOther) continue;
@@ -153,7 +156,7 @@ void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, 
     const Stat* c = correlation == kNoStr ? nullptr : p.FindStat(e, correlation);
     if (c != nullptr) ev.device_ops_of_correlation[c->IntValue()].push_back(static_cast<uint32_t>(ev.device_ops.size()));
     ev.device_ops.push_back({b, en});
-    if (role == kTorchKernel) {
+    if (kernel) {  // collectives too: torch-tb-profiler's GPU figures count every kernel
       KernelSample k{b, en, std::nullopt, std::nullopt};
       if (const Stat* s = blocks == kNoStr ? nullptr : p.FindStat(e, blocks)) k.blocks_per_sm = s->DoubleValue();
       if (const Stat* s = occupancy == kNoStr ? nullptr : p.FindStat(e, occupancy)) k.occupancy = s->DoubleValue();
@@ -241,6 +244,15 @@ double SmEfficiencyPs(const std::vector<KernelSample>& kernels, Range window) {
 
 }  // namespace
 
+bool IsCommunicationKernel(std::string_view kernel_name) {
+  const std::string name = Lower(kernel_name);
+  return name.starts_with("nccl") || name.starts_with("rccl");
+}
+
+bool IsCommunicationOp(std::string_view op_name) {
+  return op_name.starts_with("nccl:") || op_name.starts_with("c10d::");
+}
+
 bool IsKinetoModel(const XSpaceModel& space) { return space.Find(schema::kKinetoCategory) != kNoStr; }
 
 TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
@@ -318,8 +330,9 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
 }
 
 StepEvents TorchStepEvents(const TorchOverview& overview) {
-  static constexpr int kTypeOfRole[kTorchRoles] = {DEVICE_COMPUTE_32, DEVICE_TO_DEVICE, DEVICE_TO_DEVICE, HOST_PREPARE,
-                                                   HOST_WAIT_INPUT,   HOST_COMPUTE,     UNKNOWN_TIME};
+  static constexpr int kTypeOfRole[kTorchRoles] = {DEVICE_COMPUTE_32, DEVICE_COLLECTIVES, DEVICE_TO_DEVICE,
+                                                   DEVICE_TO_DEVICE,  HOST_PREPARE,       HOST_WAIT_INPUT,
+                                                   HOST_COMPUTE,      UNKNOWN_TIME};
   StepEvents out;
   for (const TorchStep& s : overview.steps) {
     GroupStepEvents& g = out[s.number];
@@ -329,6 +342,28 @@ StepEvents TorchStepEvents(const TorchOverview& overview) {
       for (const auto& [b, e] : s.role_ranges[role]) g.events.push_back({kTypeOfRole[role], Span{b, e}});
     }
   }
+  return out;
+}
+
+TorchGpuSummary TorchGpuSummaryOf(const TorchOverview& overview) {
+  TorchGpuSummary out;
+  auto mean = [&](auto figure_of) -> std::optional<double> {
+    double sum = 0;
+    int n = 0;
+    for (const TorchGpuMetrics& g : overview.gpus) {
+      if (std::optional<double> v = figure_of(g)) {
+        sum += *v;
+        ++n;
+      }
+    }
+    return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+  };
+  // utilization and SM efficiency are fractions; occupancy is in percent already.
+  out.utilization_percent = mean([](const TorchGpuMetrics& g) { return std::optional<double>(100.0 * g.utilization); });
+  out.sm_efficiency_percent = mean([](const TorchGpuMetrics& g) {
+    return g.sm_efficiency ? std::optional<double>(100.0 * *g.sm_efficiency) : std::nullopt;
+  });
+  out.achieved_occupancy_percent = mean([](const TorchGpuMetrics& g) { return g.achieved_occupancy; });
   return out;
 }
 

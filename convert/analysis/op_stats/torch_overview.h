@@ -19,18 +19,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/op_stats/xplane_to_step_events.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {
 
-// The breakdown categories, in priority order (Other last).
-enum TorchRole { kTorchKernel, kTorchMemcpy, kTorchMemset, kTorchRuntime, kTorchDataLoader, kTorchCpuExec, kTorchOther,
-                 kTorchRoles };
-inline constexpr const char* kTorchRoleNames[kTorchRoles] = {"Kernel",     "Memcpy",   "Memset", "Runtime",
-                                                             "DataLoader", "CPU Exec", "Other"};
+// The breakdown categories, in priority order (Other last). Communication
+// is ours, beside torch-tb-profiler's seven: NCCL / RCCL kernels (time a
+// compute kernel overlaps stays Kernel) and host collective ops (`nccl:*`,
+// `c10d::*`), which that plugin counted as Kernel and CPU Exec.
+enum TorchRole { kTorchKernel, kTorchCommunication, kTorchMemcpy, kTorchMemset, kTorchRuntime, kTorchDataLoader,
+                 kTorchCpuExec, kTorchOther, kTorchRoles };
+inline constexpr const char* kTorchRoleNames[kTorchRoles] = {"Kernel",  "Communication", "Memcpy",   "Memset",
+                                                             "Runtime", "DataLoader",    "CPU Exec", "Other"};
+
+// Whether a kernel's name is a collective's (NCCL's, or RCCL's under its own
+// or NCCL's name), and whether a host op's name is one.
+bool IsCommunicationKernel(std::string_view kernel_name);
+bool IsCommunicationOp(std::string_view op_name);
 
 struct TorchStep {
   std::string name;  // "5" for ProfilerStep#5
@@ -64,9 +74,13 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space);
 // The steps as the step events OpStats' step table is built from, so the
 // overview and the input pipeline analysis show torch-tb-profiler's steps.
 // Role → event type: Kernel → device compute (32-bit: Kineto says nothing of
-// precision), Memcpy and Memset → device to device, Runtime → host prepare
+// precision), Communication → device collectives, Memcpy and Memset → device to device, Runtime → host prepare
 // (xprof's kernel launch), DataLoader → host wait input (input), CPU Exec →
 // host compute, Other → unknown. Each step is its own device marker.
 StepEvents TorchStepEvents(const TorchOverview& overview);
+
+// The overview's GPU figures in percent: each the mean over the GPUs that
+// have it; absent when no GPU has it.
+TorchGpuSummary TorchGpuSummaryOf(const TorchOverview& overview);
 
 }  // namespace tbprof

@@ -137,7 +137,12 @@ class OpStatsBuilder {
     OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_, programs_);
     // A PyTorch trace's steps are torch-tb-profiler's (torch_overview.h).
     const bool kineto = IsKinetoModel(space_);
-    StepEvents step_events = kineto ? TorchStepEvents(ComputeTorchOverview(space_)) : StepEvents();
+    StepEvents step_events;
+    if (kineto) {
+      const TorchOverview torch = ComputeTorchOverview(space_);
+      step_events = TorchStepEvents(torch);
+      s.torch_gpu = TorchGpuSummaryOf(torch);
+    }
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
     // A TPU core's chip is the local chip id of its core_details (as xprof

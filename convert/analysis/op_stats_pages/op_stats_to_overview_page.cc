@@ -381,9 +381,16 @@ void MarkUnrecordedShares(OverviewPage& page) {
   }
 }
 
-std::string OverviewPageToJson(const OverviewPage& page) {
+std::string OverviewPageToJson(const OverviewPage& page, const std::optional<TorchGpuSummary>& torch_gpu) {
   std::string hardware = page.input_analysis().hardware_type();
   DataTable analysis = AnalysisTable(page.analysis(), hardware);
+  if (torch_gpu) {
+    // Two decimals, as torch-tb-profiler showed them.
+    auto pct = [](const std::optional<double>& v) { return v ? FixedDigits(*v, 2) + "%" : std::string("unknown"); };
+    analysis.SetProperty("gpu_utilization_percent", pct(torch_gpu->utilization_percent));
+    analysis.SetProperty("sm_efficiency_percent", pct(torch_gpu->sm_efficiency_percent));
+    analysis.SetProperty("achieved_occupancy_percent", pct(torch_gpu->achieved_occupancy_percent));
+  }
   DataTable steps = StepBreakdownTable(page.input_analysis());
   DataTable env = RunEnvironmentTable(page.run_environment());
   DataTable rec = RecommendationTable(page.recommendation());

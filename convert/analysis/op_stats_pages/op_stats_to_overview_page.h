@@ -2,6 +2,7 @@
 // The JSON writer is shared with legacy overview_page.pb files.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "convert/analysis/op_stats/op_stats.h"
@@ -12,7 +13,11 @@ namespace tbprof {
 tensorflow::profiler::OverviewPage ConvertOpStatsToOverviewPage(const OpStats& op_stats);
 
 // [analysis, step-time graph, run environment, recommendation, inference latency, {}, diagnostics].
-std::string OverviewPageToJson(const tensorflow::profiler::OverviewPage& page);
+// `torch_gpu` (a PyTorch trace's) adds gpu_utilization_percent,
+// sm_efficiency_percent and achieved_occupancy_percent to the analysis
+// table's properties ("unknown" when absent, like its other percentages).
+std::string OverviewPageToJson(const tensorflow::profiler::OverviewPage& page,
+                               const std::optional<TorchGpuSummary>& torch_gpu = std::nullopt);
 
 // A legacy overview_page.pb from a profiler that predates the analysis' time
 // shares (TensorFlow 2.2 writes none of them): its framework-op placement

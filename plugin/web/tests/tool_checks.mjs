@@ -91,6 +91,18 @@ export const checks = {
       if (ap[key] === 'unknown') assert(c && c.value === '—' && /unknown/i.test(c.why ?? ''), `${key}: served unknown, shown ${c?.value}`);
       else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
     }
+    // A PyTorch run's GPU summary (torch-tb-profiler's figures, extra analysis properties): served figures verbatim,
+    // "unknown" as "—" with the reason; never shown for other runs.
+    for (const key of ['gpu_utilization_percent', 'sm_efficiency_percent', 'achieved_occupancy_percent']) {
+      const c = await statCard(page, key);
+      if (ap[key] === undefined) { assert(c === null, `${key} shown although not served`); continue; }
+      if (ap[key] === 'unknown') assert(c && c.value === '—' && /unknown/i.test(c.why ?? ''), `${key}: served unknown, shown ${c?.value}`);
+      else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);
+    }
+    if (/^pytorch/.test(run)) {
+      assert(ap.gpu_utilization_percent !== undefined, `PyTorch run ${run} serves no gpu_utilization_percent`);
+      assert(!((await api('run_tools', { run })).json ?? []).includes('tf_data_bottleneck_analysis'), `PyTorch run ${run} lists tf_data_bottleneck_analysis`);
+    }
     const p16 = parseFloat(ap.device_compute_16bit_percent ?? ''), p32 = parseFloat(ap.device_compute_32bit_percent ?? '');
     const c16 = await statCard(page, 'device_compute_16bit_percent');
     // A CPU-only run says device figures are left out, and then shows no device panel (no precision pie, no device op table).

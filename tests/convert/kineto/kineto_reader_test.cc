@@ -225,6 +225,66 @@ TEST(KinetoReader, BadInputIsAClearErrorNamingTheFile) {
   EXPECT_EQ((*empty)->NumEvents(), 0u);
 }
 
+// The scanner's fast paths (numbers checked by hand, strings eight bytes at
+// a time) accept and refuse exactly what JSON's grammar does.
+TEST(JsonScannerFastPaths, NumbersFollowTheGrammar) {
+  EXPECT_EQ(ShapeOfNumber("0"), NumberShape::kInteger);
+  EXPECT_EQ(ShapeOfNumber("-12"), NumberShape::kInteger);
+  EXPECT_EQ(ShapeOfNumber("1623142623460180.125"), NumberShape::kWithFraction);
+  EXPECT_EQ(ShapeOfNumber("1.5e-3"), NumberShape::kWithExponent);
+  EXPECT_EQ(ShapeOfNumber("2E+10"), NumberShape::kWithExponent);
+  for (std::string_view bad : {"", "-", "1.", ".5", "1e", "1e+", "1.2.3", "--1", "+1", "1-2", "1ee2", "e5"}) {
+    EXPECT_EQ(ShapeOfNumber(bad), NumberShape::kMalformed) << bad;
+    const std::string input = std::string(bad) + " ";  // the scanner keeps a view of its text
+    JsonScanner js(input);
+    std::string_view text;
+    if (js.Peek() == JsonType::kNumber) {
+      EXPECT_FALSE(js.ReadNumberText(&text)) << bad;
+    }
+  }
+  // Well-formed but beyond a double: refused, so every number read converts.
+  for (std::string big : {std::string("1e999"), std::string(400, '9'), std::string(400, '9') + ".5"}) {
+    JsonScanner js(big);
+    std::string_view text;
+    EXPECT_FALSE(js.ReadNumberText(&text)) << big.substr(0, 10);
+    EXPECT_NE(js.error().find("bad number"), std::string::npos);
+  }
+  const std::string long_fraction = std::string(300, '1') + ".25";
+  JsonScanner ok(long_fraction);
+  std::string_view text;
+  ASSERT_TRUE(ok.ReadNumberText(&text));
+  EXPECT_TRUE(JsonNumberToDouble(text).has_value());
+}
+
+TEST(JsonScannerFastPaths, LongStringsFindEscapesAndControlsAnywhere) {
+  const std::string plain(77, 'a');
+  for (size_t at = 0; at <= plain.size(); ++at) {
+    std::string_view out;
+    const std::string escaped = "\"" + plain.substr(0, at) + "\\n" + plain.substr(at) + "\"";
+    JsonScanner e(escaped);
+    ASSERT_TRUE(e.ReadString(&out)) << at;
+    EXPECT_EQ(out, plain.substr(0, at) + "\n" + plain.substr(at)) << at;
+    const std::string control = "\"" + plain.substr(0, at) + "\t" + plain.substr(at) + "\"";
+    JsonScanner c(control);
+    EXPECT_FALSE(c.ReadString(&out)) << at;
+    EXPECT_NE(c.error().find("control character"), std::string::npos) << at;
+    const std::string quoted = "\"" + plain.substr(0, at) + "\"";
+    JsonScanner q(quoted);
+    ASSERT_TRUE(q.ReadString(&out)) << at;
+    EXPECT_EQ(out, plain.substr(0, at));
+    // UTF-8 bytes (high bit set) are text, not stops.
+    const std::string utf8 = "\"" + plain.substr(0, at) + "\xc3\xa9\xe2\x82\xac" + "\"";
+    JsonScanner u(utf8);
+    ASSERT_TRUE(u.ReadString(&out)) << at;
+    EXPECT_EQ(out.size(), at + 5);
+  }
+  const std::string unterminated = "\"" + plain;
+  JsonScanner open(unterminated);
+  std::string_view out;
+  EXPECT_FALSE(open.ReadString(&out));
+  EXPECT_NE(open.error().find("unterminated"), std::string::npos);
+}
+
 TEST(KinetoReader, GzipBombStopsAtTheLimit) {
   // 64 MB of zeros inflate from a few KB; a 1 MB limit stops it.
   std::string path = (fs::temp_directory_path() / ("tbprof_kineto_bomb_" + std::to_string(::getpid()) + ".pt.trace.json.gz")).string();

@@ -42,6 +42,19 @@ const TPU_FIGURES: Figure[] = [
     tooltip: 'Percentage of the peak device memory bandwidth that is used.' },
 ];
 
+// torch-tb-profiler's GPU summary, sent for PyTorch (Kineto) runs only (extra properties of the analysis table).
+const TORCH_GPU_FIGURES: Figure[] = [
+  { label: 'GPU utilization', key: 'gpu_utilization_percent', better: 'higher',
+    whyUnknown: 'Unknown: the trace has no steps or no kernels to measure GPU busy time over.',
+    tooltip: 'Share of the steps\' time in which a kernel ran on the GPU (mean over the GPUs).' },
+  { label: 'Est. SM efficiency', key: 'sm_efficiency_percent', better: 'higher',
+    whyUnknown: 'Unknown: the trace records no "blocks per SM" for its kernels.',
+    tooltip: 'Share of the steps\' time the streaming multiprocessors were busy, estimated from each kernel\'s blocks per SM.' },
+  { label: 'Est. achieved occupancy', key: 'achieved_occupancy_percent', better: 'higher',
+    whyUnknown: 'Unknown: the trace records no occupancy for its kernels (ROCm traces have none).',
+    tooltip: 'Kernel-time-weighted mean of the kernels\' estimated achieved occupancy.' },
+];
+
 const AFTER_FIGURES: Figure[] = [
   { label: 'Framework ops on host', key: 'host_tf_op_percent', whyUnknown: 'Unknown: no framework op ran on the host or the device.', tooltip: 'Share of framework op executions placed on the host (generally desired to have more ops on the device).' },
   { label: 'Framework ops on device', key: 'device_tf_op_percent', whyUnknown: 'Unknown: no framework op ran on the host or the device.', tooltip: 'Share of framework op executions placed on the device (generally desired to have more ops on the device).' },
@@ -95,6 +108,7 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   const describesRun = (f: Figure) => !cpuOnly || !/^(device_|kernel_launch_)/.test(f.key);
   const deviceFigures = isTpu ? TPU_FIGURES.filter((f) => ap[f.key] !== undefined).map((f) => figureCard(f, ap, unmeasured(f.key)))
     : GENERIC_BREAKDOWN.filter((f) => sp[f.key] !== undefined && describesRun(f)).map((f) => figureCard(f, sp, noSteps));
+  for (const f of TORCH_GPU_FIGURES) if (ap[f.key] !== undefined) deviceFigures.push(figureCard(f, ap));
   for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined && describesRun(f)) deviceFigures.push(figureCard(f, ap));
   root.appendChild(section('Performance summary', summary.length ? cards(...summary) : null,
     deviceFigures.length ? cards(...deviceFigures) : null,

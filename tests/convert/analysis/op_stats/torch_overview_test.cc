@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
 #include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
 #include "tests/convert/kineto/kineto_trace_writer.h"
@@ -35,6 +37,11 @@ json::value ExpectedOverview() {
 
 double Round2(double v) { return std::round(v * 100.0) / 100.0; }
 
+// torch-tb-profiler's seven step parts, in its order (Communication is ours).
+constexpr TorchRole kPluginRoles[] = {kTorchKernel,     kTorchMemcpy,  kTorchMemset, kTorchRuntime,
+                                      kTorchDataLoader, kTorchCpuExec, kTorchOther};
+constexpr int kNumPluginRoles = 7;
+
 TEST(TorchOverview, ResNet50SampleMatchesTorchTbProfiler) {
   auto m = LoadProfileFile((kSample / "resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz").string());
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -48,18 +55,21 @@ TEST(TorchOverview, ResNet50SampleMatchesTorchTbProfiler) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const json::array& row = rows[i].as_array();
     EXPECT_EQ(o.steps[i].name, row[0].as_string().c_str());
-    for (int role = 0; role < kTorchRoles; ++role) {
-      EXPECT_EQ(o.steps[i].role_ps[role], row[1 + 2 * role].to_number<int64_t>() * 1'000'000)
+    for (int i_role = 0; i_role < kNumPluginRoles; ++i_role) {
+      const TorchRole role = kPluginRoles[i_role];
+      EXPECT_EQ(o.steps[i].role_ps[role], row[1 + 2 * i_role].to_number<int64_t>() * 1'000'000)
           << "step " << o.steps[i].name << " " << kTorchRoleNames[role];
     }
+    EXPECT_EQ(o.steps[i].role_ps[kTorchCommunication], 0);  // one GPU, no collective
   }
   // Average step time and its parts (rounded µs, and % of the average to 2 places).
   const json::object& avg = expected.at("performance").as_array()[0].as_object();
   EXPECT_EQ(std::llround(o.average_step_ps / 1e6), avg.at("value").to_number<int64_t>());
   const json::array& children = avg.at("children").as_array();
-  ASSERT_EQ(children.size(), static_cast<size_t>(kTorchRoles));
-  for (int role = 0; role < kTorchRoles; ++role) {
-    const json::object& c = children[role].as_object();
+  ASSERT_EQ(children.size(), static_cast<size_t>(kNumPluginRoles));
+  for (int i_role = 0; i_role < kNumPluginRoles; ++i_role) {
+    const TorchRole role = kPluginRoles[i_role];
+    const json::object& c = children[i_role].as_object();
     EXPECT_EQ(c.at("name").as_string(), kTorchRoleNames[role]);
     EXPECT_EQ(std::llround(o.average_role_ps[role] / 1e6), c.at("value").to_number<int64_t>()) << kTorchRoleNames[role];
     EXPECT_DOUBLE_EQ(Round2(100.0 * o.average_role_ps[role] / o.average_step_ps), c.at("extra").to_number<double>())
@@ -108,6 +118,94 @@ TEST(TorchOverview, PriorityGivesEachInstantToOneRole) {
   EXPECT_DOUBLE_EQ(*o.gpus[0].achieved_occupancy, 40.0);
 }
 
+// The overview JSON's GPU summary: figures a trace lacks (no "blocks per SM",
+// no occupancy: ROCm) are "unknown", never 0 %; a trace without kernels has
+// none of the three; an xplane's overview has no such properties at all.
+TEST(TorchOverview, OverviewJsonLeavesMissingGpuFiguresUnknown) {
+  auto props_of = [](const TraceWriter& w) {
+    auto m = ParseKinetoTrace(w.Json(), "gpu_summary");
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    OpStats stats = ConvertXSpaceToOpStats(**m);
+    json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
+    return page.as_array()[0].at("p").as_object();
+  };
+  TraceWriter rocm;  // a kernel busy 30 of the step's 100 µs, without blocks per SM or occupancy
+  rocm.Host("user_annotation", "ProfilerStep#1", 0, 100'000);
+  rocm.Host("cpu_op", "aten::relu", 0, 100'000, "\"External id\": 2");
+  rocm.Launch(5'000, 10'000, 10'000, 30'000, "relu_kernel", 11, 2);
+  json::object p = props_of(rocm);
+  EXPECT_EQ(p.at("gpu_utilization_percent").as_string(), "30.00%");
+  EXPECT_EQ(p.at("sm_efficiency_percent").as_string(), "unknown");
+  EXPECT_EQ(p.at("achieved_occupancy_percent").as_string(), "unknown");
+
+  TraceWriter cpu_only;
+  cpu_only.Host("user_annotation", "ProfilerStep#1", 0, 100'000);
+  cpu_only.Host("cpu_op", "aten::relu", 0, 100'000, "\"External id\": 2");
+  json::object c = props_of(cpu_only);
+  for (const char* key : {"gpu_utilization_percent", "sm_efficiency_percent", "achieved_occupancy_percent"}) {
+    EXPECT_EQ(c.at(key).as_string(), "unknown") << key;
+  }
+  json::value xprof_page = json::parse(OverviewPageToJson(tensorflow::profiler::OverviewPage()));
+  EXPECT_FALSE(xprof_page.as_array()[0].at("p").as_object().contains("gpu_utilization_percent"));
+}
+
+// Collectives: an NCCL kernel and a host c10d op count as Communication,
+// except where a compute kernel runs at the same time (Kernel first). A step
+// of 100 ms: aten::mm [0, 10) launches (runtime [2, 4)) a GEMM [10, 40);
+// c10d::allreduce_ [10, 20) launches (runtime [12, 14)) an NCCL kernel [30, 70).
+TEST(TorchOverview, CollectivesAreCommunicationAfterKernels) {
+  constexpr int64_t kMs = 1'000'000;
+  TraceWriter w;
+  w.Host("user_annotation", "ProfilerStep#1", 0, 100 * kMs);
+  w.Host("cpu_op", "aten::mm", 0, 10 * kMs, "\"External id\": 2");
+  w.Launch(2 * kMs, 2 * kMs, 10 * kMs, 30 * kMs, "volta_sgemm_128x64_nn", 11, 2);
+  w.Host("cpu_op", "c10d::allreduce_", 10 * kMs, 10 * kMs, "\"External id\": 3");
+  w.Launch(12 * kMs, 2 * kMs, 30 * kMs, 40 * kMs, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+           12, 3);
+  auto m = ParseKinetoTrace(w.Json(), "collectives");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const TorchOverview o = ComputeTorchOverview(**m);
+  ASSERT_EQ(o.steps.size(), 1u);
+  const TorchStep& s = o.steps[0];
+  EXPECT_EQ(s.role_ps[kTorchKernel], 30 * kMs * 1000);         // [10, 40)
+  EXPECT_EQ(s.role_ps[kTorchCommunication], 30 * kMs * 1000);  // [40, 70): the rest of the NCCL kernel
+  EXPECT_EQ(s.role_ps[kTorchRuntime], 2 * kMs * 1000);         // [2, 4); [12, 14) is under the GEMM
+  EXPECT_EQ(s.role_ps[kTorchCpuExec], 8 * kMs * 1000);         // [0, 10) less the runtime
+  EXPECT_EQ(s.role_ps[kTorchOther], 30 * kMs * 1000);          // [70, 100)
+  // Both kernels are GPU busy time: 60 of 100 ms.
+  ASSERT_EQ(o.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(o.gpus[0].utilization, 0.6);
+
+  // In the overview's step breakdown: device collectives 30 ms, device compute 30 ms.
+  OpStats stats = ConvertXSpaceToOpStats(**m);
+  json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
+  const json::object& steps = page.as_array()[1].at("p").as_object();
+  EXPECT_DOUBLE_EQ(std::stod(std::string(steps.at("device_collectives_time_ms_avg").as_string())), 30.0);
+  EXPECT_DOUBLE_EQ(std::stod(std::string(steps.at("device_compute_time_ms_avg").as_string())), 30.0);
+
+  for (std::string_view name : {"ncclKernel_AllReduce_RING_LL_Sum_float", "rcclGenericKernel", "NCCLKernel"}) {
+    EXPECT_TRUE(IsCommunicationKernel(name)) << name;
+  }
+  EXPECT_FALSE(IsCommunicationKernel("void at::native::vectorized_elementwise_kernel<nccl>"));
+  EXPECT_TRUE(IsCommunicationOp("nccl:all_reduce"));
+  EXPECT_TRUE(IsCommunicationOp("c10d::allgather_"));
+  EXPECT_FALSE(IsCommunicationOp("aten::nccl_like"));
+}
+
+// The B200 vLLM trace (8 ranks, NCCL): its one all-gather is Communication.
+// Python's json module on the file: c10d::_allgather_base_ spans 242.988 µs
+// and holds nccl:_all_gather_base and the ncclDevKernel_AllGather kernel
+// (21.953 µs); no compute kernel runs meanwhile.
+TEST(TorchOverview, RealNcclTraceCountsItsAllGather) {
+  auto m = LoadProfileFile((kTestdata / "kineto_nvidia/b200_vllm_eager.pt.trace.json.gz").string());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const TorchOverview o = ComputeTorchOverview(**m);
+  ASSERT_FALSE(o.steps.empty());
+  int64_t communication = 0;
+  for (const TorchStep& s : o.steps) communication += s.role_ps[kTorchCommunication];
+  EXPECT_EQ(communication, 242'988'000);
+}
+
 // A kernel launched inside the step but running after the host step ended
 // stretches the step to the kernel's end; the next step starts there.
 TEST(TorchOverview, StepsExtendToTheirDeviceWork) {
@@ -152,10 +250,12 @@ TEST(TorchOverview, TbPluginAllCategoriesStepBreakdown) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   const TorchOverview o = ComputeTorchOverview(**m);
   ASSERT_EQ(o.steps.size(), 1u);
-  const int64_t expected_us[kTorchRoles] = {15, 10, 5, 30, 180, 35, 125};  // the plugin test's assertions
-  for (int role = 0; role < kTorchRoles; ++role) {
-    EXPECT_EQ(o.steps[0].role_ps[role], expected_us[role] * 1'000'000) << kTorchRoleNames[role];
+  const int64_t expected_us[kNumPluginRoles] = {15, 10, 5, 30, 180, 35, 125};  // the plugin test's assertions
+  for (int i_role = 0; i_role < kNumPluginRoles; ++i_role) {
+    const TorchRole role = kPluginRoles[i_role];
+    EXPECT_EQ(o.steps[0].role_ps[role], expected_us[i_role] * 1'000'000) << kTorchRoleNames[role];
   }
+  EXPECT_EQ(o.steps[0].role_ps[kTorchCommunication], 0);
 }
 
 }  // namespace
