@@ -275,6 +275,8 @@ export const checks = {
     // tfprof's text is folded and filled on opening, with the server's text.
     assert(await page.textContent('#tfprof-text') === '', 'the text was laid out before it was opened');
     await page.click('details.tfprof-text summary');
+    // The details element's toggle event, which fills the text, comes a task after the click.
+    await page.waitForFunction(() => document.querySelector('#tfprof-text')?.textContent !== '', null, { timeout: 10000 }).catch(() => {});
     assert((await page.textContent('#tfprof-text')) === data.text, 'the opened text differs from the answer');
   },
 
