@@ -26,7 +26,8 @@ try {
   if (realBase) {
     const api = `${realBase}/data/plugin/profile`;
     const run = (await (await fetch(`${api}/runs`)).json()).find((r) => r === 'synthetic');
-    const hosts = (await (await fetch(`${api}/hosts?run=${run}&tag=overview_page`)).json()).map((h) => h.hostname).filter((h) => h !== 'ALL_HOSTS');
+    // The run's own hosts: trace_viewer@ lists each (overview_page lists ALL_HOSTS only, for a multi-host run).
+    const hosts = (await (await fetch(`${api}/hosts?run=${run}&tag=trace_viewer@`)).json()).map((h) => h.hostname);
     const real = await fetch(`${api}/data?run=${run}&tag=overview_page&host=no-such-host`);
     const realText = await real.text();
     const r = FORM.exec(realText);
