@@ -22,8 +22,9 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 answers() { node -e 'fetch(process.argv[1]).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))' "$1"; }
 server_pid=""
 job_pid=""
+big_pid=""
 cleanup() {
-  for pid in $server_pid $job_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  for pid in $server_pid $job_pid $big_pid; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 
@@ -52,8 +53,11 @@ if [ "$target" = real ]; then
   # The demo's harness runs (named naive, prefetch, cache) with TensorFlow-style step markers.
   "$tbprof" harness demo --logdir "$logdir" >/dev/null
   if [ ! -d "$testdata/xplane" ]; then echo "web tests: the real profiles are missing at $testdata" >&2; exit 1; fi
-  for name in jax_tpu_v6e jax_rocm_mi300_gemm; do
-    mkdir -p "$logdir/plugins/profile/$name"; cp "$testdata/xplane/$name/"*.xplane.pb "$logdir/plugins/profile/$name/"
+  # Every real profile of the test data is a run of its own (the walk checks each page of each against /data).
+  for dir in "$testdata/xplane/"*/; do
+    name="$(basename "$dir")"
+    [ "$name" = corrupt ] && continue
+    mkdir -p "$logdir/plugins/profile/$name"; cp "$dir"*.xplane.pb "$logdir/plugins/profile/$name/"
   done
   mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
   cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
@@ -68,6 +72,14 @@ if [ "$target" = real ]; then
   cp "$testdata/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" "$logdir/pytorch_resnet50/"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
+  # A one-host profile of about 2M trace events, in a logdir of its own (the walk above does not need it):
+  # tests/trace_big_test.mjs times following a flow on it and checks the ruler and the range selection.
+  big_logdir="$repo/build/web-big-logdir"
+  rm -rf "$big_logdir"
+  "$tbprof" synth --out "$big_logdir" --hosts 1 --events "${TBPROF_WEB_BIG_EVENTS:-2000000}" --run big --seed 3 >/dev/null
+  big_port="$(free_port)"
+  "$tbprof" serve --logdir "$big_logdir" --port "$big_port" --host 127.0.0.1 >"$artifacts/server-big.log" 2>&1 &
+  big_pid=$!
   # A capturable job for the Capture Profile dialog (ended by SIGTERM at exit).
   "$tbprof" harness pipeline --variant prefetch --steps 1000000 --warmup 0 --serve_profiler 0 \
     >"$artifacts/job.log" 2>&1 &
@@ -96,5 +108,9 @@ status=0
 node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}" || status=$?
 if [ "$target" = real ]; then
   node tests/xla_viewers_test.mjs --base "http://127.0.0.1:$port" --chromium "$chromium" || status=1
+  node tests/trace_big_test.mjs --base "http://127.0.0.1:$big_port" --artifacts "$artifacts" --chromium "$chromium" || status=1
+  node tests/mock_server_test.mjs --real-base "http://127.0.0.1:$port" || status=1
+else
+  node tests/mock_server_test.mjs || status=1
 fi
 exit "$status"

@@ -80,7 +80,10 @@ const server = http.createServer((req, res) => {
     if (route === '/data' || route === '/data_csv') {
       const tool = run?.tools[q.tag];
       if (!tool) return send(res, 404, 'text/plain', 'No Data');
-      if (q.host && !run.hosts.includes(q.host)) return send(res, 500, 'text/plain', `No xplane file found for host: ${q.host} in run: ${q.run}`);
+      // As the real server: an unknown host is not found, and the answer names the run's hosts.
+      if (q.host && !run.hosts.includes(q.host)) {
+        return send(res, 404, 'text/plain', `No xplane file found for host: ${q.host} in run: ${q.run} (its hosts: ${run.hosts.join(', ')})`);
+      }
       const body = tool(q);
       if (route === '/data_csv') return send(res, 200, 'text/csv', csvOf(body), { 'Content-Disposition': `attachment; filename="${q.tag}_${q.run}.csv"` });
       return send(res, 200, 'application/json', body);

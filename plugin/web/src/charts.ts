@@ -92,7 +92,12 @@ export function stackedColumns(categories: string[], series: Series[], opts: { y
     });
     if (i % labelEvery === 0) root.appendChild(svg('text', { x: x + barW / 2, y: top + plotH + 16, 'text-anchor': 'middle', class: 'axis' }, cat));
   });
-  return el('figure', { class: 'chart-box' }, root as unknown as Node, legend(series.map((s, i) => ({ name: s.name, color: colors[i] }))));
+  // The legend names the series drawn; those with no time in any column are named once, in a note, not as swatches
+  // (a CPU-only run has no device series).
+  const drawn = series.map((s, i) => ({ s, color: colors[i] })).filter(({ s }) => s.values.some((v) => v > 0));
+  const empty = series.filter((s) => !s.values.some((v) => v > 0)).map((s) => s.name);
+  return el('figure', { class: 'chart-box' }, root as unknown as Node, legend(drawn.map(({ s, color }) => ({ name: s.name, color }))),
+    empty.length ? el('p', { class: 'hint legend-empty', 'data-empty-series': JSON.stringify(empty) }, `None in any column: ${empty.join(', ')}.`) : null);
 }
 
 export function pie(title: string, slices: { name: string; value: number }[], opts: { maxSlices?: number; name?: string } = {}): HTMLElement {

@@ -16,7 +16,7 @@ const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const base = arg('--base');
 const artifacts = path.resolve(arg('--artifacts', 'web-artifacts'));
 const executablePath = arg('--chromium', '/usr/bin/chromium');
-const maxRuns = Number(arg('--max-runs', '20'));
+const maxRuns = Number(arg('--max-runs', '60'));
 const onlyRuns = new RegExp(arg('--only-runs', '.*'));  // a regex over run names, to walk a part while working on it
 const captureAddr = arg('--capture-addr');  // a running job's ProfilerService, when test.sh started one
 // --only REGEX: run just the tests whose names match (a quick check of one page while working on it).

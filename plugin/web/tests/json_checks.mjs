@@ -96,6 +96,16 @@ export async function checkJsonAgreement({ page, data, assert, where }) {
       if (c.value !== '—') problems.push(`card "${c.label}" (${c.key}) shows "${c.value}" but /data has no value (${JSON.stringify(values[0])})`);
     }
   }
+  // A stacked chart's legend names the series it draws, no series without a bar.
+  const stacks = await page.$$eval('figure.chart-box', (figs) => figs.filter((f) => f.querySelector('svg rect.bar[data-series]')).map((f) => ({
+    chart: f.querySelector('svg').getAttribute('data-chart'), legend: Array.from(f.querySelectorAll('.legend-item')).map((x) => x.textContent),
+    drawn: new Set(Array.from(f.querySelectorAll('svg rect.bar')).map((r) => r.getAttribute('data-series'))).size })));
+  for (const c of stacks) if (c.legend.length !== c.drawn) problems.push(`chart ${c.chart}: legend ${JSON.stringify(c.legend)} for ${c.drawn} series drawn`);
+  // A run without an accelerator shows no device panels, pies or series.
+  if (servedValues(data, 'hardware_type').includes('CPU_ONLY')) {
+    const device = await page.$$eval('h2, h3, figcaption, .legend-item', (els) => els.map((e) => e.textContent.trim()).filter((t) => /^Device/.test(t)));
+    if (device.length) problems.push(`a CPU-only run shows device panels or series: ${device.slice(0, 4).join(' | ')}`);
+  }
   assert(problems.length === 0, `${where}: ${problems.length} disagreements with /data:\n  ${problems.slice(0, 12).join('\n  ')}`);
   return marked.length;
 }

@@ -38,6 +38,44 @@ const searchFinds = (text, name) => String(name).toLowerCase().includes(String(t
 const pageHref = (page) => page.evaluate(() => location.href);
 const viewMs = async (page) => { const q = new URL(await pageHref(page)).searchParams; return [Number(q.get('view_start')), Number(q.get('view_end'))]; };
 
+// The ruler counts from the profile's start: each tick's label is the time of its x position less the start of the
+// served fullTimespan (to the tick's pixel and the label's printed digits).
+export async function checkRuler(page, json, assert) {
+  if (!Array.isArray(json.fullTimespan)) return;
+  await page.waitForTimeout(100);  // a frame for the last view change
+  const ruler = JSON.parse(await page.getAttribute('.trace-canvas', 'data-ruler'));
+  const [v0, v1] = await viewMs(page);
+  const width = await page.evaluate(() => document.querySelector('.trace-canvas').getBoundingClientRect().width);
+  const usPerPx = ((v1 - v0) * 1000) / (width - ruler.plotLeft);
+  assert(ruler.ticks.length > 0, 'the ruler shows no time');
+  for (const [x, label] of ruler.ticks) {
+    const want = v0 * 1000 + (x - ruler.plotLeft) * usPerPx - json.fullTimespan[0] * 1000;
+    const decimals = /[.](\d+)/.exec(label)?.[1].length ?? 0;
+    const unit = toUs(`1 ${/(s|ms|µs|ns)\s*$/.exec(label)?.[1]}`);
+    const tol = 1.5 * usPerPx + 0.5 * 10 ** -decimals * unit + 1e-6 * Math.abs(want);
+    assert(Math.abs(toUs(label) - want) <= tol, `ruler tick "${label}" at x=${x}: ${want.toFixed(3)} µs after the profile start (±${tol.toFixed(3)})`);
+  }
+}
+
+// The range's length label stays off the ruler and inside the timeline; the range table fits the details panel.
+async function checkRangeLayout(page, assert) {
+  const ruler = JSON.parse(await page.getAttribute('.trace-canvas', 'data-ruler'));
+  const label = (await page.getAttribute('.trace-canvas', 'data-range-label'))?.split(',').map(Number);
+  assert(label, 'the range has no length label on the timeline');
+  const canvasWidth = await page.evaluate(() => document.querySelector('.trace-canvas').getBoundingClientRect().width);
+  const [lx, ly, lw] = label;
+  assert(ly >= ruler.height, `the range label (top ${ly}) overlaps the ruler (${ruler.height} px high)`);
+  assert(lx >= ruler.plotLeft - 2 && lx + lw <= canvasWidth, `the range label (${lx}..${lx + lw}) leaves the timeline`);
+  const fit = await page.evaluate(() => {
+    const panel = document.querySelector('#trace-details'), table = document.querySelector('#trace-aggregate');
+    const clipped = table ? Array.from(table.querySelectorAll('td.num, th')).filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent) : [];
+    return { over: panel.scrollWidth - panel.clientWidth, tableRight: table?.getBoundingClientRect().right ?? 0,
+      panelRight: panel.getBoundingClientRect().right, clipped };
+  });
+  assert(fit.over <= 1 && fit.tableRight <= fit.panelRight + 0.5, `the range table is wider than its panel by ${Math.max(fit.over, fit.tableRight - fit.panelRight)} px`);
+  assert(fit.clipped.length === 0, `range table cells cut: ${fit.clipped.slice(0, 3).join(' | ')}`);
+}
+
 // ←/→ step through the selected event's row, F fits it, Z shows everything, ? opens the key help.
 async function checkTraceKeys(page, json, assert, firstUrl) {
   const before = { name: await detailValue(page, 'Name'), start: toUs(await detailValue(page, 'Start')), dur: toUs(await detailValue(page, 'Duration')),
@@ -57,7 +95,10 @@ async function checkTraceKeys(page, json, assert, firstUrl) {
   }
   await page.keyboard.press('f');
   const [f0, f1] = await viewMs(page);
-  const want = Math.max(before.dur * 1.2, before.dur + 2e-3) / 1000;
+  await checkRuler(page, json, assert);
+  // The view never widens past the trace with 5% margins: an event as long as the trace is fitted to that.
+  const widest = Array.isArray(json.fullTimespan) ? (json.fullTimespan[1] - json.fullTimespan[0]) * 1.1 : Infinity;
+  const want = Math.min(Math.max(before.dur * 1.2, before.dur + 2e-3) / 1000, widest);
   assert(Math.abs((f1 - f0) - want) <= Math.max(want * 0.01, 3e-6), `F: view ${f1 - f0} ms, selection ${before.dur} µs wants ${want} ms`);
   assert(f0 * 1000 <= before.start && f1 * 1000 >= before.start + before.dur, 'F: the selection is not inside the view');
   await page.keyboard.press('z');
@@ -126,7 +167,8 @@ async function checkFollowFlow(page, json, assert, firstUrl, dataRequests) {
 }
 
 // Shift+drag over the timeline: the table counts, per name, the served events of the chosen lanes in the range.
-async function checkBoxSelect(page, json, assert) {
+// Shift+drag over 30–60% of the whole view, over every lane on screen; then the range's label and table layout.
+export async function checkTraceViewerRange(page, assert) {
   await page.keyboard.press('z');
   await page.waitForTimeout(400);  // the whole view drops any detail window
   const bb = await (await page.$('.trace-canvas')).boundingBox();
@@ -136,6 +178,12 @@ async function checkBoxSelect(page, json, assert) {
   await page.mouse.move(x1, bb.y + bb.height - 10, { steps: 5 }); await page.mouse.up();
   await page.keyboard.up('Shift');
   await page.waitForSelector('#trace-range-length', { timeout: 10000 });
+  await page.waitForTimeout(100);  // the frame that draws the range
+  await checkRangeLayout(page, assert);
+}
+
+async function checkBoxSelect(page, json, assert) {
+  await checkTraceViewerRange(page, assert);
   const agg = await page.$('#trace-aggregate');
   if (!agg) { assert((await page.textContent('#trace-details')).includes('No events'), 'no aggregate table and no "no events"'); return; }
   const lanes = new Set(JSON.parse(await agg.getAttribute('data-lanes')));

@@ -296,6 +296,19 @@ export const xlaChecks = {
     const fractions = new Set(['total_self_time_percent', 'cumulative_total_self_time_percent', 'total_time_in_percentage', 'roofline_efficiency', 'compute_efficiency', 'max_mem_bw_utilization']);
     shown.forEach((row, i) => checkRowCells(t, rows[i], row, ['operation', 'category', 'total_time', 'measured_flop_rate', 'hbm_bw', 'vmem_write_bw',
       'hbm_operational_intensity', 'bound_by', 'roofline_efficiency', 'total_self_time_percent'], assert, fractions));
+    // Sub-µs times keep their significant digits (within 0.6%), in every row drawn.
+    const timeIds = t.cols.filter((c) => c.type === 'number' && /time/.test(c.id) && !/percent/.test(c.id)).map((c) => c.id);
+    const byKey = new Map(rows.map((r) => [`${cell(t, r, 'operation')}|${cell(t, r, 'rank')}`, r]));
+    for (const row of await gridCells(page, 'roofline', 1000)) {
+      const r = byKey.get(`${row.operation}|${row.rank}`);
+      if (r === undefined) continue;
+      for (const id of timeIds) {
+        const v = cell(t, r, id);
+        if (typeof v !== 'number' || !(v > 0 && v < 1)) continue;
+        const x = parseShown(row[id]);
+        assert(Math.abs(x - v) <= v * 0.006, `${id} of ${row.operation}: ${v} µs shown as "${row[id]}"`);
+      }
+    }
   },
 };
 

@@ -44,8 +44,12 @@ try {
   await page.goto(`${base}/?run=${run}&tool=memory_viewer&module_name=${encodeURIComponent(modules[0])}`);
   await page.waitForSelector('#mv-module');
   await page.waitForFunction(() => document.querySelectorAll('.card').length > 0, null, { timeout: 30000 });
-  const peakText = await page.textContent('body');
-  check(peakText.includes(mv.peakHeapMib.toLocaleString('en-US', { maximumFractionDigits: 2 })), `memory viewer shows the peak ${mv.peakHeapMib} MiB`);
+  // The peak card says the served MiB in the unit it picks (10240 MiB reads "10.00 GiB"), to its printed digits.
+  const peakText = await page.textContent('.stat-card[data-stat="Peak heap"] .stat-value');
+  const m = /([\d,.]+)\s*(B|KiB|MiB|GiB|TiB)/.exec(peakText ?? '');
+  const shownMib = m ? (Number(m[1].replace(/,/g, '')) * { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 }[m[2]]) / 1024 ** 2 : NaN;
+  const digitsTol = m ? (0.5 * 10 ** -((m[1].split('.')[1] ?? '').length) * { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 }[m[2]]) / 1024 ** 2 : 0;
+  check(Math.abs(shownMib - mv.peakHeapMib) <= digitsTol + 1e-9, `memory viewer shows the peak ${mv.peakHeapMib} MiB (page: "${peakText}")`);
   const bars = await page.$$('#mv-bars .mv-bar');
   check(bars.length === mv.maxHeapBySize.length, `one bar per buffer at the peak (${bars.length} of ${mv.maxHeapBySize.length})`);
   if (mv.maxHeapBySize.length > 0) {

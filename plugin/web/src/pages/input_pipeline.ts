@@ -54,7 +54,11 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
       ? cards(stat('infeed_percent_average', 'Input wait (avg)', '%'), stat('infeed_percent_standard_deviation', 'Input wait (σ)', '%'),
         stat('infeed_percent_minimum', 'Input wait (min)', '%'), stat('infeed_percent_maximum', 'Input wait (max)', '%'))
       : null;
-    root.appendChild(section('Device-side: step time', stepChart(steps, 'input-steps'), stats, infeed));
+    // A CPU-only run has no device side: its steps are the host's.
+    const cpuOnly = sp.hardware_type === 'CPU_ONLY';
+    root.appendChild(section(cpuOnly ? 'Step time (host)' : 'Device-side: step time',
+      cpuOnly ? el('p', { class: 'hint', id: 'input-cpu-only-note' }, 'This run has no accelerator (CPU only): the steps are the host\'s.') : null,
+      stepChart(steps, 'input-steps'), stats, infeed));
   }
 
   if (maxInfeedCores && maxInfeedCores.cols.length > 1 && maxInfeedCores.rows.length === 2) {

@@ -182,7 +182,8 @@ function textBlock(text: string): HTMLElement {
 
 export async function renderTfprof(ctx: PageContext): Promise<void> {
   const output = el('div', { id: 'tfprof-output' });
-  const show = async (state: FormState) => {
+  // The first answer's failure is the page's (its error state names the HTTP status); later ones are shown under the form.
+  const show = async (state: FormState, first = false) => {
     clear(output);
     try {
       const params: Record<string, string> = {};
@@ -201,9 +202,10 @@ export async function renderTfprof(ctx: PageContext): Promise<void> {
         section('Flame graph (total execution time)', flameGraph(view.root)),
         section('tfprof text', textBlock(view.text)));
     } catch (e) {
+      if (first) throw e;
       output.appendChild(message('error', describeError(e)));
     }
   };
   ctx.root.append(optionForm(DEFAULTS, (s) => { void show(s); }), output);
-  await show(DEFAULTS);
+  await show(DEFAULTS, true);
 }

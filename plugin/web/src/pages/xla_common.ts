@@ -16,9 +16,12 @@ export function numOrNull(v: unknown): number | null {
   return null;
 }
 
-// A number as the tables show it; null (empty cell) is unknown, not zero.
+// A number as the tables show it; null (empty cell) is unknown, not zero. Below 1 (a sub-µs time) it keeps three
+// significant digits, so that 0.0177 µs does not read as 0.02.
 export function fmtKnown(v: number | null, digits = 2): string {
-  return v === null ? UNKNOWN : fmtNum(v, digits);
+  if (v === null) return UNKNOWN;
+  if (v !== 0 && Math.abs(v) < 1) return v.toLocaleString('en-US', { maximumSignificantDigits: Math.max(3, digits) });
+  return fmtNum(v, digits);
 }
 
 // Grid columns straight from a DataTable, with "—" for empty cells and

@@ -67,7 +67,18 @@ export class TraceView {
   setLayers(base: Layer | null, detail: Layer | null): void {
     this.base = base; this.detail = detail;
     this.relayout();
+    // New events can add rows above the selection's lane: keep a selection just jumped to on screen.
+    if (this.revealSelection && this.selected) this.scrollToLane(this.selected.lane);
     this.requestDraw();
+  }
+
+  // Set by select(), cleared when the user scrolls the lanes.
+  private revealSelection = false;
+
+  private scrollToLane(key: string): void {
+    const box = this.lanes.find((l) => l.lane === key);
+    const viewH = this.host.clientHeight - RULER_H;
+    if (box && (box.y < this.scrollY || box.y + ROW_H > this.scrollY + viewH)) this.scrollY = Math.max(0, box.y - viewH / 3);
   }
 
   setHighlight(ids: Set<number> | null): void { this.highlight = ids; this.requestDraw(); }
@@ -163,7 +174,7 @@ export class TraceView {
     const c = this.ctx;
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
     c.fillStyle = '#fff'; c.fillRect(0, 0, w, h);
-    delete this.canvas.dataset.selectedX; delete this.canvas.dataset.selectedY;
+    for (const k of ['selectedX', 'selectedY', 'selectedW', 'selectedKey']) delete this.canvas.dataset[k];
     this.scrollY = Math.max(0, Math.min(this.scrollY, Math.max(0, this.contentH - (h - RULER_H))));
     c.font = '11px sans-serif'; c.textBaseline = 'middle';
     this.flowBoxes = [];
@@ -205,6 +216,7 @@ export class TraceView {
       return;
     }
     const b = this.box;
+    delete this.canvas.dataset.rangeLabel;
     if (!b) return;
     const xa = Math.max(HEADING_W, this.x(b.t0)), xb = Math.min(HEADING_W + this.plotWidth, this.x(b.t1));
     if (xb <= xa) return;
@@ -217,12 +229,16 @@ export class TraceView {
     }
     c.fillStyle = '#0969da';
     c.fillRect(xa, RULER_H - 3, xb - xa, 3);
+    // The range's length is written just under the ruler, so that it never covers the ruler's times.
     const label = formatTime(b.t1 - b.t0, b.t1 - b.t0);
     c.font = 'bold 10px sans-serif';
-    const lx = Math.min(xa + 4, HEADING_W + this.plotWidth - 70), lw = c.measureText(label).width;
-    c.fillStyle = '#fff'; c.fillRect(lx - 2, 2, lw + 4, RULER_H - 8);
-    c.fillStyle = '#0969da'; c.fillText(label, lx, RULER_H - 14);
+    const lw = c.measureText(label).width, lh = 14, ly = RULER_H + 2;
+    const lx = Math.max(HEADING_W + 2, Math.min(xa + 4, HEADING_W + this.plotWidth - lw - 4));
+    c.fillStyle = '#fff'; c.fillRect(lx - 2, ly, lw + 4, lh);
+    c.strokeStyle = '#0969da'; c.strokeRect(lx - 2.5, ly + 0.5, lw + 5, lh - 1);
+    c.fillStyle = '#0969da'; c.fillText(label, lx, ly + lh / 2);
     c.font = '11px sans-serif';
+    this.canvas.dataset.rangeLabel = [lx - 2, ly, lw + 4, lh].map((v) => v.toFixed(1)).join(',');
   }
 
   // Arrows from the flow's source (flow_out, e.g. a kernel launch) to each destination.
@@ -274,7 +290,9 @@ export class TraceView {
       for (; i < row.start.length && row.start[i] <= t1; i++) {
         const x0 = HEADING_W + (row.start[i] - this.viewStart) * scale;
         const wpx = row.dur[i] * scale;
-        if (wpx < 2) {
+        const sel = this.selected;
+        const isSelected = !!sel && sel.lane === box.lane && sel.start === row.start[i] && sel.name === names[row.name[i]];
+        if (wpx < 2 && !isSelected) {
           if (runX0 >= 0 && x0 <= runX1 + 1) runX1 = Math.max(runX1, x0 + Math.max(1, wpx));
           else {
             flush(); runX0 = x0; runX1 = x0 + Math.max(1, wpx);
@@ -286,22 +304,27 @@ export class TraceView {
         const name = names[row.name[i]];
         const dim = this.highlight && !this.highlight.has(row.name[i]);
         c.fillStyle = dim ? '#dde1e7' : colorFor(name);
-        const xs = Math.max(x0, HEADING_W - 2), xe = Math.min(x0 + wpx, HEADING_W + this.plotWidth + 2);
+        // The selection is never thinner than 4 px, so that a short event a link led to can be seen.
+        const drawnW = isSelected ? Math.max(wpx, 4) : wpx, drawnX0 = isSelected ? x0 + wpx / 2 - drawnW / 2 : x0;
+        const xs = Math.max(drawnX0, HEADING_W - 2), xe = Math.min(drawnX0 + drawnW, HEADING_W + this.plotWidth + 2);
         c.fillRect(xs, ry, xe - xs - 0.5, ROW_H - 2);
         if (xe - xs > 36) {
           c.fillStyle = dim ? '#888' : '#fff';
           c.fillText(fitText(name, xe - xs - 6), xs + 3, ry + ROW_H / 2);
         }
-        const sel = this.selected;
         if (sel?.raw.bind_id !== undefined && row.raw[i].bind_id === sel.raw.bind_id) {
           this.flowBoxes.push({ x0: xs, x1: xe, y: ry + ROW_H / 2, out: !!row.raw[i].flow_out });
         }
-        if (sel && sel.lane === box.lane && sel.start === row.start[i] && sel.name === name) {
-          c.strokeStyle = '#000'; c.lineWidth = 2; c.strokeRect(xs + 1, ry + 1, xe - xs - 2, ROW_H - 4); c.lineWidth = 1;
+        if (isSelected) {
+          // Outlined in black inside an orange halo: visible on any slice colour, dimmed or not.
+          c.strokeStyle = '#ff8c00'; c.lineWidth = 3; c.strokeRect(xs - 1.5, ry - 1.5, xe - xs + 3, ROW_H + 1);
+          c.strokeStyle = '#000'; c.lineWidth = 2; c.strokeRect(xs + 1, ry + 1, Math.max(1, xe - xs - 2), ROW_H - 4); c.lineWidth = 1;
           // Where the selection is on screen, for keyboard users' scroll-into-view and for tests.
           const r = this.canvas.getBoundingClientRect();
           this.canvas.dataset.selectedX = String(Math.round(r.left + (xs + xe) / 2));
           this.canvas.dataset.selectedY = String(Math.round(r.top + ry + ROW_H / 2));
+          this.canvas.dataset.selectedW = (xe - xs).toFixed(1);
+          this.canvas.dataset.selectedKey = `${box.lane}|${row.start[i]}`;
         }
       }
       flush();
@@ -338,12 +361,18 @@ export class TraceView {
     const p = Math.pow(10, Math.floor(Math.log10(target)));
     const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= target) ?? 10 * p;
     c.fillStyle = '#444'; c.font = '10px sans-serif';
-    for (let t = Math.ceil(this.viewStart / step) * step; t <= this.viewEnd; t += step) {
-      const x = this.x(t);
+    // Times on the ruler count from the start of the profile, as in xprof's viewer (not the clock's own origin).
+    const origin = this.bounds ? this.bounds[0] : 0;
+    const ticks: [number, string][] = [];
+    for (let k = Math.ceil((this.viewStart - origin) / step); origin + k * step <= this.viewEnd; k++) {
+      const x = this.x(origin + k * step), label = formatTime(k * step, step);
       c.fillRect(x, RULER_H - 7, 1, 6);
-      c.fillText(formatTime(t, step), x + 3, 9);
+      c.fillText(label, x + 3, 9);
+      ticks.push([Math.round(x), label]);
     }
     c.fillText(`${formatTime(span, span)} visible`, 6, 9, HEADING_W - 12);
+    // The ticks and the ruler's extent, for the browser tests (the ruler is drawn on the canvas).
+    this.canvas.dataset.ruler = JSON.stringify({ height: RULER_H, plotLeft: HEADING_W, origin, ticks });
   }
 
   private hit(x: number, y: number): Selected | null {
@@ -366,9 +395,8 @@ export class TraceView {
 
   select(s: Selected | null): void {
     this.selected = s;
-    const box = s ? this.lanes.find((l) => l.lane === s.lane) : undefined;
-    const viewH = this.host.clientHeight - RULER_H;
-    if (box && (box.y < this.scrollY || box.y + ROW_H > this.scrollY + viewH)) this.scrollY = Math.max(0, box.y - viewH / 3);
+    this.revealSelection = !!s;
+    if (s) this.scrollToLane(s.lane);
     this.onSelect(s);
     this.requestDraw();
   }
@@ -428,10 +456,10 @@ export class TraceView {
       const r = cv.getBoundingClientRect();
       const modifier = e.ctrlKey || e.altKey || e.metaKey;
       const zoom = this.wheelMode === 'zoom' ? !e.shiftKey && !modifier : modifier;
-      if (this.wheelMode === 'zoom' && e.shiftKey) { this.scrollY += e.deltaY; this.requestDraw(); }
+      if (this.wheelMode === 'zoom' && e.shiftKey) { this.scrollY += e.deltaY; this.revealSelection = false; this.requestDraw(); }
       else if (zoom) this.zoomBy(Math.pow(1.0015, e.deltaY), e.clientX - r.left);
       else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) this.panBy((e.shiftKey ? e.deltaY : e.deltaX) / this.plotWidth);
-      else { this.scrollY += e.deltaY; this.requestDraw(); }
+      else { this.scrollY += e.deltaY; this.revealSelection = false; this.requestDraw(); }
     }, { passive: false });
     let drag: { x: number; y: number; v0: number; v1: number; sy: number; moved: boolean } | null = null;
     cv.addEventListener('mousedown', (e) => {
@@ -457,6 +485,7 @@ export class TraceView {
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
       if (!drag.moved) return;
+      this.revealSelection = false;
       const dt = (dx / this.plotWidth) * (drag.v1 - drag.v0);
       this.scrollY = drag.sy - dy;
       this.setView(drag.v0 - dt, drag.v1 - dt);
