@@ -95,7 +95,8 @@ std::map<std::string, std::string> TorchTbGpuSummary() {
   std::string overview;
   std::getline(in, overview);
   std::map<std::string, std::string> out;
-  for (const json::value& item : json::parse(overview).at("gpu_metrics").at("data").as_array()) {
+  const json::value parsed = json::parse(overview);  // outlives the loop (a temporary would not)
+  for (const json::value& item : parsed.at("gpu_metrics").at("data").as_array()) {
     out[std::string(item.at("title").as_string())] = std::string(item.at("value").as_string());
   }
   return out;
