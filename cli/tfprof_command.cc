@@ -5,11 +5,15 @@
 // standard input, prompting "tfprof> " when it is a terminal.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -76,8 +80,37 @@ bool WritePprof(const tfprof::Model& model, const std::string& view, const tfpro
   return true;
 }
 
+// The model each command reads: a ProfileProto file's one model holds its
+// steps; an xplane profile's -step N is a model of its own, made when first
+// asked for (LoadTfprofModel) and kept for the next command.
+class Models {
+ public:
+  explicit Models(std::vector<std::string> files) : files_(std::move(files)) {
+    per_step_ = std::all_of(files_.begin(), files_.end(), [](const std::string& f) { return IsXPlanePath(f); });
+  }
+  // nullptr after printing why the model cannot be made.
+  const tfprof::Model* For(int64_t step) {
+    const int64_t key = per_step_ && step >= 0 ? step : -1;
+    auto it = by_step_.find(key);
+    if (it == by_step_.end()) {
+      auto model = LoadTfprofModel(files_, nullptr, key);
+      if (!model.ok()) {
+        std::fprintf(stderr, "tbprof tfprof: %s\n", model.status().message().c_str());
+        return nullptr;
+      }
+      it = by_step_.emplace(key, std::move(*model)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  std::vector<std::string> files_;
+  bool per_step_ = false;
+  std::map<int64_t, tfprof::Model> by_step_;
+};
+
 // Runs one command line; returns false on an error (already printed).
-bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& words, tfprof::Options& defaults) {
+bool RunCommand(Models& models, const std::vector<std::string>& words, tfprof::Options& defaults) {
   const std::string& cmd = words[0];
   std::vector<std::string> rest(words.begin() + 1, words.end());
   if (cmd == "help") {
@@ -89,7 +122,9 @@ bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& word
     for (const auto& w : rest) {
       for (auto c : SplitNonEmpty(w, ',')) checkers.emplace_back(c);
     }
-    auto advice = tfprof::Advise(model, checkers);
+    const tfprof::Model* model = models.For(-1);
+    if (model == nullptr) return false;
+    auto advice = tfprof::Advise(*model, checkers);
     if (!advice.ok()) {
       std::fprintf(stderr, "tbprof tfprof: %s\n", advice.status().message().c_str());
       return false;
@@ -107,8 +142,10 @@ bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& word
     defaults = options;
     return true;
   }
-  if (options.output_type == "pprof") return WritePprof(model, cmd, options);
-  auto result = tfprof::ShowView(model, cmd, options);
+  const tfprof::Model* model = models.For(options.step);
+  if (model == nullptr) return false;
+  if (options.output_type == "pprof") return WritePprof(*model, cmd, options);
+  auto result = tfprof::ShowView(*model, cmd, options);
   if (!result.ok()) {
     std::fprintf(stderr, "tbprof tfprof: %s\n", result.status().message().c_str());
     return false;
@@ -145,7 +182,7 @@ bool RunCommand(const tfprof::Model& model, const std::vector<std::string>& word
   return true;
 }
 
-int Interactive(const tfprof::Model& model, tfprof::Options& defaults) {
+int Interactive(Models& models, tfprof::Options& defaults) {
   const bool terminal = isatty(STDIN_FILENO) != 0;
   bool all_ok = true;
   std::string line;
@@ -163,7 +200,7 @@ int Interactive(const tfprof::Model& model, tfprof::Options& defaults) {
       all_ok = false;
       continue;
     }
-    all_ok = RunCommand(model, words, defaults) && all_ok;
+    all_ok = RunCommand(models, words, defaults) && all_ok;
   }
   if (terminal) std::fputs("\n", stdout);
   return all_ok ? 0 : 1;
@@ -189,25 +226,22 @@ int TfprofCommand(int argc, char** argv) {
     std::fprintf(stderr, "tbprof tfprof: expected at least one FILE\n\n%s", kUsage);
     return 2;
   }
-  auto model = LoadTfprofModel(files, nullptr);
-  if (!model.ok()) {
-    std::fprintf(stderr, "tbprof tfprof: %s\n", model.status().message().c_str());
-    return 1;
-  }
+  Models models(files);
+  if (models.For(-1) == nullptr) return 1;
   tfprof::Options defaults = tfprof::CommandLineDefaults();
-  if (command.empty()) return Interactive(*model, defaults);
+  if (command.empty()) return Interactive(models, defaults);
   if (!IsCommandWord(command[0])) {
     // Options before the view: they become the defaults of the view.
     size_t view = 0;
     while (view < command.size() && !IsCommandWord(command[view])) ++view;
     std::vector<std::string> set = {"set"};
     set.insert(set.end(), command.begin(), command.begin() + view);
-    if (!RunCommand(*model, set, defaults)) return 2;
+    if (!RunCommand(models, set, defaults)) return 2;
     command.erase(command.begin(), command.begin() + view);
-    if (command.empty()) return Interactive(*model, defaults);
+    if (command.empty()) return Interactive(models, defaults);
   }
   if (command[0] == "quit" || command[0] == "exit") return 0;
-  return RunCommand(*model, command, defaults) ? 0 : 1;
+  return RunCommand(models, command, defaults) ? 0 : 1;
 }
 
 }  // namespace tbprof::cli

@@ -1,11 +1,21 @@
 #include "convert/tools/tfprof_tools.h"
 
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "convert/analysis/op_stats/op_stats_combiner.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/analysis/tfprof/profile_proto_reader.h"
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/xspace_to_tfprof.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/json.h"
 #include "convert/base/strings.h"
+#include "convert/model/xspace_window.h"
 #include "convert/tools/cached_loads.h"
 
 namespace tbprof {
@@ -159,17 +169,88 @@ bool IsXPlanePath(const std::string& path) {
   return EndsWith(path, ".xplane.pb") || EndsWith(path, ".xplane.pb.gz");
 }
 
-StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache) {
+namespace {
+
+// Step `step` of one host's step table as a time span: its row, or on a TPU
+// the first core's begin to the last core's end; none when the host lacks it.
+std::optional<std::pair<int64_t, int64_t>> StepSpan(const OpStats& s, int64_t step) {
+  for (const HostSteps& host : s.steps) {
+    for (const StepInfo& info : host.steps) {
+      if (info.step_num == step) return std::make_pair(info.begin_ps, info.begin_ps + int64_t(info.duration_ps));
+    }
+  }
+  for (const PerCoreStepInfo& per_core : s.tpu_step_db) {
+    if (per_core.step_num != step || per_core.step_info_per_core.empty()) continue;
+    int64_t begin = INT64_MAX, end = INT64_MIN;
+    for (const auto& [core, info] : per_core.step_info_per_core) {
+      begin = std::min(begin, info.begin_ps);
+      end = std::max(end, info.begin_ps + int64_t(info.duration_ps));
+    }
+    return std::make_pair(begin, end);
+  }
+  return std::nullopt;
+}
+
+void AddStepNumbers(const OpStats& s, std::set<int64_t>& out) {
+  for (const HostSteps& host : s.steps) {
+    for (const StepInfo& info : host.steps) out.insert(info.step_num);
+  }
+  for (const PerCoreStepInfo& per_core : s.tpu_step_db) out.insert(per_core.step_num);
+}
+
+Status AttachSourceStacks(const std::vector<std::string>& paths, ArtifactCache* cache, tfprof::Model& model) {
+  for (const auto& path : paths) {
+    ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
+    tfprof::AttachHloSourceStacks(LoadHloPrograms(*space), model);
+  }
+  return Status::Ok();
+}
+
+// tfprof's -step on an xplane profile: the op stats of the events that began
+// inside step `step` (each host's own span of it), so a step's figures come
+// from the same code as the whole profile's.
+StatusOr<tfprof::Model> XPlaneStepModel(const std::vector<std::string>& paths, ArtifactCache* cache, int64_t step) {
+  std::vector<std::shared_ptr<const OpStats>> windows;
+  std::set<int64_t> steps;
+  for (const auto& path : paths) {
+    ASSIGN_OR_RETURN(auto whole, LoadOpStatsCached(path, cache));
+    AddStepNumbers(*whole, steps);
+    auto span = StepSpan(*whole, step);
+    if (!span) continue;
+    ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
+    ASSIGN_OR_RETURN(XSpaceModel window, EventsInWindow(*space, span->first, span->second));
+    windows.push_back(std::make_shared<const OpStats>(ConvertXSpaceToOpStats(window)));
+  }
+  if (windows.empty()) {
+    std::string have;
+    size_t listed = 0;
+    for (int64_t s : steps) {
+      if (listed++ == 20) {
+        have += ", … (" + std::to_string(steps.size()) + " steps)";
+        break;
+      }
+      have += (have.empty() ? "" : ", ") + std::to_string(s);
+    }
+    return InvalidArgument("-step " + std::to_string(step) + " is not a step of this profile (its steps: " +
+                           (have.empty() ? "none: the profile has no step table" : have) + ")");
+  }
+  const OpStats combined = windows.size() == 1 ? *windows.front() : CombineOpStats(windows);
+  tfprof::Model model = tfprof::ModelFromOpStats(combined, step);
+  RETURN_IF_ERROR(AttachSourceStacks(paths, cache, model));
+  return model;
+}
+
+}  // namespace
+
+StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache, int64_t step) {
   if (paths.empty()) return InvalidArgument("tfprof: no profile file given");
   size_t xplanes = 0;
   for (const auto& p : paths) xplanes += IsXPlanePath(p) ? 1 : 0;
   if (xplanes == paths.size()) {
+    if (step >= 0) return XPlaneStepModel(paths, cache, step);
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));
     tfprof::Model model = tfprof::ModelFromOpStats(*stats);
-    for (const auto& path : paths) {
-      ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
-      tfprof::AttachHloSourceStacks(LoadHloPrograms(*space), model);
-    }
+    RETURN_IF_ERROR(AttachSourceStacks(paths, cache, model));
     return model;
   }
   if (paths.size() != 1) {
@@ -228,10 +309,10 @@ std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Opt
 }
 
 StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache));
   const std::string view = ParamStr(in.params, "view", "scope");
   ToolOutput out;
   if (view == "advise") {
+    ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache));
     const std::string names = ParamStr(in.params, "checkers");  // the pieces point into it
     std::vector<std::string> checkers;
     for (auto c : SplitNonEmpty(names, ',')) checkers.emplace_back(c);
@@ -240,6 +321,7 @@ StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
     return out;
   }
   ASSIGN_OR_RETURN(tfprof::Options options, TfprofOptionsFromParams(in.params));
+  ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache, options.step));
   ASSIGN_OR_RETURN(tfprof::ViewResult result, tfprof::ShowView(model, view, options));
   out.body = TfprofViewToJson(result, options);
   return out;

@@ -3,6 +3,7 @@
 // `tbprof tfprof`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,12 @@ inline constexpr std::string_view kTfprofToolName = "tfprof";
 bool IsXPlanePath(const std::string& path);
 
 // The node model of `paths`: xplane files (one host each, combined) or one
-// ProfileProto file (profile_<N>, optionally gzip'ed).
-StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache);
+// ProfileProto file (profile_<N>, optionally gzip'ed, holding its steps).
+// An xplane profile's model is the whole profile as step 0; `step` >= 0
+// makes it the events that began inside that step of the step table (tfprof's
+// -step), and a step the table lacks is an error listing its steps.
+StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache,
+                                        int64_t step = -1);
 
 // Options from query parameters named as tfprof's options without the '-'
 // (max_depth=3&select=micros,bytes&account_displayed_op_only=true); other

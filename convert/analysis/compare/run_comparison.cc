@@ -170,9 +170,11 @@ std::vector<StepPair> PairSteps(const InputPipelineAnalysisResult* ra, const Inp
 
 std::vector<MetricRow> InputStageRows(const InputPipelineAnalysisResult* a, const InputPipelineAnalysisResult* b) {
   using tensorflow::profiler::InputTimeBreakdown;
-  // A result without steps analysed no input time: its stages are unknown.
+  // A result without steps analysed no input time, and one without input ops
+  // (a PyTorch trace's DataLoader, a job whose input is not tf.data) cannot
+  // split it into stages: its stages are unknown, not 0.
   auto stage = [](const InputPipelineAnalysisResult* r, double (InputTimeBreakdown::*read)() const) -> Figure {
-    if (r == nullptr || r->step_details_size() == 0) return std::nullopt;
+    if (r == nullptr || r->step_details_size() == 0 || r->input_op_details_size() == 0) return std::nullopt;
     return (r->input_time_breakdown().*read)();
   };
   const std::pair<const char*, double (InputTimeBreakdown::*)() const> stages[] = {

@@ -68,7 +68,7 @@ size_t AttachHloSourceStacks(const HloPrograms& programs, Model& model) {
   return attached;
 }
 
-Model ModelFromOpStats(const OpStats& op_stats) {
+Model ModelFromOpStats(const OpStats& op_stats, int64_t step) {
   Model model;
   model.source_kind = "xplane";
   model.known.memory = false;
@@ -77,7 +77,7 @@ Model ModelFromOpStats(const OpStats& op_stats) {
   // A profile of the host alone has no accelerator: its accelerator time is
   // unknown, not 0.
   model.known.accelerator_micros = op_stats.run_environment.hardware_type != "CPU_ONLY";
-  model.steps = {0};
+  model.steps = {step};
   const std::string device = "/device:" + AsciiLowered(op_stats.run_environment.device_type) + ":0";
 
   std::map<std::string, GraphNode> by_name;
@@ -93,7 +93,7 @@ Model ModelFromOpStats(const OpStats& op_stats) {
   for (const auto& [key, m] : op_stats.device_tf_op_metrics_db.ops) {
     if (m.category == kIdleCategory || m.name.empty()) continue;
     GraphNode& g = node_for(m);
-    StepExec& e = g.execs[0];
+    StepExec& e = g.execs[step];
     e.accelerator_execs[device + "/stream:all"].emplace_back(0, PsToMicros(m.self_time_ps));
     e.run_count = std::max<int64_t>(e.run_count, static_cast<int64_t>(m.occurrences));
     if (m.flops > 0 && !m.flops_unknown) {  // a lower bound is no count
@@ -104,7 +104,7 @@ Model ModelFromOpStats(const OpStats& op_stats) {
   for (const auto& [key, m] : op_stats.host_op_metrics_db.ops) {
     if (m.category == kIdleCategory || m.name.empty()) continue;
     GraphNode& g = node_for(m);
-    StepExec& e = g.execs[0];
+    StepExec& e = g.execs[step];
     e.cpu_execs[kHostDevice].emplace_back(0, PsToMicros(m.self_time_ps));
     e.run_count = std::max<int64_t>(e.run_count, static_cast<int64_t>(m.occurrences));
   }
@@ -112,9 +112,9 @@ Model ModelFromOpStats(const OpStats& op_stats) {
   // has unknown float ops, not 0; its figure reads 0 in the sums, which the
   // views then show only where some node below counted.
   for (auto& [name, g] : by_name) {
-    if (g.execs[0].measured_float_ops < 0) {
+    if (g.execs[step].measured_float_ops < 0) {
       g.float_ops_known = false;
-      g.execs[0].measured_float_ops = 0;
+      g.execs[step].measured_float_ops = 0;
     }
     g.id = static_cast<int64_t>(model.nodes.size());
     model.Add(std::move(g));

@@ -7,14 +7,17 @@
 // xplane has no per-op allocations nor variable shapes) and print as "--".
 #pragma once
 
+#include <cstdint>
+
 #include "convert/analysis/common/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/tfprof/tfprof_model.h"
 
 namespace tbprof::tfprof {
 
-// The profile is one step (0): OpStats keeps no per-step op times.
-Model ModelFromOpStats(const OpStats& op_stats);
+// The op stats as one step, numbered `step`: the whole profile (step 0 by
+// convention), or the op stats of one step's window (see LoadTfprofModel).
+Model ModelFromOpStats(const OpStats& op_stats, int64_t step = 0);
 
 // Gives each node the source stack XLA recorded for its framework op: an HLO
 // instruction whose metadata op_name is the node's name brings its stack

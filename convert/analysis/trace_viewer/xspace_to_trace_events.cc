@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -188,9 +189,17 @@ TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space)
   src.correlation_id = space.Find(schema::kCorrelationId);
   src.hidden.resize(space.planes.size());
   src.host_plane.resize(space.planes.size());
+  std::vector<uint64_t> host_ids, device_ids;
   for (size_t p = 0; p < space.planes.size(); ++p) {
     const XPlaneModel& plane = space.planes[p];
     src.host_plane[p] = StartsWith(space.Str(plane.name), kHostPlaneName);
+    if (src.correlation_id != kNoStr) {
+      std::vector<uint64_t>& ids = src.host_plane[p] ? host_ids : device_ids;
+      for (uint32_t e = 0; e < plane.events.size(); ++e) {
+        const Stat* c = plane.FindStat(e, src.correlation_id);
+        if (c != nullptr && c->IsInteger()) ids.push_back(c->UintValue());
+      }
+    }
     src.hidden[p].resize(plane.event_metadata.size());
     for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
       std::string_view name = space.Str(plane.event_metadata[m].name);
@@ -198,6 +207,16 @@ TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space)
                          std::end(kInternalEventNames);
     }
   }
+  // A correlation id is a flow only when the file holds both its ends, a
+  // launch and what it started: runtime calls that start nothing on the
+  // device (cudaStreamSynchronize) carry one too, and a launch may fall
+  // outside the capture; their arrows would lead nowhere.
+  for (auto* ids : {&host_ids, &device_ids}) {
+    std::sort(ids->begin(), ids->end());
+    ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  }
+  std::set_symmetric_difference(host_ids.begin(), host_ids.end(), device_ids.begin(), device_ids.end(),
+                                std::back_inserter(src.one_ended_correlations));
   return src;
 }
 
@@ -297,7 +316,8 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   if (src.correlation_id != kNoStr) {
     const Stat* c = p.FindStat(event, src.correlation_id);
     correlated = c != nullptr;
-    if (c && c->IsInteger()) {
+    if (c && c->IsInteger() &&
+        !std::binary_search(src.one_ended_correlations.begin(), src.one_ended_correlations.end(), c->UintValue())) {
       // Launch (host) → kernel (device): one flow per correlation id and host.
       const uint64_t flow_id = (uint64_t{style.host_index} << 48) | (c->UintValue() & ((uint64_t{1} << 48) - 1));
       out.append(",\"bind_id\":");

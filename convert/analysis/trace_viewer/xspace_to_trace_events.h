@@ -151,6 +151,9 @@ class TraceEventRenderer {
     std::vector<bool> host_plane;           // per plane: flows start there
     std::vector<StrId> internal_stats;
     StrId step_name = kNoStr, correlation_id = kNoStr, is_eager = kNoStr;
+    // Correlation ids only one side (host or device) of the file carries,
+    // sorted: no flow is drawn for them.
+    std::vector<uint64_t> one_ended_correlations;
     // Per plane, per event metadata: a TF op's name ("name:Type"), which
     // xprof's grouping marks with is_eager (only with FileGroupArgs).
     std::vector<std::vector<bool>> tf_op_named;

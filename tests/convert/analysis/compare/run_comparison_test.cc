@@ -247,6 +247,23 @@ TEST(RunComparison, UnknownSidesGiveNoDelta) {
   EXPECT_NE(csv.find("steps,,step_time_ms,,,,,5,,"), std::string::npos) << csv;
 }
 
+TEST(RunComparison, InputStagesOfARunWithoutInputOpsAreUnknown) {
+  // Both runs have steps; only B recorded input ops (tf.data's), so only B can
+  // split its input time into stages. A (say a PyTorch trace, whose input is
+  // its DataLoader) shows no stage figures rather than 0.
+  RunFigures a, b;
+  a.input_pipeline = Steps({{1, "1", 5, 2}});
+  auto with_ops = std::make_shared<InputPipelineAnalysisResult>(*Steps({{1, "1", 5, 2}}));
+  with_ops->add_input_op_details()->set_op_name("Iterator::Map");
+  with_ops->mutable_input_time_breakdown()->set_preprocessing_us(2000);
+  b.input_pipeline = with_ops;
+  RunComparison c = CompareRuns(a, b, StepAlignment::kStepNumber);
+  const MetricRow& pre = Metric(c.input_stages, "preprocessing_us");
+  EXPECT_FALSE(pre.a.has_value());
+  EXPECT_EQ(pre.b, 2000.0);
+  EXPECT_FALSE(DeltaOf(pre.a, pre.b).has_value());
+}
+
 TEST(RunComparison, MemoryPeaksPerAllocator) {
   auto memory = [](int64_t peak, int64_t heap) {
     auto m = std::make_shared<MemoryProfile>();

@@ -63,6 +63,36 @@ const boost::json::object* FindByName(const std::vector<boost::json::object>& ev
   return nullptr;
 }
 
+TEST(TraceJson, AFlowNeedsBothEnds) {
+  // A runtime call that starts nothing on the device carries a correlation id
+  // too (cudaStreamSynchronize), as does a kernel whose launch fell before
+  // the capture: neither is an arrow, which would lead nowhere.
+  tensorflow::profiler::XSpace space;
+  {
+    XPlaneBuilder host = AddPlane(space, "/host:CPU", 0);
+    XLineBuilder line = host.AddLine(10, "python", 1000);
+    line.AddEvent("cuLaunchKernel", 1000000, 2000000).Int("correlation_id", 7);
+    line.AddEvent("cudaStreamSynchronize", 4000000, 100000).Int("correlation_id", 8);
+  }
+  {
+    XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+    XLineBuilder stream = gpu.AddLine(5, "Stream #5(Compute)", 0);
+    stream.AddEvent("early", 100000, 100000).Uint("correlation_id", 3);
+    stream.AddEvent("gemm", 2500000, 1000000).Uint("correlation_id", 7);
+  }
+  auto model = Load(space);
+  TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});
+  auto events = Events(ParseTraceDocument(r.json));
+  for (const char* lonely : {"cudaStreamSynchronize", "early"}) {
+    const auto* e = FindByName(events, lonely);
+    ASSERT_NE(e, nullptr) << lonely;
+    EXPECT_FALSE(e->contains("bind_id")) << lonely;
+    EXPECT_FALSE(e->contains("flow_out") || e->contains("flow_in")) << lonely;
+  }
+  EXPECT_EQ(FindByName(events, "cuLaunchKernel")->at("bind_id"), 7);  // the pair keeps its flow
+  EXPECT_EQ(FindByName(events, "gemm")->at("bind_id"), 7);
+}
+
 TEST(TraceJson, TinySpaceEventsAreExact) {
   auto model = Load(TinySpace());
   TraceJsonResult r = ConvertXSpacesToTraceJson({TraceHostInput{model.get(), "h"}}, TraceJsonOptions{});

@@ -256,6 +256,7 @@ TEST(TraceRealProfiles, EventCountsMatchTheFile) {
     size_t linked = 0;
     for (int64_t id : flow_out) linked += flow_in.count(id);
     EXPECT_EQ(linked, LinkedCorrelationIds(path));
+    EXPECT_EQ(flow_out, flow_in) << "a flow with one end";
 
     // Streaming, everything at once (resolution 0) and at the default resolution
     // (these files are below the 500,000-event streaming threshold).
