@@ -40,11 +40,10 @@ void WriteLegacySteps(const fs::path& path, std::initializer_list<double> step_m
 constexpr const char* kSpan1 = "worker0.1623143089861";
 constexpr const char* kSpan2 = "worker0.1623143566756";
 
-class CompareRoute : public ::testing::Test {
+class CompareRoute : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tbprof_compare_XXXXXX";
-    base_ = mkdtemp(tmpl);
+    MakeBase("tbprof_compare");
     fs::path runs = base_ / "logdir/plugins/profile";
     WriteSyntheticXPlane(runs / "run_a/host1.xplane.pb", 1);
     WriteSyntheticXPlane(runs / "run_b/host1.xplane.pb", 2);
@@ -64,30 +63,7 @@ class CompareRoute : public ::testing::Test {
       fs::copy_file(data / "kineto_hta/trace_compare" / (std::string(side) + ".json.gz"),
                     base_ / "logdir/hta" / (std::string(side) + ".pt.trace.json.gz"));
     }
-    ProfileServiceOptions options;
-    options.logdir = base_ / "logdir";
-    options.web_dir = base_ / "web";
-    options.cache_bytes = 256 << 20;
-    auto s = ProfileService::Create(options);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
-  }
-  HttpResponse Get(const std::string& target) {
-    HttpRequest r;
-    r.target = target;
-    return service_->Handle(r);
-  }
-  json::value GetJson(const std::string& target) {
-    HttpResponse r = Get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.Body();
-    boost::system::error_code ec;
-    json::value v = json::parse(r.Body(), ec);
-    EXPECT_FALSE(ec) << r.Body();
-    return v;
+    StartService(base_ / "logdir", uint64_t{256} << 20);
   }
   double StepTimeAverage(const std::string& run, const std::string& host = "") {
     json::value v = GetJson("/data?tag=input_pipeline_analyzer&run=" + run + (host.empty() ? "" : "&host=" + host));
@@ -99,9 +75,6 @@ class CompareRoute : public ::testing::Test {
     }
     return sum / n;
   }
-
-  fs::path base_;
-  std::unique_ptr<ProfileService> service_;
 };
 
 double Delta(const json::value& c, const char* table, const char* name) {

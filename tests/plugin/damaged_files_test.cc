@@ -16,11 +16,10 @@ using testing_plugin::ReadFile;
 using testing_plugin::WriteFile;
 using testing_plugin::WriteSyntheticXPlane;
 
-class DamagedFiles : public ::testing::Test {
+class DamagedFiles : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tbprof_damaged_XXXXXX";
-    base_ = mkdtemp(tmpl);
+    MakeBase("tbprof_damaged");
     const fs::path run = base_ / "plugins/profile/run1";
     WriteSyntheticXPlane(run / "good.xplane.pb", 1);
     WriteSyntheticXPlane(base_ / "whole.xplane.pb", 2);
@@ -28,27 +27,10 @@ class DamagedFiles : public ::testing::Test {
     cut_bytes_ = whole.size() / 2;
     WriteFile(run / "cut.xplane.pb", whole.substr(0, cut_bytes_));
     WriteFile(run / "empty.xplane.pb", "");
-    ProfileServiceOptions options;
-    options.logdir = base_;
-    options.web_dir = base_ / "web";
-    options.cache_bytes = 64 << 20;
-    auto s = ProfileService::Create(options);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
-  }
-  HttpResponse Get(const std::string& target) {
-    HttpRequest r;
-    r.target = target;
-    return service_->Handle(r);
+    StartService(base_);
   }
 
-  fs::path base_;
   size_t cut_bytes_ = 0;
-  std::unique_ptr<ProfileService> service_;
 };
 
 TEST_F(DamagedFiles, CutShortFileIsAClientErrorThatSaysSo) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include "proto/input_pipeline.pb.h"
 #include "proto/kernel_stats.pb.h"
@@ -489,6 +490,47 @@ class InProcessServer {
   std::unique_ptr<ProfileService> service_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
+};
+
+// A ProfileService over a temporary logdir the test writes: SetUp makes
+// `base_` (MakeBase), writes its files, then calls StartService; Get and
+// GetJson call the service's one handler, without a socket.
+class ServiceTest : public ::testing::Test {
+ protected:
+  void MakeBase(const char* prefix) {
+    std::string tmpl = std::string("/tmp/") + prefix + "_XXXXXX";
+    base_ = mkdtemp(tmpl.data());
+  }
+  void StartService(const fs::path& logdir, uint64_t cache_bytes = uint64_t{64} << 20) {
+    ProfileServiceOptions options;
+    options.logdir = logdir;
+    options.web_dir = base_ / "web";
+    options.cache_bytes = cache_bytes;
+    auto s = ProfileService::Create(options);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    service_ = std::move(*s);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(base_, ec);
+  }
+  HttpResponse Get(const std::string& target) {
+    HttpRequest r;
+    r.target = target;
+    return service_->Handle(r);
+  }
+  // The answer's JSON; a failure (not 200, not JSON) fails the test.
+  boost::json::value GetJson(const std::string& target) {
+    HttpResponse r = Get(target);
+    EXPECT_EQ(r.status, 200) << target << ": " << r.Body();
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(r.Body(), ec);
+    EXPECT_FALSE(ec) << target << ": " << r.Body();
+    return v;
+  }
+
+  fs::path base_;
+  std::unique_ptr<ProfileService> service_;
 };
 
 }  // namespace tbprof::testing_plugin

@@ -17,41 +17,17 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using testing_plugin::WriteFile;
 
-class TfprofLogdir : public ::testing::Test {
+class TfprofLogdir : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tbprof_tfprof_logdir_XXXXXX";
-    base_ = mkdtemp(tmpl);
+    MakeBase("tbprof_tfprof_logdir");
     const std::string show = tfprof_fixtures::TfTestModelWriter(tfprof_fixtures::TfTestModel::kShow).Serialize();
     WriteFile(base_ / "tf1/profile_dir/profile_100", show);
     WriteFile(base_ / "tf1/profile_dir/profile_200", show.substr(0, show.size() / 2));  // cut short
     WriteFile(base_ / "tf1/profile_dir/notes.txt", "not a profile");
     WriteFile(base_ / "plugins/profile/run2/profile_5", show);
-    ProfileServiceOptions options;
-    options.logdir = base_;
-    options.web_dir = base_ / "web";
-    options.cache_bytes = 64 << 20;
-    auto s = ProfileService::Create(options);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
+    StartService(base_);
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
-  }
-  HttpResponse Get(const std::string& target) {
-    HttpRequest r;
-    r.target = target;
-    return service_->Handle(r);
-  }
-  json::value GetJson(const std::string& target) {
-    HttpResponse r = Get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.Body();
-    return json::parse(r.Body());
-  }
-
-  fs::path base_;
-  std::unique_ptr<ProfileService> service_;
 };
 
 TEST_F(TfprofLogdir, ProfileDirectoriesAreRunsWithTheTfprofToolOnly) {
