@@ -12,6 +12,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "convert/model/xspace_model.h"
 #include "convert/tools/tfprof_tools.h"
@@ -115,8 +116,15 @@ StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out) {
   auto cached = std::make_shared<CachedOutput>();
   cached->out = std::move(*out);
   // Converters reserve generously; the cache keeps only what the answer uses.
-  if (cached->out.body.capacity() > cached->out.body.size() + cached->out.body.size() / 16 + 4096) {
-    cached->out.body.shrink_to_fit();
+  // Trimming copies the answer, so the copy is claimed first: when the work
+  // has no room for a second answer (a whole trace of 400 MB), the entry
+  // keeps its slack instead of taking the process past its bound.
+  std::string& body = cached->out.body;
+  if (body.capacity() > body.size() + body.size() / 16 + 4096 &&
+      ClaimMemory(body.size(), "the answer's trimmed copy").ok()) {
+    const uint64_t copy = body.size();
+    body.shrink_to_fit();
+    ReleaseMemory(copy);
   }
   // What the entry really holds: the strings' capacity (not their size) and
   // the allocation of the entry itself.

@@ -19,7 +19,11 @@ StatusOr<std::string> GzipCompress(std::string_view data, int level) {
   // at most kStep bytes per call, so bodies past 4 GiB are compressed whole.
   constexpr size_t kStep = size_t{1} << 30;
   std::string out;
-  out.resize(std::min<size_t>(deflateBound(&zs, static_cast<uLong>(std::min(data.size(), kStep))) + 32, kStep));
+  // Room for a typical ratio first, grown as needed: sizing for the worst
+  // case (about the input's size) would write, and so make resident, a second
+  // copy of a large answer that compresses to a tenth of it.
+  const size_t bound = std::min<size_t>(deflateBound(&zs, static_cast<uLong>(std::min(data.size(), kStep))) + 32, kStep);
+  out.resize(std::min(bound, std::max(data.size() / 8, size_t{1} << 16)));
   size_t fed = 0, produced = 0;
   int rc = Z_OK;
   while (rc != Z_STREAM_END) {

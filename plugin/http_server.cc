@@ -235,7 +235,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket socket, HttpServer::Impl* server)
       : stream_(std::move(socket)), buffer_(server->options.max_read_buffer_bytes), server_(server) {}
 
-  ~Session() { HoldSending(0); }
+  ~Session() { ReleasePayload(); }
 
   void Start() {
     beast::error_code ec;
@@ -511,9 +511,14 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool vary = encoded.vary;
     std::shared_ptr<const std::string> body = std::move(encoded.body);
     payload_ = body;
-    // An answer the cache does not hold is memory only this connection keeps
-    // alive until the client has read it (a slow reader: for minutes).
-    HoldSending(res.from_cache ? 0 : body->size());
+    // An answer being written is memory this connection keeps alive until the
+    // client has read it (a slow reader: for minutes). A cached one counts
+    // too: the cache may let it go (evicted, or too big to keep) while the
+    // client still reads, and then only this count holds it against
+    // --memory_mb. While both hold it, it counts twice: conservative, and
+    // only for as long as the write takes. Small answers are not worth the
+    // admission lock their release takes.
+    HoldSending(body->size() >= kCountedSendBytes ? body->size() : 0);
     status_ = res.status;
     failed_files_ = std::move(res.failed_files);
     bytes_ = body->size();
@@ -552,6 +557,14 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  static constexpr size_t kCountedSendBytes = size_t{64} << 10;
+
+  // Drops the answer written (or abandoned), and its count against --memory_mb.
+  void ReleasePayload() {
+    payload_.reset();
+    HoldSending(0);
+  }
+
   // Counts `bytes` (replacing what this session counted before) as held for writing.
   void HoldSending(uint64_t bytes) {
     if (bytes == sending_bytes_) return;
@@ -568,8 +581,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(beast::error_code ec, size_t /*bytes*/) {
     LogRequest(ec);
-    payload_.reset();
-    HoldSending(0);
+    ReleasePayload();
     if (ec) return Close();
     if (!keep_alive_) return LingeringClose();
     Read();

@@ -70,6 +70,8 @@ if [ "$target" = real ]; then
   # A PyTorch run in torch-tb-profiler's layout (<run>/<worker>.<ms>.pt.trace.json.gz): the walk covers an imported trace.
   mkdir -p "$logdir/pytorch_resnet50"
   cp "$testdata/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" "$logdir/pytorch_resnet50/"
+  # tfprof's own files (ProfileContext's profile_<step>): a run whose one tool is tfprof.
+  "$repo/build/write_tfprof_profiles" "$logdir/tfprof_profile_dir"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &
   server_pid=$!
   # A one-host profile of about 2M trace events, in a logdir of its own (the walk above does not need it):
