@@ -235,7 +235,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket socket, HttpServer::Impl* server)
       : stream_(std::move(socket)), buffer_(server->options.max_read_buffer_bytes), server_(server) {}
 
-  ~Session() { ReleasePayload(); }
+  ~Session() { HoldSending(0); }
 
   void Start() {
     beast::error_code ec;
@@ -516,9 +516,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // too: the cache may let it go (evicted, or too big to keep) while the
     // client still reads, and then only this count holds it against
     // --memory_mb. While both hold it, it counts twice: conservative, and
-    // only for as long as the write takes. Small answers are not worth the
-    // admission lock their release takes.
-    HoldSending(body->size() >= kCountedSendBytes ? body->size() : 0);
+    // only for as long as the write takes. Small cached answers are not worth
+    // the admission lock their release takes.
+    HoldSending(!res.from_cache || body->size() >= kCountedSendBytes ? body->size() : 0);
     status_ = res.status;
     failed_files_ = std::move(res.failed_files);
     bytes_ = body->size();
@@ -559,12 +559,6 @@ class Session : public std::enable_shared_from_this<Session> {
 
   static constexpr size_t kCountedSendBytes = size_t{64} << 10;
 
-  // Drops the answer written (or abandoned), and its count against --memory_mb.
-  void ReleasePayload() {
-    payload_.reset();
-    HoldSending(0);
-  }
-
   // Counts `bytes` (replacing what this session counted before) as held for writing.
   void HoldSending(uint64_t bytes) {
     if (bytes == sending_bytes_) return;
@@ -581,7 +575,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(beast::error_code ec, size_t /*bytes*/) {
     LogRequest(ec);
-    ReleasePayload();
+    payload_.reset();
+    HoldSending(0);
     if (ec) return Close();
     if (!keep_alive_) return LingeringClose();
     Read();

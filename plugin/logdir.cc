@@ -44,27 +44,17 @@ std::string Canonical(const fs::path& p) {
   return ec ? std::string() : c.string();
 }
 
-// Whether a directory holds a PyTorch profiler trace (`*.pt.trace.json[.gz]`, not a link).
-bool HoldsKinetoTraces(const fs::path& dir) {
+// Whether a directory is a run by the files in it (not links): PyTorch
+// profiler traces (`*.pt.trace.json[.gz]`, torch-tb-profiler's layout) or
+// tfprof's profile_<N> files (ProfileContext's profile_dir). One listing
+// answers both.
+bool HoldsRunFiles(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
     std::error_code sec;
-    if (d->is_regular_file(sec) && !d->is_symlink(sec) && IsKinetoTraceFileName(d->path().filename().string())) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Whether a directory holds tfprof's profile_<N> files (ProfileContext's
-// profile_dir): such a directory is a run, as a directory of PyTorch traces is.
-bool HoldsTfprofProfiles(const fs::path& dir) {
-  std::error_code ec;
-  for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
-    std::error_code sec;
-    if (d->is_regular_file(sec) && !d->is_symlink(sec) && IsTfprofProfileFileName(d->path().filename().string())) {
-      return true;
-    }
+    if (!d->is_regular_file(sec) || d->is_symlink(sec)) continue;
+    const std::string name = d->path().filename().string();
+    if (IsKinetoTraceFileName(name) || IsTfprofProfileFileName(name)) return true;
   }
   return false;
 }
@@ -197,7 +187,7 @@ StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
   std::vector<std::string> tb_runs;
   // torch-tb-profiler's layout: a run is any directory holding PyTorch traces.
   std::vector<fs::path> kineto_dirs;
-  if (HoldsKinetoTraces(root_) || HoldsTfprofProfiles(root_)) kineto_dirs.push_back(root_);
+  if (HoldsRunFiles(root_)) kineto_dirs.push_back(root_);
   if (IsDirectory(fs::path(root_) / "plugins" / "profile")) tb_runs.push_back(".");
   std::error_code ec;
   fs::recursive_directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec);
@@ -212,7 +202,7 @@ StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
       continue;
     }
     const fs::path& p = e.path();
-    if (HoldsKinetoTraces(p) || HoldsTfprofProfiles(p)) kineto_dirs.push_back(p);
+    if (HoldsRunFiles(p)) kineto_dirs.push_back(p);
     if (p.filename() != "profile" || p.parent_path().filename() != "plugins") continue;
     it.disable_recursion_pending();  // run directories hold files, not more runs
     fs::path tb_dir = p.parent_path().parent_path();
@@ -312,7 +302,7 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   if (!IsDirectory(dir)) {
     // torch-tb-profiler's layout: the run is the directory of that name holding traces.
     fs::path kineto_dir = run == fs::path(root_).filename().string() ? fs::path(root_) : fs::path(root_) / std::string(run);
-    if (!IsDirectory(kineto_dir) || !(HoldsKinetoTraces(kineto_dir) || HoldsTfprofProfiles(kineto_dir))) return NotFound("unknown run '" + std::string(run) + "'");
+    if (!IsDirectory(kineto_dir) || !HoldsRunFiles(kineto_dir)) return NotFound("unknown run '" + std::string(run) + "'");
     dir = kineto_dir;
   }
   std::string canonical = Canonical(dir);

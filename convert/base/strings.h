@@ -22,6 +22,19 @@ inline std::vector<std::string_view> SplitNonEmpty(std::string_view text, char s
   return pieces;
 }
 
+// Numbers for a message ("its steps: 1, 2, 3"), joined by ", ": the first
+// `most` of them, then "…" when there are more.
+template <typename Numbers>
+std::string ListNumbers(const Numbers& numbers, size_t most) {
+  std::string out;
+  size_t listed = 0;
+  for (const auto& n : numbers) {
+    if (listed++ == most) return out + ", …";
+    out += (out.empty() ? "" : ", ") + std::to_string(n);
+  }
+  return out;
+}
+
 // ASCII case folding, free of the locale: the names, categories and header
 // fields compared this way are ASCII.
 inline char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }

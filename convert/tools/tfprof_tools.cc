@@ -198,10 +198,16 @@ void AddStepNumbers(const OpStats& s, std::set<int64_t>& out) {
   for (const PerCoreStepInfo& per_core : s.tpu_step_db) out.insert(per_core.step_num);
 }
 
-Status AttachSourceStacks(const std::vector<std::string>& paths, ArtifactCache* cache, tfprof::Model& model) {
-  for (const auto& path : paths) {
-    ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
-    tfprof::AttachHloSourceStacks(LoadHloPrograms(*space), model);
+// Source stacks from every file's HLO metadata; `loaded[i]`, when set, is
+// paths[i]'s model already at hand (the rest are loaded here).
+Status AttachSourceStacks(const std::vector<std::string>& paths, ArtifactCache* cache,
+                          std::vector<std::shared_ptr<const XSpaceModel>> loaded, tfprof::Model& model) {
+  loaded.resize(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!loaded[i]) {
+      ASSIGN_OR_RETURN(loaded[i], LoadModelCached(paths[i], cache));
+    }
+    tfprof::AttachHloSourceStacks(LoadHloPrograms(*loaded[i]), model);
   }
   return Status::Ok();
 }
@@ -211,32 +217,26 @@ Status AttachSourceStacks(const std::vector<std::string>& paths, ArtifactCache* 
 // from the same code as the whole profile's.
 StatusOr<tfprof::Model> XPlaneStepModel(const std::vector<std::string>& paths, ArtifactCache* cache, int64_t step) {
   std::vector<std::shared_ptr<const OpStats>> windows;
+  std::vector<std::shared_ptr<const XSpaceModel>> spaces(paths.size());
   std::set<int64_t> steps;
-  for (const auto& path : paths) {
-    ASSIGN_OR_RETURN(auto whole, LoadOpStatsCached(path, cache));
+  for (size_t i = 0; i < paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto whole, LoadOpStatsCached(paths[i], cache));
     AddStepNumbers(*whole, steps);
     auto span = StepSpan(*whole, step);
     if (!span) continue;
-    ASSIGN_OR_RETURN(auto space, LoadModelCached(path, cache));
-    ASSIGN_OR_RETURN(XSpaceModel window, EventsInWindow(*space, span->first, span->second));
+    ASSIGN_OR_RETURN(spaces[i], LoadModelCached(paths[i], cache));
+    ASSIGN_OR_RETURN(XSpaceModel window, EventsInWindow(*spaces[i], span->first, span->second));
     windows.push_back(std::make_shared<const OpStats>(ConvertXSpaceToOpStats(window)));
   }
   if (windows.empty()) {
-    std::string have;
-    size_t listed = 0;
-    for (int64_t s : steps) {
-      if (listed++ == 20) {
-        have += ", … (" + std::to_string(steps.size()) + " steps)";
-        break;
-      }
-      have += (have.empty() ? "" : ", ") + std::to_string(s);
-    }
+    const std::string have =
+        ListNumbers(steps, 20) + (steps.size() > 20 ? " (" + std::to_string(steps.size()) + " steps)" : "");
     return InvalidArgument("-step " + std::to_string(step) + " is not a step of this profile (its steps: " +
                            (have.empty() ? "none: the profile has no step table" : have) + ")");
   }
   const OpStats combined = windows.size() == 1 ? *windows.front() : CombineOpStats(windows);
   tfprof::Model model = tfprof::ModelFromOpStats(combined, step);
-  RETURN_IF_ERROR(AttachSourceStacks(paths, cache, model));
+  RETURN_IF_ERROR(AttachSourceStacks(paths, cache, std::move(spaces), model));
   return model;
 }
 
@@ -250,7 +250,7 @@ StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, A
     if (step >= 0) return XPlaneStepModel(paths, cache, step);
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));
     tfprof::Model model = tfprof::ModelFromOpStats(*stats);
-    RETURN_IF_ERROR(AttachSourceStacks(paths, cache, model));
+    RETURN_IF_ERROR(AttachSourceStacks(paths, cache, {}, model));
     return model;
   }
   if (paths.size() != 1) {

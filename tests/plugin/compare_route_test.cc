@@ -43,7 +43,6 @@ constexpr const char* kSpan2 = "worker0.1623143566756";
 class CompareRoute : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    MakeBase("tbprof_compare");
     fs::path runs = base_ / "logdir/plugins/profile";
     WriteSyntheticXPlane(runs / "run_a/host1.xplane.pb", 1);
     WriteSyntheticXPlane(runs / "run_b/host1.xplane.pb", 2);

@@ -19,7 +19,6 @@ using testing_plugin::WriteSyntheticXPlane;
 class DamagedFiles : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    MakeBase("tbprof_damaged");
     const fs::path run = base_ / "plugins/profile/run1";
     WriteSyntheticXPlane(run / "good.xplane.pb", 1);
     WriteSyntheticXPlane(base_ / "whole.xplane.pb", 2);

@@ -492,15 +492,11 @@ class InProcessServer {
   std::thread thread_;
 };
 
-// A ProfileService over a temporary logdir the test writes: SetUp makes
-// `base_` (MakeBase), writes its files, then calls StartService; Get and
-// GetJson call the service's one handler, without a socket.
+// A ProfileService over a temporary logdir the test writes: SetUp writes its
+// files under `base_`, then calls StartService; Get and GetJson call the
+// service's one handler, without a socket.
 class ServiceTest : public ::testing::Test {
  protected:
-  void MakeBase(const char* prefix) {
-    std::string tmpl = std::string("/tmp/") + prefix + "_XXXXXX";
-    base_ = mkdtemp(tmpl.data());
-  }
   void StartService(const fs::path& logdir, uint64_t cache_bytes = uint64_t{64} << 20) {
     ProfileServiceOptions options;
     options.logdir = logdir;
@@ -509,10 +505,6 @@ class ServiceTest : public ::testing::Test {
     auto s = ProfileService::Create(options);
     ASSERT_TRUE(s.ok()) << s.status().message();
     service_ = std::move(*s);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
   }
   HttpResponse Get(const std::string& target) {
     HttpRequest r;
@@ -529,7 +521,8 @@ class ServiceTest : public ::testing::Test {
     return v;
   }
 
-  fs::path base_;
+  ScratchDir scratch_;
+  const fs::path base_ = scratch_.path();
   std::unique_ptr<ProfileService> service_;
 };
 

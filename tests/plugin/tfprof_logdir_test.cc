@@ -20,7 +20,6 @@ using testing_plugin::WriteFile;
 class TfprofLogdir : public testing_plugin::ServiceTest {
  protected:
   void SetUp() override {
-    MakeBase("tbprof_tfprof_logdir");
     const std::string show = tfprof_fixtures::TfTestModelWriter(tfprof_fixtures::TfTestModel::kShow).Serialize();
     WriteFile(base_ / "tf1/profile_dir/profile_100", show);
     WriteFile(base_ / "tf1/profile_dir/profile_200", show.substr(0, show.size() / 2));  // cut short

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "convert/base/strings.h"
 #include "convert/model/schema.h"
 
 namespace tbprof {
@@ -62,17 +63,9 @@ StatusOr<std::vector<OpDeltaRow>> HostEventsOfStep(const std::vector<const XSpac
     }
   }
   if (!found) {
-    std::string steps;
-    int listed = 0;
-    for (int64_t n : seen) {
-      if (listed++ == 20) {
-        steps += ", …";
-        break;
-      }
-      steps += (steps.empty() ? "" : ", ") + std::to_string(n);
-    }
     return NotFound("no step " + std::to_string(step) + " on the host" +
-                    (seen.empty() ? std::string(" (the run marks no steps)") : " (its steps: " + steps + ")"));
+                    (seen.empty() ? std::string(" (the run marks no steps)")
+                                  : " (its steps: " + ListNumbers(seen, 20) + ")"));
   }
   std::vector<OpDeltaRow> rows;
   for (const auto& [name, t] : by_name) {

@@ -189,17 +189,9 @@ TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space)
   src.correlation_id = space.Find(schema::kCorrelationId);
   src.hidden.resize(space.planes.size());
   src.host_plane.resize(space.planes.size());
-  std::vector<uint64_t> host_ids, device_ids;
   for (size_t p = 0; p < space.planes.size(); ++p) {
     const XPlaneModel& plane = space.planes[p];
     src.host_plane[p] = StartsWith(space.Str(plane.name), kHostPlaneName);
-    if (src.correlation_id != kNoStr) {
-      std::vector<uint64_t>& ids = src.host_plane[p] ? host_ids : device_ids;
-      for (uint32_t e = 0; e < plane.events.size(); ++e) {
-        const Stat* c = plane.FindStat(e, src.correlation_id);
-        if (c != nullptr && c->IsInteger()) ids.push_back(c->UintValue());
-      }
-    }
     src.hidden[p].resize(plane.event_metadata.size());
     for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
       std::string_view name = space.Str(plane.event_metadata[m].name);
@@ -207,22 +199,40 @@ TraceEventRenderer::Source TraceEventRenderer::Resolve(const XSpaceModel& space)
                          std::end(kInternalEventNames);
     }
   }
-  // A correlation id is a flow only when the file holds both its ends, a
-  // launch and what it started: runtime calls that start nothing on the
-  // device (cudaStreamSynchronize) carry one too, and a launch may fall
-  // outside the capture; their arrows would lead nowhere.
+  return src;
+}
+
+// A correlation id is a flow only when the file holds both its ends, a launch
+// and what it started: runtime calls that start nothing on the device
+// (cudaStreamSynchronize) carry one too, and a launch may fall outside the
+// capture; their arrows would lead nowhere. The file decides for its derived
+// lines too: their events are copies of its device events.
+std::vector<uint64_t> TraceEventRenderer::OneEndedCorrelations(const Source& file) {
+  std::vector<uint64_t> host_ids, device_ids;
+  if (file.correlation_id == kNoStr) return {};
+  const XSpaceModel& space = *file.space;
+  for (size_t p = 0; p < space.planes.size(); ++p) {
+    const XPlaneModel& plane = space.planes[p];
+    std::vector<uint64_t>& ids = file.host_plane[p] ? host_ids : device_ids;
+    for (uint32_t e = 0; e < plane.events.size(); ++e) {
+      const Stat* c = plane.FindStat(e, file.correlation_id);
+      if (c != nullptr && c->IsInteger()) ids.push_back(c->UintValue());
+    }
+  }
   for (auto* ids : {&host_ids, &device_ids}) {
     std::sort(ids->begin(), ids->end());
     ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
   }
+  std::vector<uint64_t> one_ended;
   std::set_symmetric_difference(host_ids.begin(), host_ids.end(), device_ids.begin(), device_ids.end(),
-                                std::back_inserter(src.one_ended_correlations));
-  return src;
+                                std::back_inserter(one_ended));
+  return one_ended;
 }
 
 TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space, const DerivedTimelines* derived) {
   sources_[0] = Resolve(space);
   if (derived != nullptr) sources_[1] = Resolve(derived->space);
+  one_ended_correlations_ = OneEndedCorrelations(sources_[0]);
   derived_ = derived;
   if (FileGroups() == nullptr) return;
   Source& file = sources_[0];
@@ -317,7 +327,7 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
     const Stat* c = p.FindStat(event, src.correlation_id);
     correlated = c != nullptr;
     if (c && c->IsInteger() &&
-        !std::binary_search(src.one_ended_correlations.begin(), src.one_ended_correlations.end(), c->UintValue())) {
+        !std::binary_search(one_ended_correlations_.begin(), one_ended_correlations_.end(), c->UintValue())) {
       // Launch (host) → kernel (device): one flow per correlation id and host.
       const uint64_t flow_id = (uint64_t{style.host_index} << 48) | (c->UintValue() & ((uint64_t{1} << 48) - 1));
       out.append(",\"bind_id\":");

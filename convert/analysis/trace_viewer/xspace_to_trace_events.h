@@ -151,9 +151,6 @@ class TraceEventRenderer {
     std::vector<bool> host_plane;           // per plane: flows start there
     std::vector<StrId> internal_stats;
     StrId step_name = kNoStr, correlation_id = kNoStr, is_eager = kNoStr;
-    // Correlation ids only one side (host or device) of the file carries,
-    // sorted: no flow is drawn for them.
-    std::vector<uint64_t> one_ended_correlations;
     // Per plane, per event metadata: a TF op's name ("name:Type"), which
     // xprof's grouping marks with is_eager (only with FileGroupArgs).
     std::vector<std::vector<bool>> tf_op_named;
@@ -167,7 +164,12 @@ class TraceEventRenderer {
   void AppendCounter(const TraceRow& row, uint32_t event, const TraceEventStyle& style, std::string& out) const;
   void AppendStatValue(const XSpaceModel& space, const Stat& s, std::string& out) const;
 
+  // Correlation ids only one side (host or device) of the file carries,
+  // sorted: no flow is drawn for them, in the file or its derived lines.
+  static std::vector<uint64_t> OneEndedCorrelations(const Source& file);
+
   Source sources_[2];  // [0]: the file, [1]: its derived timelines
+  std::vector<uint64_t> one_ended_correlations_;
   const DerivedTimelines* derived_ = nullptr;
 };
 
