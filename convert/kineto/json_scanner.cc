@@ -1,5 +1,6 @@
 #include "convert/kineto/json_scanner.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -81,6 +82,36 @@ NumberShape ShapeOfNumber(std::string_view text) {
     shape = NumberShape::kWithExponent;
   }
   return i == text.size() ? shape : NumberShape::kMalformed;
+}
+
+size_t FindLikelyObjectElement(std::string_view text, size_t from, size_t limit) {
+  limit = std::min(limit, text.size());
+  auto space = [&](size_t i) { return i < limit && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'); };
+  for (size_t i = text.find('}', from); i < limit; i = text.find('}', i + 1)) {
+    size_t j = i + 1;
+    while (space(j)) ++j;
+    if (j >= limit || text[j] != ',') continue;
+    ++j;
+    while (space(j)) ++j;
+    if (j + 1 < limit && text[j] == '{') {
+      size_t k = j + 1;
+      while (space(k)) ++k;
+      if (k < limit && text[k] == '"') return j;
+    }
+  }
+  return std::string_view::npos;
+}
+
+void JsonScanner::ResumeInArray(size_t pos, int depth) {
+  pos_ = std::min(pos, text_.size());
+  depth_ = std::clamp(depth, 1, kMaxJsonDepth);
+  has_member_[depth_] = 0;
+  is_object_[depth_] = 0;
+}
+
+void JsonScanner::ContinueAfterContainer(size_t pos) {
+  pos_ = std::min(pos, text_.size());
+  if (depth_ > 0) --depth_;
 }
 
 bool JsonScanner::Fail(std::string what) {

@@ -40,6 +40,15 @@ class JsonScanner {
   // true / false / null.
   bool ReadLiteral(JsonType* type);
 
+  // Two scanners may share one array: this one starts at `pos`, the first
+  // byte of an element of an array open at nesting `depth`, whose earlier
+  // elements another scanner reads; it stops once that array closes.
+  void ResumeInArray(size_t pos, int depth);
+  // The rest of the innermost open container was read by another scanner,
+  // which ended at `pos`, after its closing bracket.
+  void ContinueAfterContainer(size_t pos);
+  int depth() const { return depth_; }
+
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   size_t offset() const { return pos_; }
@@ -60,6 +69,12 @@ class JsonScanner {
   std::string scratch_, key_scratch_;
   std::string error_;
 };
+
+// The offset of a '{' at or after `from` (and before `limit`) that looks like
+// an array element following an object: `}`, a comma, then `{"`, with white
+// space between. Only a guess (the bytes may lie inside a string): a reader
+// that splits there confirms it by arriving at that offset; npos if none.
+size_t FindLikelyObjectElement(std::string_view text, size_t from, size_t limit);
 
 // The form of a number's text: JSON's grammar (leading zeros allowed).
 enum class NumberShape { kMalformed, kInteger, kWithFraction, kWithExponent };

@@ -37,8 +37,10 @@ inline constexpr std::string_view kKinetoOccupancyStat = schema::kKinetoOccupanc
 // of derived lines, so analyses of device ops skip it as they skip those.
 inline constexpr int64_t kKinetoGpuAnnotationLineId = 0xdeadbeef + 49 + 240 + 1 + 99;
 
-// Decodes a Kineto trace's JSON text; `source` names it in errors.
-StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, std::string_view source);
+// Decodes a Kineto trace's JSON text; `source` names it in errors. From
+// options.parallel_min_bytes on, two threads read the events.
+StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, std::string_view source,
+                                                        const LoadOptions& options = {});
 
 // Maps (or, for gzip, inflates within options.max_bytes) and decodes a file.
 StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, const LoadOptions& options = {});

@@ -33,8 +33,8 @@ struct LoadOptions {
   KeepEventStat narrowed_event_stat;
   using KeepOnEvent = std::function<bool(std::string_view plane_name, std::string_view event_name)>;
   KeepOnEvent keeps_narrowed_stats;
-  // Files of at least this size are decoded by two threads (planes split
-  // between them); the model is the same either way.
+  // Files of at least this size are decoded by two threads (an xplane's
+  // planes, a trace's events split between them); the model is the same either way.
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
 };
 

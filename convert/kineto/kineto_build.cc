@@ -1,0 +1,367 @@
+// Turning the builder's pending events into the model's planes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "convert/base/run_both.h"
+#include "convert/kineto/kineto_builder.h"
+#include "convert/kineto/kineto_reader.h"
+
+namespace tbprof::kineto_detail {
+
+namespace {
+
+// "[x, y, z]" → x,y,z; missing dimensions are 1, as CUDA's.
+std::string Dims(std::string_view text) {
+  int64_t dims[3] = {1, 1, 1};
+  size_t n = 0, i = 0;
+  while (i < text.size() && n < 3) {
+    while (i < text.size() && !(text[i] >= '0' && text[i] <= '9')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+    if (j > i) dims[n++] = JsonNumberToInt(text.substr(i, j - i)).value_or(1);
+    i = j;
+  }
+  return std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," + std::to_string(dims[2]);
+}
+
+Stat IntStat(StrId name, int64_t v) {
+  Stat s;
+  s.name = name;
+  s.kind = StatKind::kInt64;
+  s.i64 = v;
+  return s;
+}
+
+Stat StrStat(StrId name, StrId v) {
+  Stat s;
+  s.name = name;
+  s.kind = StatKind::kStr;
+  s.str = v;
+  return s;
+}
+
+// One metadata per (name, category as written): the category is its stat.
+// Nearly every name comes with one category, so the first (category,
+// metadata) of a name sits in a table by name id; other pairs in a map.
+class MetadataIndex {
+ public:
+  MetadataIndex(XPlaneModel& plane, StrId category_stat) : plane_(plane), category_stat_(category_stat) {}
+  uint32_t Of(StrId name, StrId cat) {
+    if (name >= first_of_name_.size()) first_of_name_.resize(name + 1024, {kNoStr, 0});
+    auto& first = first_of_name_[name];
+    if (first.second != 0 && first.first == cat) return first.second;
+    if (first.second == 0) {
+      first = {cat, Add(name, cat)};
+      return first.second;
+    }
+    auto [it, fresh] = others_.try_emplace((uint64_t{name} << 32) | cat, 0);
+    if (fresh) it->second = Add(name, cat);
+    return it->second;
+  }
+
+ private:
+  uint32_t Add(StrId name, StrId cat) {
+    EventMetadata md;
+    md.id = static_cast<int64_t>(plane_.event_metadata.size());
+    md.name = name;
+    md.first_stat = static_cast<uint32_t>(plane_.metadata_stats.size());
+    md.num_stats = 1;
+    plane_.metadata_stats.push_back(StrStat(category_stat_, cat));
+    plane_.event_metadata.push_back(std::move(md));
+    return static_cast<uint32_t>(plane_.event_metadata.size() - 1);
+  }
+  XPlaneModel& plane_;
+  StrId category_stat_;
+  std::vector<std::pair<StrId, uint32_t>> first_of_name_;  // metadata 0 is the placeholder: "none yet"
+  std::unordered_map<uint64_t, uint32_t> others_;
+};
+
+// Asks the kernel to fault in, writable, the pages of each range, last range
+// and last page first (where the thread filling them from the front reaches
+// last). Contents are untouched, so this may race with the filling. Kernels
+// before 5.14 lack the request: then nothing is done.
+void PopulateBackward(const std::vector<std::pair<char*, size_t>>& ranges) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  constexpr uintptr_t kStep = uintptr_t{2} << 20;
+  for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(r->first) & ~(page - 1);
+    uintptr_t end = (reinterpret_cast<uintptr_t>(r->first) + r->second + page - 1) & ~(page - 1);
+    while (end > begin) {
+      const uintptr_t from = end - begin > kStep ? (end - kStep) & ~(page - 1) : begin;
+      if (madvise(reinterpret_cast<void*>(from), end - from, MADV_POPULATE_WRITE) != 0) return;
+      end = from;
+    }
+  }
+}
+
+}  // namespace
+
+bool IsOperatorName(std::string_view name) {
+  return !name.starts_with("ProfilerStep#") && !name.starts_with("enumerate(DataLoader)") &&
+         !name.starts_with("enumerate(DataPipe)") && !name.starts_with("Optimizer.") &&
+         name != "DataParallel.forward" && name != "DistributedDataParallel.forward";
+}
+
+// The CUPTI collector's kernel_details text, from what Kineto wrote: the
+// figures it lacks (registers and occupancy on ROCm) are left out.
+std::string KinetoBuilder::KernelDetails(const PendingEvent& e) const {
+  std::string out;
+  auto add = [&out](std::string_view key, const std::string& value) {
+    if (!out.empty()) out += ' ';
+    out.append(key).append(":").append(value);
+  };
+  if (int64_t regs = IntArg(e, n_.registers); regs != kNone) add("regs", std::to_string(regs));
+  if (int64_t shared = IntArg(e, n_.shared_memory); shared != kNone) {
+    add("static_shared", std::to_string(shared));  // Kineto adds static and dynamic
+    add("dynamic_shared", "0");
+  }
+  const Stat* grid = ArgOf(e, n_.grid);
+  const Stat* block = ArgOf(e, n_.block);
+  add("grid", Dims(grid && grid->kind == StatKind::kStr ? space_->Str(grid->str) : ""));
+  add("block", Dims(block && block->kind == StatKind::kStr ? space_->Str(block->str) : ""));
+  if (const Stat* occ = ArgOf(e, n_.occupancy)) add("occ_pct", std::to_string(occ->DoubleValue()));
+  return out;
+}
+
+// A `[memory]` record as the allocator events the memory profile reads.
+void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, std::vector<Stat>& stats) {
+  StringTable& s = space_->strings;
+  const int64_t bytes = IntArg(e, n_.bytes);
+  const int64_t device_type = IntArg(e, n_.device_type);
+  const int64_t device = IntArg(e, n_.device_index);
+  const int64_t allocated = IntArg(e, n_.total_allocated);
+  const int64_t reserved = IntArg(e, n_.total_reserved);
+  const int64_t addr = IntArg(e, n_.addr);
+  std::string allocator = device_type == 1 ? "GPU_" + std::to_string(device) + "_caching" : "cpu";
+  stats.push_back(StrStat(s.Intern("allocator_name"), s.Intern(allocator)));
+  if (bytes != kNone) {
+    stats.push_back(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
+    stats.push_back(IntStat(s.Intern("allocation_bytes"), std::llabs(bytes)));
+  }
+  if (addr != kNone) stats.push_back(IntStat(s.Intern("addr"), addr));
+  if (allocated != kNone) stats.push_back(IntStat(s.Intern("bytes_allocated"), allocated));
+  // Reserved by the caching allocator but not handed out: its free bytes.
+  // (TensorFlow's bytes_reserved is stack memory, which PyTorch has none of:
+  // 0, so the profile's in-use memory is the allocated heap.)
+  if (allocated != kNone && reserved != kNone) {
+    stats.push_back(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
+    stats.push_back(IntStat(s.Intern("bytes_reserved"), 0));
+  }
+  int64_t& peak = peak_in_use_[allocator];
+  if (allocated != kNone) peak = std::max(peak, allocated);
+  stats.push_back(IntStat(s.Intern("peak_bytes_in_use"), peak));
+  (void)plane;
+}
+
+std::vector<uint32_t> KinetoBuilder::LinesOf(int device) const {
+  std::vector<uint32_t> line_order;
+  for (uint32_t l = 0; l < lines_.size(); ++l) {
+    if (lines_[l].device == device) line_order.push_back(l);
+  }
+  std::stable_sort(line_order.begin(), line_order.end(),
+                   [&](uint32_t a, uint32_t b) { return lines_[a].id < lines_[b].id; });
+  return line_order;
+}
+
+std::vector<std::pair<char*, size_t>> KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order,
+                                                                  XPlaneModel& plane) const {
+  size_t num_events = 0, num_stats = 0;
+  for (uint32_t l : line_order) {
+    num_events += lines_[l].events.size();
+    for (uint32_t idx : lines_[l].events) num_stats += EventAt(idx).num_stats;
+  }
+  plane.events.reserve(num_events);
+  plane.event_stats.reserve(num_stats + 2 * num_events);  // + tf_op, kernel_details
+  AdviseHugePages(plane.events);
+  AdviseHugePages(plane.event_stats);
+  return {{reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event)},
+          {reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat)}};
+}
+
+void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+                               const std::unordered_map<int64_t, StrId>& op_of_external,
+                               const std::unordered_map<int64_t, int64_t>& external_of_correlation) {
+  StringTable& strings = space_->strings;
+  const StrId category_stat = strings.Intern(kKinetoCategoryStat);
+  const StrId tf_op = strings.Intern(schema::kTfOp);
+  const StrId kernel_details = strings.Intern(schema::kKernelDetails);
+  const StrId root = strings.Intern(schema::kIsRoot);
+  const StrId step_num = strings.Intern(schema::kStepNum);
+  const StrId alloc = strings.Intern(schema::kMemoryAllocationEvent);
+  const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
+  plane.event_metadata.emplace_back();  // index 0: the nameless placeholder
+  MetadataIndex metadata_index(plane, category_stat);
+  for (uint32_t l : line_order) {
+    PendingLine& pl = lines_[l];
+    auto outer_first = [&](uint32_t a, uint32_t b) {
+      const PendingEvent& x = EventAt(a);
+      const PendingEvent& y = EventAt(b);
+      return x.ts_ns != y.ts_ns ? x.ts_ns < y.ts_ns : x.dur_ns > y.dur_ns;
+    };
+    // Kineto mostly writes a thread's or stream's events in order already.
+    if (!std::is_sorted(pl.events.begin(), pl.events.end(), outer_first)) {
+      std::sort(pl.events.begin(), pl.events.end(), outer_first);
+    }
+    LineModel line;
+    line.id = pl.id;
+    line.display_id = pl.id;
+    if (device < 0) {
+      auto it = thread_names_.find({pl.pid, pl.tid});
+      line.name = strings.Intern(it != thread_names_.end() ? it->second
+                                                           : "thread " + std::string(space_->Str(pl.tid)));
+    } else {
+      line.name = strings.Intern(pl.id == kKinetoGpuAnnotationLineId ? std::string("GPU annotations")
+                                                                      : "Stream #" + std::to_string(pl.id));
+    }
+    line.first_event = static_cast<uint32_t>(plane.events.size());
+    line.num_events = static_cast<uint32_t>(pl.events.size());
+    for (uint32_t idx : pl.events) {
+      const PendingEvent& pe = EventAt(idx);
+      Event ev;
+      ev.begin_ps = (pe.ts_ns - origin_ns_) * 1000;
+      ev.duration_ps = pe.dur_ns * 1000;
+      ev.first_stat = static_cast<uint32_t>(plane.event_stats.size());
+      StrId name = pe.name;
+      if (pe.kind == Kind::kMemory) {
+        const int64_t bytes = IntArg(pe, n_.bytes);
+        name = bytes != kNone && bytes < 0 ? dealloc : alloc;
+      }
+      ev.metadata = metadata_index.Of(name, pe.cat);
+      plane.events.push_back(ev);
+      const Stat* pending_stats = StatsOf(pe);
+      for (uint32_t i = 0; i < pe.num_stats; ++i) {
+        Stat s = pending_stats[i];
+        if (s.name == n_.correlation) s.name = n_.correlation_id;
+        if (s.name == n_.device) s.name = n_.device_id;
+        plane.event_stats.push_back(s);
+      }
+      std::string_view name_text = space_->Str(pe.name);
+      if (pe.kind == Kind::kMemory) AddMemoryEvent(pe, plane, plane.event_stats);
+      if ((pe.kind == Kind::kCpuOp || pe.kind == Kind::kUserAnnotation) && name_text.starts_with("ProfilerStep#")) {
+        std::optional<int64_t> n = JsonNumberToInt(name_text.substr(13));
+        plane.event_stats.push_back(IntStat(root, 1));
+        if (n) plane.event_stats.push_back(IntStat(step_num, *n));
+      } else if (pe.kind == Kind::kCpuOp && IsOperatorName(name_text)) {
+        plane.event_stats.push_back(StrStat(tf_op, TfOpOf(pe.name)));
+      }
+      if (pe.kind == Kind::kKernel || pe.kind == Kind::kMemcpy || pe.kind == Kind::kMemset) {
+        if (pe.kind == Kind::kKernel) {
+          plane.event_stats.push_back(StrStat(kernel_details, strings.Intern(KernelDetails(pe))));
+        }
+        int64_t external = pe.external;
+        if (external == kNone || external == 0) {
+          auto c = external_of_correlation.find(pe.correlation);
+          if (c != external_of_correlation.end()) external = c->second;
+        }
+        auto op = op_of_external.find(external);
+        if (op != op_of_external.end()) plane.event_stats.push_back(StrStat(tf_op, op->second));
+      }
+    }
+    plane.lines.push_back(line);
+  }
+}
+
+StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
+  origin_ns_ = span_begin_ns_ == kNone ? std::numeric_limits<int64_t>::max() : span_begin_ns_;
+  ForEachEvent([&](const PendingEvent& e) { origin_ns_ = std::min(origin_ns_, e.ts_ns); });
+  if (origin_ns_ == std::numeric_limits<int64_t>::max()) origin_ns_ = 0;
+  for (const std::vector<PendingEvent>* part : {&events_, &back_events_}) {
+    for (const PendingEvent& e : *part) {
+      if (e.ts_ns - origin_ns_ > kMaxSpanNs - e.dur_ns) {
+        return Error("event '" + std::string(space_->Str(e.name)) + "' ends " +
+                     std::to_string((e.ts_ns - origin_ns_ + e.dur_ns) / 1000) +
+                     " µs after the trace's first event, longer than a profile can span");
+      }
+    }
+  }
+  // The operator behind each External id, and the External id of each launch.
+  std::unordered_map<int64_t, StrId> op_of_external;
+  std::unordered_map<int64_t, int64_t> external_of_correlation;
+  ForEachEvent([&](const PendingEvent& e) {
+    if (e.kind == Kind::kCpuOp && IsOperatorName(space_->Str(e.name))) {
+      int64_t external = e.external;
+      if (external == kNone || external == 0) return;
+      op_of_external.try_emplace(external, TfOpOf(e.name));
+    } else if (e.kind == Kind::kRuntime || e.kind == Kind::kDriver) {
+      int64_t external = e.external, correlation = e.correlation;
+      if (external != kNone && correlation != kNone) external_of_correlation.try_emplace(correlation, external);
+    }
+  });
+  XSpaceModel& space = *space_;
+  std::vector<int> devices;
+  for (const PendingLine& l : lines_) {
+    if (l.device >= 0) devices.push_back(l.device);
+  }
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  devices.insert(devices.begin(), -1);  // the host plane first
+  space.planes.resize(devices.size());
+  // Every plane's buffers are sized first, so the second core can fault in
+  // their pages while the first fills them: in a fresh process each page's
+  // first write costs a fault, a large share of this step on virtual machines.
+  std::vector<std::vector<uint32_t>> line_orders;
+  std::vector<std::pair<char*, size_t>> filled_for_sure;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    line_orders.push_back(LinesOf(devices[i]));
+    for (auto range : ReservePlane(line_orders.back(), space.planes[i])) filled_for_sure.push_back(range);
+  }
+  RunBoth(
+      [&] {
+        for (size_t i = 0; i < devices.size(); ++i) {
+          XPlaneModel& plane = space.planes[i];
+          plane.id = static_cast<int64_t>(i);
+          if (devices[i] < 0) {
+            plane.name = space.strings.Intern(schema::kHostPlane);
+          } else {
+            plane.name = space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i]));
+            AddDeviceStats(devices[i], plane);
+          }
+          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation);
+        }
+      },
+      [&] { PopulateBackward(filled_for_sure); });
+  if (span_begin_ns_ != kNone) {
+    XPlaneModel env;
+    env.id = static_cast<int64_t>(space.planes.size());
+    env.name = space.strings.Intern(schema::kTaskEnvironmentPlane);
+    env.event_metadata.emplace_back();
+    env.plane_stats.push_back(IntStat(space.strings.Intern(schema::kProfileStartTime), base_time_ns_ + span_begin_ns_));
+    env.plane_stats.push_back(IntStat(space.strings.Intern(schema::kProfileStopTime), base_time_ns_ + span_end_ns_));
+    space.planes.push_back(std::move(env));
+  }
+  events_ = {};
+  stats_ = {};
+  back_events_ = {};
+  back_stats_ = {};
+  return std::move(space_);
+}
+
+// deviceProperties as the capability stats device_peaks and the run
+// environment read, beside Kineto's own names.
+void KinetoBuilder::AddDeviceStats(int device, XPlaneModel& plane) {
+  auto it = device_properties_.find(device);
+  if (it == device_properties_.end()) return;
+  StringTable& s = space_->strings;
+  std::string_view name;
+  int64_t warp_size = 0;
+  for (const Stat& st : it->second) {
+    std::string_view key = space_->Str(st.name);
+    if (key == "name" && st.kind == StatKind::kStr) name = space_->Str(st.str);
+    if (key == "warpSize") warp_size = st.IntValue();
+    if (key == "computeMajor") plane.plane_stats.push_back(IntStat(s.Intern(schema::kComputeCapMajor), st.IntValue()));
+    if (key == "computeMinor") plane.plane_stats.push_back(IntStat(s.Intern(schema::kComputeCapMinor), st.IntValue()));
+    if (key == "numSms") plane.plane_stats.push_back(IntStat(s.Intern("core_count"), st.IntValue()));
+    if (key == "totalGlobalMem") plane.plane_stats.push_back(IntStat(s.Intern("memory_size"), st.IntValue()));
+    plane.plane_stats.push_back(st);
+  }
+  if (!name.empty()) plane.plane_stats.push_back(StrStat(s.Intern(schema::kGpuDeviceName), s.Intern(name)));
+  // AMD GPUs have 64-wide wavefronts; Kineto writes no vendor.
+  const bool amd = warp_size == 64 || name.find("AMD") != std::string_view::npos ||
+                   name.find("Instinct") != std::string_view::npos;
+  plane.plane_stats.push_back(
+      StrStat(s.Intern(schema::kDeviceVendor), s.Intern(amd ? schema::kVendorAmd : schema::kVendorNvidia)));
+}
+
+}  // namespace tbprof::kineto_detail

@@ -1,0 +1,201 @@
+// The Kineto importer's working state, shared by its two steps: reading the
+// JSON into pending events (kineto_parse.cc) and turning those into planes
+// (kineto_build.cc). Not for use outside convert/kineto.
+//
+// Design: the reader copies what it needs out of each event as it scans
+// (interned names, args as stats, the line it belongs to), so the text's
+// pages can be released behind it; the planes are built only once every
+// event is known, because a line's events must be sorted and a device op's
+// operator is found through launches that may come later in the file. A
+// large trace is read by two builders, one per half of the events, the
+// second merged into the first (see ParseTraceEvents).
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "convert/base/status.h"
+#include "convert/kineto/json_scanner.h"
+#include "convert/model/schema.h"
+#include "convert/model/xspace_model.h"
+
+namespace tbprof::kineto_detail {
+
+// What an event is, from its `cat` (current and PyTorch ≤1.9 spellings).
+enum class Kind : uint8_t {
+  kCpuOp, kUserAnnotation, kPython, kRuntime, kDriver, kOtherHost, kMemory,  // host
+  kKernel, kMemcpy, kMemset, kGpuAnnotation, kOtherDevice,                   // device
+};
+Kind KindOf(std::string_view cat);
+
+inline bool IsDeviceKind(Kind k) { return k >= Kind::kKernel; }
+
+// Host ops that torch-tb-profiler does not count as operators: steps, data
+// loading, optimizer and (Distributed)DataParallel wrappers.
+bool IsOperatorName(std::string_view name);
+
+// Asks for huge pages behind a large reserved vector: filling hundreds of MB
+// 4 KB page by page costs a fault each, a visible share of an import (on
+// virtual machines above all). Only advice: the kernel may decline.
+template <typename T>
+void AdviseHugePages(const std::vector<T>& v) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.capacity()) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+inline constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+// Beyond this (106 days in ps) a time does not fit the model's int64 picoseconds.
+inline constexpr int64_t kMaxSpanNs = std::numeric_limits<int64_t>::max() / 1000;
+
+struct PendingEvent {
+  int64_t ts_ns = 0, dur_ns = 0;
+  uint32_t line = 0;
+  StrId name = kNoStr;
+  StrId cat = kNoStr;  // as written
+  uint32_t first_stat = 0, num_stats = 0;
+  Kind kind = Kind::kOtherHost;
+  uint8_t part = 0;  // whose stats: 0 this builder's, 1 the back half's (see MergeFrom)
+  // args["External id"] and args["correlation"] (kNone when absent), read
+  // per launch and device op when linking them.
+  int64_t external = kNone, correlation = kNone;
+};
+
+// Arg names repeat on every event: a small direct-mapped cache in front of
+// the string table spares hashing each key in full.
+class ArgNameCache {
+ public:
+  StrId Intern(std::string_view key, StringTable& strings) {
+    if (key.empty()) return kNoStr;
+    const size_t slot = (key.size() * 31 + static_cast<unsigned char>(key[0]) * 7 +
+                         static_cast<unsigned char>(key[key.size() / 2]) * 3 +
+                         static_cast<unsigned char>(key.back())) & (kSlots - 1);
+    StrId& id = slots_[slot];
+    if (id != kNoStr && strings.View(id) == key) return id;
+    id = strings.Intern(key);
+    return id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 256;
+  StrId slots_[kSlots] = {};
+};
+
+struct PendingLine {
+  int device = -1;  // -1: the host plane
+  int64_t id = 0;
+  StrId pid = kNoStr, tid = kNoStr;  // host lines: as written
+  std::vector<uint32_t> events;
+};
+
+// The trace as read, before it becomes planes.
+class KinetoBuilder {
+ public:
+  KinetoBuilder(std::string_view source, uint64_t parallel_min_bytes);
+
+  // `release_pages`: `json` is a file mapping whose pages behind the parse
+  // may be handed back to the kernel (they are re-read if touched again).
+  Status Parse(std::string_view json, bool release_pages = false);
+  StatusOr<std::unique_ptr<XSpaceModel>> Build();
+
+ private:
+  struct Names {
+    StrId correlation, correlation_id, device, device_id, stream, external_id, external_id_old, registers,
+        shared_memory, grid, block, occupancy, name, bytes, total_allocated, total_reserved, device_type,
+        device_index, addr, trace_cat;
+  } n_;
+  // Kinds by interned `cat`: an event's category is looked up once per distinct spelling.
+  std::unordered_map<StrId, Kind> kind_of_cat_;
+  int64_t args_external_ = kNone, args_correlation_ = kNone;  // of the event being read
+  ArgNameCache arg_names_;
+  // "<op>:<op>", the tf_op of a cpu_op and of what it launched, made once per op name.
+  std::unordered_map<StrId, StrId> tf_op_of_name_;
+  StrId TfOpOf(StrId name) {
+    auto [it, fresh] = tf_op_of_name_.try_emplace(name, kNoStr);
+    if (fresh) {
+      std::string_view text = space_->Str(name);
+      std::string op;
+      op.reserve(2 * text.size() + 1);
+      op.append(text).append(":").append(text);
+      it->second = space_->strings.Intern(op);
+    }
+    return it->second;
+  }
+  Kind KindOfCat(StrId cat) {
+    auto [it, fresh] = kind_of_cat_.try_emplace(cat, Kind::kOtherHost);
+    if (fresh) it->second = KindOf(space_->Str(cat));
+    return it->second;
+  }
+
+  Status Error(const std::string& what) const { return InvalidArgument(source_ + ": " + what); }
+  Status ScanError(const JsonScanner& js) const {
+    return InvalidArgument(source_ + ": not valid JSON (" + js.error() + ")");
+  }
+  Status ParseTopLevel(JsonScanner& js);
+  Status ParseTraceEvents(JsonScanner& js);
+  Status ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped);
+  Status ParseEventsFrom(size_t from, int depth, size_t* end);
+  void MergeFrom(KinetoBuilder& back);
+  Status ParseEvent(JsonScanner& js);
+  Status ParseArgs(JsonScanner& js);
+  Status ParseDeviceProperties(JsonScanner& js);
+  void AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
+                uint32_t first_stat);
+  const Stat* ArgOf(const PendingEvent& e, StrId name) const;
+  int64_t IntArg(const PendingEvent& e, StrId name) const;
+  uint32_t HostLine(StrId pid, StrId tid);
+  uint32_t DeviceLine(int device, int64_t stream);
+  std::string KernelDetails(const PendingEvent& e) const;
+  void AddDeviceStats(int device, XPlaneModel& plane);
+  std::vector<uint32_t> LinesOf(int device) const;
+  std::vector<std::pair<char*, size_t>> ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane) const;
+  void BuildPlane(int device, const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+                  const std::unordered_map<int64_t, StrId>& op_of_external,
+                  const std::unordered_map<int64_t, int64_t>& external_of_correlation);
+  void AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, std::vector<Stat>& stats);
+
+  std::string source_;
+  uint64_t parallel_min_bytes_;
+  std::string_view json_;
+  std::unique_ptr<XSpaceModel> space_;
+  std::vector<PendingEvent> events_;
+  std::vector<Stat> stats_;
+  // The back half's, once merged: kept where its thread wrote them (copying
+  // them over would touch as much fresh memory again). Event indices past
+  // events_ are into back_events_.
+  std::vector<PendingEvent> back_events_;
+  std::vector<Stat> back_stats_;
+  const PendingEvent& EventAt(uint32_t i) const {
+    return i < events_.size() ? events_[i] : back_events_[i - events_.size()];
+  }
+  const Stat* StatsOf(const PendingEvent& e) const { return (e.part ? back_stats_ : stats_).data() + e.first_stat; }
+  template <typename F>
+  void ForEachEvent(F&& f) const {
+    for (const PendingEvent& e : events_) f(e);
+    for (const PendingEvent& e : back_events_) f(e);
+  }
+  std::vector<PendingLine> lines_;
+  std::unordered_map<uint64_t, uint32_t> host_line_of_, device_line_of_;
+  std::map<std::pair<StrId, StrId>, std::string> thread_names_;
+  std::map<int, std::vector<Stat>> device_properties_;
+  int64_t base_time_ns_ = 0;
+  int64_t span_begin_ns_ = kNone, span_end_ns_ = kNone;
+  bool saw_trace_events_ = false;
+  int64_t origin_ns_ = 0;
+  const char* release_base_ = nullptr;
+  const char* released_to_ = nullptr;
+  void ReleasePagesBefore(size_t offset);
+  std::map<std::string, int64_t> peak_in_use_;
+};
+
+}  // namespace tbprof::kineto_detail
