@@ -141,6 +141,7 @@ class KinetoBuilder {
   Status ScanError(const JsonScanner& js) const {
     return InvalidArgument(source_ + ": not valid JSON (" + js.error() + ")");
   }
+  void ReserveFor(size_t json_bytes);
   Status ParseTopLevel(JsonScanner& js);
   Status ParseTraceEvents(JsonScanner& js);
   Status ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped);

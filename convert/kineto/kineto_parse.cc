@@ -106,15 +106,19 @@ KinetoBuilder::KinetoBuilder(std::string_view source, uint64_t parallel_min_byte
   n_.trace_cat = s.Intern("Trace");
 }
 
+// Room for a typical event and its args per few hundred bytes of JSON:
+// address space only until written, and it spares the copies of repeated growth.
+void KinetoBuilder::ReserveFor(size_t json_bytes) {
+  events_.reserve(json_bytes / 512);
+  stats_.reserve(json_bytes / 48);
+  AdviseHugePages(events_);
+  AdviseHugePages(stats_);
+}
+
 Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   json_ = json;
   JsonScanner js(json);
-  // Room for a typical event and its args per few hundred bytes: address
-  // space only until written, and it spares the copies of repeated growth.
-  events_.reserve(json.size() / 512);
-  stats_.reserve(json.size() / 48);
-  AdviseHugePages(events_);
-  AdviseHugePages(stats_);
+  ReserveFor(json.size());
   if (release_pages) {
     release_base_ = json.data();
     released_to_ = json.data();
@@ -203,10 +207,7 @@ Status KinetoBuilder::ParseTraceEvents(JsonScanner& js) {
 Status KinetoBuilder::ParseEventsFrom(size_t from, int depth, size_t* end) {
   JsonScanner js(json_);
   js.ResumeInArray(from, depth);
-  events_.reserve((json_.size() - from) / 512);
-  stats_.reserve((json_.size() - from) / 48);
-  AdviseHugePages(events_);
-  AdviseHugePages(stats_);
+  ReserveFor(json_.size() - from);
   bool stopped = false;
   RETURN_IF_ERROR(ParseEvents(js, std::string_view::npos, &stopped));
   *end = js.offset();

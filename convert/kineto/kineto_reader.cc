@@ -7,23 +7,22 @@ namespace tbprof {
 
 using kineto_detail::KinetoBuilder;
 
-StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, std::string_view source,
-                                                        const LoadOptions& options) {
-  KinetoBuilder builder(source, options.parallel_min_bytes);
-  RETURN_IF_ERROR(builder.Parse(json));
-  return builder.Build();
-}
-
 namespace {
 
-StatusOr<std::unique_ptr<XSpaceModel>> ParseMappedKinetoTrace(std::string_view json, std::string_view source,
-                                                              const LoadOptions& options) {
+// `release_pages`: `json` is a file mapping whose read pages may be handed back.
+StatusOr<std::unique_ptr<XSpaceModel>> Decode(std::string_view json, std::string_view source,
+                                              const LoadOptions& options, bool release_pages) {
   KinetoBuilder builder(source, options.parallel_min_bytes);
-  RETURN_IF_ERROR(builder.Parse(json, options.release_decoded_pages));
+  RETURN_IF_ERROR(builder.Parse(json, release_pages));
   return builder.Build();
 }
 
 }  // namespace
+
+StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, std::string_view source,
+                                                        const LoadOptions& options) {
+  return Decode(json, source, options, /*release_pages=*/false);
+}
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
@@ -34,7 +33,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, c
     if (!inflated.ok()) return inflated.status();
     return ParseKinetoTrace(*inflated, path, options);
   }
-  auto model = ParseMappedKinetoTrace(f.view(), path, options);
+  auto model = Decode(f.view(), path, options, options.release_decoded_pages);
   RETURN_IF_ERROR(f.CheckUnchanged());
   return model;
 }
