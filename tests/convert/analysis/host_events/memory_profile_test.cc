@@ -552,12 +552,12 @@ std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& pa
 }
 
 TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
-  const ToolSpec* tool = FindXPlaneTool("memory_profile");
+  const ToolSpec* tool = FindProfileTool("memory_profile");
   ASSERT_NE(tool, nullptr);
   EXPECT_FALSE(tool->all_hosts);
   EXPECT_FALSE(tool->run(ToolInput{}).ok());
   ToolInput two;
-  two.xplane_paths = {"a.xplane.pb", "b.xplane.pb"};
+  two.profile_paths = {"a.xplane.pb", "b.xplane.pb"};
   auto refused = tool->run(two);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "Memory profile tool expects only 1 XSpace path but gets 2");
