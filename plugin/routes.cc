@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/base/json.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/compare_tools.h"

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/kernels/kernel_launch_params.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"

@@ -1,6 +1,6 @@
 #include "convert/analysis/op_stats/model_tracker.h"
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof {
 namespace {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 
 namespace tbprof {
 

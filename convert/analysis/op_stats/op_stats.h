@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 #include "proto/kernel_stats.pb.h"
 
 namespace tbprof {

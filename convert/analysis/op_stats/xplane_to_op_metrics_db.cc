@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/model/event_nesting.h"
 #include "convert/model/schema.h"
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/analysis/op_stats/step_events_to_steps_db.h"

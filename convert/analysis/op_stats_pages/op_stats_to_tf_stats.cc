@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 #include "convert/analysis/op_stats/model_tracker.h"

@@ -1,4 +1,4 @@
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 #include <cctype>
 
