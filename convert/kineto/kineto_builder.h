@@ -11,8 +11,6 @@
 // second merged into the first (see ParseTraceEvents).
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -25,6 +23,7 @@
 
 #include "convert/base/status.h"
 #include "convert/kineto/json_scanner.h"
+#include "convert/model/model_writer.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
 
@@ -42,17 +41,6 @@ inline bool IsDeviceKind(Kind k) { return k >= Kind::kKernel; }
 // Host ops that torch-tb-profiler does not count as operators: steps, data
 // loading, optimizer and (Distributed)DataParallel wrappers.
 bool IsOperatorName(std::string_view name);
-
-// Asks for huge pages behind a large reserved vector: filling hundreds of MB
-// 4 KB page by page costs a fault each, a visible share of an import (on
-// virtual machines above all). Only advice: the kernel may decline.
-template <typename T>
-void AdviseHugePages(const std::vector<T>& v) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.capacity()) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
 
 inline constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 // Beyond this (106 days in ps) a time does not fit the model's int64 picoseconds.
@@ -157,13 +145,13 @@ class KinetoBuilder {
   uint32_t HostLine(StrId pid, StrId tid);
   uint32_t DeviceLine(int device, int64_t stream);
   std::string KernelDetails(const PendingEvent& e) const;
-  void AddDeviceStats(int device, XPlaneModel& plane);
+  void AddDeviceStats(int device, PlaneWriter& plane);
   std::vector<uint32_t> LinesOf(int device) const;
   std::vector<std::pair<char*, size_t>> ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane) const;
-  void BuildPlane(int device, const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+  void BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                   const std::unordered_map<int64_t, StrId>& op_of_external,
                   const std::unordered_map<int64_t, int64_t>& external_of_correlation);
-  void AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, std::vector<Stat>& stats);
+  void AddMemoryStats(const PendingEvent& e, PlaneWriter& plane);
 
   std::string source_;
   uint64_t parallel_min_bytes_;

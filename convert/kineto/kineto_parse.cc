@@ -1,8 +1,10 @@
 // Reading a Kineto trace's JSON into the builder's pending events.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
@@ -109,10 +111,8 @@ KinetoBuilder::KinetoBuilder(std::string_view source, uint64_t parallel_min_byte
 // Room for a typical event and its args per few hundred bytes of JSON:
 // address space only until written, and it spares the copies of repeated growth.
 void KinetoBuilder::ReserveFor(size_t json_bytes) {
-  events_.reserve(json_bytes / 512);
-  stats_.reserve(json_bytes / 48);
-  AdviseHugePages(events_);
-  AdviseHugePages(stats_);
+  ReserveLarge(events_, json_bytes / 512);
+  ReserveLarge(stats_, json_bytes / 48);
 }
 
 Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
@@ -259,6 +259,7 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
       RETURN_IF_ERROR(ParseTraceEvents(js));
     } else if (key == "deviceProperties") {
       RETURN_IF_ERROR(ParseDeviceProperties(js));
+
     } else if (key == "baseTimeNanoseconds") {
       std::string_view text;
       if (js.Peek() != JsonType::kNumber || !js.ReadNumberText(&text)) return Error("bad \"baseTimeNanoseconds\"");
