@@ -134,7 +134,10 @@ void KinetoBuilder::AddMemoryStats(const PendingEvent& e, PlaneWriter& plane) {
   const int64_t allocated = IntArg(e, n_.total_allocated);
   const int64_t reserved = IntArg(e, n_.total_reserved);
   const int64_t addr = IntArg(e, n_.addr);
-  std::string allocator = device_type == 1 ? "GPU_" + std::to_string(device) + "_caching" : "cpu";
+  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm); other kinds are named by their number.
+  std::string allocator = device_type == 1 || device_type == 6 ? "GPU_" + std::to_string(device) + "_caching"
+                          : device_type == 0 || device_type == kNone ? std::string("cpu")
+                                                                      : "device_type_" + std::to_string(device_type);
   plane.AddEventStat(StrStat(s.Intern("allocator_name"), s.Intern(allocator)));
   if (bytes != kNone) {
     plane.AddEventStat(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
@@ -280,6 +283,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
     }
   });
   XSpaceModel& space = *space_;
+  space.hostnames.push_back(HostName());
   std::vector<int> devices;
   for (const PendingLine& l : lines_) {
     if (l.device >= 0) devices.push_back(l.device);
@@ -324,6 +328,19 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   back_events_ = {};
   back_stats_ = {};
   return std::move(space_);
+}
+
+// Each rank of a distributed run is a host of its own: "rank <N>" where the
+// trace says its rank, else the trace's file name without its suffixes
+// (torch-tb-profiler's "<worker>.<span>.pt.trace.json" keeps its worker and span).
+std::string KinetoBuilder::HostName() const {
+  if (rank_ != kNone) return "rank " + std::to_string(rank_);
+  std::string_view name = source_;
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  for (std::string_view suffix : {".gz", ".json", ".pt.trace"}) {
+    if (name.ends_with(suffix) && name.size() > suffix.size()) name.remove_suffix(suffix.size());
+  }
+  return std::string(name);
 }
 
 // deviceProperties as the capability stats device_peaks and the run

@@ -138,6 +138,8 @@ class KinetoBuilder {
   Status ParseEvent(JsonScanner& js);
   Status ParseArgs(JsonScanner& js);
   Status ParseDeviceProperties(JsonScanner& js);
+  Status ParseDistributedInfo(JsonScanner& js);
+  std::string HostName() const;
   void AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
                 uint32_t first_stat);
   const Stat* ArgOf(const PendingEvent& e, StrId name) const;
@@ -178,6 +180,7 @@ class KinetoBuilder {
   std::map<std::pair<StrId, StrId>, std::string> thread_names_;
   std::map<int, std::vector<Stat>> device_properties_;
   int64_t base_time_ns_ = 0;
+  int64_t rank_ = kNone;  // distributedInfo.rank
   int64_t span_begin_ns_ = kNone, span_end_ns_ = kNone;
   bool saw_trace_events_ = false;
   int64_t origin_ns_ = 0;

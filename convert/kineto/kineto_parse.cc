@@ -259,7 +259,8 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
       RETURN_IF_ERROR(ParseTraceEvents(js));
     } else if (key == "deviceProperties") {
       RETURN_IF_ERROR(ParseDeviceProperties(js));
-
+    } else if (key == "distributedInfo") {
+      RETURN_IF_ERROR(ParseDistributedInfo(js));
     } else if (key == "baseTimeNanoseconds") {
       std::string_view text;
       if (js.Peek() != JsonType::kNumber || !js.ReadNumberText(&text)) return Error("bad \"baseTimeNanoseconds\"");
@@ -272,6 +273,23 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
   }
   if (js.failed()) return ScanError(js);
   return Status::Ok();
+}
+
+// Only the rank is read: it names the trace's host.
+Status KinetoBuilder::ParseDistributedInfo(JsonScanner& js) {
+  if (js.Peek() != JsonType::kObject) return js.SkipValue() ? Status::Ok() : ScanError(js);
+  js.EnterObject();
+  std::string_view key;
+  while (js.NextKey(&key)) {
+    std::string_view text;
+    if (key == "rank" && js.Peek() == JsonType::kNumber) {
+      if (!js.ReadNumberText(&text)) break;
+      if (std::optional<int64_t> rank = JsonNumberToInt(text); rank && *rank >= 0) rank_ = *rank;
+    } else if (!js.SkipValue()) {
+      break;
+    }
+  }
+  return js.failed() ? ScanError(js) : Status::Ok();
 }
 
 Status KinetoBuilder::ParseArgs(JsonScanner& js) {
