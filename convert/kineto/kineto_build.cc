@@ -46,16 +46,26 @@ Stat StrStat(StrId name, StrId v) {
 
 // One metadata per (name, category as written): the category is its stat.
 // Nearly every name comes with one category, so the first (category,
-// metadata) of a name sits in a table by name id; other pairs in a map.
+// metadata) of a name sits in a table by name id; other pairs in a map. The
+// table is the space's, lent to one plane at a time and cleared of that
+// plane's entries after it (a table per plane would cost planes × names).
+using FirstOfName = std::vector<std::pair<StrId, uint32_t>>;  // metadata 0 is the placeholder: "none yet"
 class MetadataIndex {
  public:
-  MetadataIndex(PlaneWriter& plane, StrId category_stat) : plane_(plane), category_stat_(category_stat) {}
+  MetadataIndex(PlaneWriter& plane, StrId category_stat, FirstOfName& first_of_name)
+      : plane_(plane), category_stat_(category_stat), first_of_name_(first_of_name) {}
+  ~MetadataIndex() {
+    for (StrId name : touched_) first_of_name_[name] = {kNoStr, 0};
+  }
+  MetadataIndex(const MetadataIndex&) = delete;
+  MetadataIndex& operator=(const MetadataIndex&) = delete;
   uint32_t Of(StrId name, StrId cat) {
     if (name >= first_of_name_.size()) first_of_name_.resize(name + 1024, {kNoStr, 0});
     auto& first = first_of_name_[name];
     if (first.second != 0 && first.first == cat) return first.second;
     if (first.second == 0) {
       first = {cat, Add(name, cat)};
+      touched_.push_back(name);
       return first.second;
     }
     auto [it, fresh] = others_.try_emplace((uint64_t{name} << 32) | cat, 0);
@@ -74,7 +84,8 @@ class MetadataIndex {
   }
   PlaneWriter& plane_;
   StrId category_stat_;
-  std::vector<std::pair<StrId, uint32_t>> first_of_name_;  // metadata 0 is the placeholder: "none yet"
+  FirstOfName& first_of_name_;
+  std::vector<StrId> touched_;
   std::unordered_map<uint64_t, uint32_t> others_;
 };
 
@@ -157,31 +168,45 @@ void KinetoBuilder::AddMemoryStats(const PendingEvent& e, PlaneWriter& plane) {
   plane.AddEventStat(IntStat(s.Intern("peak_bytes_in_use"), peak));
 }
 
-std::vector<uint32_t> KinetoBuilder::LinesOf(int device) const {
-  std::vector<uint32_t> line_order;
-  for (uint32_t l = 0; l < lines_.size(); ++l) {
-    if (lines_[l].device == device) line_order.push_back(l);
+// The lines of each of `devices` (ascending, the host's -1 first), by id.
+std::vector<std::vector<uint32_t>> KinetoBuilder::LinesByPlane(const std::vector<int>& devices) const {
+  std::vector<uint32_t> order(lines_.size());
+  for (uint32_t l = 0; l < order.size(); ++l) order[l] = l;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return lines_[a].device != lines_[b].device ? lines_[a].device < lines_[b].device : lines_[a].id < lines_[b].id;
+  });
+  std::vector<std::vector<uint32_t>> by_plane(devices.size());
+  size_t plane = 0;
+  for (uint32_t l : order) {
+    while (devices[plane] != lines_[l].device) ++plane;
+    by_plane[plane].push_back(l);
   }
-  std::stable_sort(line_order.begin(), line_order.end(),
-                   [&](uint32_t a, uint32_t b) { return lines_[a].id < lines_[b].id; });
-  return line_order;
+  return by_plane;
 }
 
-std::vector<std::pair<char*, size_t>> KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order,
-                                                                  XPlaneModel& plane) const {
+// Sizes the plane's arrays, claimed first, and adds the parts sure to be
+// written to `filled`.
+Status KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+                                   std::vector<std::pair<char*, size_t>>& filled) const {
   size_t num_events = 0, num_stats = 0;
   for (uint32_t l : line_order) {
     num_events += lines_[l].events.size();
     for (uint32_t idx : lines_[l].events) num_stats += EventAt(idx).num_stats;
   }
-  PlaneWriter(plane).ReserveLarge(num_events, num_stats + 2 * num_events);  // + tf_op, kernel_details
-  return {{reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event)},
-          {reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat)}};
+  const size_t reserved_stats = num_stats + 2 * num_events;  // + tf_op, kernel_details
+  RETURN_IF_ERROR(ClaimMemory(sizeof(XPlaneModel) + sizeof(EventMetadata) + line_order.size() * sizeof(LineModel) +
+                                  num_events * sizeof(Event) + reserved_stats * sizeof(Stat),
+                              "loading the profile"));
+  PlaneWriter(plane).ReserveLarge(num_events, reserved_stats);
+  filled.emplace_back(reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event));
+  filled.emplace_back(reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat));
+  return Status::Ok();
 }
 
 void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                                const std::unordered_map<int64_t, StrId>& op_of_external,
-                               const std::unordered_map<int64_t, int64_t>& external_of_correlation) {
+                               const std::unordered_map<int64_t, int64_t>& external_of_correlation,
+                               std::vector<std::pair<StrId, uint32_t>>& first_of_name) {
   StringTable& strings = space_->strings;
   const StrId category_stat = strings.Intern(kKinetoCategoryStat);
   const StrId tf_op = strings.Intern(schema::kTfOp);
@@ -191,7 +216,7 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
   const StrId alloc = strings.Intern(schema::kMemoryAllocationEvent);
   const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
   plane.AddEventMetadata({});  // index 0: nameless, MetadataIndex's "none yet"
-  MetadataIndex metadata_index(plane, category_stat);
+  MetadataIndex metadata_index(plane, category_stat, first_of_name);
   for (uint32_t l : line_order) {
     PendingLine& pl = lines_[l];
     auto outer_first = [&](uint32_t a, uint32_t b) {
@@ -295,15 +320,17 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   // Every plane's buffers are sized first, so the second core can fault in
   // their pages while the first fills them: in a fresh process each page's
   // first write costs a fault, a large share of this step on virtual machines.
-  std::vector<std::vector<uint32_t>> line_orders;
+  const std::vector<std::vector<uint32_t>> line_orders = LinesByPlane(devices);
+  RETURN_IF_ERROR(ClaimHeld());  // the operators' names
   std::vector<std::pair<char*, size_t>> filled_for_sure;
   for (size_t i = 0; i < devices.size(); ++i) {
-    line_orders.push_back(LinesOf(devices[i]));
-    for (auto range : ReservePlane(line_orders.back(), space.planes[i])) filled_for_sure.push_back(range);
+    RETURN_IF_ERROR(ReservePlane(line_orders[i], space.planes[i], filled_for_sure));
   }
+  Status built;
+  FirstOfName first_of_name;
   RunBoth(
       [&] {
-        for (size_t i = 0; i < devices.size(); ++i) {
+        for (size_t i = 0; i < devices.size() && built.ok(); ++i) {
           PlaneWriter plane(space.planes[i]);
           plane.SetId(static_cast<int64_t>(i));
           if (devices[i] < 0) {
@@ -312,10 +339,12 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
             plane.SetName(space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i])));
             AddDeviceStats(devices[i], plane);
           }
-          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation);
+          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
+          built = ClaimHeld();  // the kernels' details, the names made for their operators
         }
       },
       [&] { PopulateBackward(filled_for_sure); });
+  RETURN_IF_ERROR(built);
   if (span_begin_ns_ != kNone) {
     const StrId env_name = space.strings.Intern(schema::kTaskEnvironmentPlane);
     PlaneWriter env = PlaneWriter::AddTo(space, static_cast<int64_t>(space.planes.size()), env_name);

@@ -117,6 +117,7 @@ void KinetoBuilder::ReserveFor(size_t json_bytes) {
 
 Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   json_ = json;
+  if (json.empty()) return EmptyProfileFile(source_);
   JsonScanner js(json);
   ReserveFor(json.size());
   if (release_pages) {
@@ -162,6 +163,7 @@ Status KinetoBuilder::ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped
       continue;  // not an event
     }
     RETURN_IF_ERROR(ParseEvent(js));
+    RETURN_IF_ERROR(ClaimHeld());
     if (release_base_ != nullptr) ReleasePagesBefore(js.offset());
   }
   return js.failed() ? ScanError(js) : Status::Ok();
@@ -265,7 +267,7 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
       std::string_view text;
       if (js.Peek() != JsonType::kNumber || !js.ReadNumberText(&text)) return Error("bad \"baseTimeNanoseconds\"");
       std::optional<int64_t> v = JsonNumberToInt(text);
-      if (!v || *v < 0) return Error("bad \"baseTimeNanoseconds\" " + std::string(text));
+      if (!v || *v < 0 || *v > kMaxAbsTimeNs) return Error("bad \"baseTimeNanoseconds\" " + std::string(text));
       base_time_ns_ = *v;
     } else if (!js.SkipValue()) {
       break;
@@ -303,6 +305,7 @@ Status KinetoBuilder::ParseArgs(JsonScanner& js) {
     if (!ReadStatValue(js, space_->strings, &s)) break;
     if (s.kind == StatKind::kNone) continue;
     stats_.push_back(s);
+    if ((stats_.size() & 0xffff) == 0) RETURN_IF_ERROR(ClaimHeld());  // one event may carry millions
     if (s.name == n_.external_id && args_external_ == kNone && s.IsInteger()) args_external_ = s.IntValue();
     if (s.name == n_.correlation && args_correlation_ == kNone && s.IsInteger()) args_correlation_ = s.IntValue();
   }
@@ -318,11 +321,15 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
   StrId name = kNoStr, pid = kNoStr, tid = kNoStr;
   int64_t ts = kNone, dur = kNone;
   std::string_view key, text;
-  auto time_value = [&](int64_t* out) -> Status {
+  // `absolute`: a point in time, bounded so that differences never wrap (a
+  // duration is bounded by kMaxSpanNs below).
+  auto time_value = [&](int64_t* out, bool absolute) -> Status {
     if (js.Peek() != JsonType::kNumber) return js.SkipValue() ? Status::Ok() : ScanError(js);
     if (!js.ReadNumberText(&text)) return ScanError(js);
     std::optional<int64_t> ns = JsonMicrosToNanos(text);
-    if (!ns) return Error("event time " + std::string(text) + " µs is beyond what a profile spans");
+    if (!ns || (absolute && (*ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs))) {
+      return Error("event time " + std::string(text) + " µs is beyond what a profile spans");
+    }
     *out = *ns;
     return Status::Ok();
   };
@@ -350,9 +357,9 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
     } else if (key == "tid") {
       if (!ReadIdText(js, space_->strings, &tid)) break;
     } else if (key == "ts") {
-      RETURN_IF_ERROR(time_value(&ts));
+      RETURN_IF_ERROR(time_value(&ts, /*absolute=*/true));
     } else if (key == "dur") {
-      RETURN_IF_ERROR(time_value(&dur));
+      RETURN_IF_ERROR(time_value(&dur, /*absolute=*/false));
     } else if (key == "args") {
       RETURN_IF_ERROR(ParseArgs(js));
     } else if (!js.SkipValue()) {
