@@ -11,9 +11,7 @@ namespace {
 
 Stat IntStat(StrId name, int64_t v) {
   Stat s;
-  s.name = name;
-  s.kind = StatKind::kInt64;
-  s.i64 = v;
+  s.name = name, s.kind = StatKind::kInt64, s.i64 = v;
   return s;
 }
 
