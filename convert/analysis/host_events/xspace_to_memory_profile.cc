@@ -1,4 +1,5 @@
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 #include "convert/base/json.h"
 
@@ -139,7 +140,8 @@ MemoryActivityMetadata SpecialAllocation(int64_t bytes, const char* op, const ch
 
 // The breakdown table at the peak (ProcessActiveAllocations), then only the
 // snapshots it references are kept (SaveActiveAllocationSnapshots).
-void BreakDownPeak(int64_t peak_step_id, PerAllocatorMemoryProfile& p) {
+// `unmapped_label` names the heap the peak's step did not allocate.
+void BreakDownPeak(int64_t peak_step_id, const char* unmapped_label, PerAllocatorMemoryProfile& p) {
   const std::vector<MemoryProfileSnapshot>& snapshots = p.memory_profile_snapshots;
   int64_t unmapped = p.profile_summary.peak_stats.heap_allocated_bytes;
   int64_t unmapped_deallocation = 0;
@@ -166,7 +168,7 @@ void BreakDownPeak(int64_t peak_step_id, PerAllocatorMemoryProfile& p) {
   std::sort(rows.begin(), rows.end(), [](const IndexedMetadata& a, const IndexedMetadata& b) { return a.first < b.first; });
   if (unmapped > 0) {
     p.special_allocations.push_back(
-        SpecialAllocation(unmapped, "unused preallocated device memory", "persist/dynamic", peak_step_id));
+        SpecialAllocation(unmapped, unmapped_label, "persist/dynamic", peak_step_id));
   }
   if (int64_t stack = p.profile_summary.peak_stats.stack_reserved_bytes; stack > 0) {
     p.special_allocations.push_back(SpecialAllocation(stack, "stack", "stack", peak_step_id));
@@ -409,7 +411,11 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
     for (const MemoryProfileSnapshot& s : snapshots) {
       if (InUse(s) == p.profile_summary.peak_stats.peak_bytes_in_use) peak_step_id = s.activity_metadata.step_id;
     }
-    BreakDownPeak(peak_step_id, p);
+    // TensorFlow's BFC allocator reserves its region up front; PyTorch's
+    // caching allocator has no such region: what the step did not allocate
+    // was allocated earlier (before the step, or before the trace began).
+    BreakDownPeak(peak_step_id,
+                  schema::IsKinetoTrace(model) ? "allocated before the step" : "unused preallocated device memory", p);
   }
   return profile;
 }

@@ -73,12 +73,13 @@ std::string TfOpEventName(const TfOp& op) {
 
 TfOp ParseTfOpFullname(std::string_view fullname) {
   TfOp op;
-  // A PyTorch operator's name holds "::" (and may hold ": "), so its colons
-  // cannot split it: the importer doubles the name instead, and a doubled
-  // C++-qualified name is one PyTorch op. TensorFlow names never hold "::".
+  // A PyTorch operator's name may hold colons ("aten::add", "nccl:all_reduce",
+  // "…: AddmmBackward0"), so they cannot split it: the importer doubles the
+  // name instead, and a doubled name with a colon in each half is one PyTorch
+  // op (a TensorFlow full name holds one colon only).
   if (fullname.size() % 2 == 1 && fullname[fullname.size() / 2] == ':') {
     std::string_view half = fullname.substr(0, fullname.size() / 2);
-    if (half.find("::") != std::string_view::npos && fullname.substr(half.size() + 1) == half) {
+    if (half.find(':') != std::string_view::npos && fullname.substr(half.size() + 1) == half) {
       op.category = TfOpCategory::kPyTorch;
       op.name = std::string(half);
       op.type = std::string(half);

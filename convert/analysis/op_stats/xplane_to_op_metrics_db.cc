@@ -9,6 +9,7 @@
 
 #include "convert/analysis/self_time/op_self_time.h"
 #include "convert/model/event_nesting.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 
 namespace tbprof {
@@ -198,7 +199,8 @@ std::unordered_map<int64_t, OpMetrics*> InputPipelineStageRows(const XSpaceModel
 // An op is an event named "name:type" (a TF op), or one that carries a
 // `tf_op` stat (an XLA:CPU op or an XLA launch), which names the op, as in
 // xprof's host op metrics. Instants are left out of the stat's ops: they are
-// markers, not executions (xprof would count each as an occurrence of 0 ps).
+// markers, not executions (xprof would count each as an occurrence of 0 ps);
+// a PyTorch operator of zero length is a call, though.
 // An event of an input-pipeline stage (`_ipl_stage_id`) is its stage's op,
 // and never a TF op by its name.
 void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const {
@@ -213,8 +215,13 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
   // marks eager or not (tf.data's named ops are not among them).
   std::vector<uint8_t> tensorflow_op(p.event_metadata.size(), 0);
   std::unordered_map<StrId, OpMetrics*> row_of_tf_op;
+  // A PyTorch trace's zero-length operator is a call shorter than its time
+  // unit (whole µs up to PyTorch 1.9): every event it counts is a complete one.
+  const bool pytorch = schema::IsKinetoTrace(space_);
+  const bool zero_length_calls = pytorch;
   auto stat_op_row = [&](uint32_t e) -> OpMetrics* {
-    if (p.events[e].duration_ps <= 0 || ids_.tf_op == kNoStr) return nullptr;
+    const int64_t duration_ps = p.events[e].duration_ps;
+    if (duration_ps < 0 || (duration_ps == 0 && !zero_length_calls) || ids_.tf_op == kNoStr) return nullptr;
     const Stat* stat = p.FindEventOrMetadataStat(e, ids_.tf_op);
     if (stat == nullptr || stat->kind != StatKind::kStr || space_.Str(stat->str).empty()) return nullptr;
     auto [it, fresh] = row_of_tf_op.try_emplace(stat->str, nullptr);
@@ -267,7 +274,10 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
         const uint32_t md = p.events[e].metadata;
         if (kind[md] == kUnchecked) {
           std::string_view name = space_.Str(p.event_metadata[md].name);
-          TfOp op = ParseTfOpFullname(name);
+          // A PyTorch name's colon ("nccl:all_reduce") does not split a name
+          // from a type: such an event is an op only by its tf_op stat.
+          const bool pytorch_colon = pytorch && name.find(':') != std::string_view::npos;
+          TfOp op = pytorch_colon ? TfOp() : ParseTfOpFullname(name);
           if (op.category != TfOpCategory::kUnknown) {
             kind[md] = kNamedOp;
             tensorflow_op[md] = op.category == TfOpCategory::kTensorFlow;
