@@ -1,6 +1,7 @@
 #include "convert/analysis/tfprof/tfprof_show_node.h"
 
 #include "convert/analysis/tfprof/tfprof_format.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -41,7 +42,6 @@ std::string JoinSet(const Set& items, const std::string& sep) {
 
 void ShowNode::ReInit(const Model& model, int64_t step) {
   flops_known.SetSelf(node);
-  proto.set_name(name);
   proto.clear_devices();
   proto.clear_input_shapes();
   if (node == nullptr) {
@@ -253,17 +253,20 @@ std::string FormatTreeNode(const ShowNode& node, const Model& model, const Optio
     }
     info.push_back(Join(shapes, "|"));
   }
-  return node.name + " (" + Join(info, ", ") + ")";
+  return std::string(node.name) + " (" + Join(info, ", ") + ")";
 }
 
-void CopyShownTree(const ShowNode& from, GraphNodeProto& to, std::vector<std::pair<bool, bool>>& known) {
+Status CopyShownTree(const ShowNode& from, GraphNodeProto& to, std::vector<std::pair<bool, bool>>& known) {
   for (const ShowNode* child : from.show_children) {
+    RETURN_IF_ERROR(ClaimMemory(sizeof(GraphNodeProto) + child->name.size(), "tfprof: the view's nodes"));
     GraphNodeProto* c = to.add_children();
     *c = child->proto;
     c->clear_children();
+    c->set_name(std::string(child->name));
     known.emplace_back(child->flops_known.SelfKnown(), child->flops_known.TotalKnown());
-    CopyShownTree(*child, *c, known);
+    RETURN_IF_ERROR(CopyShownTree(*child, *c, known));
   }
+  return Status::Ok();
 }
 
 }  // namespace tbprof::tfprof
