@@ -9,7 +9,7 @@
 
 #include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
-#include "convert/analysis/tfprof/profile_proto_reader.h"
+#include "convert/tfprof/profile_proto_reader.h"
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/xspace_to_tfprof.h"
 #include "convert/base/file_bytes.h"

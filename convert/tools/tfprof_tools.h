@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
 #include "convert/tools/tool_io.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/base/status.h"
 #include "proto/tfprof_output.pb.h"
