@@ -167,7 +167,9 @@ bool RunCommand(Models& models, const std::vector<std::string>& words, tfprof::O
     std::printf("Timeline written to %s (open it in chrome://tracing or Perfetto).\n", path.c_str());
     return true;
   }
-  const std::string text = tfprof::DocPreamble(cmd, options) + result->text;
+  // An empty table for a reason the options give is said in words instead.
+  const std::string text =
+      tfprof::DocPreamble(cmd, options) + (result->note.empty() ? result->text : result->note + "\n");
   if (options.output_type == "stdout") {
     std::fputs(text.c_str(), stdout);
   } else if (options.output_type == "file") {

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # Versioned Boost only: unversioned libboost-*-dev is 1.74, conflicts with 1.81 and lacks Boost.JSON.
 PKGS=(cmake ninja-build g++ pkg-config libboost1.81-dev libboost-json1.81-dev libprotobuf-dev
       protobuf-compiler zlib1g-dev libgtest-dev libbenchmark-dev ccache
-      libgrpc++-dev protobuf-compiler-grpc universal-ctags)
+      libgrpc++-dev protobuf-compiler-grpc universal-ctags libre2-dev)
 [ -f plugin/web/packages.txt ] && mapfile -t -O "${#PKGS[@]}" PKGS < <(grep -v '^#' plugin/web/packages.txt)
 
 missing=()

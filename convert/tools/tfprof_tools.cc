@@ -9,11 +9,12 @@
 
 #include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
-#include "convert/analysis/tfprof/profile_proto_reader.h"
+#include "convert/tfprof/profile_proto_reader.h"
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/xspace_to_tfprof.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/json.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "convert/model/xspace_window.h"
 #include "convert/tools/cached_loads.h"
@@ -61,7 +62,14 @@ struct FloatOpsCursor {
   std::pair<bool, bool> Next() { return next < known.size() ? known[next++] : std::make_pair(true, true); }
 };
 
-void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFigures& k, FloatOpsCursor& flops) {
+// The answer grows claimed from the request's memory grant, so a profile whose
+// view is larger than the server can hold is refused (413), not written.
+constexpr size_t kAnswerRoomAhead = 64 << 10;
+
+Status AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFigures& k, FloatOpsCursor& flops) {
+  if (out.capacity() - out.size() < 1024 + 2 * p.name().size()) {
+    RETURN_IF_ERROR(GrowClaimed(out, kAnswerRoomAhead + 2 * p.name().size(), "tfprof: the answer"));
+  }
   const auto [self_flops_known, total_flops_known] = flops.Next();
   out += "{\"name\":";
   AppendJsonString(out, p.name());
@@ -95,9 +103,10 @@ void AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::KnownFi
   out += "],\"children\":[";
   for (int i = 0; i < p.children_size(); ++i) {
     if (i) out += ',';
-    AppendNode(out, p.children(i), k, flops);
+    RETURN_IF_ERROR(AppendNode(out, p.children(i), k, flops));
   }
   out += "]}";
+  return Status::Ok();
 }
 
 // A multi-node as a graph node: its figures and totals; its run count is the
@@ -280,8 +289,10 @@ StatusOr<tfprof::Options> TfprofOptionsFromParams(const ToolParams& params) {
   return options;
 }
 
-std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options) {
-  std::string out = "{\"view\":";
+StatusOr<std::string> TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options) {
+  std::string out;
+  RETURN_IF_ERROR(GrowClaimed(out, kAnswerRoomAhead + 2 * result.text.size(), "tfprof: the answer"));
+  out += "{\"view\":";
   AppendJsonString(out, result.view);
   out += ",\"step\":" + std::to_string(options.step) + ",\"known\":{";
   const tfprof::KnownFigures& k = result.known;
@@ -297,12 +308,16 @@ std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Opt
   }
   out += "],\"text\":";
   AppendJsonString(out, result.text);
+  if (!result.note.empty()) {
+    out += ",\"note\":";
+    AppendJsonString(out, result.note);
+  }
   out += ",\"root\":";
   FloatOpsCursor flops{result.float_ops_known};
   if (result.multi) {
-    AppendNode(out, AsGraphNode(result.multi_graph, result.view == "op"), k, flops);
+    RETURN_IF_ERROR(AppendNode(out, AsGraphNode(result.multi_graph, result.view == "op"), k, flops));
   } else {
-    AppendNode(out, result.graph, k, flops);
+    RETURN_IF_ERROR(AppendNode(out, result.graph, k, flops));
   }
   out += '}';
   return out;
@@ -323,7 +338,7 @@ StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(tfprof::Options options, TfprofOptionsFromParams(in.params));
   ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.profile_paths, in.cache, options.step));
   ASSIGN_OR_RETURN(tfprof::ViewResult result, tfprof::ShowView(model, view, options));
-  out.body = TfprofViewToJson(result, options);
+  ASSIGN_OR_RETURN(out.body, TfprofViewToJson(result, options));
   return out;
 }
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
 #include "convert/tools/tool_io.h"
@@ -36,9 +36,11 @@ StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, A
 StatusOr<tfprof::Options> TfprofOptionsFromParams(const ToolParams& params);
 
 // The view as JSON: {"view", "step", "known": {...}, "select": [...],
-// "text": tfprof's table, "root": {name, figures, total figures, children}};
-// figures the profile cannot give are null.
-std::string TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options);
+// "text": tfprof's table, "note" (only when the options leave the table empty
+// for a reason they name), "root": {name, figures, total figures, children}};
+// figures the profile cannot give are null. The answer is claimed from the
+// request's memory grant as it grows (a refusal is its error).
+StatusOr<std::string> TfprofViewToJson(const tfprof::ViewResult& result, const tfprof::Options& options);
 
 // `/data?tag=tfprof`: view=scope|graph|op|code (scope by default), or
 // view=advise (checkers=Name,Name) for the advisor's report.

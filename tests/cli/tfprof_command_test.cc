@@ -115,5 +115,20 @@ TEST(TfprofCommand, XPlaneProfileScopeAndOpViews) {
   EXPECT_NE(AfterProfile(r.output).find("(100.00%,"), std::string::npos) << r.output;
 }
 
+// tfprof's defaults account only variables: on a profile without any the
+// table would be empty, so the command says why and what to change.
+TEST(TfprofCommand, DefaultsOnAProfileWithoutVariablesSayWhyNothingShows) {
+  auto files = test_files::RealXPlaneFiles();
+  ASSERT_FALSE(files.empty());
+  for (const char* view : {"scope", "op"}) {
+    auto r = RunCommand(Tbprof(files[0] + " " + view));
+    ASSERT_EQ(WEXITSTATUS(r.status), 0) << r.output;
+    EXPECT_EQ(AfterProfile(r.output),
+              "no node matched -account_type_regexes Variable,VariableV2; add -account_type_regexes .* to account "
+              "every op\n")
+        << view;
+  }
+}
+
 }  // namespace
 }  // namespace tbprof

@@ -65,5 +65,38 @@ TEST_F(TfprofLogdir, DamagedProfileAndUnknownHostAreNamed) {
   EXPECT_EQ(Get("/data?run=run2&tag=overview_page").status, 404);
 }
 
+// Hostile requests and files: a pattern nested 400 deep is a 400 naming the
+// option, a backtracking-catastrophic one answers, and a profile whose code
+// view would be 200,000 levels deep is a 422 saying so (each crashed or hung
+// a worker with a recursive engine and recursive tree walks).
+class TfprofHostileLogdir : public testing_plugin::ServiceTest {
+ protected:
+  void SetUp() override {
+    tfprof_fixtures::ProfileWriter w;
+    std::vector<tfprof_fixtures::ProfileWriter::Frame> frames;
+    for (int i = 0; i < 200000; ++i) frames.push_back({"model.py", "f", i + 1});
+    w.Node("deep", "MatMul").Trace("deep", frames).Node("ab", "Add");
+    w.Run("deep", 0, tfprof_fixtures::ProfileWriter::Exec{"/job:w/replica:0/task:0/device:gpu:0", 1, {10}, {}, 0, 0, 0, 0});
+    WriteFile(base_ / "plugins/profile/deep/profile_1", w.Serialize());
+    StartService(base_);
+  }
+};
+
+TEST_F(TfprofHostileLogdir, PatternsAndDeepTreesGetClearErrors) {
+  std::string nested = std::string(400, '(') + "." + std::string(400, ')') + "*";
+  HttpResponse r = Get("/data?run=deep&tag=tfprof&view=scope&show_name_regexes=" + nested);
+  EXPECT_EQ(r.status, 400) << r.Body();
+  EXPECT_NE(r.Body().find("-show_name_regexes"), std::string::npos) << r.Body();
+  EXPECT_NE(r.Body().find("groups nested 400 deep"), std::string::npos) << r.Body();
+  json::value v = GetJson("/data?run=deep&tag=tfprof&view=scope&show_name_regexes=(.*)*x");
+  EXPECT_EQ(v.at("root").at("children").as_array().size(), 0u);
+  for (const char* view : {"code", "advise"}) {
+    r = Get(std::string("/data?run=deep&tag=tfprof&view=") + view);
+    EXPECT_EQ(r.status, 422) << view << ": " << r.Body();
+    EXPECT_NE(r.Body().find("a call stack of 200000 frames"), std::string::npos) << r.Body();
+  }
+  EXPECT_EQ(Get("/data?run=deep&tag=tfprof&view=scope").status, 200);  // the rest of the profile still answers
+}
+
 }  // namespace
 }  // namespace tbprof

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/base/status.h"
 #include "proto/tfprof_output.pb.h"
 

@@ -1,6 +1,7 @@
 // The code view: a tree of source lines from each node's call stack (tfprof's
 // TFCode). Gradient nodes ("...gradients/X_grad/...") hang under a copy of
 // their forward node X's stack marked " (gradient)".
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -70,6 +71,10 @@ CodeTree::CodeTree(const Model& model) {
       continue;
     }
     forwards[name] = g;
+    if (g->trace.size() > static_cast<size_t>(kMaxTreeDepth)) {
+      too_deep_stack = std::max(too_deep_stack, g->trace.size());
+      continue;
+    }
     MultiNode* at = &root;
     for (const CodeFrame& frame : g->trace) at = Child(at, frame, "");
     at->members.push_back(g);
@@ -80,6 +85,7 @@ CodeTree::CodeTree(const Model& model) {
       unattached_gradients += static_cast<int64_t>(grads.size());
       continue;
     }
+    if (it->second->trace.size() > static_cast<size_t>(kMaxTreeDepth)) continue;  // refused above
     MultiNode* at = &root;
     for (const CodeFrame& frame : it->second->trace) at = Child(at, frame, kGradientSuffix);
     at->members.insert(at->members.end(), grads.begin(), grads.end());
@@ -91,17 +97,19 @@ namespace {
 class CodeView {
  public:
   CodeView(const Model& model, const Options& options, CodeTree& tree)
-      : model_(model), o_(options), tree_(tree) {}
+      : model_(model), o_(options), tree_(tree), guard_("code") {}
 
-  ViewResult Show() {
+  StatusOr<ViewResult> Show() {
     MultiNode& root = tree_.root;
     root.ReInit(model_, o_.step, o_.account_type_regexes);
     root.ResetTotals();
-    std::vector<MultiNode*> roots = Account(root.children);
+    std::vector<MultiNode*> roots = Account(root.children, 1);
     for (MultiNode* n : roots) root.AggregateTotals(*n);
-    if (!o_.start_name_regexes.MatchesAll()) roots = SearchRoot(roots);
+    if (!o_.start_name_regexes.MatchesAll()) roots = SearchRoot(roots, 1);
     root.show_children = roots;
-    MultiNode* shown_root = Print({&root}, 1, 0)[0];
+    std::vector<MultiNode*> shown = Print({&root}, 1, 0);
+    RETURN_IF_ERROR(guard_.status());
+    MultiNode* shown_root = shown[0];
 
     ViewResult result;
     result.view = "code";
@@ -116,11 +124,12 @@ class CodeView {
   }
 
  private:
-  std::vector<MultiNode*> Account(const std::vector<MultiNode*>& nodes) {
+  std::vector<MultiNode*> Account(const std::vector<MultiNode*>& nodes, int64_t depth) {
     std::vector<MultiNode*> kept;
+    if (!guard_.Enter(depth)) return kept;
     for (MultiNode* node : nodes) {
       node->ResetTotals();
-      std::vector<MultiNode*> kept_children = Account(node->children);
+      std::vector<MultiNode*> kept_children = Account(node->children, depth + 1);
       node->account = node->ReInit(model_, o_.step, o_.account_type_regexes);
       if (node->account || !kept_children.empty()) {
         node->show_children.clear();
@@ -136,14 +145,15 @@ class CodeView {
     return kept;
   }
 
-  std::vector<MultiNode*> SearchRoot(const std::vector<MultiNode*>& nodes) {
+  std::vector<MultiNode*> SearchRoot(const std::vector<MultiNode*>& nodes, int64_t depth) {
     std::vector<MultiNode*> found;
+    if (!guard_.Enter(depth)) return found;
     for (MultiNode* node : nodes) {
       if (o_.start_name_regexes.Matches(node->name)) {
         found.push_back(node);
         continue;
       }
-      std::vector<MultiNode*> below = SearchRoot(node->show_children);
+      std::vector<MultiNode*> below = SearchRoot(node->show_children, depth + 1);
       found.insert(found.end(), below.begin(), below.end());
     }
     return found;
@@ -153,6 +163,7 @@ class CodeView {
   // subtree; display-only accounting does not apply to this view.
   std::vector<MultiNode*> Print(const std::vector<MultiNode*>& nodes, int64_t depth, size_t last_indent) {
     std::vector<MultiNode*> shown;
+    if (!guard_.Enter(depth)) return shown;
     for (MultiNode* node : nodes) {
       if (o_.trim_name_regexes.Matches(node->name) || depth > o_.max_depth) continue;
       const bool show = ShouldShowMultiNode(*node, o_, depth);
@@ -164,6 +175,8 @@ class CodeView {
       SortMultiNodes(shown_children, o_);
       node->show_children = shown_children;
       node->formatted = std::string(last_indent, ' ') + FormatLine(*node) + "\n";
+      // The line and its copy in the text, the node's copy in the answer.
+      guard_.Hold(2 * node->formatted.size() + sizeof(tensorflow::tfprof::MultiGraphNodeProto));
       shown.push_back(node);
     }
     return shown;
@@ -227,6 +240,7 @@ class CodeView {
   const Model& model_;
   const Options& o_;
   CodeTree& tree_;
+  TreeWalkGuard guard_;
 };
 
 }  // namespace
@@ -238,6 +252,9 @@ StatusOr<ViewResult> ShowCodeViewOf(const Model& model, const Options& options, 
     return InvalidArgument("the code view needs source call stacks, and this " + model.source_kind +
                            " profile has none (no op carries a Python stack or a source file and line); "
                            "use the scope or op view");
+  }
+  if (tree.too_deep_stack > 0) {
+    return TooDeepError("code", "a call stack of " + std::to_string(tree.too_deep_stack) + " frames");
   }
   CodeView view(model, options, tree);
   return view.Show();

@@ -17,6 +17,9 @@ struct CodeTree {
   explicit CodeTree(const Model& model);
   MultiNode root;
   int64_t unattached_gradients = 0;  // gradient nodes whose forward node has no stack
+  // The deepest call stack when one is deeper than kMaxTreeDepth (the tree
+  // then stops there, and the view refuses it); 0 otherwise.
+  size_t too_deep_stack = 0;
 
  private:
   MultiNode* Child(MultiNode* parent, const CodeFrame& frame, const std::string& suffix);

@@ -83,4 +83,32 @@ std::string DocPreamble(const std::string& view, const Options& options) {
   return out;
 }
 
+std::string ViewLegend(const Options& o, LegendOrder order, const std::string& occurrence) {
+  std::vector<std::string> legends;
+  auto counts = [&] {
+    if (o.Selected("params")) legends.push_back("# parameters");
+    if (o.Selected("float_ops")) legends.push_back("# float_ops");
+  };
+  if (order == LegendOrder::kCountsFirst) counts();
+  if (o.Selected("bytes")) legends.push_back("requested bytes");
+  if (o.Selected("peak_bytes")) legends.push_back("peak bytes");
+  if (o.Selected("residual_bytes")) legends.push_back("residual bytes");
+  if (o.Selected("output_bytes")) legends.push_back("output bytes");
+  if (o.Selected("micros")) {
+    legends.push_back("total execution time");
+    legends.push_back("accelerator execution time");
+    legends.push_back("cpu execution time");
+  }
+  if (o.Selected("accelerator_micros") && !o.Selected("micros")) legends.push_back("accelerator execution time");
+  if (o.Selected("cpu_micros") && !o.Selected("micros")) legends.push_back("cpu execution time");
+  if (order == LegendOrder::kCountsAfterTimes) counts();
+  if (o.Selected("device")) legends.push_back("assigned devices");
+  if (o.Selected("op_types")) legends.push_back("op types");
+  if (o.Selected("occurrence")) legends.push_back(occurrence);
+  if (o.Selected("input_shapes")) legends.push_back("input shapes");
+  std::string out = "node name | ";
+  for (size_t i = 0; i < legends.size(); ++i) out += (i ? " | " : "") + legends[i];
+  return out + "\n";
+}
+
 }  // namespace tbprof::tfprof

@@ -22,6 +22,12 @@ std::string FormatMemory(int64_t bytes);
 // Dimensions joined by 'x'.
 std::string FormatShape(const std::vector<int64_t>& shape);
 
+// "node name | <the selected figures' legends> \n" of a view's table: the
+// tree views name the counts (params, float ops) first, the op and code
+// views after the times; `occurrence` is the view's word for op counts.
+enum class LegendOrder { kCountsFirst, kCountsAfterTimes };
+std::string ViewLegend(const Options& options, LegendOrder order, const std::string& occurrence);
+
 // "\nDoc:\n<view help>\n<one line per selected field>\n\nProfile:\n": the
 // structure of tfprof's preamble, with help lines in tbprof's words.
 std::string DocPreamble(const std::string& view, const Options& options);

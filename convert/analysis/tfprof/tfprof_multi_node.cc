@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "convert/analysis/tfprof/tfprof_format.h"
+#include "convert/analysis/tfprof/tfprof_totals.h"
+
 namespace tbprof::tfprof {
 namespace {
 
@@ -31,15 +34,7 @@ GraphNodeProto SnapshotOf(const Model& model, const GraphNode& g, int64_t step) 
   }
   p.set_total_definition_count(1);
   p.set_total_run_count(p.run_count());
-  p.set_total_exec_micros(p.exec_micros());
-  p.set_total_accelerator_exec_micros(p.accelerator_exec_micros());
-  p.set_total_cpu_exec_micros(p.cpu_exec_micros());
-  p.set_total_requested_bytes(p.requested_bytes());
-  p.set_total_peak_bytes(p.peak_bytes());
-  p.set_total_residual_bytes(p.residual_bytes());
-  p.set_total_output_bytes(p.output_bytes());
-  p.set_total_parameters(p.parameters());
-  p.set_total_float_ops(p.float_ops());
+  AddOwnToSharedTotals(p);  // a fresh proto's totals are 0
   return p;
 }
 
@@ -91,47 +86,19 @@ bool MultiNode::ReInit(const Model& model, int64_t step, const RegexList& accoun
 void MultiNode::ResetTotals() {
   formatted.clear();
   flops_known.total_known = flops_known.total_unknown = 0;
-  MultiGraphNodeProto& p = proto;
-  p.set_name(name);
-  p.set_total_exec_micros(0);
-  p.set_total_accelerator_exec_micros(0);
-  p.set_total_cpu_exec_micros(0);
-  p.set_total_requested_bytes(0);
-  p.set_total_peak_bytes(0);
-  p.set_total_residual_bytes(0);
-  p.set_total_output_bytes(0);
-  p.set_total_parameters(0);
-  p.set_total_float_ops(0);
-  p.clear_children();
+  proto.set_name(name);
+  ClearSharedTotals(proto);
+  proto.clear_children();
 }
 
 void MultiNode::AddSelfToTotals() {
   flops_known.AddSelfToTotal();
-  MultiGraphNodeProto& p = proto;
-  p.set_total_exec_micros(p.total_exec_micros() + p.exec_micros());
-  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + p.accelerator_exec_micros());
-  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + p.cpu_exec_micros());
-  p.set_total_requested_bytes(p.total_requested_bytes() + p.requested_bytes());
-  p.set_total_peak_bytes(p.total_peak_bytes() + p.peak_bytes());
-  p.set_total_residual_bytes(p.total_residual_bytes() + p.residual_bytes());
-  p.set_total_output_bytes(p.total_output_bytes() + p.output_bytes());
-  p.set_total_parameters(p.total_parameters() + p.parameters());
-  p.set_total_float_ops(p.total_float_ops() + p.float_ops());
+  AddOwnToSharedTotals(proto);
 }
 
 void MultiNode::AggregateTotals(const MultiNode& other) {
   flops_known.AddTotal(other.flops_known);
-  MultiGraphNodeProto& p = proto;
-  const MultiGraphNodeProto& c = other.proto;
-  p.set_total_exec_micros(p.total_exec_micros() + c.total_exec_micros());
-  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + c.total_accelerator_exec_micros());
-  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + c.total_cpu_exec_micros());
-  p.set_total_requested_bytes(p.total_requested_bytes() + c.total_requested_bytes());
-  p.set_total_peak_bytes(p.total_peak_bytes() + c.total_peak_bytes());
-  p.set_total_residual_bytes(p.total_residual_bytes() + c.total_residual_bytes());
-  p.set_total_output_bytes(p.total_output_bytes() + c.total_output_bytes());
-  p.set_total_parameters(p.total_parameters() + c.total_parameters());
-  p.set_total_float_ops(p.total_float_ops() + c.total_float_ops());
+  AddChildToSharedTotals(proto, other.proto);
 }
 
 bool ShouldShowMultiNode(const MultiNode& node, const Options& o, int64_t depth) {
@@ -151,18 +118,7 @@ bool ShouldShowMultiNode(const MultiNode& node, const Options& o, int64_t depth)
 void SortMultiNodes(std::vector<MultiNode*>& nodes, const Options& options) {
   const std::string& by = options.order_by;
   auto key = [&by](const MultiNode& n) -> int64_t {
-    const MultiGraphNodeProto& p = n.proto;
-    if (by == "bytes") return p.total_requested_bytes();
-    if (by == "peak_bytes") return p.total_peak_bytes();
-    if (by == "residual_bytes") return p.total_residual_bytes();
-    if (by == "output_bytes") return p.total_output_bytes();
-    if (by == "micros") return p.total_exec_micros();
-    if (by == "accelerator_micros") return p.total_accelerator_exec_micros();
-    if (by == "cpu_micros") return p.total_cpu_exec_micros();
-    if (by == "params") return p.total_parameters();
-    if (by == "float_ops") return p.total_float_ops();
-    if (by == "occurrence") return p.graph_nodes_size();
-    return 0;
+    return by == "occurrence" ? n.proto.graph_nodes_size() : OrderByTotal(n.proto, by);
   };
   std::stable_sort(nodes.begin(), nodes.end(), [&](const MultiNode* a, const MultiNode* b) {
     if (a->name == kTFProfRoot) return b->name != kTFProfRoot;
@@ -173,25 +129,7 @@ void SortMultiNodes(std::vector<MultiNode*>& nodes, const Options& options) {
 }
 
 std::string MultiLegend(const Options& o) {
-  std::vector<std::string> legends;
-  if (o.Selected("bytes")) legends.push_back("requested bytes");
-  if (o.Selected("peak_bytes")) legends.push_back("peak bytes");
-  if (o.Selected("residual_bytes")) legends.push_back("residual bytes");
-  if (o.Selected("output_bytes")) legends.push_back("output bytes");
-  if (o.Selected("micros")) {
-    legends.push_back("total execution time");
-    legends.push_back("accelerator execution time");
-    legends.push_back("cpu execution time");
-  }
-  if (o.Selected("accelerator_micros") && !o.Selected("micros")) legends.push_back("accelerator execution time");
-  if (o.Selected("cpu_micros") && !o.Selected("micros")) legends.push_back("cpu execution time");
-  if (o.Selected("params")) legends.push_back("# parameters");
-  if (o.Selected("float_ops")) legends.push_back("# float_ops");
-  if (o.Selected("device")) legends.push_back("assigned devices");
-  if (o.Selected("op_types")) legends.push_back("op types");
-  if (o.Selected("occurrence")) legends.push_back("op occurrence (run|defined)");
-  if (o.Selected("input_shapes")) legends.push_back("input shapes");
-  return "node name | " + JoinNames(legends, " | ") + "\n";
+  return ViewLegend(o, LegendOrder::kCountsAfterTimes, "op occurrence (run|defined)");
 }
 
 }  // namespace tbprof::tfprof

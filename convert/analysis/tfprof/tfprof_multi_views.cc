@@ -9,6 +9,7 @@
 #include "convert/analysis/tfprof/tfprof_format.h"
 #include "convert/analysis/tfprof/tfprof_multi_node.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
+#include "convert/base/cancellation.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -135,6 +136,7 @@ StatusOr<ViewResult> ShowOpView(const Model& model, const Options& o) {
 
   std::vector<MultiNode*> rows;
   for (auto& [type, node] : by_type) {
+    if (CancelRequested()) return CancelledError("tfprof's op view");
     node->account = node->ReInit(model, o.step, o.account_type_regexes);
     node->ResetTotals();
     node->AddSelfToTotals();
@@ -162,6 +164,7 @@ StatusOr<ViewResult> ShowOpView(const Model& model, const Options& o) {
   int64_t depth = 0;
   for (size_t i = start; i < accounted.size(); ++i, ++depth) {
     MultiNode* n = accounted[i];
+    if (CancelRequested()) return CancelledError("tfprof's op view");
     if (o.trim_name_regexes.Matches(n->name) || depth > o.max_depth) break;
     if (ShouldShowMultiNode(*n, o, depth)) shown.push_back(n);
   }

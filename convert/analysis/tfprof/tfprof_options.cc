@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include <re2/re2.h>
+
 #include "convert/base/strings.h"
 
 namespace tbprof::tfprof {
@@ -31,8 +33,13 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
+// A long value is cut in the message, so the reason stays readable.
 Status BadValue(const std::string& name, const std::string& value, const std::string& why) {
-  return InvalidArgument("Invalid option '-" + name + "' value: '" + value + "' (" + why + ")");
+  constexpr size_t kShown = 60;
+  const std::string shown = value.size() <= kShown + 20 ? value
+                                                        : value.substr(0, kShown) + "... (" +
+                                                              std::to_string(value.size()) + " bytes)";
+  return InvalidArgument("Invalid option '-" + name + "' value: '" + shown + "' (" + why + ")");
 }
 
 // Quotes around a list are dropped, as tfprof's StripQuote does.
@@ -119,14 +126,62 @@ StatusOr<RegexList*> RegexField(Options& o, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// RE2's compiled program for one pattern stays well under this; a pattern
+// that needs more (a{1000}{1000}, ...) is refused rather than built.
+constexpr int64_t kPatternMaxMem = 8 << 20;
+
+// How deep the pattern's groups nest (escaped and bracketed parentheses do
+// not count).
+int GroupNesting(const std::string& pattern) {
+  int depth = 0, deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // "[]...]" holds a ']'
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')') {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return deepest;
+}
+
+StatusOr<std::shared_ptr<const re2::RE2>> Compile(const std::string& option, const std::string& value,
+                                                  const std::string& pattern) {
+  if (pattern.size() > RegexList::kMaxPatternBytes) {
+    return BadValue(option, value, "a pattern of " + std::to_string(pattern.size()) + " bytes; at most " +
+                                       std::to_string(RegexList::kMaxPatternBytes) + " are accepted");
+  }
+  if (int nesting = GroupNesting(pattern); nesting > RegexList::kMaxPatternNesting) {
+    return BadValue(option, value, "groups nested " + std::to_string(nesting) + " deep; at most " +
+                                       std::to_string(RegexList::kMaxPatternNesting) + " are accepted");
+  }
+  re2::RE2::Options re_options;
+  re_options.set_log_errors(false);
+  re_options.set_max_mem(kPatternMaxMem);
+  auto re = std::make_shared<const re2::RE2>(pattern, re_options);
+  if (!re->ok()) {
+    return BadValue(option, value, "'" + pattern + "' is not a valid regular expression: " + re->error());
+  }
+  return re;
+}
+
+}  // namespace
+
 StatusOr<RegexList> RegexList::Parse(const std::string& option, const std::string& value) {
   RegexList list;
   for (std::string& pattern : ListOf(value)) {
-    try {
-      list.compiled_.emplace_back(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return BadValue(option, value, "'" + pattern + "' is not a valid regular expression: " + e.what());
-    }
+    ASSIGN_OR_RETURN(auto re, Compile(option, value, pattern));
+    list.compiled_.push_back(std::move(re));
     list.patterns_.push_back(std::move(pattern));
   }
   return list;
@@ -134,14 +189,15 @@ StatusOr<RegexList> RegexList::Parse(const std::string& option, const std::strin
 
 RegexList RegexList::Of(std::vector<std::string> patterns) {
   RegexList list;
-  for (const auto& p : patterns) list.compiled_.emplace_back(p, std::regex::ECMAScript);
+  for (const auto& p : patterns) list.compiled_.push_back(std::make_shared<const re2::RE2>(p));
   list.patterns_ = std::move(patterns);
   return list;
 }
 
-bool RegexList::Matches(const std::string& name) const {
+bool RegexList::Matches(std::string_view name) const {
+  const re2::StringPiece text(name.data(), name.size());
   for (const auto& re : compiled_) {
-    if (std::regex_match(name, re)) return true;
+    if (re2::RE2::FullMatch(text, *re)) return true;
   }
   return false;
 }

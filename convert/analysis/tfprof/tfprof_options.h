@@ -5,12 +5,17 @@
 
 #include <cstdint>
 #include <map>
-#include <regex>
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/base/status.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace tbprof::tfprof {
 
@@ -25,18 +30,25 @@ extern const std::vector<std::string> kViews;
 
 // A comma-separated list of regexes, each matched against a whole name (RE2
 // FullMatch in tfprof). ".*" alone matches everything without a regex.
+// Matching takes time linear in the name and never recurses (RE2's automata),
+// so no pattern can hang or overflow a worker; a pattern longer than
+// kMaxPatternBytes, nested deeper than kMaxPatternNesting or needing more
+// than RE2's memory bound is refused by Parse with the option's name.
 class RegexList {
  public:
+  static constexpr size_t kMaxPatternBytes = 4096;
+  static constexpr int kMaxPatternNesting = 64;
+
   RegexList() = default;
   static StatusOr<RegexList> Parse(const std::string& option, const std::string& value);
   static RegexList Of(std::vector<std::string> patterns);  // patterns known to be valid
   bool MatchesAll() const { return patterns_.size() == 1 && patterns_[0] == ".*"; }
-  bool Matches(const std::string& name) const;  // any pattern matches in full
+  bool Matches(std::string_view name) const;  // any pattern matches in full
   const std::vector<std::string>& patterns() const { return patterns_; }
 
  private:
   std::vector<std::string> patterns_;
-  std::vector<std::regex> compiled_;
+  std::vector<std::shared_ptr<const re2::RE2>> compiled_;  // immutable: shared by copies and threads
 };
 
 struct Options {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/base/status.h"
 #include "proto/profile.pb.h"

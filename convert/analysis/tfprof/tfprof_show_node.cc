@@ -1,6 +1,8 @@
 #include "convert/analysis/tfprof/tfprof_show_node.h"
 
 #include "convert/analysis/tfprof/tfprof_format.h"
+#include "convert/analysis/tfprof/tfprof_totals.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -41,7 +43,6 @@ std::string JoinSet(const Set& items, const std::string& sep) {
 
 void ShowNode::ReInit(const Model& model, int64_t step) {
   flops_known.SetSelf(node);
-  proto.set_name(name);
   proto.clear_devices();
   proto.clear_input_shapes();
   if (node == nullptr) {
@@ -78,49 +79,22 @@ void ShowNode::ResetTotals() {
   flops_known.total_known = flops_known.total_unknown = 0;
   proto.set_total_definition_count(0);
   proto.set_total_run_count(0);
-  proto.set_total_exec_micros(0);
-  proto.set_total_accelerator_exec_micros(0);
-  proto.set_total_cpu_exec_micros(0);
-  proto.set_total_requested_bytes(0);
-  proto.set_total_peak_bytes(0);
-  proto.set_total_residual_bytes(0);
-  proto.set_total_output_bytes(0);
-  proto.set_total_parameters(0);
-  proto.set_total_float_ops(0);
+  ClearSharedTotals(proto);
   proto.clear_children();
 }
 
 void ShowNode::AddSelfToTotals() {
   flops_known.AddSelfToTotal();
-  GraphNodeProto& p = proto;
-  p.set_total_definition_count(p.total_definition_count() + 1);
-  p.set_total_run_count(p.total_run_count() + p.run_count());
-  p.set_total_exec_micros(p.total_exec_micros() + p.exec_micros());
-  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + p.accelerator_exec_micros());
-  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + p.cpu_exec_micros());
-  p.set_total_requested_bytes(p.total_requested_bytes() + p.requested_bytes());
-  p.set_total_peak_bytes(p.total_peak_bytes() + p.peak_bytes());
-  p.set_total_residual_bytes(p.total_residual_bytes() + p.residual_bytes());
-  p.set_total_output_bytes(p.total_output_bytes() + p.output_bytes());
-  p.set_total_parameters(p.total_parameters() + p.parameters());
-  p.set_total_float_ops(p.total_float_ops() + p.float_ops());
+  proto.set_total_definition_count(proto.total_definition_count() + 1);
+  proto.set_total_run_count(proto.total_run_count() + proto.run_count());
+  AddOwnToSharedTotals(proto);
 }
 
 void ShowNode::AggregateTotals(const ShowNode& child) {
   flops_known.AddTotal(child.flops_known);
-  GraphNodeProto& p = proto;
-  const GraphNodeProto& c = child.proto;
-  p.set_total_definition_count(p.total_definition_count() + c.total_definition_count());
-  p.set_total_run_count(p.total_run_count() + c.total_run_count());
-  p.set_total_exec_micros(p.total_exec_micros() + c.total_exec_micros());
-  p.set_total_accelerator_exec_micros(p.total_accelerator_exec_micros() + c.total_accelerator_exec_micros());
-  p.set_total_cpu_exec_micros(p.total_cpu_exec_micros() + c.total_cpu_exec_micros());
-  p.set_total_requested_bytes(p.total_requested_bytes() + c.total_requested_bytes());
-  p.set_total_peak_bytes(p.total_peak_bytes() + c.total_peak_bytes());
-  p.set_total_residual_bytes(p.total_residual_bytes() + c.total_residual_bytes());
-  p.set_total_output_bytes(p.total_output_bytes() + c.total_output_bytes());
-  p.set_total_parameters(p.total_parameters() + c.total_parameters());
-  p.set_total_float_ops(p.total_float_ops() + c.total_float_ops());
+  proto.set_total_definition_count(proto.total_definition_count() + child.proto.total_definition_count());
+  proto.set_total_run_count(proto.total_run_count() + child.proto.total_run_count());
+  AddChildToSharedTotals(proto, child.proto);
 }
 
 bool IsAccounted(const std::set<std::string>& op_types, const Options& options) {
@@ -147,48 +121,18 @@ bool ShouldShowTreeNode(const ShowNode& node, const Options& o, int64_t depth) {
 
 void SortShowNodes(std::vector<ShowNode*>& nodes, const Options& options) {
   const std::string& by = options.order_by;
-  auto key = [&by](const GraphNodeProto& p) -> int64_t {
-    if (by == "bytes") return p.total_requested_bytes();
-    if (by == "peak_bytes") return p.total_peak_bytes();
-    if (by == "residual_bytes") return p.total_residual_bytes();
-    if (by == "output_bytes") return p.total_output_bytes();
-    if (by == "micros") return p.total_exec_micros();
-    if (by == "accelerator_micros") return p.total_accelerator_exec_micros();
-    if (by == "cpu_micros") return p.total_cpu_exec_micros();
-    if (by == "params") return p.total_parameters();
-    if (by == "float_ops") return p.total_float_ops();
-    return 0;
-  };
   // "name" and, in these views, "occurrence" sort by name.
   const bool by_name = by == "name" || by == "occurrence";
   std::stable_sort(nodes.begin(), nodes.end(), [&](const ShowNode* a, const ShowNode* b) {
     if (a->name == kTFProfRoot) return b->name != kTFProfRoot;
     if (b->name == kTFProfRoot) return false;
     if (by_name) return a->name < b->name;
-    return key(a->proto) > key(b->proto);
+    return OrderByTotal(a->proto, by) > OrderByTotal(b->proto, by);
   });
 }
 
 std::string TreeLegend(const Options& o) {
-  std::vector<std::string> legends;
-  if (o.Selected("params")) legends.push_back("# parameters");
-  if (o.Selected("float_ops")) legends.push_back("# float_ops");
-  if (o.Selected("bytes")) legends.push_back("requested bytes");
-  if (o.Selected("peak_bytes")) legends.push_back("peak bytes");
-  if (o.Selected("residual_bytes")) legends.push_back("residual bytes");
-  if (o.Selected("output_bytes")) legends.push_back("output bytes");
-  if (o.Selected("micros")) {
-    legends.push_back("total execution time");
-    legends.push_back("accelerator execution time");
-    legends.push_back("cpu execution time");
-  }
-  if (o.Selected("accelerator_micros") && !o.Selected("micros")) legends.push_back("accelerator execution time");
-  if (o.Selected("cpu_micros") && !o.Selected("micros")) legends.push_back("cpu execution time");
-  if (o.Selected("device")) legends.push_back("assigned devices");
-  if (o.Selected("op_types")) legends.push_back("op types");
-  if (o.Selected("occurrence")) legends.push_back("op count (run|defined)");
-  if (o.Selected("input_shapes")) legends.push_back("input shapes");
-  return "node name | " + Join(legends, " | ") + "\n";
+  return ViewLegend(o, LegendOrder::kCountsFirst, "op count (run|defined)");
 }
 
 std::string FormatTreeNode(const ShowNode& node, const Model& model, const Options& o) {
@@ -253,17 +197,20 @@ std::string FormatTreeNode(const ShowNode& node, const Model& model, const Optio
     }
     info.push_back(Join(shapes, "|"));
   }
-  return node.name + " (" + Join(info, ", ") + ")";
+  return std::string(node.name) + " (" + Join(info, ", ") + ")";
 }
 
-void CopyShownTree(const ShowNode& from, GraphNodeProto& to, std::vector<std::pair<bool, bool>>& known) {
+Status CopyShownTree(const ShowNode& from, GraphNodeProto& to, std::vector<std::pair<bool, bool>>& known) {
   for (const ShowNode* child : from.show_children) {
+    RETURN_IF_ERROR(ClaimMemory(sizeof(GraphNodeProto) + child->name.size(), "tfprof: the view's nodes"));
     GraphNodeProto* c = to.add_children();
     *c = child->proto;
     c->clear_children();
+    c->set_name(std::string(child->name));
     known.emplace_back(child->flops_known.SelfKnown(), child->flops_known.TotalKnown());
-    CopyShownTree(*child, *c, known);
+    RETURN_IF_ERROR(CopyShownTree(*child, *c, known));
   }
+  return Status::Ok();
 }
 
 }  // namespace tbprof::tfprof

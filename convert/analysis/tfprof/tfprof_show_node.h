@@ -7,17 +7,22 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
+#include "convert/base/status.h"
 #include "proto/tfprof_output.pb.h"
 
 namespace tbprof::tfprof {
 
 struct ShowNode {
   const GraphNode* node = nullptr;  // null for a synthetic parent or the root
-  std::string name;
+  // A view of the model's name (a scope is a prefix of its first node's), so
+  // a name of n scopes costs n, not n^2; the proto's name is set only on the
+  // copies the answer holds.
+  std::string_view name;
   std::set<std::string> synthetic_types;  // op types of a synthetic node
   bool account = false;
   tensorflow::tfprof::GraphNodeProto proto;
@@ -50,8 +55,9 @@ std::string TreeLegend(const Options& options);
 std::string FormatTreeNode(const ShowNode& node, const Model& model, const Options& options);
 
 // Copies the shown tree under `from` into `to` (children in display order),
-// and appends each copied node's float-op knowledge to `known` in pre-order.
-void CopyShownTree(const ShowNode& from, tensorflow::tfprof::GraphNodeProto& to,
-                   std::vector<std::pair<bool, bool>>& known);
+// and appends each copied node's float-op knowledge to `known` in pre-order;
+// the copies' names are claimed from the request's memory grant.
+Status CopyShownTree(const ShowNode& from, tensorflow::tfprof::GraphNodeProto& to,
+                     std::vector<std::pair<bool, bool>>& known);
 
 }  // namespace tbprof::tfprof

@@ -4,9 +4,12 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 
 #include "convert/analysis/tfprof/tfprof_show.h"
 #include "convert/analysis/tfprof/tfprof_show_node.h"
+#include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -14,25 +17,27 @@ namespace {
 class TreeView {
  public:
   TreeView(const Model& model, const Options& options, bool graph)
-      : model_(model), options_(options), graph_(graph) {}
+      : model_(model), options_(options), graph_(graph), guard_(graph ? "graph" : "scope") {}
 
-  ViewResult Show() {
+  StatusOr<ViewResult> Show() {
     if (graph_) {
       BuildGraph();
     } else {
-      BuildScope();
+      RETURN_IF_ERROR(BuildScope());
     }
     root_->ResetTotals();
-    std::set<std::string> visits;
-    std::vector<ShowNode*> roots = Account(root_->children, visits);
+    std::set<std::string_view> visits;
+    std::vector<ShowNode*> roots = Account(root_->children, visits, 1);
     for (ShowNode* n : roots) root_->AggregateTotals(*n);
     if (!options_.start_name_regexes.MatchesAll()) {
       visits.clear();
-      roots = SearchRoot(roots, visits);
+      roots = SearchRoot(roots, visits, 1);
     }
     root_->show_children = roots;
     visits.clear();
-    ShowNode* root = Print({root_}, 1, 0, visits)[0];
+    std::vector<ShowNode*> shown = Print({root_}, 1, 0, visits);
+    RETURN_IF_ERROR(guard_.status());
+    ShowNode* root = shown[0];
 
     ViewResult result;
     result.view = graph_ ? "graph" : "scope";
@@ -41,13 +46,14 @@ class TreeView {
     AppendText(root->show_children, result.text);
     result.graph = root->proto;
     result.graph.clear_children();
+    result.graph.set_name(std::string(root->name));
     result.float_ops_known.emplace_back(root->flops_known.SelfKnown(), root->flops_known.TotalKnown());
-    CopyShownTree(*root, result.graph, result.float_ops_known);
+    RETURN_IF_ERROR(CopyShownTree(*root, result.graph, result.float_ops_known));
     return result;
   }
 
  private:
-  ShowNode* NewNode(const GraphNode* node, const std::string& name) {
+  ShowNode* NewNode(const GraphNode* node, std::string_view name) {
     auto owned = std::make_unique<ShowNode>();
     owned->node = node;
     owned->name = name;
@@ -55,37 +61,46 @@ class TreeView {
     owned->ReInit(model_, -1);
     ShowNode* raw = owned.get();
     storage_.push_back(std::move(owned));
+    guard_.Hold(sizeof(ShowNode));
     return raw;
   }
 
   // Every name prefix ("a/b" of "a/b/c") becomes a node; a prefix that is no
-  // graph node is a synthetic parent with no figures of its own.
-  void BuildScope() {
-    std::map<std::string, ShowNode*> by_name;
+  // graph node is a synthetic parent with no figures of its own. Names are
+  // views of the model's, so building is linear in the names' length.
+  Status BuildScope() {
+    std::map<std::string_view, ShowNode*> by_name;
     for (const GraphNode& node : model_.nodes) by_name[node.name] = NewNode(&node, node.name);
     for (const GraphNode& node : model_.nodes) {
-      std::string name = node.name;
-      for (size_t slash = name.rfind('/'); slash != std::string::npos; slash = name.rfind('/')) {
-        name.resize(slash);
-        if (by_name.count(name) == 0) by_name[name] = NewNode(nullptr, name);
+      const std::string_view full = node.name;
+      if (std::count(full.begin(), full.end(), '/') >= kMaxTreeDepth) {
+        return TooDeepError("scope", "a node name of more than " + std::to_string(kMaxTreeDepth) + " scopes");
+      }
+      for (size_t slash = full.rfind('/'); slash != std::string_view::npos; slash = full.rfind('/', slash - 1)) {
+        auto [it, added] = by_name.try_emplace(full.substr(0, slash), nullptr);
+        if (!added) break;  // this prefix, and so every shorter one, is there already
+        it->second = NewNode(nullptr, it->first);
+        if (slash == 0) break;
       }
     }
+    RETURN_IF_ERROR(guard_.status());
     root_ = NewNode(nullptr, kTFProfRoot);
     for (auto& [name, node] : by_name) {
       size_t slash = name.rfind('/');
-      if (slash == std::string::npos) {
+      if (slash == std::string_view::npos) {
         root_->children.push_back(node);
       } else {
         by_name.at(name.substr(0, slash))->children.push_back(node);
       }
     }
+    return Status::Ok();
   }
 
   // A node's children are its inputs; the roots are the nodes no node reads.
   void BuildGraph() {
-    std::map<std::string, ShowNode*> by_name;
+    std::map<std::string_view, ShowNode*> by_name;
     for (const GraphNode& node : model_.nodes) by_name[node.name] = NewNode(&node, node.name);
-    std::set<std::string> read;
+    std::set<std::string_view> read;
     for (auto& [name, show] : by_name) {
       for (const auto& [slot, input] : show->node->inputs) {
         read.insert(input);
@@ -102,12 +117,14 @@ class TreeView {
   // Post-order: a node survives if it is accounted or (scope view) has a
   // surviving descendant; in the graph view an unaccounted node hands its
   // surviving children to its parent. A node reached twice (graph) counts once.
-  std::vector<ShowNode*> Account(const std::vector<ShowNode*>& nodes, std::set<std::string>& visits) {
+  std::vector<ShowNode*> Account(const std::vector<ShowNode*>& nodes, std::set<std::string_view>& visits,
+                                 int64_t depth) {
     std::vector<ShowNode*> kept;
+    if (!guard_.Enter(depth)) return kept;
     for (ShowNode* node : nodes) {
       if (graph_ && !visits.insert(node->name).second) continue;
       if (!graph_) node->ResetTotals();
-      std::vector<ShowNode*> kept_children = Account(node->children, visits);
+      std::vector<ShowNode*> kept_children = Account(node->children, visits, depth + 1);
       node->ReInit(model_, options_.step);
       node->account = IsAccounted(node->op_types(), options_);
       if (node->account || (!graph_ && !kept_children.empty())) {
@@ -127,15 +144,17 @@ class TreeView {
   }
 
   // The first matches of start_name_regexes, depth first, not below a match.
-  std::vector<ShowNode*> SearchRoot(const std::vector<ShowNode*>& nodes, std::set<std::string>& visits) {
+  std::vector<ShowNode*> SearchRoot(const std::vector<ShowNode*>& nodes, std::set<std::string_view>& visits,
+                                    int64_t depth) {
     std::vector<ShowNode*> found;
+    if (!guard_.Enter(depth)) return found;
     for (ShowNode* node : nodes) {
       if (graph_ && !visits.insert(node->name).second) continue;
       if (options_.start_name_regexes.Matches(node->name)) {
         found.push_back(node);
         continue;
       }
-      std::vector<ShowNode*> below = SearchRoot(node->show_children, visits);
+      std::vector<ShowNode*> below = SearchRoot(node->show_children, visits, depth + 1);
       found.insert(found.end(), below.begin(), below.end());
     }
     return found;
@@ -144,8 +163,9 @@ class TreeView {
   // Filters and formats; a hidden node's shown descendants move up to its
   // nearest shown ancestor. Returns the shown nodes of this level.
   std::vector<ShowNode*> Print(const std::vector<ShowNode*>& nodes, int64_t depth, size_t last_indent,
-                               std::set<std::string>& visits) {
+                               std::set<std::string_view>& visits) {
     std::vector<ShowNode*> shown;
+    if (!guard_.Enter(depth)) return shown;
     for (ShowNode* node : nodes) {
       if (graph_ && !visits.insert(node->name).second) continue;
       const bool show = ShouldShowTreeNode(*node, options_, depth);
@@ -168,6 +188,7 @@ class TreeView {
         if (options_.account_displayed_op_only) node->AggregateTotals(*c);
       }
       node->formatted = std::string(last_indent, ' ') + FormatTreeNode(*node, model_, options_) + "\n";
+      guard_.Hold(2 * node->formatted.size());  // the line, and its copy in the view's text
       shown.push_back(node);
     }
     return shown;
@@ -183,11 +204,54 @@ class TreeView {
   const Model& model_;
   const Options& options_;
   const bool graph_;
+  TreeWalkGuard guard_;
   std::vector<std::unique_ptr<ShowNode>> storage_;
   ShowNode* root_ = nullptr;
 };
 
+// tfprof's command line accounts only Variable and VariableV2 by default,
+// which a profile without variables (any eager or tf.function profile) turns
+// into an empty table with no hint why.
+std::string AccountingNote(const Model& model, const Options& options) {
+  if (options.account_type_regexes.MatchesAll()) return "";
+  for (const GraphNode& node : model.nodes) {
+    if (IsAccounted(node.op_types, options)) return "";
+  }
+  std::string patterns;
+  for (const std::string& p : options.account_type_regexes.patterns()) patterns += (patterns.empty() ? "" : ",") + p;
+  return "no node matched -account_type_regexes " + patterns +
+         "; add -account_type_regexes .* to account every op";
+}
+
 }  // namespace
+
+bool TreeWalkGuard::Enter(int64_t depth) {
+  if (cancelled_ || too_deep_ || !refused_.ok()) return false;
+  cancelled_ = CancelRequested();
+  too_deep_ = depth > kMaxTreeDepth;
+  return !cancelled_ && !too_deep_;
+}
+
+void TreeWalkGuard::Hold(uint64_t bytes) {
+  constexpr uint64_t kClaimStep = 1 << 20;
+  unclaimed_ += bytes;
+  if (unclaimed_ < kClaimStep || !refused_.ok()) return;
+  refused_ = ClaimMemory(unclaimed_, "tfprof: the " + view_ + " view");
+  unclaimed_ = 0;
+}
+
+Status TreeWalkGuard::status() const {
+  if (!refused_.ok()) return refused_;
+  if (cancelled_) return CancelledError("tfprof's " + view_ + " view");
+  if (too_deep_) return TooDeepError(view_, "a tree deeper than " + std::to_string(kMaxTreeDepth) + " levels");
+  return Status::Ok();
+}
+
+Status TooDeepError(const std::string& view, const std::string& what) {
+  return DataLoss("tfprof: this profile's " + view + " view would have " + what +
+                  "; tbprof shows trees of at most " + std::to_string(kMaxTreeDepth) +
+                  " levels (a profile written by TensorFlow has far fewer)");
+}
 
 StatusOr<ViewResult> ShowTreeView(const Model& model, const std::string& view, const Options& options) {
   const bool graph = view == "graph";
@@ -210,10 +274,16 @@ StatusOr<ViewResult> ShowView(const Model& model, const std::string& view, const
     return InvalidArgument("-step " + std::to_string(options.step) + " is not in the profile (its steps: " +
                            (have.empty() ? "none" : have) + ")");
   }
-  if (view == "scope" || view == "graph") return ShowTreeView(model, view, options);
-  if (view == "op") return ShowOpView(model, options);
-  if (view == "code") return ShowCodeView(model, options);
-  return InvalidArgument("unknown view '" + view + "'; the views are scope, graph, code and op");
+  StatusOr<ViewResult> result = InvalidArgument("unknown view '" + view + "'; the views are scope, graph, code and op");
+  if (view == "scope" || view == "graph") {
+    result = ShowTreeView(model, view, options);
+  } else if (view == "op") {
+    result = ShowOpView(model, options);
+  } else if (view == "code") {
+    result = ShowCodeView(model, options);
+  }
+  if (result.ok()) result->note = AccountingNote(model, options);
+  return result;
 }
 
 }  // namespace tbprof::tfprof

@@ -11,7 +11,7 @@
 
 #include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 
 namespace tbprof::tfprof {
 

@@ -45,6 +45,40 @@ function findTable(data, test) { return (Array.isArray(data) ? data : [data]).fi
 
 import { checkTraceViewer } from './trace_checks.mjs';
 
+// tfprof's op view answers a chain whose totals run down the rows (a row plus every row below it); the page shows
+// each op type's own figures, as tfprof's text does: the flame graph draws each row at its own share of the root,
+// and the table's first row is not the root's total again.
+async function tfprofOpView(page, assert) {
+  await page.selectOption('#tfprof-options select[name="view"]', 'op');
+  const answered = page.waitForResponse((r) => r.url().includes('tag=tfprof') && r.url().includes('view=op'));
+  await page.click('#tfprof-options button[type="submit"]');
+  const answer = await (await answered).json();
+  await page.waitForSelector('#tfprof-output .tfprof-table, #tfprof-output .msg', { timeout: 30000 });
+  if (answer.note || !answer.root) return;
+  const root = answer.root;
+  const total = root.total_exec_micros;
+  const timed = root.children.filter((c) => c.exec_micros > 0);
+  if (!(total > 0) || timed.length < 2) return;
+  const drawn = await page.$$eval('svg.flame-graph g.flame-node', (gs) => gs.map((g) => ({
+    name: g.querySelector('title').textContent.replace(/: [^:]*$/, ''),
+    y: Number(g.querySelector('rect').getAttribute('y')),
+    width: Number(g.querySelector('rect').getAttribute('width')),
+  })).filter((r) => r.y > 0));
+  for (const row of timed) {
+    const share = (1000 * row.exec_micros) / total;
+    if (share < 0.5) continue;
+    const rect = drawn.find((r) => r.name === row.name);
+    assert(rect, `the op view's flame graph lacks ${row.name}`);
+    assert(Math.abs(rect.width - Math.max(share - 1, 0.5)) < 1.01,
+      `${row.name} is drawn ${rect.width.toFixed(1)} wide; its own ${row.exec_micros} us of ${total} us is ${share.toFixed(1)}`);
+  }
+  const largest = Math.max(...timed.map((c) => c.exec_micros));
+  if (largest < 0.9 * total) {
+    const cells = await page.$$eval('.tfprof-table tbody tr', (trs) => trs.slice(0, 2).map((tr) => tr.children[1].textContent));
+    assert(cells[0] !== cells[1], `the op view's first row shows the root's total (${cells[0]}) as its own`);
+  }
+}
+
 export const checks = {
   trace_viewer: checkTraceViewer,
   async overview_page({ page, data, assert, api, run }) {
@@ -293,6 +327,10 @@ export const checks = {
     const asked = dataRequests.filter((u) => new URL(u).searchParams.get('tag') === 'tfprof').pop();
     const answered = asked ? (await (await fetch(asked)).json()).text : data.text;
     assert((await page.textContent('#tfprof-text')) === answered, 'the opened text differs from the answer');
+    // The tree opens only a few levels: a big model's page is a screen or two, not thousands of rows.
+    const rows = await page.$$eval('.tfprof-table tbody tr', (r) => r.length);
+    assert(rows <= Math.max(60, 2 + Math.min(kids, 100)), `the tree opened with ${rows} rows`);
+    await tfprofOpView(page, assert);
   },
 
   async kernel_stats({ page, data, assert, api, run, tool, host }) {

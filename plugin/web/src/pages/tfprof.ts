@@ -8,7 +8,7 @@ import { PageContext, describeError } from '../page';
 import { fmtNum, fmtUs, middleEllipsis } from '../format';
 
 interface TfNode { name: string; children: TfNode[]; [figure: string]: unknown }
-interface TfViewAnswer { view: string; text: string; root: TfNode }
+interface TfViewAnswer { view: string; text: string; note?: string; root: TfNode }
 interface TfAdviceAnswer { view: 'advise'; checkers: Record<string, string[]>; text: string }
 
 interface Column { id: string; label: string; format: (v: number) => string }
@@ -44,8 +44,16 @@ function figure(node: TfNode, id: string): number | null {
   return typeof v === 'number' ? v : null;
 }
 
-function cell(node: TfNode, c: Column): HTMLElement {
-  const v = figure(node, c.id);
+// The op view's rows come from tfprof's chain, where each row's total_* runs
+// down the list (the row plus every row below it): a row's own figures are
+// its op type's, so rows show those and only the root its totals, as the text
+// view does.
+function rowFigure(node: TfNode, id: string, top: TfNode, view: string): number | null {
+  if (view === 'op' && node !== top && id.startsWith('total_')) return figure(node, id.slice('total_'.length));
+  return figure(node, id);
+}
+
+function cell(v: number | null, c: Column): HTMLElement {
   return v === null ? el('td', { class: 'num unknown', title: 'The profile cannot give this figure' }, '—')
     : el('td', { class: 'num' }, c.format(v));
 }
@@ -53,6 +61,9 @@ function cell(node: TfNode, c: Column): HTMLElement {
 // A node with thousands of children (every op of a big model under one scope)
 // shows its largest ones first and the rest on request, so the page stays quick.
 const CHILDREN_SHOWN = 100;
+// The tree opens level by level while it stays within this many rows (the
+// root and its children at least); deeper levels open on request.
+const ROWS_OPEN_AT_FIRST = 60;
 
 class TreeTable {
   private sortBy = 'total_exec_micros';
@@ -60,15 +71,25 @@ class TreeTable {
   private readonly showAll = new Set<TfNode>();
   readonly root = el('div', { class: 'tfprof-tree' });
 
-  constructor(private readonly top: TfNode) {
+  constructor(private readonly top: TfNode, private readonly view: string) {
     this.expanded.add(top);
-    for (const c of top.children) this.expanded.add(c);
+    let level = top.children;
+    let rows = 1 + Math.min(level.length, CHILDREN_SHOWN);
+    for (;;) {
+      const next = level.flatMap((n) => n.children.slice(0, CHILDREN_SHOWN));
+      if (next.length === 0 || rows + next.length > ROWS_OPEN_AT_FIRST) break;
+      for (const n of level) if (n.children.length) this.expanded.add(n);
+      rows += next.length;
+      level = next;
+    }
     this.render();
   }
 
+  private value(node: TfNode, id: string): number | null { return rowFigure(node, id, this.top, this.view); }
+
   private sorted(children: TfNode[]): TfNode[] {
     if (this.sortBy === 'name') return [...children].sort((a, b) => a.name.localeCompare(b.name));
-    return [...children].sort((a, b) => (figure(b, this.sortBy) ?? -1) - (figure(a, this.sortBy) ?? -1));
+    return [...children].sort((a, b) => (this.value(b, this.sortBy) ?? -1) - (this.value(a, this.sortBy) ?? -1));
   }
 
   private render(): void {
@@ -82,7 +103,7 @@ class TreeTable {
         : el('span', { class: 'tree-leaf' }, '·');
       toggle.addEventListener('click', () => { if (open) this.expanded.delete(node); else this.expanded.add(node); this.render(); });
       const name = el('td', { class: `tree-name depth-${Math.min(depth, 30)}`, title: node.name }, toggle, ' ', middleEllipsis(node.name, 90));
-      body.appendChild(el('tr', { 'data-node': node.name }, name, ...COLUMNS.map((c) => cell(node, c))));
+      body.appendChild(el('tr', { 'data-node': node.name }, name, ...COLUMNS.map((c) => cell(this.value(node, c.id), c))));
       if (!open) return;
       const children = this.sorted(node.children);
       const shown = this.showAll.has(node) ? children : children.slice(0, CHILDREN_SHOWN);
@@ -107,17 +128,18 @@ class TreeTable {
 }
 
 // An icicle: the root spans the width, each node's children laid end to end
-// inside it in proportion to their total execution time. Nodes narrower than
-// half a unit (0.05% of the root) are not drawn: they cannot be seen or
-// pointed at, and a big model has tens of thousands of them.
-function flameGraph(root: TfNode): SVGElement {
+// inside it in proportion to their total execution time (an op row its own).
+// Nodes narrower than half a unit (0.05% of the root) are not drawn: they
+// cannot be seen or pointed at, and a big model has tens of thousands of them.
+function flameGraph(root: TfNode, view: string): SVGElement {
   const width = 1000, rowHeight = 18;
-  const total = figure(root, 'total_exec_micros') ?? 0;
+  const time = (node: TfNode) => rowFigure(node, 'total_exec_micros', root, view) ?? 0;
+  const total = time(root);
   const rects: SVGElement[] = [];
   let depthMax = 0;
   const place = (node: TfNode, x: number, w: number, depth: number) => {
     depthMax = Math.max(depthMax, depth);
-    const t = figure(node, 'total_exec_micros') ?? 0;
+    const t = time(node);
     const label = w > 40 ? middleEllipsis(node.name, Math.floor(w / 7)) : '';
     rects.push(svg('g', { class: 'flame-node' },
       svg('title', {}, `${node.name}: ${fmtUs(t)}`),
@@ -125,7 +147,7 @@ function flameGraph(root: TfNode): SVGElement {
       label ? svg('text', { x: x + 3, y: depth * rowHeight + 13, class: 'flame-label' }, label) : null));
     let cx = x;
     for (const c of node.children) {
-      const ct = figure(c, 'total_exec_micros') ?? 0;
+      const ct = time(c);
       if (ct <= 0 || t <= 0) continue;
       const cw = (w * ct) / t;
       if (cw >= 0.5) place(c, cx, cw, depth + 1);
@@ -197,9 +219,14 @@ export async function renderTfprof(ctx: PageContext): Promise<void> {
         return;
       }
       const view = answer as TfViewAnswer;
+      if (view.note) {
+        // The options account no node: the table would be empty, so the page says why instead.
+        output.append(section(`${view.view} view`, message('empty', view.note)), section('tfprof text', textBlock(view.text)));
+        return;
+      }
       output.append(
-        section(`${view.view} view`, new TreeTable(view.root).root),
-        section('Flame graph (total execution time)', flameGraph(view.root)),
+        section(`${view.view} view`, new TreeTable(view.root, view.view).root),
+        section('Flame graph (total execution time)', flameGraph(view.root, view.view)),
         section('tfprof text', textBlock(view.text)));
     } catch (e) {
       if (first) throw e;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "convert/analysis/tfprof/tfprof_timeline.h"
+#include "convert/tools/tfprof_tools.h"
 
 #include "tests/convert/analysis/tfprof/tfprof_test_util.h"
 
@@ -212,6 +213,30 @@ TEST(TfprofTimeline, ScopeIcicle) {
   EXPECT_EQ(got, (std::vector<std::string>{"_TFProfRoot@0:0+1265", "a@1:0+265", "a/x@2:0+250", "a/y@2:250+15",
                                            "b@1:265+1000"}));
   EXPECT_FALSE(tfprof::IcicleTimelineJson(Show(model, "op", tfprof::Options{})).ok());
+}
+
+// tfprof's command-line defaults account only variables; a profile without
+// any gets a note saying so (in the view and in its JSON), one with variables
+// none.
+TEST(TfprofAccountingNote, DefaultsOnAProfileWithoutVariables) {
+  ProfileWriter w;
+  w.Node("a/x", "Conv2D").Node("a/y", "MatMul");
+  w.Run("a/x", 0, ProfileWriter::Exec{kCpu, 10, {100}, {50}, 0, 0, 0, 0});
+  tfprof::Model model = ReadFixture(w);
+  const tfprof::Options defaults = tfprof::CommandLineDefaults();
+  const std::string note =
+      "no node matched -account_type_regexes Variable,VariableV2; add -account_type_regexes .* to account every op";
+  for (const char* view : {"scope", "op"}) {
+    tfprof::ViewResult shown = Show(model, view, defaults);
+    EXPECT_EQ(shown.note, note) << view;
+    auto json = TfprofViewToJson(shown, defaults);
+    ASSERT_TRUE(json.ok());
+    EXPECT_EQ(boost::json::parse(*json).as_object().at("note").as_string(), note) << view;
+  }
+  tfprof::Options every = defaults;
+  ASSERT_TRUE(tfprof::SetOption(every, "account_type_regexes", ".*").ok());
+  EXPECT_EQ(Show(model, "scope", every).note, "");
+  EXPECT_EQ(Show(ReadFixture(SmallProfile()), "scope", defaults).note, "");  // b is a VariableV2
 }
 
 }  // namespace

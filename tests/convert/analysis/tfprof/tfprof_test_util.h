@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/tfprof/profile_proto_reader.h"
+#include "convert/tfprof/profile_proto_reader.h"
 #include "convert/analysis/tfprof/tfprof_options.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
 #include "tests/testing/tfprof_fixtures.h"

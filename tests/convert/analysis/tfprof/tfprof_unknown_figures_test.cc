@@ -71,7 +71,7 @@ TEST(TfprofUnknownFigures, NullInJson) {
   tfprof::Options o = Select({"float_ops", "bytes", "params", "micros"});
   auto scope = tfprof::ShowView(model, "scope", o);
   ASSERT_TRUE(scope.ok());
-  json::value v = json::parse(TfprofViewToJson(*scope, o));
+  json::value v = json::parse(TfprofViewToJson(*scope, o).value());
   const json::object& root = v.at("root").as_object();
   EXPECT_EQ(root.at("total_float_ops"), 2000);
   EXPECT_TRUE(root.at("total_requested_bytes").is_null());
@@ -91,7 +91,7 @@ TEST(TfprofUnknownFigures, NullInJson) {
 
   auto op = tfprof::ShowView(model, "op", o);
   ASSERT_TRUE(op.ok());
-  v = json::parse(TfprofViewToJson(*op, o));
+  v = json::parse(TfprofViewToJson(*op, o).value());
   std::map<std::string, json::value> row_flops;
   for (const auto& row : v.at("root").at("children").as_array()) {
     row_flops[std::string(row.at("name").as_string())] = row.at("float_ops");
@@ -116,7 +116,7 @@ TEST(TfprofUnknownFigures, AcceleratorTimeOfCpuOnlyProfile) {
             "  train (0us/7us, --, 0us/7us)\n"
             "    train/MatMul (7us/7us, --, 7us/7us)\n");
   tfprof::Options o = Select({"micros"});
-  json::value v = json::parse(TfprofViewToJson(*scope, o));
+  json::value v = json::parse(TfprofViewToJson(*scope, o).value());
   EXPECT_TRUE(v.at("root").at("total_accelerator_exec_micros").is_null());
   EXPECT_EQ(v.at("root").at("total_exec_micros"), 7);
   EXPECT_EQ(v.at("root").at("total_cpu_exec_micros"), 7);

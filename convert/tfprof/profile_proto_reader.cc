@@ -1,4 +1,4 @@
-#include "convert/analysis/tfprof/profile_proto_reader.h"
+#include "convert/tfprof/profile_proto_reader.h"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 
 #include <cctype>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "convert/analysis/tfprof/tfprof_model.h"
+#include "convert/model/tfprof_model.h"
 #include "convert/base/status.h"
 
 namespace tensorflow::tfprof {
