@@ -25,6 +25,13 @@ std::vector<const OpMetrics*> SortedOps(const OpMetricsDb& db, size_t limit) {
   return v;
 }
 
+void CountOperatorCalls(const OpMetricsDb& host_db, OpMetricsDb& device_tf_db) {
+  for (auto& [name, m] : device_tf_db.ops) {
+    auto host = host_db.ops.find(name);
+    if (host != host_db.ops.end() && !IsIdle(m)) m.occurrences = host->second.occurrences;
+  }
+}
+
 OpMetricsDb DeviceTfOpMetricsDb(const OpMetricsDb& device_db, bool with_idle) {
   OpMetricsDb out;
   // A framework op runs as several HLO ops of one program: its count is

@@ -233,6 +233,19 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     return it->second;
   };
   const std::unordered_map<int64_t, OpMetrics*> stage_rows = InputPipelineStageRows(space_, ids_, p, db);
+  // A PyTorch op's host self time leaves out the CUDA runtime calls made
+  // inside it (torch-tb-profiler's rule): they are its children, of no row.
+  std::vector<uint8_t> runtime(p.event_metadata.size(), 0);
+  if (const StrId cat = space_.Find(schema::kKinetoCategory); cat != kNoStr) {
+    for (size_t md = 0; md < p.event_metadata.size(); ++md) {
+      auto [b, e] = p.MetadataStatsOf(static_cast<uint32_t>(md));
+      for (const Stat* st = b; st != e; ++st) {
+        if (st->name != cat || st->kind != StatKind::kStr) continue;
+        std::string_view c = space_.Str(st->str);
+        runtime[md] = c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime";
+      }
+    }
+  }
   using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
     if (schema::IsDerivedThreadId(line.id)) continue;
@@ -241,6 +254,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     uint64_t line_op_time = 0;
     std::optional<Span> last_infeed_enqueue;
     auto close = [&](const Stack::Open& o) {
+      if (o.payload == nullptr) return;  // a runtime call: its time is its op's child's
       OpMetrics& m = *o.payload;
       if (m.category.starts_with("InfeedEnqueue")) {
         if (last_infeed_enqueue) {
@@ -267,6 +281,11 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
       // stage, only what a tf_op stat names: never a TF op by its name.
       const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id);
       OpMetrics* row = nullptr;
+      if (runtime[p.events[e].metadata]) {
+        const Event& ev = p.events[e];
+        stack.Push(e, Span{ev.begin_ps, ev.end_ps()}, nullptr, close);
+        continue;
+      }
       if (stage != nullptr) {
         auto it = stage_rows.find(stage->IntValue());
         row = it != stage_rows.end() ? it->second : stat_op_row(e);
@@ -371,7 +390,18 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       prev_group = group;
     }
   }
-  AddSpanTotals(db, op_time, first, last);
+  // A PyTorch trace's IDLE is the time no kernel, copy or set ran on any
+  // stream: the device's idle time, as its overview and HTA count it, not the
+  // span less the kernels tied to an op (xprof's rule, kept for xprof's own
+  // files, where a kernel of no op or streams running at once move it).
+  if (first == INT64_MAX || space_.Find(schema::kKinetoCategory) == kNoStr) {
+    AddSpanTotals(db, op_time, first, last);
+    return;
+  }
+  const uint64_t span = static_cast<uint64_t>(last - first);
+  db.total_op_time_ps += op_time;
+  db.total_time_ps += std::max(op_time, span);
+  AddIdle(db, span - std::min(span, GpuDutyCycle(p).ActivePs()));
 }
 
 
