@@ -136,6 +136,7 @@ StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(side.profile_paths, cache));
     if (sections.count(std::string(kInputPipeline))) {
       f.input_pipeline = Shared(ConvertOpStatsToInputPipelineAnalysis(*stats));
+      if (stats->torch_steps) f.torch_steps = Shared(TorchStepTable(*stats->torch_steps));
     }
     if (sections.count(std::string(kFrameworkOps))) f.framework_ops = Shared(ConvertOpStatsToTfStats(*stats));
     if (sections.count(std::string(kKernels))) f.kernels = Shared(KernelStatsDb(stats->kernel_stats_db));

@@ -30,12 +30,12 @@ ToolOutput Csv(std::string body) {
 
 StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
-  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats), stats->torch_gpu));
+  return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats), stats->torch_gpu, stats->torch_steps));
 }
 
 StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
-  return Json(InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(*stats)));
+  return Json(InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(*stats), stats->torch_steps));
 }
 
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {

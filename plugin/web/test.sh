@@ -110,6 +110,7 @@ status=0
 node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}" || status=$?
 if [ "$target" = real ]; then
   node tests/xla_viewers_test.mjs --base "http://127.0.0.1:$port" --chromium "$chromium" || status=1
+  node tests/pytorch_words_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" || status=1
   node tests/trace_big_test.mjs --base "http://127.0.0.1:$big_port" --artifacts "$artifacts" --chromium "$chromium" || status=1
   node tests/mock_server_test.mjs --real-base "http://127.0.0.1:$port" || status=1
 else

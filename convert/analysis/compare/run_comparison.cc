@@ -109,6 +109,34 @@ std::vector<MetricRow> StepRows(const InputPipelineAnalysisResult* a, const Inpu
   return rows;
 }
 
+// Two PyTorch runs' step rows: step count, step time and each of
+// torch-tb-profiler's categories, averaged over the steps (ms).
+std::vector<MetricRow> TorchStepRows(const TorchStepTable& a, const TorchStepTable& b) {
+  auto averages = [](const TorchStepTable& t) {
+    std::vector<Figure> f(2 + t.categories.size());
+    if (t.category_ms.empty()) return f;
+    const double n = static_cast<double>(t.category_ms.size());
+    double step = 0;
+    std::vector<double> sums(t.categories.size(), 0);
+    for (const std::vector<double>& row : t.category_ms) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        sums[c] += row[c];
+        step += row[c];
+      }
+    }
+    f[0] = n;
+    f[1] = step / n;
+    for (size_t c = 0; c < sums.size(); ++c) f[2 + c] = sums[c] / n;
+    return f;
+  };
+  std::vector<Figure> fa = averages(a), fb = averages(b);
+  std::vector<MetricRow> rows = {{"steps", fa[0], fb[0]}, {"step_time_ms", fa[1], fb[1]}};
+  for (size_t c = 0; c < a.categories.size() && c < b.categories.size(); ++c) {
+    rows.push_back({a.categories[c], fa[2 + c], fb[2 + c]});
+  }
+  return rows;
+}
+
 // Why a run's step figures are unknown (empty when they are known).
 std::string StepNote(const InputPipelineAnalysisResult* r) {
   if (r == nullptr) return "the run gives no step analysis (no xplane, input_pipeline or overview_page file)";
@@ -234,7 +262,7 @@ RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignmen
   c.alignment = alignment;
   const InputPipelineAnalysisResult* ipa = a.input_pipeline.get();
   const InputPipelineAnalysisResult* ipb = b.input_pipeline.get();
-  c.steps = StepRows(ipa, ipb);
+  c.steps = a.torch_steps && b.torch_steps ? TorchStepRows(*a.torch_steps, *b.torch_steps) : StepRows(ipa, ipb);
   c.step_note_a = StepNote(ipa);
   c.step_note_b = StepNote(ipb);
   c.step_pairs = PairSteps(ipa, ipb, alignment);

@@ -17,6 +17,7 @@
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/analysis/host_events/xspace_to_tf_data_stats.h"
+#include "convert/analysis/op_stats/op_stats.h"
 #include "proto/input_pipeline.pb.h"
 #include "proto/kernel_stats.pb.h"
 #include "proto/tf_stats.pb.h"
@@ -38,6 +39,9 @@ struct RunFigures {
   std::shared_ptr<const MemoryProfile> memory;
   std::shared_ptr<const TfDataStats> tf_data;
   std::shared_ptr<const StepEventRows> step_events;  // only when a step was chosen
+  // A PyTorch run's steps in torch-tb-profiler's categories: two PyTorch runs'
+  // step rows are those categories (Kernel … Other) instead of xprof's.
+  std::shared_ptr<const TorchStepTable> torch_steps;
 };
 
 // How steps are paired: per-step averages only (the default), or also step
@@ -65,7 +69,8 @@ struct TfDataSide {
 struct RunComparison {
   StepAlignment alignment = StepAlignment::kAverage;
   // Number of steps, step time and its breakdown: averages over the steps, ms.
-  // The generic categories (input_ms … other_ms) always; a TPU run's
+  // The generic categories (input_ms … other_ms), or torch-tb-profiler's
+  // (Kernel … Other) when both runs are PyTorch's; a TPU run's
   // breakdown (tc_compute_ms … host_transfer_ms) only when a run is a TPU run.
   std::vector<MetricRow> steps;
   // Why a run's step figures are unknown; empty when they are known.

@@ -105,8 +105,16 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   // The GPU figures of several PyTorch traces are not combined: unknown then.
   for (const auto& h : hosts) {
     if (h->torch_gpu) out.torch_gpu = hosts.size() == 1 ? *h->torch_gpu : TorchGpuSummary{};
-    // Several traces' steps are not one table: their pages then use xprof's combined steps.
-    if (h->torch_steps && hosts.size() == 1) out.torch_steps = h->torch_steps;
+    // Several traces (ranks) of a PyTorch run: each trace's steps, one after
+    // the other, so averages are over every rank's steps.
+    if (h->torch_steps && !out.torch_steps) {
+      out.torch_steps = h->torch_steps;
+    } else if (h->torch_steps) {
+      out.torch_steps->step_names.insert(out.torch_steps->step_names.end(), h->torch_steps->step_names.begin(),
+                                         h->torch_steps->step_names.end());
+      out.torch_steps->category_ms.insert(out.torch_steps->category_ms.end(), h->torch_steps->category_ms.begin(),
+                                          h->torch_steps->category_ms.end());
+    }
   }
   std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
            KernelReport>

@@ -1,6 +1,7 @@
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/input_pipeline_basics.h"
 #include "convert/analysis/op_stats_pages/step_diagnostics.h"
+#include "convert/analysis/op_stats_pages/torch_step_pages.h"
 #include "convert/analysis/op_stats_pages/tpu_step_analysis.h"
 #include "convert/base/math_util.h"
 #include "convert/base/strings.h"
@@ -406,8 +407,9 @@ DataTable StepBreakdownTable(const InputPipelineAnalysisResult& result) {
   return result.tag() ? TpuStepBreakdownTable(result) : GenericStepBreakdownTable(result);
 }
 
-std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
-  DataTable steps = StepBreakdownTable(result);
+std::string InputPipelineToJson(const InputPipelineAnalysisResult& result,
+                                const std::optional<TorchStepTable>& torch_steps) {
+  DataTable steps = torch_steps ? TorchStepBreakdownTable(*torch_steps, result) : StepBreakdownTable(result);
   DataTable ops;
   ops.AddColumns({{"opName", "Input Op", "string"}, {"count", "Count", "number"},
                   {"timeInMs", "Total Time (in ms)", "number"},
@@ -429,7 +431,10 @@ std::string InputPipelineToJson(const InputPipelineAnalysisResult& result) {
   }
   DataTable links;
   links.AddColumn("link", "link", "string");
-  for (const std::string& d : result.recommendation().details()) links.AddRow({d});
+  const auto& details = result.recommendation().details();
+  for (const std::string& d : torch_steps ? TorchInputAdvice() : std::vector<std::string>(details.begin(), details.end())) {
+    links.AddRow({d});
+  }
   DataTable diag = DiagnosticsTable(result.diagnostics());
   // Five tables on every device, as xprof: the first (per step, the TPU core that waited longest for
   // input) has no columns off TPU, so readers can index the others by position.

@@ -2,6 +2,7 @@
 // The JSON writer is shared with legacy input_pipeline.pb.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "convert/analysis/op_stats/op_stats.h"
@@ -15,7 +16,11 @@ tensorflow::profiler::InputPipelineAnalysisResult ConvertOpStatsToInputPipelineA
 
 // Tables: [cores that waited longest for input (TPU only; empty elsewhere),
 // step breakdown, input ops, recommendation links, diagnostics].
-std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result);
+// `torch_steps` (a PyTorch trace's): the step table in torch-tb-profiler's
+// categories with the DataLoader conclusion, and PyTorch's input advice in
+// place of tf.data's (torch_step_pages.h).
+std::string InputPipelineToJson(const tensorflow::profiler::InputPipelineAnalysisResult& result,
+                                const std::optional<TorchStepTable>& torch_steps = std::nullopt);
 
 // The step-time table, also the overview page's step graph: the TPU one for
 // TPU results, else the generic (GPU/CPU) one.

@@ -71,7 +71,11 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
           el('td', {}, cellText(maxInfeedCores, 1, col)))))));
   }
 
-  if (ops) {
+  // A PyTorch run's input is its DataLoader: its time per step, not tf.data's host stages (which it has none of).
+  const pytorch = sp.framework === 'PyTorch';
+  if (steps && pytorch) root.appendChild(section('Host-side: DataLoader time per step', dataLoaderSteps(steps)));
+
+  if (ops && !pytorch) {
     const op = ops.p ?? {};
     const slices = HOST_CATEGORIES.filter(([k]) => op[k] !== undefined).map(([k, name]) => ({ name, key: k, value: Number(op[k]) / 1000 }));
     const total = slices.reduce((s, x) => s + (Number.isFinite(x.value) ? x.value : 0), 0);
@@ -86,6 +90,19 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
   }
 
   if (links && links.rows.length) {
-    root.appendChild(section('Recommendations', el('ul', {}, ...strings(links, 'link').map((l) => el('li', {}, safeHtml(l))))));
+    root.appendChild(section(pytorch ? 'Recommendations for the DataLoader' : 'Recommendations',
+      el('ul', {}, ...strings(links, 'link').map((l) => el('li', {}, safeHtml(l))))));
   }
+}
+
+// Each step's DataLoader time beside its step time (torch-tb-profiler's DataLoader category).
+function dataLoaderSteps(steps: DataTable): HTMLElement {
+  const sp = steps.p ?? {};
+  const share = card('DataLoader share of the average step', sp.dataloader_percent === 'unknown' ? '' : sp.dataloader_percent ?? '', '',
+    { key: 'dataloader_percent', json: sp.dataloader_percent, jsonUnit: '%', unknown: sp.dataloader_percent === 'unknown' ? 'Unknown: no steps were found.' : undefined,
+      tooltip: 'Time in enumerate(DataLoader)#…__next__ not covered by GPU work or runtime calls, as a share of the average step.' });
+  const keep = new Set(['stepnum', 'DataLoader', 'stepTimeMs']);
+  const table: DataTable = { ...steps, cols: steps.cols.filter((c) => keep.has(c.id)),
+    rows: steps.rows.map((r) => ({ c: steps.cols.map((c, i) => ({ id: c.id, v: r.c?.[i] ?? null })).filter((x) => keep.has(x.id)).map((x) => x.v) })) };
+  return el('div', {}, cards(share), gridFromDataTable(table, { name: 'dataloader-steps' }).root);
 }

@@ -66,6 +66,29 @@ const AFTER_FIGURES: Figure[] = [
   { label: 'Device idle time', key: 'device_idle_time_percent', better: 'lower', whyUnknown: 'Unknown: no device time was traced.', tooltip: 'Share of the device time that is idle.' },
 ];
 
+// A PyTorch run's step breakdown: torch-tb-profiler's categories, the step table's columns (ms per step), averaged here.
+const TORCH_CATEGORY_TOOLTIPS: Record<string, string> = {
+  Kernel: 'Time a compute kernel ran on the GPU.', Memcpy: 'Time a memory copy ran on the GPU (and no kernel).',
+  Memset: 'Time a memory set ran on the GPU (and no kernel or copy).',
+  Communication: 'Time in collectives (NCCL kernels and the host\'s collective calls) not covered by the above.',
+  Runtime: 'Time in CUDA runtime calls on the host (kernel launches, synchronizations) not covered by the above.',
+  DataLoader: 'Time in the DataLoader\'s __next__ not covered by the above.',
+  'CPU Exec': 'Time in operators and record_function ranges on the host not covered by the above.',
+  Other: 'The rest of the step.',
+};
+
+function torchBreakdown(steps: DataTable): HTMLElement[] {
+  const ids = (steps.p?.step_time_graph_column_ids ?? '').split(',').map((x) => x.trim()).filter((x) => x && x !== 'stepnum');
+  return ids.map((id) => {
+    const c = steps.cols.findIndex((x) => x.id === id);
+    const values = steps.rows.map((r) => Number(r.c?.[c]?.v)).filter(Number.isFinite);
+    const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
+    return card(id, Number.isFinite(mean) ? `${mean.toFixed(3)} ms` : '', '', { key: id, tooltip: TORCH_CATEGORY_TOOLTIPS[id],
+      unknown: Number.isFinite(mean) ? undefined : 'No steps were found in this profile, so the step time is unknown.',
+      json: Number.isFinite(mean) ? mean : undefined, jsonUnit: 'ms' });
+  });
+}
+
 function figureCard(f: Figure, p: Record<string, string>, unknown?: string): HTMLElement {
   const v = p[f.key];
   const sdv = f.sdv ? p[f.sdv] : undefined;
@@ -106,14 +129,21 @@ export async function renderOverview(ctx: PageContext): Promise<void> {
   // A run without an accelerator has no device: its device figures describe nothing and are left out.
   const cpuOnly = sp.hardware_type === 'CPU_ONLY';
   const describesRun = (f: Figure) => !cpuOnly || !/^(device_|kernel_launch_)/.test(f.key);
+  // The server says the run is PyTorch's: its pages speak PyTorch (torch-tb-profiler's categories, no eager mode).
+  const pytorch = sp.framework === 'PyTorch';
   const deviceFigures = isTpu ? TPU_FIGURES.filter((f) => ap[f.key] !== undefined).map((f) => figureCard(f, ap, unmeasured(f.key)))
+    : pytorch && steps ? torchBreakdown(steps)
     : GENERIC_BREAKDOWN.filter((f) => sp[f.key] !== undefined && describesRun(f)).map((f) => figureCard(f, sp, noSteps));
   for (const f of TORCH_GPU_FIGURES) if (ap[f.key] !== undefined) deviceFigures.push(figureCard(f, ap));
-  for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined && describesRun(f)) deviceFigures.push(figureCard(f, ap));
+  const eager = (f: Figure) => /eager/.test(f.key);
+  for (const f of AFTER_FIGURES) if (ap[f.key] !== undefined && describesRun(f) && !(pytorch && eager(f))) deviceFigures.push(figureCard(f, ap));
   root.appendChild(section('Performance summary', summary.length ? cards(...summary) : null,
     deviceFigures.length ? cards(...deviceFigures) : null,
     !summary.length && !deviceFigures.length ? message('empty', 'The profile reports no summary figures.') : null,
     cpuOnly ? el('p', { class: 'hint', id: 'cpu-only-note' }, 'This run has no accelerator (CPU only): device figures are left out.') : null,
+    ap.gpu_utilization_percent !== undefined && ap.device_idle_time_percent !== undefined
+      ? el('p', { class: 'hint', id: 'gpu-util-vs-idle' }, 'GPU utilization is the share of the steps\' time in which a kernel ran; ' +
+        'device idle time is the share of the whole traced span in which no kernel, copy or set ran, so the two need not add up to 100 %.') : null,
     ap.remark_text ? el('p', { class: 'remark' }, safeHtml(ap.remark_text)) : null));
 
   root.appendChild(section('Step-time graph', steps ? stepChart(steps, 'overview-steps') : message('empty', 'No step-time data.'),

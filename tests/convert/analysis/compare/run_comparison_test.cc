@@ -8,6 +8,10 @@
 
 #include "convert/analysis/compare/comparison_output.h"
 #include "convert/analysis/compare/regression_check.h"
+#include "convert/analysis/op_stats/torch_overview.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
+#include "convert/load/profile_file.h"
 
 namespace tbprof {
 namespace {
@@ -384,6 +388,30 @@ TEST(RunComparison, StepsWithoutAMeasuredStepSayWhyTheyAreUnknown) {
   EXPECT_NE(c.step_note_b.find("no step was measured"), std::string::npos) << c.step_note_b;
   EXPECT_FALSE(Metric(c.steps, "tc_compute_ms").b.has_value());
   EXPECT_NE(ComparisonToText(c, "A", "B", 5).find("B's steps are unknown: no step was measured"), std::string::npos);
+}
+
+// Two PyTorch runs (HTA's trace-diff pair) compare their steps in
+// torch-tb-profiler's categories, not xprof's TensorFlow ones (input_ms,
+// host_compute_ms, ... as they were).
+TEST(RunComparison, PyTorchRunsCompareTorchCategories) {
+  auto figures_of = [](const std::string& name) {
+    RunFigures f;
+    auto m = LoadProfileFile(std::string(TBPROF_TESTDATA) + "/kineto_hta/trace_compare/" + name);
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    if (!m.ok()) return f;
+    const OpStats stats = ConvertXSpaceToOpStats(**m);
+    f.input_pipeline = std::make_shared<const tensorflow::profiler::InputPipelineAnalysisResult>(
+        ConvertOpStatsToInputPipelineAnalysis(stats));
+    if (stats.torch_steps) f.torch_steps = std::make_shared<const TorchStepTable>(*stats.torch_steps);
+    return f;
+  };
+  const RunFigures a = figures_of("base.json.gz"), b = figures_of("test.json.gz");
+  ASSERT_TRUE(a.torch_steps && b.torch_steps);
+  const RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  std::vector<std::string> names;
+  for (const MetricRow& r : c.steps) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"steps", "step_time_ms", "Kernel", "Memcpy", "Memset", "Communication",
+                                             "Runtime", "DataLoader", "CPU Exec", "Other"}));
 }
 
 }  // namespace

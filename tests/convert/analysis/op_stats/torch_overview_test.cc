@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
 #include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
@@ -327,6 +328,34 @@ TEST(TorchOverview, PrecisionComesFromKernelNamesAndInputTypes) {
   json::object q = overview_of(unknown);
   EXPECT_EQ(q.at("device_compute_16bit_percent").as_string(), "unknown");
   EXPECT_EQ(q.at("device_compute_32bit_percent").as_string(), "unknown");
+}
+
+// A PyTorch run's overview and input pipeline JSON speak PyTorch: the step
+// table has torch-tb-profiler's categories and says framework PyTorch, the
+// advice is the DataLoader's (they had xprof's TensorFlow categories, eager
+// statements and tf.data links).
+TEST(TorchOverview, PagesOfAPyTorchRunSpeakPyTorch) {
+  auto m = LoadProfileFile((kSample / "resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz").string());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const OpStats stats = ConvertXSpaceToOpStats(**m);
+  ASSERT_TRUE(stats.torch_steps.has_value());
+  json::value overview =
+      json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu, stats.torch_steps));
+  const json::object& steps = overview.as_array()[1].as_object();
+  std::vector<std::string> ids;
+  for (const json::value& c : steps.at("cols").as_array()) ids.push_back(std::string(c.at("id").as_string()));
+  EXPECT_EQ(ids, (std::vector<std::string>{"stepnum", "Kernel", "Memcpy", "Memset", "Communication", "Runtime",
+                                           "DataLoader", "CPU Exec", "Other", "stepTimeMs"}));
+  EXPECT_EQ(steps.at("p").at("framework").as_string(), "PyTorch");
+  EXPECT_EQ(overview.as_array()[0].at("p").at("framework").as_string(), "PyTorch");
+  const std::string text = json::serialize(overview);
+  EXPECT_EQ(text.find("tf.data"), std::string::npos);
+  EXPECT_EQ(text.find("eager_statement"), std::string::npos);
+  const std::string input = InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(stats), stats.torch_steps);
+  EXPECT_EQ(input.find("tf.data"), std::string::npos);
+  for (const char* advice : {"num_workers", "pin_memory", "prefetch_factor", "DataLoader"}) {
+    EXPECT_NE(input.find(advice), std::string::npos) << advice;
+  }
 }
 
 }  // namespace
