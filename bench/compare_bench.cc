@@ -22,6 +22,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/compare_tools.h"
 #include "convert/tools/tool_registry.h"
 

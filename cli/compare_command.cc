@@ -13,6 +13,7 @@
 #include "convert/analysis/compare/regression_check.h"
 #include "convert/base/strings.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/compare_tools.h"
 #include "plugin/logdir.h"
 
@@ -52,8 +53,6 @@ bool IsDirectory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
-
-bool EndsWith(const std::string& s, std::string_view suffix) { return std::string_view(s).ends_with(suffix); }
 
 // The files compare reads from one run directory (a logdir with one run is taken as that run).
 StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string& host) {
@@ -100,7 +99,7 @@ StatusOr<CompareSide> SideOf(const std::string& path, const std::string& host) {
   if (IsDirectory(path)) return SideOfDirectory(path, host);
   CompareSide side;
   std::string base = path.substr(path.find_last_of('/') + 1);
-  if (EndsWith(base, ".xplane.pb") || EndsWith(base, ".xplane.pb.gz")) {
+  if (base.ends_with(".xplane.pb") || base.ends_with(".xplane.pb.gz")) {
     side.hosts.push_back(base.substr(0, base.find(".xplane.pb")));
     side.profile_paths.push_back(path);
     return side;
@@ -113,7 +112,7 @@ StatusOr<CompareSide> SideOf(const std::string& path, const std::string& host) {
     return side;
   }
   for (std::string_view suffix : {"overview_page.pb", "input_pipeline.pb", "tensorflow_stats.pb", "kernel_stats.pb"}) {
-    if (EndsWith(base, suffix)) {
+    if (base.ends_with(suffix)) {
       side.legacy_paths.push_back(path);
       return side;
     }

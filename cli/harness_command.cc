@@ -3,6 +3,7 @@
 // harness is built in.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -295,6 +296,54 @@ int DemoSubcommand(int argc, char** argv) {
   return rc;
 }
 
+// `tbprof harness gpu`: its flags, checked before anything runs.
+int GpuSubcommand(int argc, char** argv) {
+  Flags flags("harness gpu", "[--workload NAME|all] [--iters N] [--logdir DIR] [--check | --untraced]",
+              "Runs the CUDA workloads under the CUPTI collector, writes a profile run, and reports per workload\n"
+              "kernel time, TFLOP/s and TensorCore use/eligibility.");
+  const GpuHarnessOptions defaults;
+  const std::vector<GpuWorkloadName> workloads = GpuWorkloadNames();
+  flags.Add("workload", defaults.workload, "one of the workloads below, or all");
+  flags.AddInt("iters", defaults.iters, 1, 100000, "timed iterations per workload");
+  flags.Add("logdir", defaults.logdir, "where the run is written: DIR/plugins/profile/<run>/<host>.xplane.pb");
+  flags.Add("check", "", "verify TensorCore use/eligibility, CUPTI vs CUDA-event timing (5%) and tracing overhead (5%)",
+            true);
+  flags.Add("untraced", "", "run without CUPTI and write no profile (for Nsight Compute to measure the kernels)", true);
+  std::string footer = "workloads:\n";
+  for (const GpuWorkloadName& w : workloads) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-18s %s\n", w.name.c_str(), w.description.c_str());
+    footer += line;
+  }
+  if (workloads.empty()) footer += "  (none: this tbprof was built without CUDA)\n";
+  footer += "exit codes: 0 ok, 1 check failed, 2 usage, 3 no GPU/CUPTI (nothing run), 4 CUDA error\n";
+  flags.SetHelpFooter(footer);
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (!flags.positional().empty()) {
+    flags.Error("unexpected argument '" + flags.positional()[0] + "' (see --help)");
+    return gpu::kExitUsage;
+  }
+  GpuHarnessOptions options;
+  options.workload = flags.Get("workload");
+  options.iters = static_cast<int>(flags.Int("iters"));
+  options.logdir = flags.Get("logdir");
+  options.check = flags.Bool("check");
+  options.untraced = flags.Bool("untraced");
+  if (options.check && options.untraced) {
+    flags.Error("--check reads the CUPTI trace, which --untraced does not take");
+    return gpu::kExitUsage;
+  }
+  // Without CUDA there is nothing to name; the harness says so (exit 3).
+  const bool known = options.workload == "all" || workloads.empty() ||
+                     std::any_of(workloads.begin(), workloads.end(),
+                                 [&](const GpuWorkloadName& w) { return w.name == options.workload; });
+  if (!known) {
+    flags.Error("unknown workload '" + options.workload + "' (see --help)");
+    return gpu::kExitUsage;
+  }
+  return RunGpuHarness(options);
+}
+
 }  // namespace
 
 int HarnessCommand(int argc, char** argv) {
@@ -305,9 +354,7 @@ int HarnessCommand(int argc, char** argv) {
   const std::string sub = argv[0];
   if (sub == "pipeline") return PipelineSubcommand(argc - 1, argv + 1);
   if (sub == "demo") return DemoSubcommand(argc - 1, argv + 1);
-  if (sub == "gpu") {
-    return RunGpuHarness(argc - 1, argv + 1);
-  }
+  if (sub == "gpu") return GpuSubcommand(argc - 1, argv + 1);
   std::fprintf(stderr, "tbprof harness: unknown subcommand '%s'\n\n", sub.c_str());
   PrintHarnessUsage();
   return 2;

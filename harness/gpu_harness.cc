@@ -63,95 +63,25 @@ std::vector<KernelRow> KernelRowsFromModel(const XSpaceModel& model) {
 
 #ifndef TBPROF_HAVE_GPU_HARNESS
 
-int RunGpuHarness(int, char**) {
+int RunGpuHarness(const GpuHarnessOptions&) {
   std::fprintf(stderr,
                "tbprof harness gpu: this tbprof was built without CUDA (nvcc not found at configure time); "
                "nothing was run\n");
   return gpu::kExitNoGpu;
 }
 
+std::vector<GpuWorkloadName> GpuWorkloadNames() { return {}; }
+
 #else
+
+std::vector<GpuWorkloadName> GpuWorkloadNames() {
+  std::vector<GpuWorkloadName> names;
+  for (const gpu::WorkloadInfo& w : gpu::Workloads()) names.push_back({w.name, w.description});
+  return names;
+}
 
 namespace gpu {
 namespace {
-
-struct Args {
-  std::string workload = "all";
-  int iters = 10;
-  std::string logdir = "tbprof_gpu_logdir";
-  bool check = false;
-  // Run the workloads with no CUPTI collector and write no profile, so that
-  // a profiler of its own (Nsight Compute, which takes CUPTI for itself) can
-  // measure the kernels; TFLOP/s from CUDA events only.
-  bool untraced = false;
-};
-
-void PrintUsage() {
-  std::printf(
-      "usage: tbprof harness gpu [--workload NAME|all] [--iters N] [--logdir DIR] [--check | --untraced]\n"
-      "  --workload  one of the workloads below, or all (default all)\n"
-      "  --iters     timed iterations per workload (default 10)\n"
-      "  --logdir    where the run is written: DIR/plugins/profile/<run>/<host>.xplane.pb (default tbprof_gpu_logdir)\n"
-      "  --check     verify TensorCore use/eligibility, CUPTI vs CUDA-event timing (5%%) and tracing overhead (5%%)\n"
-      "  --untraced  run without CUPTI and write no profile (for Nsight Compute to measure the kernels)\n"
-      "workloads:\n");
-  for (const WorkloadInfo& w : Workloads()) std::printf("  %-18s %s\n", w.name.c_str(), w.description.c_str());
-  std::printf("exit codes: 0 ok, 1 check failed, 2 usage, 3 no GPU/CUPTI (nothing run), 4 CUDA error\n");
-}
-
-// Returns -1 to continue, else an exit code.
-int ParseArgs(int argc, char** argv, Args& a) {
-  int i = 0;
-  // Tolerate the dispatcher passing the subcommand words along.
-  while (i < argc && (std::string_view(argv[i]) == "harness" || std::string_view(argv[i]) == "gpu")) ++i;
-  for (; i < argc; ++i) {
-    std::string f = argv[i], v;
-    const size_t eq = f.find('=');
-    if (eq != std::string::npos) v = f.substr(eq + 1), f = f.substr(0, eq);
-    auto value = [&]() -> bool {
-      if (eq != std::string::npos) return true;
-      if (i + 1 >= argc) return false;
-      v = argv[++i];
-      return true;
-    };
-    if (f == "--help" || f == "-h") {
-      PrintUsage();
-      return 0;
-    } else if (f == "--check") {
-      a.check = true;
-    } else if (f == "--untraced") {
-      a.untraced = true;
-    } else if (f == "--workload" && value()) {
-      a.workload = v;
-    } else if (f == "--logdir" && value()) {
-      a.logdir = v;
-    } else if (f == "--iters" && value()) {
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || *end != '\0' || n < 1 || n > 100000) {
-        std::fprintf(stderr, "tbprof harness gpu: --iters wants an integer in 1..100000, got '%s'\n", v.c_str());
-        return kExitUsage;
-      }
-      a.iters = static_cast<int>(n);
-    } else {
-      std::fprintf(stderr, "tbprof harness gpu: unknown or incomplete flag '%s' (see --help)\n", argv[i]);
-      return kExitUsage;
-    }
-  }
-  if (a.check && a.untraced) {
-    std::fprintf(stderr, "tbprof harness gpu: --check reads the CUPTI trace, which --untraced does not take\n");
-    return kExitUsage;
-  }
-  if (a.workload != "all") {
-    bool known = false;
-    for (const WorkloadInfo& w : Workloads()) known |= w.name == a.workload;
-    if (!known) {
-      std::fprintf(stderr, "tbprof harness gpu: unknown workload '%s' (see --help)\n", a.workload.c_str());
-      return kExitUsage;
-    }
-  }
-  return -1;
-}
 
 class NoAnnotator : public OpAnnotator {
  public:
@@ -160,7 +90,7 @@ class NoAnnotator : public OpAnnotator {
 };
 
 // --untraced: the workloads alone, timed by CUDA events.
-int RunUntraced(const Args& args) {
+int RunUntraced(const GpuHarnessOptions& args) {
   NoAnnotator none;
   std::printf("\n%-18s %10s %9s %9s\n", "workload", "event_ms", "TFLOP/s", "GB/s");
   for (const WorkloadInfo& w : Workloads()) {
@@ -236,14 +166,11 @@ Status SmallLoopSeconds(int count, int reps, double& best) {
   return Status::Ok();
 }
 
-}  // namespace
-}  // namespace gpu
+constexpr int kSmallKernels = 2000, kSmallReps = 5;
 
-int RunGpuHarness(int argc, char** argv) {
-  using namespace gpu;
-  Args args;
-  if (int rc = ParseArgs(argc, argv, args); rc >= 0) return rc;
-
+// Whether the GPU and the CUDA runtime can run the workloads: kExitNoGpu
+// when not (said why), else -1; the device is named on stdout.
+int ProbeDevice() {
   auto probe = ProbeGpu();
   if (!probe.ok()) {
     std::fprintf(stderr, "tbprof harness gpu: no GPU available, nothing was run.\n  %s\n",
@@ -259,39 +186,19 @@ int RunGpuHarness(int argc, char** argv) {
   }
   std::printf("device 0: %s (compute %d.%d), driver %d, %d device(s)\n", device.c_str(), major, minor,
               probe->driver_version, probe->device_count);
-  if (args.untraced) return RunUntraced(args);
-  if (auto cupti = DescribeCuptiLibrary(); cupti.ok()) std::printf("CUPTI: %s\n", cupti->c_str());
+  return -1;
+}
 
-  constexpr int kSmallKernels = 2000, kSmallReps = 5;
-  double untraced_s = 0;
-  if (args.check) {
-    double warm = 0;
-    if (Status s = SmallLoopSeconds(kSmallKernels, 1, warm); !s.ok()) {
-      std::fprintf(stderr, "tbprof harness gpu: %s\n", s.message().c_str());
-      return kExitCudaError;
-    }
-    if (Status s = SmallLoopSeconds(kSmallKernels, kSmallReps, untraced_s); !s.ok()) {
-      std::fprintf(stderr, "tbprof harness gpu: %s\n", s.message().c_str());
-      return kExitCudaError;
-    }
-  }
-
-  auto collector = CuptiCollector::Start();
-  if (!collector.ok()) {
-    std::fprintf(stderr, "tbprof harness gpu: cannot trace with CUPTI, nothing was run.\n  %s\n",
-                 collector.status().message().c_str());
-    return kExitNoGpu;
-  }
-  CuptiCollector& c = **collector;
+// The workloads of `args` under the collector, each within its CUPTI clock
+// window; with --check first the traced small-kernel loop, right after the
+// untraced one (before the heavy workloads warm the GPU, so both run at the
+// same clocks). kExitCudaError when one failed (the collector stopped), else -1.
+int TraceWorkloads(const GpuHarnessOptions& args, CuptiCollector& c, std::vector<WorkloadOutcome>& outcomes,
+                   double& traced_s) {
   CollectorAnnotator annotator(&c);
-
-  std::vector<WorkloadOutcome> outcomes;
   for (const WorkloadInfo& w : Workloads())
     if (args.workload == "all" || args.workload == w.name) outcomes.push_back({&w, {}, 0, 0});
   const size_t first = args.check ? 1 : 0, total = outcomes.size() + first;
-  // Traced small-kernel loop right after the untraced one, before the heavy
-  // workloads warm the GPU, so both run at the same clocks.
-  double traced_s = 0;
   if (args.check) {
     Progress(0, total, "tracing overhead");
     ScopedOpAnnotation op(&c, "model/small_kernels/Mul:Mul");
@@ -314,134 +221,182 @@ int RunGpuHarness(int argc, char** argv) {
     }
   }
   Progress(total, total, "done");
+  return -1;
+}
 
-  auto trace = c.Stop();
-  if (!trace.ok()) {
-    std::fprintf(stderr, "tbprof harness gpu: %s\n", trace.status().message().c_str());
-    return kExitCudaError;
-  }
+// The trace as a new run of `logdir`: the path of the file written.
+StatusOr<std::filesystem::path> WriteProfile(const GpuTrace& trace, const std::string& logdir) {
   tensorflow::profiler::XSpace space;
-  AddGpuTraceToXSpace(*trace, space);
+  AddGpuTraceToXSpace(trace, space);
   space.add_hostnames(HostName());
-  const std::filesystem::path run_dir = std::filesystem::path(args.logdir) / "plugins" / "profile" / RunName();
+  const std::filesystem::path run_dir = std::filesystem::path(logdir) / "plugins" / "profile" / RunName();
   std::error_code ec;
   std::filesystem::create_directories(run_dir, ec);
   const std::filesystem::path file = run_dir / (HostName() + ".xplane.pb");
-  {
-    std::ofstream out(file, std::ios::binary);
-    if (!out || !space.SerializeToOstream(&out)) {
-      std::fprintf(stderr, "tbprof harness gpu: cannot write %s\n", file.c_str());
-      return kExitCudaError;
-    }
-  }
+  std::ofstream out(file, std::ios::binary);
+  const bool written = out && space.SerializeToOstream(&out);
+  out.close();
+  if (!written || !out) return Internal("cannot write " + file.string());
   std::printf("wrote %s (%zu kernels, %zu memcpy, %zu memset, %zu launches, %llu dropped records)\n", file.c_str(),
-              trace->kernels.size(), trace->memcpys.size(), trace->memsets.size(), trace->api_calls.size(),
-              static_cast<unsigned long long>(trace->dropped_records));
+              trace.kernels.size(), trace.memcpys.size(), trace.memsets.size(), trace.api_calls.size(),
+              static_cast<unsigned long long>(trace.dropped_records));
+  return file;
+}
 
-  // Everything below is read back from the written file, as xprof would.
+// One workload's kernels as read back from the profile (those launched in
+// its window, under an op scope), printed; with --check, what disagrees with
+// what it ran goes to `failures`.
+void ReportWorkload(const WorkloadOutcome& o, size_t index, const std::vector<KernelRow>& rows,
+                    const std::map<uint64_t, size_t>& workload_of, bool check, std::vector<std::string>& failures) {
+  if (!o.run.skipped.empty()) {
+    std::printf("%-18s skipped: %s\n", o.info->name.c_str(), o.run.skipped.c_str());
+    return;
+  }
+  const std::string main_op = o.info->main_op.substr(0, o.info->main_op.find(':'));
+  int kernels = 0, main_kernels = 0, main_tc = 0, eligible = 0;
+  double main_ps = 0;
+  std::set<std::string> names;
+  std::set<int64_t> streams;
+  for (const KernelRow& r : rows) {
+    auto it = workload_of.find(r.correlation_id);
+    if (it == workload_of.end() || it->second != index || r.op_name.empty()) continue;  // warm-up: no op scope
+    ++kernels;
+    streams.insert(r.stream_id);
+    eligible += r.op_eligible;
+    // Eligibility per the reference rule: MatMul ops yes, elementwise ops no (unless on tensor cores).
+    const bool expect_eligible = r.op_name.ends_with("/MatMul") || r.uses_tensor_core;
+    if (r.op_eligible != expect_eligible)
+      failures.push_back(o.info->name + ": op " + r.op_name + " eligibility " + (r.op_eligible ? "true" : "false"));
+    const bool is_main = main_op.empty() ? r.op_name.ends_with("/MatMul") : r.op_name == main_op;
+    if (!is_main) {
+      if (r.uses_tensor_core)
+        failures.push_back(o.info->name + ": non-matmul kernel reported on TensorCore: " + r.name);
+      continue;
+    }
+    ++main_kernels;
+    main_tc += r.uses_tensor_core;
+    main_ps += static_cast<double>(r.duration_ps);
+    names.insert(r.name);
+  }
+  const double main_ms = main_ps / 1e9;
+  const double diff = o.run.event_ms > 0 ? 100.0 * (main_ms - o.run.event_ms) / o.run.event_ms : 0;
+  const double tflops = main_ms > 0 ? o.run.flops_per_iter * o.run.iters / (main_ms * 1e-3) / 1e12 : 0;
+  std::printf("%-18s %7d %10.3f %10.3f %7.2f %9.2f %4d/%-4d %5d/%-6d\n", o.info->name.c_str(), kernels, main_ms,
+              o.run.event_ms, diff, tflops, main_tc, main_kernels, eligible, kernels);
+  for (const std::string& n : names)
+    std::printf("    %s %s\n", IsKernelUsingTensorCore(n) ? "[TC]  " : "[SIMT]", n.substr(0, 110).c_str());
+  if (o.run.bytes_per_iter > 0) {
+    std::printf("    copies: see memcpy events; %.0f MiB moved per iteration\n", o.run.bytes_per_iter / (1 << 20));
+  }
+  if (!check) return;
+  if (main_kernels > 0 && o.info->expects_tensor_core && main_tc != main_kernels)
+    failures.push_back(o.info->name + ": " + std::to_string(main_kernels - main_tc) + " of " +
+                       std::to_string(main_kernels) + " tensor-core kernels not reported as using TensorCore");
+  if (main_kernels > 0 && !o.info->expects_tensor_core && main_tc != 0)
+    failures.push_back(o.info->name + ": " + std::to_string(main_tc) + " fp32/SIMT kernels reported as TensorCore");
+  if (!o.info->main_op.empty() && main_kernels == 0)
+    failures.push_back(o.info->name + ": no kernels of " + o.info->main_op + " in the profile");
+  if (o.run.event_ms > 0 && std::fabs(diff) > 5.0)
+    failures.push_back(o.info->name + ": CUPTI kernel time differs from CUDA events by " + std::to_string(diff) + "%");
+  if (o.info->name == "multi_stream" && streams.size() < 4)
+    failures.push_back("multi_stream: kernels on " + std::to_string(streams.size()) + " stream lines, expected 4");
+}
+
+// Copies: pageable and pinned transfers must both be in the profile.
+void ReportCopies(const XSpaceModel& model, const std::vector<WorkloadOutcome>& outcomes, bool check,
+                  std::vector<std::string>& failures) {
+  bool saw_pageable = false, saw_pinned = false;
+  const bool ran_copies = std::any_of(outcomes.begin(), outcomes.end(), [](const WorkloadOutcome& o) {
+    return o.info->name == "copies";
+  });
+  if (StrId md = model.Find("memcpy_details"); md != kNoStr) {
+    for (const XPlaneModel* p : model.FindPlanesWithPrefix("/device:GPU:"))
+      for (uint32_t e = 0; e < p->events.size(); ++e)
+        if (const Stat* s = p->FindStat(e, md); s && s->kind == StatKind::kStr) {
+          std::string_view d = model.Str(s->str);
+          saw_pageable |= d.find("pageable") != std::string_view::npos;
+          saw_pinned |= d.find("pinned") != std::string_view::npos;
+        }
+  }
+  if (ran_copies) std::printf("memcpy: pageable %s, pinned %s\n", saw_pageable ? "seen" : "MISSING", saw_pinned ? "seen" : "MISSING");
+  if (check && ran_copies && (!saw_pageable || !saw_pinned))
+    failures.push_back("copies: memcpy_details lacks pageable or pinned transfers");
+}
+
+// Reads the written profile back, as xprof would, and reports every workload
+// and the copies from it; --check's failures go to `failures`.
+int ReportFromProfile(const std::filesystem::path& file, const GpuTrace& trace,
+                      const std::vector<WorkloadOutcome>& outcomes, bool check, std::vector<std::string>& failures) {
   auto model = LoadXSpaceFile(file.string());
   if (!model.ok()) {
     std::fprintf(stderr, "tbprof harness gpu: reading back %s: %s\n", file.c_str(), model.status().message().c_str());
     return kExitCudaError;
   }
   const std::vector<KernelRow> rows = KernelRowsFromModel(**model);
-
   // correlation id -> workload, through the launch's time window.
   std::map<uint64_t, size_t> workload_of;
-  for (const ApiCallRecord& call : trace->api_calls)
+  for (const ApiCallRecord& call : trace.api_calls)
     for (size_t i = 0; i < outcomes.size(); ++i)
       if (call.start_ns >= outcomes[i].begin_ns && call.start_ns <= outcomes[i].end_ns)
         workload_of[call.correlation_id] = i;
-
-  std::vector<std::string> failures;
   std::printf("\n%-18s %7s %10s %10s %7s %9s %-9s %-12s\n", "workload", "kernels", "kernel_ms", "event_ms", "diff%",
               "TFLOP/s", "TC used", "TC eligible");
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    const WorkloadOutcome& o = outcomes[i];
-    if (!o.run.skipped.empty()) {
-      std::printf("%-18s skipped: %s\n", o.info->name.c_str(), o.run.skipped.c_str());
-      continue;
-    }
-    const std::string main_op = o.info->main_op.substr(0, o.info->main_op.find(':'));
-    int kernels = 0, main_kernels = 0, main_tc = 0, eligible = 0;
-    double main_ps = 0;
-    std::set<std::string> names;
-    std::set<int64_t> streams;
-    for (const KernelRow& r : rows) {
-      auto it = workload_of.find(r.correlation_id);
-      if (it == workload_of.end() || it->second != i || r.op_name.empty()) continue;  // warm-up: no op scope
-      ++kernels;
-      streams.insert(r.stream_id);
-      eligible += r.op_eligible;
-      // Eligibility per the reference rule: MatMul ops yes, elementwise ops no (unless on tensor cores).
-      const bool expect_eligible = r.op_name.ends_with("/MatMul") || r.uses_tensor_core;
-      if (r.op_eligible != expect_eligible)
-        failures.push_back(o.info->name + ": op " + r.op_name + " eligibility " + (r.op_eligible ? "true" : "false"));
-      const bool is_main = main_op.empty() ? r.op_name.ends_with("/MatMul") : r.op_name == main_op;
-      if (!is_main) {
-        if (r.uses_tensor_core)
-          failures.push_back(o.info->name + ": non-matmul kernel reported on TensorCore: " + r.name);
-        continue;
-      }
-      ++main_kernels;
-      main_tc += r.uses_tensor_core;
-      main_ps += static_cast<double>(r.duration_ps);
-      names.insert(r.name);
-    }
-    const double main_ms = main_ps / 1e9;
-    const double diff = o.run.event_ms > 0 ? 100.0 * (main_ms - o.run.event_ms) / o.run.event_ms : 0;
-    const double tflops = main_ms > 0 ? o.run.flops_per_iter * o.run.iters / (main_ms * 1e-3) / 1e12 : 0;
-    std::printf("%-18s %7d %10.3f %10.3f %7.2f %9.2f %4d/%-4d %5d/%-6d\n", o.info->name.c_str(), kernels, main_ms,
-                o.run.event_ms, diff, tflops, main_tc, main_kernels, eligible, kernels);
-    for (const std::string& n : names)
-      std::printf("    %s %s\n", IsKernelUsingTensorCore(n) ? "[TC]  " : "[SIMT]", n.substr(0, 110).c_str());
-    if (o.run.bytes_per_iter > 0) {
-      std::printf("    copies: see memcpy events; %.0f MiB moved per iteration\n", o.run.bytes_per_iter / (1 << 20));
-    }
-    if (!args.check) continue;
-    if (main_kernels > 0 && o.info->expects_tensor_core && main_tc != main_kernels)
-      failures.push_back(o.info->name + ": " + std::to_string(main_kernels - main_tc) + " of " +
-                         std::to_string(main_kernels) + " tensor-core kernels not reported as using TensorCore");
-    if (main_kernels > 0 && !o.info->expects_tensor_core && main_tc != 0)
-      failures.push_back(o.info->name + ": " + std::to_string(main_tc) + " fp32/SIMT kernels reported as TensorCore");
-    if (!o.info->main_op.empty() && main_kernels == 0)
-      failures.push_back(o.info->name + ": no kernels of " + o.info->main_op + " in the profile");
-    if (o.run.event_ms > 0 && std::fabs(diff) > 5.0)
-      failures.push_back(o.info->name + ": CUPTI kernel time differs from CUDA events by " + std::to_string(diff) + "%");
-    if (o.info->name == "multi_stream" && streams.size() < 4)
-      failures.push_back("multi_stream: kernels on " + std::to_string(streams.size()) + " stream lines, expected 4");
-  }
+  for (size_t i = 0; i < outcomes.size(); ++i) ReportWorkload(outcomes[i], i, rows, workload_of, check, failures);
+  ReportCopies(**model, outcomes, check, failures);
+  return -1;
+}
 
-  // Copies: pageable and pinned transfers must both be in the profile.
-  bool saw_pageable = false, saw_pinned = false;
-  const bool ran_copies = std::any_of(outcomes.begin(), outcomes.end(), [](const WorkloadOutcome& o) {
-    return o.info->name == "copies";
-  });
-  if (StrId md = (*model)->Find("memcpy_details"); md != kNoStr) {
-    for (const XPlaneModel* p : (*model)->FindPlanesWithPrefix("/device:GPU:"))
-      for (uint32_t e = 0; e < p->events.size(); ++e)
-        if (const Stat* s = p->FindStat(e, md); s && s->kind == StatKind::kStr) {
-          std::string_view d = (*model)->Str(s->str);
-          saw_pageable |= d.find("pageable") != std::string_view::npos;
-          saw_pinned |= d.find("pinned") != std::string_view::npos;
-        }
-  }
-  if (ran_copies) std::printf("memcpy: pageable %s, pinned %s\n", saw_pageable ? "seen" : "MISSING", saw_pinned ? "seen" : "MISSING");
-  if (args.check && ran_copies && (!saw_pageable || !saw_pinned))
-    failures.push_back("copies: memcpy_details lacks pageable or pinned transfers");
+}  // namespace
+}  // namespace gpu
 
+int RunGpuHarness(const GpuHarnessOptions& args) {
+  using namespace gpu;
+  if (int rc = ProbeDevice(); rc >= 0) return rc;
+  if (args.untraced) return RunUntraced(args);
+  if (auto cupti = DescribeCuptiLibrary(); cupti.ok()) std::printf("CUPTI: %s\n", cupti->c_str());
+
+  double untraced_s = 0;
   if (args.check) {
-    const double overhead = 100.0 * (traced_s - untraced_s) / untraced_s;
-    std::printf("tracing overhead, %d small kernels: untraced %.3f ms, traced %.3f ms, overhead %.2f%% (limit 5%%)\n",
-                kSmallKernels, untraced_s * 1e3, traced_s * 1e3, overhead);
-    if (overhead > 5.0) failures.push_back("tracing overhead " + std::to_string(overhead) + "% > 5%");
-    if (trace->dropped_records > 0)
-      failures.push_back("CUPTI dropped " + std::to_string(trace->dropped_records) + " records");
-    for (const std::string& f : failures) std::printf("CHECK FAILED: %s\n", f.c_str());
-    std::printf("check: %s (%zu failure(s))\n", failures.empty() ? "PASS" : "FAIL", failures.size());
-    return failures.empty() ? 0 : kExitCheckFailed;
+    double warm = 0;
+    Status s = SmallLoopSeconds(kSmallKernels, 1, warm);
+    if (s.ok()) s = SmallLoopSeconds(kSmallKernels, kSmallReps, untraced_s);
+    if (!s.ok()) {
+      std::fprintf(stderr, "tbprof harness gpu: %s\n", s.message().c_str());
+      return kExitCudaError;
+    }
   }
-  return 0;
+  auto collector = CuptiCollector::Start();
+  if (!collector.ok()) {
+    std::fprintf(stderr, "tbprof harness gpu: cannot trace with CUPTI, nothing was run.\n  %s\n",
+                 collector.status().message().c_str());
+    return kExitNoGpu;
+  }
+  CuptiCollector& c = **collector;
+  std::vector<WorkloadOutcome> outcomes;
+  double traced_s = 0;
+  if (int rc = TraceWorkloads(args, c, outcomes, traced_s); rc >= 0) return rc;
+  auto trace = c.Stop();
+  if (!trace.ok()) {
+    std::fprintf(stderr, "tbprof harness gpu: %s\n", trace.status().message().c_str());
+    return kExitCudaError;
+  }
+  auto file = WriteProfile(*trace, args.logdir);
+  if (!file.ok()) {
+    std::fprintf(stderr, "tbprof harness gpu: %s\n", file.status().message().c_str());
+    return kExitCudaError;
+  }
+  std::vector<std::string> failures;
+  if (int rc = ReportFromProfile(*file, *trace, outcomes, args.check, failures); rc >= 0) return rc;
+  if (!args.check) return 0;
+  const double overhead = 100.0 * (traced_s - untraced_s) / untraced_s;
+  std::printf("tracing overhead, %d small kernels: untraced %.3f ms, traced %.3f ms, overhead %.2f%% (limit 5%%)\n",
+              kSmallKernels, untraced_s * 1e3, traced_s * 1e3, overhead);
+  if (overhead > 5.0) failures.push_back("tracing overhead " + std::to_string(overhead) + "% > 5%");
+  if (trace->dropped_records > 0)
+    failures.push_back("CUPTI dropped " + std::to_string(trace->dropped_records) + " records");
+  for (const std::string& f : failures) std::printf("CHECK FAILED: %s\n", f.c_str());
+  std::printf("check: %s (%zu failure(s))\n", failures.empty() ? "PASS" : "FAIL", failures.size());
+  return failures.empty() ? 0 : kExitCheckFailed;
 }
 
 #endif  // TBPROF_HAVE_GPU_HARNESS

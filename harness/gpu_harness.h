@@ -1,5 +1,5 @@
-// `tbprof harness gpu [--workload NAME|all] [--iters N] [--logdir DIR] [--check]`:
-// runs the CUDA workloads under the CUPTI collector, writes a profile run, and
+// `tbprof harness gpu` (its flags are the CLI's, cli/harness_command.cc): runs
+// the CUDA workloads under the CUPTI collector, writes a profile run, and
 // reports per workload kernel time, TFLOP/s and TensorCore use/eligibility.
 //
 // Exit codes: 0 ok, 1 a --check failed, 2 bad usage, 3 no GPU / CUPTI / CUDA
@@ -15,8 +15,27 @@
 
 namespace tbprof {
 
-// argv holds the flags after `harness gpu` (leading "harness"/"gpu" words are skipped).
-int RunGpuHarness(int argc, char** argv);
+struct GpuHarnessOptions {
+  std::string workload = "all";  // a name of GpuWorkloadNames(), or all
+  int iters = 10;                // timed iterations per workload
+  std::string logdir = "tbprof_gpu_logdir";
+  // Verify TensorCore use/eligibility, CUPTI against CUDA-event timing and
+  // the tracing overhead.
+  bool check = false;
+  // Run the workloads with no CUPTI collector and write no profile, so that
+  // a profiler of its own (Nsight Compute, which takes CUPTI for itself) can
+  // measure the kernels; TFLOP/s from CUDA events only.
+  bool untraced = false;
+};
+
+// Runs the harness; an exit code below.
+int RunGpuHarness(const GpuHarnessOptions& options);
+
+struct GpuWorkloadName {
+  std::string name, description;
+};
+// The workloads the harness runs; none when tbprof was built without CUDA.
+std::vector<GpuWorkloadName> GpuWorkloadNames();
 
 namespace gpu {
 

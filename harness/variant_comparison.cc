@@ -1,6 +1,7 @@
 #include "harness/variant_comparison.h"
 
 #include "convert/analysis/compare/comparison_output.h"
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/compare_tools.h"
 
 namespace tbprof::harness {

@@ -131,21 +131,12 @@ void AdmissionScheduler::HoldForWriting(uint64_t before, uint64_t now) {
 }
 
 void AdmissionScheduler::Count(Ending ending) {
+  // The count of each Ending, in its order.
+  static constexpr uint64_t AdmissionCounts::*kCountOf[] = {&AdmissionCounts::finished, &AdmissionCounts::not_started,
+                                                           &AdmissionCounts::cancelled_running,
+                                                           &AdmissionCounts::clients_left};
   std::lock_guard<std::mutex> lock(mu_);
-  switch (ending) {
-    case Ending::kFinished:
-      ++counts_.finished;
-      break;
-    case Ending::kNotStarted:
-      ++counts_.not_started;
-      break;
-    case Ending::kCancelledRunning:
-      ++counts_.cancelled_running;
-      break;
-    case Ending::kClientLeft:
-      ++counts_.clients_left;
-      break;
-  }
+  ++(counts_.*kCountOf[static_cast<size_t>(ending)]);
 }
 
 AdmissionCounts AdmissionScheduler::counts() const {

@@ -382,8 +382,8 @@ bool WriteGpuPlane(const JobModel& job, int g, std::ostream& out, std::string& e
   return plane.Finish(out, error);
 }
 
-bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& out, std::string& error) {
-  wire::PlaneWriter plane(0, "/host:CPU", o.spill_bytes);
+// The host plane's Python main thread and tf.data's consumer and producer lines.
+void AddPythonAndTfDataLines(const JobModel& job, wire::PlaneWriter& plane) {
   const auto& plan = job.plan();
   const int64_t end = job.end_ps();
   // Python main thread: step markers (roots for grouping) and the tf.function call.
@@ -439,6 +439,13 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
           .Int("parent_id", 3);
     }
   });
+}
+
+bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& out, std::string& error) {
+  wire::PlaneWriter plane(0, "/host:CPU", o.spill_bytes);
+  const auto& plan = job.plan();
+  const int64_t end = job.end_ps();
+  AddPythonAndTfDataLines(job, plane);
   // One executor thread per GPU: ops, their kernel launches and BFC allocator events.
   const auto& model = job.model();
   const int64_t s_corr = plane.StatId("correlation_id"), s_dev = plane.StatId("device_id");
@@ -484,31 +491,31 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
             .Int("iter_num", 0)
             .Int("_ct", 2)
             .Int("_c", id);
+        // An allocator event of the output of op `i` (model[i]), at `at` while op `op` runs.
+        auto memory = [&](int64_t event_id, int64_t at, uint64_t in_use, const OpRun& op, size_t i) {
+          const OpTemplate& t = model[i];
+          const uint64_t addr = addr_base + static_cast<uint64_t>(i) * (uint64_t{1} << 24);
+          plane.AddEventById(event_id, at, 0)
+              .Str(st[0], allocator)
+              .Int(st[1], 0)
+              .Int(st[2], static_cast<int64_t>(in_use))
+              .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - in_use))
+              .Double(st[4], op.fragmentation)
+              .Int(st[5], static_cast<int64_t>(op.peak))
+              .Int(st[6], t.alloc_bytes)
+              .Int(st[7], (t.alloc_bytes + 255) / 256 * 256)
+              .Int(st[8], static_cast<int64_t>(addr))  // int64, as TF's TraceMe text parses it
+              .Str(st[9], job.OpName(g, t))
+              .Int(st[10], id)
+              .Str(st[11], "output")
+              .Int(st[12], t.data_type)
+              .Str(st[13], t.shape);
+        };
         for (size_t i = 0; i < model.size(); ++i) {
           const OpTemplate& t = model[i];
           const OpRun& op = r.ops[i];
-          const uint64_t alloc = static_cast<uint64_t>((t.alloc_bytes + 255) / 256 * 256);
-          const uint64_t addr = addr_base + static_cast<uint64_t>(i) * (uint64_t{1} << 24);
-          const std::string op_name = job.OpName(g, t);
           plane.AddEventById(op_ids[i], op.begin_ps, op.duration_ps);
-          auto memory = [&](int64_t event_id, int64_t at, uint64_t in_use) {
-            plane.AddEventById(event_id, at, 0)
-                .Str(st[0], allocator)
-                .Int(st[1], 0)
-                .Int(st[2], static_cast<int64_t>(in_use))
-                .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - in_use))
-                .Double(st[4], op.fragmentation)
-                .Int(st[5], static_cast<int64_t>(op.peak))
-                .Int(st[6], t.alloc_bytes)
-                .Int(st[7], static_cast<int64_t>(alloc))
-                .Int(st[8], static_cast<int64_t>(addr))  // int64, as TF's TraceMe text parses it
-                .Str(st[9], op_name)
-                .Int(st[10], id)
-                .Str(st[11], "output")
-                .Int(st[12], t.data_type)
-                .Str(st[13], t.shape);
-          };
-          memory(e_alloc, op.begin_ps, op.in_use_after_alloc);
+          memory(e_alloc, op.begin_ps, op.in_use_after_alloc, op, i);
           for (uint32_t k = 0; k < op.num_launches; ++k) {
             const LaunchRun& l = r.launches[op.first_launch + k];
             int64_t name = t.kind == OpTemplate::kMemcpyH2D   ? e_h2d
@@ -518,24 +525,8 @@ bool WriteHostPlane(const JobModel& job, const SynthOptions& o, std::ostream& ou
                 .Uint(s_corr, l.correlation_id)
                 .Uint(s_dev, static_cast<uint64_t>(g));
           }
-          if (i > 0) {  // the previous op's output is freed when this op ends
-            const OpTemplate& pt = model[i - 1];
-            plane.AddEventById(e_free, op.begin_ps + op.duration_ps, 0)
-                .Str(st[0], allocator)
-                .Int(st[1], 0)
-                .Int(st[2], static_cast<int64_t>(op.in_use_after_free))
-                .Int(st[3], static_cast<int64_t>(kGpuMemoryLimit - op.in_use_after_free))
-                .Double(st[4], op.fragmentation)
-                .Int(st[5], static_cast<int64_t>(op.peak))
-                .Int(st[6], pt.alloc_bytes)
-                .Int(st[7], (pt.alloc_bytes + 255) / 256 * 256)
-                .Int(st[8], static_cast<int64_t>(addr_base + static_cast<uint64_t>(i - 1) * (uint64_t{1} << 24)))
-                .Str(st[9], job.OpName(g, pt))
-                .Int(st[10], id)
-                .Str(st[11], "output")
-                .Int(st[12], pt.data_type)
-                .Str(st[13], pt.shape);
-          }
+          // The previous op's output is freed when this op ends.
+          if (i > 0) memory(e_free, op.begin_ps + op.duration_ps, op.in_use_after_free, op, i - 1);
         }
       }
     });

@@ -37,23 +37,22 @@ bool IsImplicitRootName(std::string_view name) {
   return name == "FunctionRun" || name == "SessionRun" || name == "RunGraph" || name == "ExecutorState::Process";
 }
 
-struct StatIds {
-  StrId root, async, producer_type, producer_id, consumer_type, consumer_id, consumer_pid, process_id, correlation_id,
-      group_id, step_name, iter_num, step_num, graph_type, step_id;
-  explicit StatIds(const XSpaceModel& s)
-      : root(s.Find(schema::kIsRoot)),
-        async(s.Find(schema::kIsAsync)),
+// The stats grouping reads: the model's common ones (schema::StatIds) and
+// those of roots, producer/consumer links and steps that only grouping reads.
+struct GroupingStatIds : schema::StatIds {
+  StrId root, producer_type, producer_id, consumer_type, consumer_id, consumer_pid, process_id, step_name, iter_num,
+      graph_type, step_id;
+  explicit GroupingStatIds(const XSpaceModel& s)
+      : schema::StatIds(s),
+        root(s.Find(schema::kIsRoot)),
         producer_type(s.Find(schema::kProducerType)),
         producer_id(s.Find(schema::kProducerId)),
         consumer_type(s.Find(schema::kConsumerType)),
         consumer_id(s.Find(schema::kConsumerId)),
         consumer_pid(s.Find(schema::kConsumerPid)),
         process_id(s.Find(schema::kProcessId)),
-        correlation_id(s.Find(schema::kCorrelationId)),
-        group_id(s.Find(schema::kGroupId)),
         step_name(s.Find(schema::kStepName)),
         iter_num(s.Find(schema::kIterNum)),
-        step_num(s.Find(schema::kStepNum)),
         graph_type(s.Find(schema::kGraphType)),
         step_id(s.Find(schema::kId)) {}
 };
@@ -130,7 +129,7 @@ class Grouper {
  public:
   explicit Grouper(const XSpaceModel& space)
       : space_(space), ids_(space), implied_(space), has_regions_(MayHaveThreadpoolRegions(space)) {
-    const StrId link_ids[kLinkStats] = {ids_.root,          ids_.async,       ids_.correlation_id,
+    const StrId link_ids[kLinkStats] = {ids_.root,          ids_.is_async,      ids_.correlation_id,
                                         ids_.producer_id,   ids_.producer_type, ids_.consumer_id,
                                         ids_.consumer_type, ids_.consumer_pid};
     for (int k = 0; k < kLinkStats; ++k) {
@@ -292,9 +291,9 @@ class Grouper {
           w.name_root_level[m] = static_cast<int8_t>(level);
           w.name_level_wins[m] = wins;
         }
-        if (ids_.async == kNoStr) continue;
+        if (ids_.is_async == kNoStr) continue;
         auto [b, end] = p.MetadataStatsOf(static_cast<uint32_t>(m));
-        const Stat* async = std::find_if(b, end, [&](const Stat& st) { return st.name == ids_.async; });
+        const Stat* async = std::find_if(b, end, [&](const Stat& st) { return st.name == ids_.is_async; });
         w.metadata_async[m] = async != end && async->IntValue() != 0;
       }
       for (uint32_t l = 0; l < p.lines.size(); ++l) {
@@ -723,7 +722,7 @@ class Grouper {
   static constexpr uint8_t kNotALinkStat = 0xff;
 
   const XSpaceModel& space_;
-  StatIds ids_;
+  GroupingStatIds ids_;
   ImpliedContexts implied_;
   bool has_regions_;
   // Consumer -> its producers (NodeKey), made when a group is first named.
@@ -739,7 +738,7 @@ class Grouper {
 }  // namespace
 
 std::span<const std::string_view> GroupingStatNames() {
-  // Links, roots and names (StatIds), the TF-loop and eager passes' stats,
+  // Links, roots and names (GroupingStatIds), the TF-loop and eager passes' stats,
   // then the implied contexts' keys.
   static const std::vector<std::string_view> kNames = [] {
     std::vector<std::string_view> names = {

@@ -12,8 +12,6 @@ namespace {
 
 constexpr size_t kSniffBytes = 64 << 10;
 
-bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
-
 // The first `limit` bytes a gzip stream inflates to (fewer if it is shorter or corrupt).
 std::string InflateHead(std::string_view in, size_t limit) {
   z_stream zs{};
@@ -35,11 +33,11 @@ std::string InflateHead(std::string_view in, size_t limit) {
 }  // namespace
 
 bool IsKinetoTraceFileName(std::string_view file_name) {
-  return EndsWith(file_name, ".pt.trace.json") || EndsWith(file_name, ".pt.trace.json.gz");
+  return file_name.ends_with(".pt.trace.json") || file_name.ends_with(".pt.trace.json.gz");
 }
 
 bool IsJsonFileName(std::string_view file_name) {
-  return EndsWith(file_name, ".json") || EndsWith(file_name, ".json.gz");
+  return file_name.ends_with(".json") || file_name.ends_with(".json.gz");
 }
 
 bool LooksLikeKinetoTrace(std::string_view head) {

@@ -28,10 +28,6 @@ using tensorflow::tfprof::MultiGraphNodeProto;
 // ProfileProto files are parsed whole by libprotobuf, which stops at 2 GiB.
 constexpr uint64_t kMaxProfileProtoBytes = (uint64_t{1} << 31) - 1;
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 StatusOr<tfprof::Model> ReadProfileProtoFile(const std::string& path) {
   MappedFile file;
   RETURN_IF_ERROR(file.Open(path, kMaxProfileProtoBytes));
@@ -175,7 +171,7 @@ std::string AdviceToJson(const tensorflow::tfprof::AdviceProto& advice) {
 }  // namespace
 
 bool IsXPlanePath(const std::string& path) {
-  return EndsWith(path, ".xplane.pb") || EndsWith(path, ".xplane.pb.gz");
+  return path.ends_with(".xplane.pb") || path.ends_with(".xplane.pb.gz");
 }
 
 namespace {

@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "convert/base/status.h"
-#include "convert/tools/artifact_cache.h"
 
 namespace tbprof {
+
+class ArtifactCache;  // convert/tools/artifact_cache.h: a tool's input only points to it
 
 using ToolParams = std::map<std::string, std::string>;
 

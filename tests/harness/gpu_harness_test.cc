@@ -58,10 +58,10 @@ TEST(GpuHarness, KernelRowsReadBackFromAWrittenProfile) {
 
 TEST(GpuHarness, WithoutAGpuItSaysSoAndExitsThree) {
   if (ProbeGpu().ok()) GTEST_SKIP() << "a GPU is present; the no-GPU path cannot be exercised here";
-  char arg0[] = "--iters", arg1[] = "1";
-  char* argv[] = {arg0, arg1};
+  GpuHarnessOptions options;
+  options.iters = 1;
   testing::internal::CaptureStderr();
-  const int rc = RunGpuHarness(2, argv);
+  const int rc = RunGpuHarness(options);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, kExitNoGpu);
   EXPECT_TRUE(err.find("no GPU available") != std::string::npos ||
@@ -71,46 +71,13 @@ TEST(GpuHarness, WithoutAGpuItSaysSoAndExitsThree) {
 }
 
 #ifdef TBPROF_HAVE_GPU_HARNESS
-TEST(GpuHarness, BadFlagsAreUsageErrors) {
-  char a0[] = "--iters", a1[] = "zero";
-  char* argv[] = {a0, a1};
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunGpuHarness(2, argv), kExitUsage);
-  testing::internal::GetCapturedStderr();
-  char b0[] = "--workload", b1[] = "no_such_workload";
-  char* argv2[] = {b0, b1};
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunGpuHarness(2, argv2), kExitUsage);
-  testing::internal::GetCapturedStderr();
-  // --check reads the CUPTI trace that --untraced does not take.
-  char c0[] = "--check", c1[] = "--untraced";
-  char* argv3[] = {c0, c1};
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunGpuHarness(2, argv3), kExitUsage);
-  EXPECT_NE(testing::internal::GetCapturedStderr().find("--untraced"), std::string::npos);
-}
-
-TEST(GpuHarness, HelpListsEveryWorkloadAndExitCode) {
-  char g[] = "gpu", a0[] = "--help";
-  char* argv[] = {g, a0};
-  testing::internal::CaptureStdout();
-  EXPECT_EQ(RunGpuHarness(2, argv), 0);
-  const std::string out = testing::internal::GetCapturedStdout();
-  for (const char* w : {"fp32_simt_gemm", "fp16_tc_gemm", "fp16_tc_gemm_odd", "bf16_tc_gemm", "bf16_tc_gemm_odd",
-                        "cublas_fp16_gemm", "cublas_fp32_gemm", "elementwise", "copies", "multi_stream"})
-    EXPECT_NE(out.find(w), std::string::npos) << w;
-  EXPECT_NE(out.find("3 no GPU"), std::string::npos) << out;
-  EXPECT_NE(out.find("--untraced"), std::string::npos) << out;
-}
-
 TEST(GpuDevice, HarnessCheckPassesOnARealGpu) {
   auto probe = ProbeGpu();
   if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
-  const std::string logdir = testing::TempDir() + "/tbprof_gpu_test_logdir";
-  std::string logdir_flag = "--logdir=" + logdir;
-  char a0[] = "--check";
-  char* argv[] = {a0, logdir_flag.data()};
-  EXPECT_EQ(RunGpuHarness(2, argv), 0);
+  GpuHarnessOptions options;
+  options.logdir = testing::TempDir() + "/tbprof_gpu_test_logdir";
+  options.check = true;
+  EXPECT_EQ(RunGpuHarness(options), 0);
 }
 
 // Untraced, the workloads run and report their CUDA-event rates, and no
@@ -120,11 +87,13 @@ TEST(GpuDevice, HarnessRunsUntracedForAnotherProfiler) {
   if (!probe.ok()) GTEST_SKIP() << "no GPU on this machine: " << probe.status().message();
   const std::string logdir = testing::TempDir() + "/tbprof_gpu_untraced_logdir";
   std::filesystem::remove_all(logdir);
-  std::string logdir_flag = "--logdir=" + logdir;
-  char a0[] = "--untraced", a1[] = "--workload", a2[] = "bf16_tc_gemm", a3[] = "--iters", a4[] = "2";
-  char* argv[] = {a0, a1, a2, a3, a4, logdir_flag.data()};
+  GpuHarnessOptions options;
+  options.untraced = true;
+  options.workload = "bf16_tc_gemm";
+  options.iters = 2;
+  options.logdir = logdir;
   testing::internal::CaptureStdout();
-  EXPECT_EQ(RunGpuHarness(6, argv), 0);
+  EXPECT_EQ(RunGpuHarness(options), 0);
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_NE(out.find("bf16_tc_gemm"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(logdir));

@@ -11,27 +11,13 @@ namespace {
 
 using testing_plugin::TempLogdir;
 
-class HostSelection : public ::testing::Test {
+class HostSelection : public testing_plugin::ServiceTest {
  protected:
-  void SetUp() override {
-    ProfileServiceOptions options;
-    options.logdir = logdir_.logdir();
-    options.web_dir = logdir_.base() / "web";
-    options.cache_bytes = 64 << 20;
-    auto s = ProfileService::Create(options);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    service_ = std::move(*s);
-  }
-  HttpResponse Get(const std::string& target) {
-    HttpRequest r;
-    r.target = target;
-    return service_->Handle(r);
-  }
+  void SetUp() override { StartService(logdir_.logdir()); }
   // The fixture's two-host xplane run: host1 and host2.example.com.
   static std::string Multi(const std::string& rest) { return "/data?run=nested/deeper/train/run_multi&" + rest; }
 
   TempLogdir logdir_;
-  std::unique_ptr<ProfileService> service_;
 };
 
 TEST_F(HostSelection, UnknownHostIs404NamingTheHosts) {

@@ -46,10 +46,6 @@ ANALYSIS_ROOMS="op_names hlo_program device self_time kernels op_stats op_stats_
 # The four bottom rooms, which every family reads and which read none.
 BOTTOM_ROOMS="op_names hlo_program device self_time"
 declare -A ROOM_ALLOWED=(
-  [op_names]=""
-  [hlo_program]=""
-  [device]=""
-  [self_time]=""
   [kernels]="$BOTTOM_ROOMS"
   [op_stats]="kernels $BOTTOM_ROOMS"
   [op_stats_pages]="op_stats kernels $BOTTOM_ROOMS"
@@ -59,6 +55,7 @@ declare -A ROOM_ALLOWED=(
   [tfprof]="op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
   [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
 )
+for room in $BOTTOM_ROOMS; do ROOM_ALLOWED[$room]=""; done
 
 # The folders whose files may not include each other back: every source folder.
 LOOP_FREE="proto convert tracer synthetic harness plugin cli bench"

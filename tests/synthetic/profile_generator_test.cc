@@ -126,28 +126,21 @@ TEST(SynthStructure, EventBudgetIsApproximatelyMet) {
   }
 }
 
-TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
-  const SynthOptions o = SynthShape(/*gpus=*/2, /*steps=*/8, /*events=*/20000);
-  XSpace space;
-  ASSERT_TRUE(space.ParseFromString(Generate(o)));
-  ASSERT_EQ(space.hostnames_size(), 1);
-  EXPECT_EQ(space.hostnames(0), "worker0");
-  const XPlane* host = FindPlane(space, "/host:CPU");
-  const XPlane* env = FindPlane(space, "Task Environment");
-  ASSERT_NE(host, nullptr);
-  ASSERT_NE(env, nullptr);
-  ProtoPlane envp{*env};
-  const XStat* start = envp.Find(env->stats(), "profile_start_time");
-  const XStat* stop = envp.Find(env->stats(), "profile_stop_time");
-  ASSERT_TRUE(start && stop);
-  EXPECT_GT(stop->uint64_value(), start->uint64_value());
-
-  ProtoPlane hp{*host};
-  std::map<std::string, int> thread_names;
+// The kernel launches of a host plane.
+struct HostLaunches {
   // correlation_id -> (device_id, launching op name) from host launch events,
   // and the launch events' own names.
-  std::map<uint64_t, std::pair<uint64_t, std::string>> launches;
-  std::map<uint64_t, std::string> launch_names;
+  std::map<uint64_t, std::pair<uint64_t, std::string>> by_correlation;
+  std::map<uint64_t, std::string> names;
+};
+
+// The host plane of 2 GPUs' 8 steps: steps, tf.data's iterators, the ops on
+// each GPU's executor thread with their allocator events and launches.
+void CheckHostPlane(const XPlane* host, HostLaunches& found) {
+  ProtoPlane hp{*host};
+  std::map<std::string, int> thread_names;
+  auto& launches = found.by_correlation;
+  auto& launch_names = found.names;
   std::vector<int64_t> step_nums;
   std::set<int64_t> produced, consumed;
   int get_next = 0, iterators = 0, allocations = 0, frees = 0, ops = 0;
@@ -218,9 +211,13 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
   EXPECT_GT(ops, 100);
   EXPECT_EQ(allocations, ops);
   EXPECT_EQ(frees, ops - 2 * 8);  // the first op of each step has nothing to free
+}
 
-  // Device planes: every kernel and memcpy matches one host launch of its GPU,
-  // carries the launching op as tf_op, and kernel_details in the CUPTI format.
+// Device planes: every kernel and memcpy matches one host launch of its GPU,
+// carries the launching op as tf_op, and kernel_details in the CUPTI format.
+void CheckDevicePlanes(const XSpace& space, const HostLaunches& host) {
+  const auto& launches = host.by_correlation;
+  const auto& launch_names = host.names;
   const std::regex details(
       R"(regs:\d+ static_shared:\d+ dynamic_shared:\d+ grid:\d+,\d+,\d+ block:\d+,\d+,\d+ occ_pct:[0-9.]+)");
   size_t device_events = 0, tensor_core = 0, memcpys = 0;
@@ -255,10 +252,11 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
         EXPECT_EQ(dp.Str(*tf_op), it->second.second);
         // As TF's GPU tracer names them: a kernel's launch after the kernel, a
         // copy's after the driver call ("cu…", which Launch Stats leave out).
+        const std::string& launch_name = launch_names.at(corr->uint64_value());
         if (name.rfind("Memcpy", 0) == 0) {
-          EXPECT_EQ(launch_names[corr->uint64_value()].rfind("cuMemcpy", 0), 0u) << name;
+          EXPECT_EQ(launch_name.rfind("cuMemcpy", 0), 0u) << name;
         } else {
-          EXPECT_EQ(launch_names[corr->uint64_value()], name);
+          EXPECT_EQ(launch_name, name);
         }
         if (name.rfind("Memcpy", 0) == 0) {
           ++memcpys;
@@ -283,6 +281,26 @@ TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
   EXPECT_EQ(memcpys, 2u * 2 * 8);
   EXPECT_GT(tensor_core, 0u);
   EXPECT_LT(tensor_core, device_events - memcpys);  // and non-tensor-core kernels too
+}
+
+TEST(SynthStructure, LooksLikeATfGpuTrainingJob) {
+  const SynthOptions o = SynthShape(/*gpus=*/2, /*steps=*/8, /*events=*/20000);
+  XSpace space;
+  ASSERT_TRUE(space.ParseFromString(Generate(o)));
+  ASSERT_EQ(space.hostnames_size(), 1);
+  EXPECT_EQ(space.hostnames(0), "worker0");
+  const XPlane* host = FindPlane(space, "/host:CPU");
+  const XPlane* env = FindPlane(space, "Task Environment");
+  ASSERT_NE(host, nullptr);
+  ASSERT_NE(env, nullptr);
+  ProtoPlane envp{*env};
+  const XStat* start = envp.Find(env->stats(), "profile_start_time");
+  const XStat* stop = envp.Find(env->stats(), "profile_stop_time");
+  ASSERT_TRUE(start && stop);
+  EXPECT_GT(stop->uint64_value(), start->uint64_value());
+  HostLaunches launches;
+  ASSERT_NO_FATAL_FAILURE(CheckHostPlane(host, launches));
+  CheckDevicePlanes(space, launches);
 }
 
 TEST(SynthStructure, RejectsBadOptions) {

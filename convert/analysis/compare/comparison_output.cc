@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "convert/base/data_table.h"
 #include "convert/base/json.h"
@@ -86,6 +89,23 @@ void AppendOptionalString(std::string& out, const std::string& s) {
   }
 }
 
+void AppendOptionalNumber(std::string& out, const std::optional<int64_t>& n) {
+  out += n ? std::to_string(*n) : std::string("null");
+}
+
+// `,"key":{"a":<a>,"b":<b>}`: a figure of each run, each written by `append`.
+template <typename T>
+void AppendSides(std::string& out, std::string_view key, const T& a, const T& b,
+                 void (*append)(std::string&, const T&)) {
+  out += ",\"";
+  out += key;
+  out += "\":{\"a\":";
+  append(out, a);
+  out += ",\"b\":";
+  append(out, b);
+  out += '}';
+}
+
 }  // namespace
 
 std::string ComparisonToJson(const RunComparison& c, const std::string& label_a, const std::string& label_b) {
@@ -95,11 +115,7 @@ std::string ComparisonToJson(const RunComparison& c, const std::string& label_a,
   AppendJsonStringMember(out, ",\"alignment\":", StepAlignmentName(c.alignment));
   out += ",\"steps\":";
   AppendMetricRows(out, c.steps);
-  out += ",\"step_notes\":{\"a\":";
-  AppendOptionalString(out, c.step_note_a);
-  out += ",\"b\":";
-  AppendOptionalString(out, c.step_note_b);
-  out += '}';
+  AppendSides(out, "step_notes", c.step_note_a, c.step_note_b, AppendOptionalString);
   out += ",\"step_pairs\":[";
   for (size_t i = 0; i < c.step_pairs.size(); ++i) {
     const StepPair& p = c.step_pairs[i];
@@ -116,15 +132,9 @@ std::string ComparisonToJson(const RunComparison& c, const std::string& label_a,
   }
   out += "],\"input_stages\":";
   AppendMetricRows(out, c.input_stages);
-  out += ",\"input_classification\":{\"a\":";
-  AppendOptionalString(out, c.input_classification_a);
-  out += ",\"b\":";
-  AppendOptionalString(out, c.input_classification_b);
-  out += "},\"tf_data\":{\"a\":";
-  AppendTfDataSide(out, c.tf_data_a);
-  out += ",\"b\":";
-  AppendTfDataSide(out, c.tf_data_b);
-  out += "},\"framework_ops\":";
+  AppendSides(out, "input_classification", c.input_classification_a, c.input_classification_b, AppendOptionalString);
+  AppendSides(out, "tf_data", c.tf_data_a, c.tf_data_b, AppendTfDataSide);
+  out += ",\"framework_ops\":";
   AppendOpRows(out, c.framework_ops, false);
   out += ",\"hlo_ops\":";
   AppendOpRows(out, c.hlo_ops, false);
@@ -133,11 +143,8 @@ std::string ComparisonToJson(const RunComparison& c, const std::string& label_a,
   out += ",\"memory\":";
   AppendMetricRows(out, c.memory);
   // The chosen step of each run and its host events (null and [] without one).
-  out += ",\"step\":{\"a\":";
-  out += c.step_a ? std::to_string(*c.step_a) : std::string("null");
-  out += ",\"b\":";
-  out += c.step_b ? std::to_string(*c.step_b) : std::string("null");
-  out += "},\"step_events\":";
+  AppendSides(out, "step", c.step_a, c.step_b, AppendOptionalNumber);
+  out += ",\"step_events\":";
   AppendOpRows(out, c.step_events, false);
   out += '}';
   return out;

@@ -10,7 +10,6 @@ namespace {
 
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 }  // namespace
@@ -249,12 +248,12 @@ bool IsOpTensorCoreEligible(std::string_view n) {
   if (std::find(std::begin(kTorchTensorCoreOps), std::end(kTorchTensorCoreOps), n) != std::end(kTorchTensorCoreOps)) {
     return true;
   }
-  if (EndsWith(n, "Conv2D") || EndsWith(n, "Conv2DBackpropFilter") || EndsWith(n, "Conv2DBackpropInput") ||
-      EndsWith(n, "Conv3D") || EndsWith(n, "DepthwiseConv2dNative") ||
-      EndsWith(n, "DepthwiseConv2dNativeBackpropFilter") || EndsWith(n, "DepthwiseConv2dNativeBackpropInput") ||
-      Contains(n, "BatchMatMul") || EndsWith(n, "/MatMul") || EndsWith(n, "FusedMatMul") ||
-      EndsWith(n, "/CudnnRNN") || Contains(n, "CudnnRNNV") || Contains(n, "CudnnRNNForward") ||
-      Contains(n, "CudnnRNNBackprop") || EndsWith(n, "XlaDot") || EndsWith(n, "XlaDotV2")) {
+  if (n.ends_with("Conv2D") || n.ends_with("Conv2DBackpropFilter") || n.ends_with("Conv2DBackpropInput") ||
+      n.ends_with("Conv3D") || n.ends_with("DepthwiseConv2dNative") ||
+      n.ends_with("DepthwiseConv2dNativeBackpropFilter") || n.ends_with("DepthwiseConv2dNativeBackpropInput") ||
+      Contains(n, "BatchMatMul") || n.ends_with("/MatMul") || n.ends_with("FusedMatMul") ||
+      n.ends_with("/CudnnRNN") || Contains(n, "CudnnRNNV") || Contains(n, "CudnnRNNForward") ||
+      Contains(n, "CudnnRNNBackprop") || n.ends_with("XlaDot") || n.ends_with("XlaDotV2")) {
     return true;
   }
   // JAX and XLA ops (xprof counts none of them): the last name component of a

@@ -4,6 +4,7 @@
 // framework_op_stats, hlo_stats, kernel_stats and input_pipeline_analyzer
 // give them in their own JSON, read here with Boost.JSON; a run compared
 // with itself has every delta 0 and no added or removed row.
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/compare_tools.h"
 
 #include <cmath>

@@ -70,6 +70,24 @@ export function layoutGraph(g: HloGraph, expanded: Set<string>): { graph: Instan
   return { graph: dg, ms: performance.now() - started };
 }
 
+// A laid-out graph's clusters (fused computations) and edges, drawn first so
+// that nodes draw over them.
+function drawClustersAndEdges(root: SVGElement, graph: InstanceType<typeof dagre.graphlib.Graph>): void {
+  for (const name of graph.nodes()) {
+    if (!graph.children(name)?.length) continue;
+    const b = graph.node(name) as unknown as Laid;
+    root.appendChild(svg('rect', { x: b.x - b.width / 2, y: b.y - b.height / 2, width: b.width, height: b.height, rx: 8,
+      fill: '#f5f5f5', stroke: '#9e9e9e', 'stroke-dasharray': '4 2', class: 'gv-cluster', 'data-name': name }));
+    root.appendChild(svg('text', { x: b.x - b.width / 2 + 6, y: b.y - b.height / 2 + 12, 'font-size': 11, fill: '#555' }, name));
+  }
+  for (const e of graph.edges()) {
+    const pts = (graph.edge(e) as { points?: { x: number; y: number }[] }).points ?? [];
+    if (pts.length < 2) continue;
+    root.appendChild(svg('path', { d: pts.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(''),
+      fill: 'none', stroke: '#777', 'marker-end': 'url(#gv-arrow)' }));
+  }
+}
+
 export async function renderGraphViewer(ctx: PageContext): Promise<void> {
   const q = new URLSearchParams(location.search);
   const modules = (await fetchText(apiUrl('module_list', { run: ctx.sel.run }), ctx.signal)).split(',').filter(Boolean);
@@ -111,20 +129,7 @@ export async function renderGraphViewer(ctx: PageContext): Promise<void> {
       svg('path', { d: 'M0,0L10,5L0,10z', fill: '#777' })));
     root.appendChild(defs);
     const byName = new Map(data.nodes.map((n) => [n.name, n]));
-    // Clusters first so that nodes draw over them.
-    for (const name of graph.nodes()) {
-      if (!graph.children(name)?.length) continue;
-      const b = graph.node(name) as unknown as Laid;
-      root.appendChild(svg('rect', { x: b.x - b.width / 2, y: b.y - b.height / 2, width: b.width, height: b.height, rx: 8,
-        fill: '#f5f5f5', stroke: '#9e9e9e', 'stroke-dasharray': '4 2', class: 'gv-cluster', 'data-name': name }));
-      root.appendChild(svg('text', { x: b.x - b.width / 2 + 6, y: b.y - b.height / 2 + 12, 'font-size': 11, fill: '#555' }, name));
-    }
-    for (const e of graph.edges()) {
-      const pts = (graph.edge(e) as { points?: { x: number; y: number }[] }).points ?? [];
-      if (pts.length < 2) continue;
-      root.appendChild(svg('path', { d: pts.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(''),
-        fill: 'none', stroke: '#777', 'marker-end': 'url(#gv-arrow)' }));
-    }
+    drawClustersAndEdges(root, graph);
     for (const name of graph.nodes()) {
       if (graph.children(name)?.length) continue;
       const n = byName.get(name);

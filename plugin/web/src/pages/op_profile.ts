@@ -101,6 +101,30 @@ export function occurrencesText(n: ProfileNode): string {
 // The HLO instruction a node stands for ("X and its duplicate(s)" stands for X).
 function opOf(n: ProfileNode): string { return n.name.replace(/ and its duplicate\(s\)$/, ''); }
 
+// A node's details: its time and HLO figures, its expression, links to its
+// HLO op (and graph, when `graphable`).
+function showOpDetails(details: HTMLElement, n: ProfileNode, ctx: PageContext, graphable: boolean): void {
+  clear(details);
+  const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
+  const m = n.metrics ?? {};
+  const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', occurrencesText(n)));
+  if (n.xla) {
+    table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
+      row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', flopsText(n)));
+  }
+  const bytes = m.rawBytesAccessedArray ?? [];
+  BANDWIDTH_NAMES.forEach((name, i) => table.append(row(`Bytes (${name})`, typeof bytes[i] === 'number' ? fmtNum(bytes[i]) : UNKNOWN)));
+  details.appendChild(table);
+  if (n.xla?.expression) details.appendChild(el('pre', { class: 'raw hlo-text' }, n.xla.expression));
+  if (n.xla) {
+    const op = opOf(n);
+    details.appendChild(el('a', { class: 'xla-link', id: 'op-profile-to-hlo-stats', href: xlaToolHref(ctx.sel, 'hlo_stats', op, n.xla.programId) }, 'Open in HLO Op Stats'));
+    if (graphable) {
+      details.append(' ', el('a', { class: 'xla-link', id: 'op-profile-to-graph', href: graphViewerHref(ctx.sel, op, { program: n.xla.programId }) }, 'Open in Graph Viewer'));
+    }
+  }
+}
+
 export async function renderOpProfile(ctx: PageContext): Promise<void> {
   const profiles = new Map<Grouping, Profile | null>();
   const fetchGrouping = async (g: Grouping): Promise<Profile | null> => {
@@ -148,27 +172,7 @@ export async function renderOpProfile(ctx: PageContext): Promise<void> {
     return includeIdle.checked ? tree(withIdle) : tree(withoutIdle) ?? tree(withIdle);
   };
 
-  const showDetails = (n: ProfileNode) => {
-    clear(details);
-    const row = (k: string, v: string) => el('tr', {}, el('th', {}, k), el('td', {}, v));
-    const m = n.metrics ?? {};
-    const table = el('table', { class: 'kv' }, row('Name', n.name), row('Time', fmtUs(timeUs(n))), row('#Occurrences', occurrencesText(n)));
-    if (n.xla) {
-      table.append(row('HLO op', n.xla.op || UNKNOWN), row('Category', n.xla.category || UNKNOWN), row('Program id', n.xla.programId || UNKNOWN),
-        row('Framework op', n.xla.provenance || UNKNOWN), row('FLOPs', flopsText(n)));
-    }
-    const bytes = m.rawBytesAccessedArray ?? [];
-    BANDWIDTH_NAMES.forEach((name, i) => table.append(row(`Bytes (${name})`, typeof bytes[i] === 'number' ? fmtNum(bytes[i]) : UNKNOWN)));
-    details.appendChild(table);
-    if (n.xla?.expression) details.appendChild(el('pre', { class: 'raw hlo-text' }, n.xla.expression));
-    if (n.xla) {
-      const op = opOf(n);
-      details.appendChild(el('a', { class: 'xla-link', id: 'op-profile-to-hlo-stats', href: xlaToolHref(ctx.sel, 'hlo_stats', op, n.xla.programId) }, 'Open in HLO Op Stats'));
-      if (graphable(n)) {
-        details.append(' ', el('a', { class: 'xla-link', id: 'op-profile-to-graph', href: graphViewerHref(ctx.sel, op, { program: n.xla.programId }) }, 'Open in Graph Viewer'));
-      }
-    }
-  };
+  const showDetails = (n: ProfileNode) => showOpDetails(details, n, ctx, graphable(n));
 
   const draw = () => {
     clear(body);

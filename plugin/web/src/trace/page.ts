@@ -15,33 +15,10 @@ const REFETCH_ZOOM = 2;     // refetch once zoomed in 2× past the fetched detai
 export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   const streaming = ctx.sel.tool.startsWith('trace_viewer@');
   const root = ctx.root;
-  const search = el('input', { type: 'search', id: 'trace-search', placeholder: 'Search loaded events by name…', 'aria-label': 'Search events' });
-  const searchInfo = el('span', { class: 'hint', id: 'trace-search-info' });
-  const nextBtn = el('button', { id: 'trace-next', title: 'Go to the next match' }, 'Next ▸');
-  const zoomIn = el('button', { id: 'trace-zoom-in', title: 'Zoom in (W)' }, '+');
-  const zoomOut = el('button', { id: 'trace-zoom-out', title: 'Zoom out (S)' }, '−');
-  const reset = el('button', { id: 'trace-reset', title: 'Show the whole trace' }, 'Fit');
-  const status = el('span', { class: 'trace-status', id: 'trace-status', role: 'status' });
-  const canvasHost = el('div', { class: 'trace-host' });
-  const details = el('aside', { class: 'trace-details', id: 'trace-details' }, el('p', { class: 'hint' },
-    'Click an event to see its details; Shift+drag selects a range. Press ? for the keys.'));
-  const wheel = el('select', { id: 'trace-wheel', 'aria-label': 'Mouse wheel', title: 'What the mouse wheel does without a modifier' },
-    el('option', { value: 'scroll' }, 'Wheel scrolls (Ctrl zooms)'), el('option', { value: 'zoom' }, 'Wheel zooms (Shift scrolls)'));
-  const helpBtn = el('button', { id: 'trace-help-button', title: 'Keys and mouse (?)' }, '?');
-  const splitter = el('div', { class: 'trace-splitter', id: 'trace-splitter', title: 'Drag to resize the details panel', role: 'separator' });
-  root.append(el('div', { class: 'toolbar' }, zoomIn, zoomOut, reset, search, nextBtn, searchInfo, wheel, helpBtn, status),
-    el('div', { class: 'trace-layout' }, canvasHost, splitter, details));
-  const help = helpDialog();
-  root.appendChild(help);
-
+  const bar = traceLayout(root);
   const names = new NameTable(), meta = new TraceMeta();
-  const view = new TraceView(canvasHost, names, meta);
-  const savedWheel = localStorage.getItem('tbprof.trace.wheel');
-  if (savedWheel === 'zoom' || savedWheel === 'scroll') { wheel.value = savedWheel; view.wheelMode = savedWheel; }
-  wheel.addEventListener('change', () => { view.wheelMode = wheel.value as WheelMode; localStorage.setItem('tbprof.trace.wheel', wheel.value); });
-  view.onHelp = () => { help.hidden = !help.hidden; };
-  helpBtn.addEventListener('click', () => { help.hidden = !help.hidden; });
-  resizable(splitter, details);
+  const view = new TraceView(bar.canvasHost, names, meta);
+  bindViewControls(root, view, bar);
   const resolutionFor = () => Math.max(100, Math.round(view.plotWidth / 2) * 8);
 
   const first = await ctx.load<TraceJson>(streaming ? { resolution: resolutionFor() } : {});
@@ -56,10 +33,8 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   const span: [number, number] = Array.isArray(first.fullTimespan) && first.fullTimespan[1] > first.fullTimespan[0]
     ? [first.fullTimespan[0] * 1000, first.fullTimespan[1] * 1000] : [base.minTs, base.maxTs];
   const canStream = streaming && first.filteredByVisibility === true;
-  let detail: Layer | null = null;
-  let detailViewWidth = Infinity;
-  let loadingWindow = false;
-  const counterMsg = first.showCounterMessage ?? '';
+  const windows = new TraceWindows(ctx, view, names, meta, base, span, canStream, first.showCounterMessage ?? '',
+    bar.status, resolutionFor);
 
   const url = new URL(location.href);
   const vs = Number(url.searchParams.get('view_start')), ve = Number(url.searchParams.get('view_end'));
@@ -68,62 +43,133 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   const deepLink = Number.isFinite(vs) && Number.isFinite(ve) && ve > vs && url.searchParams.has('view_start');
   if (deepLink) view.setView(vs * 1000, ve * 1000, false);
   else view.setView(span[0], span[1], false);
+  windows.updateStatus();
 
-  const updateStatus = () => {
-    const loaded = base.eventCount + (detail?.eventCount ?? 0);
-    status.textContent = `${fmtNum(loaded)} events loaded · ${canStream ? 'streaming' : 'complete trace'}` +
-      (loadingWindow ? ' · loading window…' : '') + (counterMsg ? ` · ${counterMsg}` : '');
-    status.setAttribute('data-loading', loadingWindow ? 'true' : 'false');
-  };
-  updateStatus();
-
-  let inflight: AbortController | null = null;
   let timer = 0;
-  const maybeFetch = async () => {
-    if (!canStream || ctx.signal.aborted) return;
-    const v0 = view.viewStart, v1 = view.viewEnd, w = v1 - v0;
-    if (w >= (span[1] - span[0]) * 0.9) {               // the base layer already covers this view
-      inflight?.abort();
-      if (detail) { detail = null; detailViewWidth = Infinity; view.setLayers(base, null); }
-      loadingWindow = false; updateStatus();
-      return;
-    }
-    const win = detail?.windowUs;
-    if (win && v0 >= win[0] && v1 <= win[1] && w * REFETCH_ZOOM > detailViewWidth) return;
-    inflight?.abort();
-    const abort = new AbortController();
-    inflight = abort;
-    ctx.signal.addEventListener('abort', () => abort.abort());
-    const f0 = Math.max(span[0], v0 - w * (FETCH_RATIO - 1) / 2), f1 = Math.min(span[1], v1 + w * (FETCH_RATIO - 1) / 2);
-    loadingWindow = true; updateStatus();
-    try {
-      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { resolution: resolutionFor(), start_time_ms: f0 / 1000, end_time_ms: f1 / 1000 }), abort.signal);
-      if (abort.signal.aborted) return;
-      meta.absorb(res.traceEvents ?? []);
-      detail = buildLayer(res.traceEvents ?? [], names, [f0, f1]);
-      detailViewWidth = w;
-      view.setLayers(base, detail);
-      loadingWindow = false; updateStatus();
-      root.setAttribute('data-windows-loaded', String(Number(root.getAttribute('data-windows-loaded') ?? '0') + 1));
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') return;
-      loadingWindow = false; updateStatus();
-      status.textContent += ` · window failed: ${(e as Error).message}`;
-    } finally {
-      if (inflight === abort) inflight = null;
-    }
-  };
   view.onViewChange = () => {
     const u = new URL(location.href);
     u.searchParams.set('view_start', (view.viewStart / 1000).toFixed(6));
     u.searchParams.set('view_end', (view.viewEnd / 1000).toFixed(6));
     history.replaceState(null, '', u.toString());
     window.clearTimeout(timer);
-    timer = window.setTimeout(() => void maybeFetch(), 150);
+    timer = window.setTimeout(() => void windows.maybeFetch(), 150);
   };
+  view.onSelect = (s) => showDetails(bar.details, s, view, ctx.tools.includes('graph_viewer'),
+    (from, note, target) => windows.followFlow(from, note, target));
+  view.onBox = (b) => { if (b) showAggregate(bar.details, b, view); };
+  // A link to a window shows that window's detail at once, not only the coarse layer.
+  if (deepLink) void windows.maybeFetch();
+
+  bar.zoomIn.addEventListener('click', () => view.zoomBy(0.5));
+  bar.zoomOut.addEventListener('click', () => view.zoomBy(2));
+  bar.reset.addEventListener('click', () => view.setView(span[0], span[1]));
+  bindSearch(ctx, view, names, windows, bar);
+  root.setAttribute('data-streaming', String(canStream));
+}
+
+// The page's toolbar, timeline host, splitter and details panel.
+function traceLayout(root: HTMLElement) {
+  const bar = {
+    search: el('input', { type: 'search', id: 'trace-search', placeholder: 'Search loaded events by name…', 'aria-label': 'Search events' }),
+    searchInfo: el('span', { class: 'hint', id: 'trace-search-info' }),
+    nextBtn: el('button', { id: 'trace-next', title: 'Go to the next match' }, 'Next ▸'),
+    zoomIn: el('button', { id: 'trace-zoom-in', title: 'Zoom in (W)' }, '+'),
+    zoomOut: el('button', { id: 'trace-zoom-out', title: 'Zoom out (S)' }, '−'),
+    reset: el('button', { id: 'trace-reset', title: 'Show the whole trace' }, 'Fit'),
+    status: el('span', { class: 'trace-status', id: 'trace-status', role: 'status' }),
+    canvasHost: el('div', { class: 'trace-host' }),
+    details: el('aside', { class: 'trace-details', id: 'trace-details' }, el('p', { class: 'hint' },
+      'Click an event to see its details; Shift+drag selects a range. Press ? for the keys.')),
+    wheel: el('select', { id: 'trace-wheel', 'aria-label': 'Mouse wheel', title: 'What the mouse wheel does without a modifier' },
+      el('option', { value: 'scroll' }, 'Wheel scrolls (Ctrl zooms)'), el('option', { value: 'zoom' }, 'Wheel zooms (Shift scrolls)')),
+    helpBtn: el('button', { id: 'trace-help-button', title: 'Keys and mouse (?)' }, '?'),
+    splitter: el('div', { class: 'trace-splitter', id: 'trace-splitter', title: 'Drag to resize the details panel', role: 'separator' }),
+  };
+  root.append(el('div', { class: 'toolbar' }, bar.zoomIn, bar.zoomOut, bar.reset, bar.search, bar.nextBtn, bar.searchInfo,
+    bar.wheel, bar.helpBtn, bar.status),
+  el('div', { class: 'trace-layout' }, bar.canvasHost, bar.splitter, bar.details));
+  return bar;
+}
+type TraceLayout = ReturnType<typeof traceLayout>;
+
+// The wheel mode (kept across visits), the key help and the details panel's splitter.
+function bindViewControls(root: HTMLElement, view: TraceView, bar: TraceLayout): void {
+  const help = helpDialog();
+  root.appendChild(help);
+  const { wheel } = bar;
+  const savedWheel = localStorage.getItem('tbprof.trace.wheel');
+  if (savedWheel === 'zoom' || savedWheel === 'scroll') { wheel.value = savedWheel; view.wheelMode = savedWheel; }
+  wheel.addEventListener('change', () => { view.wheelMode = wheel.value as WheelMode; localStorage.setItem('tbprof.trace.wheel', wheel.value); });
+  view.onHelp = () => { help.hidden = !help.hidden; };
+  bar.helpBtn.addEventListener('click', () => { help.hidden = !help.hidden; });
+  resizable(bar.splitter, bar.details);
+}
+
+// The events shown: the first answer's layer over the whole trace and, while
+// streaming, a detail layer of the window around the view, fetched again as
+// the view leaves it or is zoomed past its detail.
+class TraceWindows {
+  detail: Layer | null = null;
+  private detailViewWidth = Infinity;
+  private loadingWindow = false;
+  private inflight: AbortController | null = null;
+
+  constructor(private ctx: PageContext, private view: TraceView, private names: NameTable, private meta: TraceMeta,
+    readonly base: Layer, readonly span: [number, number], readonly canStream: boolean, private counterMsg: string,
+    private status: HTMLElement, private resolutionFor: () => number) {}
+
+  updateStatus(): void {
+    const loaded = this.base.eventCount + (this.detail?.eventCount ?? 0);
+    this.status.textContent = `${fmtNum(loaded)} events loaded · ${this.canStream ? 'streaming' : 'complete trace'}` +
+      (this.loadingWindow ? ' · loading window…' : '') + (this.counterMsg ? ` · ${this.counterMsg}` : '');
+    this.status.setAttribute('data-loading', this.loadingWindow ? 'true' : 'false');
+  }
+
+  // Shows `detail` (null: the base layer alone), fetched for a view `viewWidth` wide.
+  private showDetail(detail: Layer | null, viewWidth: number): void {
+    this.detail = detail;
+    this.detailViewWidth = viewWidth;
+    this.view.setLayers(this.base, detail);
+    this.loadingWindow = false; this.updateStatus();
+  }
+
+  async maybeFetch(): Promise<void> {
+    const { ctx, view, span } = this;
+    if (!this.canStream || ctx.signal.aborted) return;
+    const v0 = view.viewStart, v1 = view.viewEnd, w = v1 - v0;
+    if (w >= (span[1] - span[0]) * 0.9) {               // the base layer already covers this view
+      this.inflight?.abort();
+      if (this.detail) this.showDetail(null, Infinity);
+      else { this.loadingWindow = false; this.updateStatus(); }
+      return;
+    }
+    const win = this.detail?.windowUs;
+    if (win && v0 >= win[0] && v1 <= win[1] && w * REFETCH_ZOOM > this.detailViewWidth) return;
+    this.inflight?.abort();
+    const abort = new AbortController();
+    this.inflight = abort;
+    ctx.signal.addEventListener('abort', () => abort.abort());
+    const f0 = Math.max(span[0], v0 - w * (FETCH_RATIO - 1) / 2), f1 = Math.min(span[1], v1 + w * (FETCH_RATIO - 1) / 2);
+    this.loadingWindow = true; this.updateStatus();
+    try {
+      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { resolution: this.resolutionFor(), start_time_ms: f0 / 1000, end_time_ms: f1 / 1000 }), abort.signal);
+      if (abort.signal.aborted) return;
+      this.meta.absorb(res.traceEvents ?? []);
+      this.showDetail(buildLayer(res.traceEvents ?? [], this.names, [f0, f1]), w);
+      ctx.root.setAttribute('data-windows-loaded', String(Number(ctx.root.getAttribute('data-windows-loaded') ?? '0') + 1));
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') return;
+      this.loadingWindow = false; this.updateStatus();
+      this.status.textContent += ` · window failed: ${(e as Error).message}`;
+    } finally {
+      if (this.inflight === abort) this.inflight = null;
+    }
+  }
+
   // Zooms to a flow's partner and selects it: the partner fills about a quarter of the view, together with the
   // event the link started from when both fit at that zoom.
-  const zoomTo = (p: Selected, from: Selected) => {
+  private zoomTo(p: Selected, from: Selected): void {
+    const view = this.view;
     const w = Math.max(p.dur * 4, 2);
     const lo = Math.min(p.start, from.start), hi = Math.max(p.start + p.dur, from.start + from.dur);
     if ((hi - lo) * 1.5 <= Math.max(w, p.dur * 8)) {
@@ -131,19 +177,21 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
       view.setView((lo + hi) / 2 - both / 2, (lo + hi) / 2 + both / 2);
     } else view.setView(p.start + p.dur / 2 - w / 2, p.start + p.dur / 2 + w / 2);
     view.select(p);
-  };
+  }
+
   // Follows a flow to its partner: a loaded one at once, else windows of growing width around the event's start are
   // fetched in full detail until one holds an event with the same flow id. The window found is kept as the detail
   // layer, so the partner is drawn at once, without waiting for the zoomed view's own fetch.
-  const followFlow = async (s: Selected, note: HTMLElement, target?: Selected) => {
+  async followFlow(s: Selected, note: HTMLElement, target?: Selected): Promise<void> {
+    const { ctx, span } = this;
     const started = performance.now();
     const done = (p: Selected) => {
-      zoomTo(p, s);
+      this.zoomTo(p, s);
       note.textContent = '';
-      root.setAttribute('data-flow-ms', (performance.now() - started).toFixed(1));  // read by the browser tests
+      ctx.root.setAttribute('data-flow-ms', (performance.now() - started).toFixed(1));  // read by the browser tests
     };
     if (target) { done(target); return; }
-    const loaded = flowPartners(view.layers(), s.raw.bind_id!, names).filter((p) => !(p.lane === s.lane && p.start === s.start));
+    const loaded = flowPartners(this.view.layers(), s.raw.bind_id!, this.names).filter((p) => !(p.lane === s.lane && p.start === s.start));
     if (loaded.length) { done(loaded[0]); return; }
     for (let half = 100; ; half *= 10) {
       const t0 = Math.max(span[0], s.start - half), t1 = Math.min(span[1], s.start + half);
@@ -152,34 +200,30 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
       const found = res.traceEvents ?? [];
       const hit = found.find((e) => e.bind_id === s.raw.bind_id && e.ph === 'X' && !(`${e.pid}:${e.tid}` === s.lane && Number(e.ts) === s.start));
       if (hit) {
-        if (canStream) {
+        if (this.canStream) {
           // Full detail of the window: no refetch is needed while the view stays inside it.
-          inflight?.abort();
-          meta.absorb(found);
-          detail = buildLayer(found, names, [t0, t1]);
-          detailViewWidth = 0;
-          view.setLayers(base, detail);
-          loadingWindow = false; updateStatus();
+          this.inflight?.abort();
+          this.meta.absorb(found);
+          this.showDetail(buildLayer(found, this.names, [t0, t1]), 0);
         }
         done({ lane: `${hit.pid}:${hit.tid}`, raw: hit, start: Number(hit.ts), dur: Number(hit.dur ?? 0), name: hit.name ?? '' });
         return;
       }
       if (t0 <= span[0] && t1 >= span[1]) { note.textContent = 'No event of this host\'s trace has this flow id; its partner may be on another host.'; return; }
     }
-  };
-  view.onSelect = (s) => showDetails(details, s, view, ctx.tools.includes('graph_viewer'), followFlow);
-  view.onBox = (b) => { if (b) showAggregate(details, b, view); };
-  // A link to a window shows that window's detail at once, not only the coarse layer.
-  if (deepLink) void maybeFetch();
+  }
+}
 
-  zoomIn.addEventListener('click', () => view.zoomBy(0.5));
-  zoomOut.addEventListener('click', () => view.zoomBy(2));
-  reset.addEventListener('click', () => view.setView(span[0], span[1]));
-
-  // Search over the events loaded so far: dims the rest and steps through matches.
+// Search over the events loaded so far: dims the rest and steps through
+// matches. A streamed trace holds only part of the events: Enter asks the
+// server to search the whole trace, then steps through its answers.
+function bindSearch(ctx: PageContext, view: TraceView, names: NameTable, windows: TraceWindows, bar: TraceLayout): void {
+  const { search, searchInfo, nextBtn } = bar;
+  const canStream = windows.canStream;
   let matches: Selected[] = [];
   let matchIndex = -1;
   let highlightIds = new Set<number>();
+  let searchedFor = '';
   const runHighlight = (ids: Set<number>) => { for (const i of ids) highlightIds.add(i); view.setHighlight(highlightIds); };
   const runSearch = () => {
     highlightIds = new Set<number>();
@@ -189,7 +233,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     const ids = new Set<number>();
     names.names.forEach((n, i) => { if (n.toLowerCase().includes(q)) ids.add(i); });
     const seen = new Set<string>();
-    for (const layer of [base, detail]) if (layer) for (const lane of layer.lanes.values()) for (const row of lane.rows) {
+    for (const layer of [windows.base, windows.detail]) if (layer) for (const lane of layer.lanes.values()) for (const row of lane.rows) {
       for (let i = 0; i < row.name.length; i++) {
         if (!ids.has(row.name[i])) continue;
         const key = `${lane.key}|${row.start[i]}|${row.name[i]}`;
@@ -214,9 +258,6 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     searchInfo.textContent = `match ${matchIndex + 1} of ${fmtNum(matches.length)}`;
   };
   nextBtn.addEventListener('click', next);
-  // A streamed trace holds only part of the events: Enter asks the server to
-  // search the whole trace, then steps through its answers.
-  let searchedFor = '';
   const searchServer = async (q: string) => {
     searchInfo.textContent = 'searching the whole trace…';
     try {
@@ -248,7 +289,6 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     await searching;
     next();
   });
-  root.setAttribute('data-streaming', String(canStream));
 }
 
 // The program an XLA op ran in, on TPUs: the event of its device's

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "convert/analysis/trace_viewer/xspace_to_trace_events.h"
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/tools/trace_viewer_tools.h"
 #include "convert/xplane/xspace_reader.h"

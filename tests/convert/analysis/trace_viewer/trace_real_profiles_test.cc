@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "convert/tools/artifact_cache.h"
 #include "convert/tools/tool_registry.h"
 #include "proto/xplane.pb.h"
 #include "tests/convert/analysis/trace_viewer/trace_test_util.h"
