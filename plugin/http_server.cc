@@ -24,7 +24,7 @@
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "plugin/gzip.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 namespace tbprof {
 namespace net = boost::asio;

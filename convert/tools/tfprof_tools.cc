@@ -13,6 +13,7 @@
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/xspace_to_tfprof.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/file_name.h"
 #include "convert/base/json.h"
 #include "convert/base/strings.h"
 #include "convert/model/xspace_window.h"
@@ -26,10 +27,6 @@ using tensorflow::tfprof::MultiGraphNodeProto;
 
 // ProfileProto files are parsed whole by libprotobuf, which stops at 2 GiB.
 constexpr uint64_t kMaxProfileProtoBytes = (uint64_t{1} << 31) - 1;
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 StatusOr<tfprof::Model> ReadProfileProtoFile(const std::string& path) {
   MappedFile file;
@@ -165,10 +162,6 @@ std::string AdviceToJson(const tensorflow::tfprof::AdviceProto& advice) {
 
 }  // namespace
 
-bool IsXPlanePath(const std::string& path) {
-  return EndsWith(path, ".xplane.pb") || EndsWith(path, ".xplane.pb.gz");
-}
-
 namespace {
 
 // Step `step` of one host's step table as a time span: its row, or on a TPU
@@ -245,7 +238,14 @@ StatusOr<tfprof::Model> XPlaneStepModel(const std::vector<std::string>& paths, A
 StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache, int64_t step) {
   if (paths.empty()) return InvalidArgument("tfprof: no profile file given");
   size_t xplanes = 0;
-  for (const auto& p : paths) xplanes += IsXPlanePath(p) ? 1 : 0;
+  for (const auto& p : paths) {
+    const ProfileFormat format = ProfileFormatOfFile(p);
+    if (format == ProfileFormat::kKinetoTrace) {
+      return InvalidArgument("tfprof's views need a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
+                             "(ProfileProto); " + FileNameOfPath(p) + " is a PyTorch (Kineto) trace");
+    }
+    xplanes += format == ProfileFormat::kXPlane ? 1 : 0;
+  }
   if (xplanes == paths.size()) {
     if (step >= 0) return XPlaneStepModel(paths, cache, step);
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));
