@@ -12,10 +12,11 @@
 #include "convert/analysis/compare/comparison_output.h"
 #include "convert/analysis/compare/regression_check.h"
 #include "convert/base/strings.h"
-#include "convert/load/profile_file.h"
+#include "convert/base/file_name.h"
+#include "convert/load/profile_format.h"
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/compare_tools.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/run_tools.h"
 
 namespace tbprof::cli {
 namespace {
@@ -54,8 +55,9 @@ bool IsDirectory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The files compare reads from one run directory (a logdir with one run is taken as that run).
-StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string& host) {
+// The files compare reads from one run directory (a logdir with one run is
+// taken as that run), chosen by the run catalogue as the server chooses them.
+StatusOr<CompareSide> SideOfDirectory(const std::string& dir, std::string host) {
   ASSIGN_OR_RETURN(Logdir logdir, Logdir::Open(dir));
   RunContents contents = logdir.ScanRun(logdir.root());
   if (contents.profiles.empty() && contents.legacy.empty()) {
@@ -68,54 +70,28 @@ StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string&
     }
     contents = logdir.ScanRun(runs.front().dir);
   }
-  CompareSide side;
-  // A PyTorch run's trace files are spans (or workers), compared one at a
-  // time as the server does: without --host, the first.
-  const bool first_trace_only = host.empty() && !contents.profiles.empty() &&
-                                contents.profiles.front().suffix.starts_with("pt.trace.json");
-  for (const RunFile& f : contents.profiles) {
-    if (first_trace_only && !side.profile_paths.empty()) break;
-    if (host.empty() || f.host == host) {
-      side.hosts.push_back(f.host);
-      side.profile_paths.push_back(f.path);
-    }
-  }
-  if (contents.profiles.empty()) {
-    for (const RunFile& f : contents.legacy) {
-      if (!CompareReadsLegacySuffix(f.suffix)) continue;
-      if (host.empty() ? (side.hosts.empty() || f.host == side.hosts.front()) : f.host == host) {
-        if (side.hosts.empty()) side.hosts.push_back(f.host);
-        side.legacy_paths.push_back(f.path);
-      }
-    }
-  }
-  if (side.profile_paths.empty() && side.legacy_paths.empty()) {
-    return NotFound(dir + ": no profile that compare reads" + (host.empty() ? "" : " for host " + host));
-  }
+  auto side = CompareSideOfRun(contents, host);
+  if (!side.ok()) return NotFound(dir + ": " + side.status().message());
   return side;
 }
 
+// One profile file given alone: its host and format as the catalogue would list it.
 StatusOr<CompareSide> SideOf(const std::string& path, const std::string& host) {
   if (IsDirectory(path)) return SideOfDirectory(path, host);
   CompareSide side;
-  std::string base = path.substr(path.find_last_of('/') + 1);
-  if (base.ends_with(".xplane.pb") || base.ends_with(".xplane.pb.gz")) {
-    side.hosts.push_back(base.substr(0, base.find(".xplane.pb")));
-    side.profile_paths.push_back(path);
-    return side;
-  }
-  // A PyTorch trace: one span of one worker, named as the server names it.
-  if (IsKinetoTraceFileName(base) || (IsJsonFileName(base) && FileLooksLikeKinetoTrace(path))) {
-    size_t cut = base.find(IsKinetoTraceFileName(base) ? ".pt.trace.json" : ".json");
-    side.hosts.push_back(base.substr(0, cut));
-    side.profile_paths.push_back(path);
-    return side;
-  }
-  for (std::string_view suffix : {"overview_page.pb", "input_pipeline.pb", "tensorflow_stats.pb", "kernel_stats.pb"}) {
-    if (base.ends_with(suffix)) {
+  const ProfileFileName name = ParseProfileFileName(FileNameOfPath(path));
+  switch (ProfileFormatOfFile(path)) {
+    case ProfileFormat::kXPlane:
+    case ProfileFormat::kKinetoTrace:
+      side.hosts.push_back(name.host);
+      side.profile_paths.push_back(path);
+      return side;
+    case ProfileFormat::kLegacyToolFile:
+      if (!CompareReadsLegacySuffix(name.suffix)) break;
       side.legacy_paths.push_back(path);
       return side;
-    }
+    default:
+      break;
   }
   return InvalidArgument(path + ": neither a run directory nor a profile file compare reads");
 }

@@ -5,25 +5,11 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "convert/base/file_name.h"
+#include "convert/load/profile_format.h"
 #include "convert/tools/tool_registry.h"
 
 namespace tbprof::cli {
-namespace {
-
-// "<dir>/<host>.xplane.pb[.gz]" or "<dir>/<worker>.pt.trace.json[.gz]" -> "<host>"
-std::string HostFromPath(const std::string& path) {
-  std::string base = path.substr(path.find_last_of('/') + 1);
-  for (const char* suffix : {".xplane.pb.gz", ".xplane.pb", ".pt.trace.json.gz", ".pt.trace.json", ".json.gz", ".json"}) {
-    std::string s(suffix);
-    if (base.size() > s.size() && base.compare(base.size() - s.size(), s.size(), s) == 0) {
-      return base.substr(0, base.size() - s.size());
-    }
-  }
-  return base;
-}
-
-}  // namespace
-
 int ConvertCommand(int argc, char** argv) {
   Flags flags("convert", "FILE.xplane.pb|FILE.pt.trace.json[.gz] [FILE2 …] --tool NAME [--out F] [--param k=v …]",
               "Runs one converter over one host's XSpace or PyTorch (Kineto) trace (several files combine\n"
@@ -53,8 +39,20 @@ int ConvertCommand(int argc, char** argv) {
   }
   ToolInput in;
   for (const std::string& f : flags.positional()) {
+    // Each file's host and format as the run catalogue would list it. A tool
+    // refuses a format it cannot read; a file whose name says none is read by
+    // the tool's first reader (an xplane, or a ProfileProto for tfprof).
+    const ProfileFormat format = ProfileFormatOfFile(f);
+    const std::string name = FileNameOfPath(f);
+    const bool named = format != ProfileFormat::kUnknown && format != ProfileFormat::kLegacyToolFile;
+    if (Status readable = CheckToolReads(*spec, format, name); named && !readable.ok()) {
+      flags.Error(readable.message());
+      return 2;
+    }
+    const ProfileFileName parsed = ParseProfileFileName(name);
     in.profile_paths.push_back(f);
-    in.hosts.push_back(HostFromPath(f));
+    in.hosts.push_back(parsed.host.empty() ? name : parsed.host);
+    in.profile_formats.push_back(format);
   }
   // The same parser as the server's query strings: --param takes what a URL would hold.
   auto params = ParseQuery(flags.Get("param"));

@@ -86,7 +86,9 @@ bool WritePprof(const tfprof::Model& model, const std::string& view, const tfpro
 class Models {
  public:
   explicit Models(std::vector<std::string> files) : files_(std::move(files)) {
-    per_step_ = std::all_of(files_.begin(), files_.end(), [](const std::string& f) { return IsXPlanePath(f); });
+    per_step_ = std::all_of(files_.begin(), files_.end(), [](const std::string& f) {
+      return ProfileFormatOfFile(f) == ProfileFormat::kXPlane;
+    });
   }
   // nullptr after printing why the model cannot be made.
   const tfprof::Model* For(int64_t step) {

@@ -12,6 +12,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/file_name.h"
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "convert/model/xspace_model.h"
@@ -19,33 +20,12 @@
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "plugin/routes.h"
-#include "plugin/run_tools.h"
+#include "plugin/catalogue/run_tools.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
 
-// The trailer is read through a confined descriptor (see route_util.h).
-std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated) {
-  auto fd = OpenForRead(path);
-  if (!fd.ok() || file_size < 18) return std::nullopt;
-  unsigned char head[2], tail[4];
-  if (pread(fd->get(), head, 2, 0) != 2 || !HasGzipMagic(std::string_view(reinterpret_cast<char*>(head), 2))) {
-    return std::nullopt;
-  }
-  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return max_inflated;
-  const uint64_t stated = uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
-  return std::min(std::max(stated, file_size) + 1, max_inflated);  // + 1: a stream of exactly the stated size passes
-}
-
-void LimitInflationToEstimate(FileAccessScope& scope, const std::string& path, uint64_t max_inflated) {
-  auto id = FileIdentityOf(path);
-  if (!id.ok()) return;
-  if (auto cap = GzipInflationCap(path, id->size, max_inflated)) scope.LimitInflation(path, *cap);
-}
-
 namespace {
-
-constexpr size_t kGzipAheadMinBytes = 1024;  // smaller cached bodies are sent as they are
 
 // Query parameters that select inputs; they are part of a cache key through the files.
 const std::set<std::string, std::less<>> kInputParams = {"run", "tag", "host", "hosts", "session_path", "run_path"};
@@ -66,94 +46,57 @@ std::string CsvFileName(const std::string& tool, const std::string& run, const s
 
 }  // namespace
 
-HttpResponse Text(int status, std::string body, std::string content_type) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
+namespace {
 
-HttpResponse FromStatus(const Status& s) {
-  switch (s.code()) {
-    case ErrorCode::kInvalidArgument:
-      return Text(400, s.message());
-    case ErrorCode::kPermissionDenied:
-      return Text(403, s.message());
-    case ErrorCode::kNotFound:
-    case ErrorCode::kUnimplemented:
-      return Text(404, s.message());
-    case ErrorCode::kResourceExhausted:
-      return Text(413, s.message());
-    case ErrorCode::kDataLoss:
-      // The request was fine; the file it names cannot be read (damaged, cut short or empty).
-      return Text(422, s.message());
-    case ErrorCode::kUnavailable: {
-      HttpResponse r = Text(503, s.message());
-      r.headers.emplace_back("Retry-After", "1");
-      return r;
+// The files of a run's profiles that serve `spec` for the host(s) asked, as
+// xprof's _get_valid_hosts picks them: a listed host set for the trace
+// viewers, else ALL_HOSTS (or no host) for all files, else the one host named;
+// or the answer refusing the request (a tool the run's format cannot fill, a
+// host the run does not have).
+std::variant<HttpResponse, std::vector<const RunFile*>> SelectProfileFiles(
+    const RunContents& contents, const ToolSpec& spec, const std::string& run, const std::string& host,
+    const std::vector<std::string>& wanted_hosts) {
+  const RunFile& first = contents.profiles.front();
+  if (Status s = CheckToolReads(spec, first.format, FileNameOfPath(first.path)); !s.ok()) {
+    return Text(404, s.message() + " (run: " + run + ")");
+  }
+  const std::string& tag = spec.name;
+  std::vector<const RunFile*> files;
+  auto find_host = [&](const std::string& h) -> const RunFile* {
+    for (const RunFile& f : contents.profiles) {
+      if (f.host == h) return &f;
     }
-    default:
-      return Text(500, s.message());
-  }
-}
-
-std::string HeaderOf(const HttpRequest& request, const std::string& lower_case_name) {
-  auto it = request.headers.find(lower_case_name);
-  return it == request.headers.end() ? std::string() : it->second;
-}
-
-StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes) {
-  MappedFile f;
-  if (Status s = f.Open(path, max_bytes); !s.ok()) return s;
-  std::string bytes(f.view());
-  if (Status changed = f.CheckUnchanged(); !changed.ok()) return changed;
-  return bytes;
-}
-
-StatusOr<CacheValue<CachedOutput>> MakeCachedOutput(StatusOr<ToolOutput> out) {
-  if (!out.ok()) return out.status();
-  auto cached = std::make_shared<CachedOutput>();
-  cached->out = std::move(*out);
-  // Converters reserve generously; the cache keeps only what the answer uses.
-  // Trimming copies the answer, so the copy is claimed first: when the work
-  // has no room for a second answer (a whole trace of 400 MB), the entry
-  // keeps its slack instead of taking the process past its bound.
-  std::string& body = cached->out.body;
-  if (body.capacity() > body.size() + body.size() / 16 + 4096 &&
-      ClaimMemory(body.size(), "the answer's trimmed copy").ok()) {
-    const uint64_t copy = body.size();
-    body.shrink_to_fit();
-    ReleaseMemory(copy);
-  }
-  // What the entry really holds: the strings' capacity (not their size) and
-  // the allocation of the entry itself.
-  size_t bytes = sizeof(CachedOutput) + 64 + cached->out.body.capacity() + cached->out.content_type.capacity() +
-                 cached->out.content_encoding.capacity();
-  const std::string& type = cached->out.content_type;
-  bool compresses = !(type.starts_with("image/") && type != "image/svg+xml") && !type.starts_with("font/") &&
-                    type != "application/wasm";
-  if (compresses && cached->out.content_encoding.empty() && cached->out.body.size() >= kGzipAheadMinBytes) {
-    // Big results compress fast rather than small: they are written once per cache fill.
-    auto gz = GzipCompress(cached->out.body, cached->out.body.size() > (8u << 20) ? 1 : 6);
-    if (gz.ok()) {
-      gz->shrink_to_fit();
-      bytes += gz->capacity() + sizeof(std::string) + 64;
-      cached->gzipped = std::make_shared<const std::string>(std::move(*gz));
+    return nullptr;
+  };
+  // A host the run does not have is refused, naming the hosts it has, rather than answered with another.
+  std::string host_names;
+  for (const RunFile& f : contents.profiles) host_names += (host_names.empty() ? "" : ", ") + f.host;
+  auto unknown_host = [&](const std::string& h) {
+    return Text(404, "No xplane file found for host: " + h + " in run: " + run + " (its hosts: " + host_names + ")");
+  };
+  if (!wanted_hosts.empty() && SelectsHostsByList(tag)) {
+    for (const std::string& h : wanted_hosts) {
+      const RunFile* f = find_host(h);
+      if (f == nullptr) return unknown_host(h);
+      files.push_back(f);
     }
+  } else if (host == kAllHosts && !spec.all_hosts && contents.profiles.size() > 1) {
+    return Text(404, tag + " shows one host at a time: choose one of run " + run + "'s hosts (" + host_names +
+                         ") instead of " + std::string(kAllHosts));
+  } else if (!host.empty() && host != kAllHosts && find_host(host) == nullptr) {
+    return unknown_host(host);
+  } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
+    // A converter that cannot combine hosts (ToolSpec::all_hosts) gets the first when none is named.
+    for (const RunFile& f : contents.profiles) {
+      if (files.empty() || spec.all_hosts) files.push_back(&f);
+    }
+  } else {
+    files.push_back(find_host(host));
   }
-  return CacheValue<CachedOutput>{std::shared_ptr<const CachedOutput>(std::move(cached)), bytes, {}};
+  return files;
 }
 
-HttpResponse FromCached(const std::shared_ptr<const CachedOutput>& c) {
-  HttpResponse r;
-  r.content_type = c->out.content_type;
-  r.content_encoding = c->out.content_encoding;
-  r.shared_body = std::shared_ptr<const std::string>(c, &c->out.body);  // shares ownership of the entry
-  r.gzip_body = c->gzipped;
-  r.from_cache = true;
-  return r;
-}
+}  // namespace
 
 std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
     const Query& q, bool csv, bool accepts_gzip, const ListedRun* listed) {
@@ -205,40 +148,9 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
   }
   if (spec != nullptr && !contents.profiles.empty()) {
-    // Host selection as xprof's _get_valid_hosts: a listed host set for the trace viewers, else
-    // ALL_HOSTS (or no host) for all files, else the one host named.
-    std::vector<const RunFile*> files;
-    auto find_host = [&](const std::string& h) -> const RunFile* {
-      for (const RunFile& f : contents.profiles) {
-        if (f.host == h) return &f;
-      }
-      return nullptr;
-    };
-    // A host the run does not have is refused, naming the hosts it has, rather than answered with another.
-    std::string host_names;
-    for (const RunFile& f : contents.profiles) host_names += (host_names.empty() ? "" : ", ") + f.host;
-    auto unknown_host = [&](const std::string& h) {
-      return Text(404, "No xplane file found for host: " + h + " in run: " + run + " (its hosts: " + host_names + ")");
-    };
-    if (!wanted_hosts.empty() && SelectsHostsByList(tag)) {
-      for (const std::string& h : wanted_hosts) {
-        const RunFile* f = find_host(h);
-        if (f == nullptr) return unknown_host(h);
-        files.push_back(f);
-      }
-    } else if (host == kAllHosts && !spec->all_hosts && contents.profiles.size() > 1) {
-      return Text(404, tag + " shows one host at a time: choose one of run " + run + "'s hosts (" + host_names +
-                           ") instead of " + std::string(kAllHosts));
-    } else if (!host.empty() && host != kAllHosts && find_host(host) == nullptr) {
-      return unknown_host(host);
-    } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
-      // A converter that cannot combine hosts (ToolSpec::all_hosts) gets the first when none is named.
-      for (const RunFile& f : contents.profiles) {
-        if (files.empty() || spec->all_hosts) files.push_back(&f);
-      }
-    } else {
-      files.push_back(find_host(host));
-    }
+    auto selected = SelectProfileFiles(contents, *spec, run, host, wanted_hosts);
+    if (auto* refused = std::get_if<HttpResponse>(&selected)) return std::move(*refused);
+    const std::vector<const RunFile*>& files = std::get<std::vector<const RunFile*>>(selected);
     plan.key = "data|" + tag + "|";
     for (const RunFile* f : files) {
       auto id = identify(*f);
@@ -246,6 +158,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       plan.key += *id + "|";
       plan.input.hosts.push_back(f->host);
       plan.input.profile_paths.push_back(f->path);
+      plan.input.profile_formats.push_back(f->format);
     }
     plan.key += param_key;
     plan.spec = spec;
@@ -267,6 +180,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
     plan.key = "data|" + tag + "|" + *id + "|" + param_key;
     plan.input.hosts.push_back(file->host);
     plan.input.profile_paths.push_back(file->path);
+    plan.input.profile_formats.push_back(file->format);
     plan.spec = spec;
     plan.input.params = std::move(params);
     plan.input.cache = &cache_;
@@ -445,8 +359,8 @@ uint64_t ProfileService::WorkingBytes(const DataPlan& plan) {
   uint64_t bytes = 0;
   if (plan.spec != nullptr) {
     // trace_viewer and trace_viewer@ (whose window may be the whole trace).
-    const uint64_t answer_per_byte = plan.spec->name.starts_with("trace_viewer") ? kTraceJsonBytesPerFileByte
-                                                                                  : kAnswerBytesPerFileByte;
+    const uint64_t answer_per_byte =
+        plan.spec->cost == WorkCost::kWholeTrace ? kTraceJsonBytesPerFileByte : kAnswerBytesPerFileByte;
     for (const auto& [path, id] : plan.files) {
       bytes += ModelLoadBytes(path, id) + std::min(id.size * answer_per_byte, 2 * max_response_bytes_);
     }

@@ -23,7 +23,7 @@
 #include "convert/base/strings.h"
 #include "plugin/admission_scheduler.h"
 #include "plugin/gzip.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 namespace tbprof {
 namespace net = boost::asio;

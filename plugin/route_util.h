@@ -1,6 +1,7 @@
-// Pieces shared by the request handler's two files (routes.cc: parsing,
-// listings, static files; data_route.cc: /data): response helpers, the parsed
-// query, the plan of a /data request and the cached form of a tool result.
+// Pieces shared by the request handler's files (routes.cc: parsing, the
+// route table, listings, static files; data_route.cc and compare_route.cc:
+// /data): response helpers, the parsed query, the plan of a /data request and
+// the cached form of a tool result. Defined in route_util.cc.
 #pragma once
 
 #include <memory>
@@ -13,7 +14,7 @@
 #include "convert/base/file_bytes.h"
 #include "convert/tools/tool_registry.h"
 #include "plugin/http_message.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 namespace tbprof {
 

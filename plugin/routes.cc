@@ -15,7 +15,7 @@
 #include "plugin/capture/capture.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
-#include "plugin/run_tools.h"
+#include "plugin/catalogue/run_tools.h"
 
 namespace tbprof {
 namespace fs = std::filesystem;
@@ -190,97 +190,157 @@ HttpResponse ProfileService::Handle(const HttpRequest& request) {
   return std::get<Deferred>(outcome)();
 }
 
+namespace {
+
+// Work for a worker thread on `lane`, with the working memory of a listing or a small answer.
+template <typename Fn>
+ProfileService::Deferred Later(WorkLane lane, Fn&& fn) {
+  return ProfileService::Deferred{
+      [fn = std::forward<Fn>(fn)]() -> std::variant<HttpResponse, ProfileService::Deferred> { return fn(); },
+      kListingBytes, lane};
+}
+
+}  // namespace
+
+// Walking the logdir, looking inside profiles and converting them is work
+// for a worker (on the route's lane); everything else is answered here.
+const std::vector<ProfileService::RouteEntry>& ProfileService::RouteTable() {
+  using S = ProfileService;
+  static const std::vector<RouteEntry> table = {
+      // TensorBoard's core routes (mounted at the root).
+      {"/data/plugins_listing", "GET", &S::RoutePluginsListing, WorkLane::kListing},
+      {"/data/runs", "GET", &S::RouteTensorBoardRuns, WorkLane::kListing},
+      {"/data/logdir", "GET", &S::RouteLogdir, WorkLane::kListing},
+      {"/data/environment", "GET", &S::RouteEnvironment, WorkLane::kListing},
+      {"/data/notifications", "GET", &S::RouteNotifications, WorkLane::kListing},
+      {"/data/plugin_entry.html", "GET", &S::RoutePluginEntry, WorkLane::kListing},
+      // The profile plugin's routes (at /data/plugin/profile/<route> and /<route>).
+      {"/runs", "GET", &S::RouteRuns, WorkLane::kListing},
+      {"/hosts", "GET", &S::RouteHosts, WorkLane::kListing},
+      {"/run_tools", "GET", &S::RouteRunTools, WorkLane::kListing},
+      {"/module_list", "GET", &S::RouteModuleList, WorkLane::kListing},
+      {"/data", "GET", &S::RouteData, WorkLane::kListing},
+      {"/data_csv", "GET", &S::RouteData, WorkLane::kListing},
+      {"/config", "GET", &S::RouteConfig, WorkLane::kListing},
+      {"/version", "GET", &S::RouteVersion, WorkLane::kListing},
+      {"/tool_table", "GET", &S::RouteToolTable, WorkLane::kListing},
+      // Traces for the requested duration: it holds a capture thread for that long.
+      {"/capture_profile", "POST", &S::RouteCaptureProfile, WorkLane::kCapture},
+  };
+  return table;
+}
+
 ProfileService::Outcome ProfileService::Route(std::string_view full_path, const Query& query,
                                              const HttpRequest& request) {
-  // Walking the logdir, looking inside profiles and converting them is work
-  // for a worker; everything else is answered here.
-  auto later = [](auto&& fn, uint64_t working_bytes = kListingBytes, WorkLane lane = WorkLane::kListing) -> Outcome {
-    return Deferred{[fn = std::forward<decltype(fn)>(fn)]() -> Outcome { return fn(); }, working_bytes, lane};
-  };
-  // TensorBoard core routes (mounted at the root).
-  if (full_path == "/data/plugins_listing") {
-    if (FreshRunIndex() != nullptr) return PluginsListing();
-    return later([this] { return PluginsListing(); });
-  }
-  if (full_path == "/data/runs") {
-    if (FreshRunIndex() != nullptr) return TensorBoardRuns();
-    return later([this] { return TensorBoardRuns(); });
-  }
-  if (full_path == "/data/logdir") return Json(json::object{{"logdir", logdir_.root()}});
-  if (full_path == "/data/environment") {
-    return Json(json::object{{"creation_time", 0.0},
-                             {"data_location", logdir_.root()},
-                             {"experiment_description", ""},
-                             {"experiment_name", ""},
-                             {"version", std::string("tbprof ") + kTbprofVersion},
-                             {"window_title", ""}});
-  }
-  if (full_path == "/data/notifications") {
-    HttpResponse r = Text(302, "");
-    r.headers.emplace_back("Location", "../notifications_note.json");
-    return r;
-  }
-  if (full_path == "/data/plugin_entry.html") {
-    HttpResponse r = Text(200,
-                          "<!DOCTYPE html>\n<head><base href=\"plugin/profile/\" /></head>\n<body><script type=\"module\">" +
-                              std::string(kPluginEntryScript) + "</script></body>\n",
-                          "text/html; charset=utf-8");
-    r.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy) + "; script-src 'self' '" +
-                                                          std::string(kPluginEntryScriptHash) + "'");
-    return r;
-  }
-
   std::string_view path = full_path;
-  if (path.starts_with(kPluginPrefix) &&
-      (path.size() == kPluginPrefix.size() || path[kPluginPrefix.size()] == '/')) {
+  if (path.starts_with(kPluginPrefix) && (path.size() == kPluginPrefix.size() || path[kPluginPrefix.size()] == '/')) {
     path.remove_prefix(kPluginPrefix.size());
   }
   if (path.empty()) path = "/";
   if (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-
-  if (path == "/runs") {
-    if (query.Scope().empty() && FreshRunIndex() != nullptr) return Runs(query);
-    return later([this, query] { return Runs(query); });
-  }
-  // /hosts and /data read the run's listing: here when it is fresh, else on a worker.
-  if (path == "/hosts") {
-    if (auto listed = FreshListedRun(query)) return Hosts(query, &*listed);
-    return later([this, query] { return Hosts(query); });
-  }
-  if (path == "/run_tools") return later([this, query] { return RunTools(query); });  // may look inside a profile
-  if (path == "/module_list") return later([this, query] { return ModuleList(query); });
-  if (path == "/data" || path == "/data_csv") {
-    const bool csv = path == "/data_csv";
-    const bool accepts_gzip = AcceptsGzip(HeaderOf(request, "accept-encoding"));
-    // compare lists a second run, which is a worker's job whatever the first run's listing.
-    std::optional<ListedRun> listed =
-        query.Get("tag") == "compare" ? std::nullopt : FreshListedRun(query);
-    if (!listed) {
-      return later([this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
+  for (const RouteEntry& route : RouteTable()) {
+    // TensorBoard's core routes are matched as sent; the plugin's without their prefix.
+    if (route.path != (route.path.starts_with("/data/") ? full_path : path)) continue;
+    // A route that changes state takes POST from this UI only.
+    if (route.method == "POST") {
+      if (auto refused = RefuseForeignRequest(request)) return std::move(*refused);
     }
-    auto plan = PlanData(query, csv, accepts_gzip, &*listed);
-    if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
-    if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-    const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
-    return later([this, plan = std::move(std::get<DataPlan>(plan))] { return ComputeData(plan); }, bytes,
-                 WorkLane::kConversion);
-  }
-  if (path == "/config") {
-    json::object config{
-        {"enableTabNameLabel", false}, {"hideCaptureProfileButton", !allow_capture_}, {"srcPathPrefix", ""}};
-    // Only a page of this origin can read it (no CORS): it proves a capture request comes from the UI.
-    if (allow_capture_) config["captureToken"] = request_token_;
-    HttpResponse r = Json(config);
-    r.headers.emplace_back("Cache-Control", "no-store");
-    return r;
-  }
-  if (path == "/version") return Text(200, kTbprofVersion);
-  // Traces for the requested duration: a worker's job.
-  if (path == "/capture_profile") {
-    if (auto refused = RefuseForeignRequest(request)) return std::move(*refused);
-    return later([this, query] { return CaptureProfile(query); }, kListingBytes, WorkLane::kCapture);
+    return (this->*route.handler)(RouteCall{route.path, query, request, route.lane});
   }
   return Static(path);
+}
+
+ProfileService::Outcome ProfileService::RoutePluginsListing(const RouteCall& call) {
+  if (FreshRunIndex() != nullptr) return PluginsListing();
+  return Later(call.lane, [this] { return PluginsListing(); });
+}
+
+ProfileService::Outcome ProfileService::RouteTensorBoardRuns(const RouteCall& call) {
+  if (FreshRunIndex() != nullptr) return TensorBoardRuns();
+  return Later(call.lane, [this] { return TensorBoardRuns(); });
+}
+
+ProfileService::Outcome ProfileService::RouteLogdir(const RouteCall&) {
+  return Json(json::object{{"logdir", logdir_.root()}});
+}
+
+ProfileService::Outcome ProfileService::RouteEnvironment(const RouteCall&) {
+  return Json(json::object{{"creation_time", 0.0},
+                           {"data_location", logdir_.root()},
+                           {"experiment_description", ""},
+                           {"experiment_name", ""},
+                           {"version", std::string("tbprof ") + kTbprofVersion},
+                           {"window_title", ""}});
+}
+
+ProfileService::Outcome ProfileService::RouteNotifications(const RouteCall&) {
+  HttpResponse r = Text(302, "");
+  r.headers.emplace_back("Location", "../notifications_note.json");
+  return r;
+}
+
+ProfileService::Outcome ProfileService::RoutePluginEntry(const RouteCall&) {
+  HttpResponse r = Text(200,
+                        "<!DOCTYPE html>\n<head><base href=\"plugin/profile/\" /></head>\n<body><script type=\"module\">" +
+                            std::string(kPluginEntryScript) + "</script></body>\n",
+                        "text/html; charset=utf-8");
+  r.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy) + "; script-src 'self' '" +
+                                                        std::string(kPluginEntryScriptHash) + "'");
+  return r;
+}
+
+ProfileService::Outcome ProfileService::RouteRuns(const RouteCall& call) {
+  if (call.query.Scope().empty() && FreshRunIndex() != nullptr) return Runs(call.query);
+  return Later(call.lane, [this, query = call.query] { return Runs(query); });
+}
+
+// /hosts and /data read the run's listing: here when it is fresh, else on a worker.
+ProfileService::Outcome ProfileService::RouteHosts(const RouteCall& call) {
+  if (auto listed = FreshListedRun(call.query)) return Hosts(call.query, &*listed);
+  return Later(call.lane, [this, query = call.query] { return Hosts(query); });
+}
+
+ProfileService::Outcome ProfileService::RouteRunTools(const RouteCall& call) {
+  return Later(call.lane, [this, query = call.query] { return RunTools(query); });  // may read a profile's header
+}
+
+ProfileService::Outcome ProfileService::RouteModuleList(const RouteCall& call) {
+  return Later(call.lane, [this, query = call.query] { return ModuleList(query); });
+}
+
+ProfileService::Outcome ProfileService::RouteData(const RouteCall& call) {
+  const Query& query = call.query;
+  const bool csv = call.path == "/data_csv";
+  const bool accepts_gzip = AcceptsGzip(HeaderOf(call.request, "accept-encoding"));
+  // compare lists a second run, which is a worker's job whatever the first run's listing.
+  std::optional<ListedRun> listed = query.Get("tag") == "compare" ? std::nullopt : FreshListedRun(query);
+  if (!listed) {
+    return Later(call.lane, [this, query, csv, accepts_gzip] { return PlanAndComputeData(query, csv, accepts_gzip); });
+  }
+  auto plan = PlanData(query, csv, accepts_gzip, &*listed);
+  if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
+  if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
+  const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
+  return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> Outcome { return ComputeData(plan); }, bytes,
+                  WorkLane::kConversion};
+}
+
+ProfileService::Outcome ProfileService::RouteConfig(const RouteCall&) {
+  json::object config{
+      {"enableTabNameLabel", false}, {"hideCaptureProfileButton", !allow_capture_}, {"srcPathPrefix", ""}};
+  // Only a page of this origin can read it (no CORS): it proves a capture request comes from the UI.
+  if (allow_capture_) config["captureToken"] = request_token_;
+  HttpResponse r = Json(config);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+ProfileService::Outcome ProfileService::RouteVersion(const RouteCall&) { return Text(200, kTbprofVersion); }
+
+ProfileService::Outcome ProfileService::RouteToolTable(const RouteCall&) { return ToolTable(); }
+
+ProfileService::Outcome ProfileService::RouteCaptureProfile(const RouteCall& call) {
+  return Later(call.lane, [this, query = call.query] { return CaptureProfile(query); });
 }
 
 // A capture makes the server connect where the request says and write into
@@ -498,12 +558,21 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
   auto list = [this, contents] {
     FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
     if (!contents->profiles.empty()) LimitInflationToEstimate(confined, contents->profiles.front().path, max_inflated_bytes_);
-    return Json(StringArray(ToolsOfRun(*contents, &cache_)));
+    return Json(StringArray(ToolsOfRun(*contents)));
   };
-  // Listing a tool may load the run's first profile: admitted by its estimate.
-  const uint64_t bytes = contents->profiles.empty() ? 0 : FirstModelLoadBytes(*contents);
+  // Listing reads the first profile's structure, never its model; a gzip'ed
+  // one is inflated first: admitted by what it inflates to.
+  const uint64_t bytes = contents->profiles.empty() ? 0 : SummaryBytes(contents->profiles.front());
   if (bytes == 0) return list();
   return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
+}
+
+uint64_t ProfileService::SummaryBytes(const RunFile& file) {
+  if (file.format != ProfileFormat::kXPlane) return 0;
+  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+  auto id = FileIdentityOf(file.path);
+  if (!id.ok()) return 0;
+  return GzipInflationCap(file.path, id->size, max_inflated_bytes_).value_or(0);
 }
 
 uint64_t ProfileService::FirstModelLoadBytes(const RunContents& contents) {
@@ -569,6 +638,19 @@ HttpResponse ProfileService::ListModules(const RunContents& contents) {
   std::string out;
   for (const std::string& mod : modules) out += (out.empty() ? "" : ",") + mod;
   return Text(200, out);
+}
+
+HttpResponse ProfileService::ToolTable() {
+  // tbprof's own route (xprof's /run_tools stays a list of names): the UI's menu words come from the tool table.
+  json::array tools;
+  for (const ToolSpec& t : ProfileTools()) {
+    json::object entry{{"name", t.name}, {"display_name", t.display_name}};
+    if (!t.same_as.empty()) entry["same_as"] = t.same_as;
+    // Not listed by /run_tools, but offered wherever /hosts names a host for it (pod_viewer).
+    if (t.listing == Listing::kNever && t.offered_with_several_hosts_only) entry["offered_by_hosts"] = true;
+    tools.emplace_back(std::move(entry));
+  }
+  return Json(tools);
 }
 
 HttpResponse ProfileService::TensorBoardRuns() {

@@ -24,7 +24,7 @@
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/tool_registry.h"
 #include "plugin/http_message.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 namespace tbprof {
 
@@ -116,6 +116,39 @@ class ProfileService {
   using DataPlan = tbprof::DataPlan;
   using Outcome = std::variant<HttpResponse, Deferred>;
   Outcome Route(std::string_view path, const Query& q, const HttpRequest& request);
+  // What a route's handler is given: the path as routed, the parsed query, the request, its lane.
+  struct RouteCall {
+    std::string_view path;
+    const Query& query;
+    const HttpRequest& request;
+    WorkLane lane;
+  };
+  // One row per route: the path it answers at, the method a state-changing
+  // route requires (others take GET, HEAD and POST alike), its handler and
+  // the lane its deferred work runs on. Route looks a path up here; the rest
+  // is the UI bundle (Static).
+  struct RouteEntry {
+    std::string_view path;
+    std::string_view method;
+    Outcome (ProfileService::*handler)(const RouteCall&);
+    WorkLane lane;
+  };
+  static const std::vector<RouteEntry>& RouteTable();
+  Outcome RoutePluginsListing(const RouteCall& call);
+  Outcome RouteTensorBoardRuns(const RouteCall& call);
+  Outcome RouteLogdir(const RouteCall& call);
+  Outcome RouteEnvironment(const RouteCall& call);
+  Outcome RouteNotifications(const RouteCall& call);
+  Outcome RoutePluginEntry(const RouteCall& call);
+  Outcome RouteRuns(const RouteCall& call);
+  Outcome RouteHosts(const RouteCall& call);
+  Outcome RouteRunTools(const RouteCall& call);
+  Outcome RouteModuleList(const RouteCall& call);
+  Outcome RouteData(const RouteCall& call);
+  Outcome RouteConfig(const RouteCall& call);
+  Outcome RouteVersion(const RouteCall& call);
+  Outcome RouteToolTable(const RouteCall& call);
+  Outcome RouteCaptureProfile(const RouteCall& call);
   HttpResponse Runs(const Query& q);
   std::variant<HttpResponse, Deferred> RunTools(const Query& q);
   // A run resolved and listed less than runs_ttl ago, as the network thread
@@ -128,6 +161,8 @@ class ProfileService {
   HttpResponse Hosts(const Query& q, const ListedRun* listed = nullptr);
   std::variant<HttpResponse, Deferred> ModuleList(const Query& q);
   HttpResponse ListModules(const RunContents& contents);
+  // Working memory of reading a profile's summary (what a gzip'ed xplane inflates to; else 0).
+  uint64_t SummaryBytes(const RunFile& file);
   // Working memory of loading the first profile of a run (0 when none or cached).
   uint64_t FirstModelLoadBytes(const RunContents& contents);
   // /data and /data_csv: a plan (inputs resolved, files identified, cache
@@ -152,6 +187,8 @@ class ProfileService {
   std::optional<HttpResponse> RefuseForeignRequest(const HttpRequest& request) const;
   // Hands memory freed by evictions back to the system now and then.
   void ReturnFreedMemory();
+  // /tool_table: each tool's name, display name, other name and whether /hosts offers it unlisted.
+  HttpResponse ToolTable();
   HttpResponse TensorBoardRuns();
   HttpResponse PluginsListing();
   HttpResponse Static(std::string_view path);

@@ -6,27 +6,18 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "convert/base/status.h"
+#include "convert/load/profile_format.h"
 #include "convert/model/xspace_model.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {
 
-// `*.pt.trace.json` or `*.pt.trace.json.gz`: what torch.profiler's tensorboard_trace_handler writes.
-bool IsKinetoTraceFileName(std::string_view file_name);
-// Any `*.json` or `*.json.gz` (read as a Kineto trace; other JSON is rejected with a clear error).
-bool IsJsonFileName(std::string_view file_name);
-// Whether the start of a (decompressed) JSON file is a Kineto trace: an
-// object with a "traceEvents", "schemaVersion" or "deviceProperties" member
-// among its first bytes.
-bool LooksLikeKinetoTrace(std::string_view head);
-// Whether the file at `path` is a Kineto trace by its content (reads at most
-// 64 KB of it, inflating a gzip'ed one only that far).
-bool FileLooksLikeKinetoTrace(const std::string& path);
-
-// Loads `path` with the reader its name says (JSON: the Kineto importer; anything else: the xplane reader).
+// Loads `path` with the importer its format (profile_format.h) names: a JSON
+// name goes to the Kineto importer (which says clearly when it is no trace),
+// any other to the xplane reader; a tfprof profile is refused, naming the
+// tool that reads it.
 StatusOr<std::unique_ptr<XSpaceModel>> LoadProfileFile(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace tbprof

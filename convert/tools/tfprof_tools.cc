@@ -13,6 +13,7 @@
 #include "convert/analysis/tfprof/tfprof_advisor.h"
 #include "convert/analysis/tfprof/xspace_to_tfprof.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/file_name.h"
 #include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
@@ -170,10 +171,6 @@ std::string AdviceToJson(const tensorflow::tfprof::AdviceProto& advice) {
 
 }  // namespace
 
-bool IsXPlanePath(const std::string& path) {
-  return path.ends_with(".xplane.pb") || path.ends_with(".xplane.pb.gz");
-}
-
 namespace {
 
 // Step `step` of one host's step table as a time span: its row, or on a TPU
@@ -250,7 +247,14 @@ StatusOr<tfprof::Model> XPlaneStepModel(const std::vector<std::string>& paths, A
 StatusOr<tfprof::Model> LoadTfprofModel(const std::vector<std::string>& paths, ArtifactCache* cache, int64_t step) {
   if (paths.empty()) return InvalidArgument("tfprof: no profile file given");
   size_t xplanes = 0;
-  for (const auto& p : paths) xplanes += IsXPlanePath(p) ? 1 : 0;
+  for (const auto& p : paths) {
+    const ProfileFormat format = ProfileFormatOfFile(p);
+    if (format == ProfileFormat::kKinetoTrace) {
+      return InvalidArgument("tfprof's views need a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
+                             "(ProfileProto); " + FileNameOfPath(p) + " is a PyTorch (Kineto) trace");
+    }
+    xplanes += format == ProfileFormat::kXPlane ? 1 : 0;
+  }
   if (xplanes == paths.size()) {
     if (step >= 0) return XPlaneStepModel(paths, cache, step);
     ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(paths, cache));

@@ -17,12 +17,9 @@ namespace tbprof {
 
 inline constexpr std::string_view kTfprofToolName = "tfprof";
 
-// Whether `path` is an xplane file (".xplane.pb", optionally ".gz"); any
-// other file is read as a tfprof ProfileProto.
-bool IsXPlanePath(const std::string& path);
-
 // The node model of `paths`: xplane files (one host each, combined) or one
-// ProfileProto file (profile_<N>, optionally gzip'ed, holding its steps).
+// ProfileProto file (profile_<N>, optionally gzip'ed, holding its steps; a
+// file of no other format is read as one). A PyTorch trace is refused.
 // An xplane profile's model is the whole profile as step 0; `step` >= 0
 // makes it the events that began inside that step of the step table (tfprof's
 // -step), and a step the table lacks is an error listing its steps.

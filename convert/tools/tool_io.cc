@@ -8,6 +8,11 @@
 
 namespace tbprof {
 
+ProfileFormat ToolInput::FormatOf(size_t i) const {
+  if (i < profile_formats.size()) return profile_formats[i];
+  return i < profile_paths.size() ? ProfileFormatOfFile(profile_paths[i]) : ProfileFormat::kUnknown;
+}
+
 ToolFn Guarded(std::string tool, ToolFn fn) {
   return [tool = std::move(tool), fn = std::move(fn)](const ToolInput& in) -> StatusOr<ToolOutput> {
     try {

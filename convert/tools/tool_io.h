@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "convert/base/status.h"
+#include "convert/load/profile_format.h"
 
 namespace tbprof {
 
@@ -22,7 +23,10 @@ using ToolParams = std::map<std::string, std::string>;
 
 struct ToolInput {
   std::vector<std::string> hosts;         // host names, parallel to profile_paths
-  std::vector<std::string> profile_paths;  // one .xplane.pb per selected host
+  std::vector<std::string> profile_paths;  // one profile file per selected host (xplane, PyTorch trace, tfprof)
+  // Parallel to profile_paths: each file's format as the run catalogue (or the
+  // CLI) found it; FormatOf finds it for callers that leave it empty.
+  std::vector<ProfileFormat> profile_formats;
   ToolParams params;                      // query parameters (resolution, start_time_ms, …)
   bool csv = false;                       // data_csv: the tool's main table as CSV
   ArtifactCache* cache = nullptr;         // shared across requests; may be null
@@ -33,6 +37,9 @@ struct ToolInput {
   // file), and the baseline run's hosts, xplane files and legacy files.
   std::vector<std::string> legacy_paths;
   std::vector<std::string> base_hosts, base_profile_paths, base_legacy_paths;
+
+  // The format of profile_paths[i].
+  ProfileFormat FormatOf(size_t i) const;
 };
 
 struct ToolOutput {

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "convert/analysis/hlo_program/hlo_module.h"
-#include "convert/analysis/host_events/xspace_to_memory_profile.h"
-#include "convert/tools/cached_loads.h"
 #include "convert/tools/compare_tools.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
@@ -17,47 +14,94 @@ namespace tbprof {
 
 namespace {
 
-bool HasGpuPlane(const XSpaceModel& m) { return !m.FindPlanesWithPrefix("/device:GPU:").empty(); }
+bool HasGpuPlane(const ProfileSummary& s) { return s.has_gpu_plane; }
+bool HasHloPrograms(const ProfileSummary& s) { return s.has_hlo_programs; }
+
+using enum AllHostsEntry;
+using enum ProfileFormat;
+
+// A PyTorch trace carries no tf.data iterator events (its input time is in
+// input_pipeline_analyzer: DataLoader time), no compiled programs, and not
+// the graph tfprof's views are made of.
+constexpr ProfileFormats kXPlaneOnly = {kXPlane};
+
+std::vector<ToolSpec> MakeProfileTools() {
+  std::vector<ToolSpec> t;
+  // The menu follows xprof's run_tools order (menu_rank); tools it does not rank come after, by name.
+  t.push_back({.name = "overview_page", .display_name = "Overview Page", .run = OverviewPageTool, .menu_rank = 0,
+               .all_hosts = true, .hosts_entry = kOnly});
+  t.push_back({.name = "input_pipeline_analyzer", .display_name = "Input Pipeline Analysis",
+               .run = InputPipelineTool, .menu_rank = 5, .all_hosts = true, .hosts_entry = kOffered});
+  t.push_back({.name = "framework_op_stats", .display_name = "Framework Op Stats", .run = FrameworkOpStatsTool,
+               .menu_rank = 11, .all_hosts = true, .hosts_entry = kOffered, .csv = true,
+               .same_as = "tensorflow_stats"});
+  // The TensorFlow-era name of framework_op_stats: served, never listed.
+  t.push_back({.name = "tensorflow_stats", .display_name = "TensorFlow Stats", .run = FrameworkOpStatsTool,
+               .menu_rank = 12, .all_hosts = true, .listing = Listing::kNever, .csv = true,
+               .same_as = "framework_op_stats"});
+  t.push_back({.name = "kernel_stats", .display_name = "Kernel Stats", .run = KernelStatsTool, .menu_rank = 6,
+               .all_hosts = true, .hosts_entry = kOffered, .listing = Listing::kIfDataPresent,
+               .listed_if = HasGpuPlane, .csv = true});
+  // xprof serves pod_viewer but does not list it; /hosts offers it where it compares hosts.
+  t.push_back({.name = "pod_viewer", .display_name = "Pod Viewer", .run = PodViewerTool, .menu_rank = 10,
+               .all_hosts = true, .hosts_entry = kOnly, .listing = Listing::kNever,
+               .offered_with_several_hosts_only = true});
+  t.push_back({.name = "memory_profile", .display_name = "Memory Profile", .run = MemoryProfileTool, .menu_rank = 7});
+  t.push_back({.name = "tf_data_bottleneck_analysis", .display_name = "tf.data Bottleneck Analysis",
+               .run = TfDataBottleneckAnalysisTool, .formats = kXPlaneOnly, .all_hosts = true});
+  t.push_back({.name = "hlo_stats", .display_name = "HLO Op Stats", .run = HloStatsTool, .menu_rank = 13,
+               .formats = kXPlaneOnly, .all_hosts = true, .listing = Listing::kIfDataPresent,
+               .listed_if = HasHloPrograms, .csv = true});
+  t.push_back({.name = "op_profile", .display_name = "HLO Op Profile", .run = OpProfileTool, .menu_rank = 4,
+               .formats = kXPlaneOnly, .all_hosts = true, .listing = Listing::kIfDataPresent,
+               .listed_if = HasHloPrograms});
+  t.push_back({.name = "roofline_model", .display_name = "Roofline Model", .run = RooflineModelTool, .menu_rank = 9,
+               .formats = kXPlaneOnly, .all_hosts = true, .listing = Listing::kIfDataPresent,
+               .listed_if = HasHloPrograms, .csv = true});
+  t.push_back({.name = "memory_viewer", .display_name = "Memory Viewer", .run = MemoryViewerTool, .menu_rank = 8,
+               .formats = kXPlaneOnly, .listing = Listing::kIfDataPresent, .listed_if = HasHloPrograms});
+  // HLO op tools: listed when the run's first XSpace holds compiled programs;
+  // they combine the selected hosts op by op (xprof's converters take every
+  // XSpace). memory_viewer and graph_viewer show one program of one host's file.
+  t.push_back({.name = "graph_viewer", .display_name = "Graph Viewer", .run = GraphViewerTool, .menu_rank = 3,
+               .formats = kXPlaneOnly, .listing = Listing::kIfDataPresent, .listed_if = HasHloPrograms});
+  // tfprof's views (scope, op, code; advise) over an xplane run's framework ops or a tfprof profile.
+  t.push_back({.name = std::string(kTfprofToolName), .display_name = "tfprof (TensorFlow profiler views)",
+               .run = TfprofTool, .formats = {kXPlane, kTfprofProfile}, .all_hosts = true,
+               .hosts_entry = kOffered});
+  t.push_back({.name = "trace_viewer@", .display_name = "Trace Viewer (streaming)", .run = StreamingTraceViewerTool,
+               .menu_rank = 2, .host_list = true, .cost = WorkCost::kWholeTrace});
+  // The non-streaming viewer: served (and a legacy trace.json.gz's), but the streaming one is listed in its place.
+  t.push_back({.name = "trace_viewer", .display_name = "Trace Viewer", .run = TraceViewerTool, .menu_rank = 1,
+               .host_list = true, .listing = Listing::kNever, .cost = WorkCost::kWholeTrace});
+  // Two runs, planned by the server's compare route; reached from a run's page, never listed.
+  t.push_back({.name = "compare", .display_name = "Compare", .run = CompareTool,
+               .formats = {kXPlane, kKinetoTrace, kLegacyToolFile}, .all_hosts = true,
+               .listing = Listing::kNever, .csv = true});
+  for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
+  return t;
+}
 
 }  // namespace
 
 const std::vector<ToolSpec>& ProfileTools() {
-  static const std::vector<ToolSpec> tools = [] {
-    using enum AllHostsEntry;
-    std::vector<ToolSpec> t;
-    // name, converter, combines hosts, /hosts entry, hosts=a,b, listing, listed_if, csv
-    t.push_back({"overview_page", OverviewPageTool, true, kOnly, false, Listing::kAlways, {}, false});
-    t.push_back({"input_pipeline_analyzer", InputPipelineTool, true, kOffered, false, Listing::kAlways, {}, false});
-    t.push_back({"framework_op_stats", FrameworkOpStatsTool, true, kOffered, false, Listing::kAlways, {}, true});
-    // The TensorFlow-era name of framework_op_stats: served, never listed.
-    t.push_back({"tensorflow_stats", FrameworkOpStatsTool, true, kNone, false, Listing::kNever, {}, true});
-    t.push_back({"kernel_stats", KernelStatsTool, true, kOffered, false, Listing::kIfDataPresent, HasGpuPlane, true});
-    // xprof serves pod_viewer but does not list it.
-    t.push_back({"pod_viewer", PodViewerTool, true, kOnly, false, Listing::kNever, {}, false, true});
-    t.push_back({"memory_profile", MemoryProfileTool, false, kNone, false, Listing::kAlways, {}, false});
-    t.push_back({"tf_data_bottleneck_analysis", TfDataBottleneckAnalysisTool, true, kNone, false, Listing::kAlways,
-                 {}, false});
-    // HLO op tools: listed when the run's first XSpace holds HLO modules; they
-    // combine the selected hosts op by op (xprof's converters take every XSpace).
-    t.push_back({"hlo_stats", HloStatsTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules, true});
-    t.push_back({"op_profile", OpProfileTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
-    t.push_back({"roofline_model", RooflineModelTool, true, kNone, false, Listing::kIfDataPresent, HasHloModules,
-                 true});
-    // One program from one host's file: programs are not combined across hosts.
-    t.push_back({"memory_viewer", MemoryViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules,
-                 false});
-    t.push_back({"graph_viewer", GraphViewerTool, false, kNone, false, Listing::kIfDataPresent, HasHloModules, false});
-    // tfprof's views (scope, op, code; advise) over the run's framework ops.
-    t.push_back({"tfprof", TfprofTool, true, kOffered, false, Listing::kAlways, {}, false});
-    t.push_back({"trace_viewer@", StreamingTraceViewerTool, false, kNone, true, Listing::kAlways, {}, false});
-    // The non-streaming viewer: served, but the streaming one is listed in its place.
-    t.push_back({"trace_viewer", TraceViewerTool, false, kNone, true, Listing::kNever, {}, false});
-    // Two runs, planned by the server's compare route; reached from a run's page, never listed.
-    t.push_back({"compare", CompareTool, true, kNone, false, Listing::kNever, {}, true});
-    for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
-    return t;
-  }();
+  static const std::vector<ToolSpec> tools = MakeProfileTools();
   return tools;
+}
+
+Status CheckToolReads(const ToolSpec& tool, ProfileFormat format, std::string_view file_name) {
+  if (tool.formats.Has(format)) return Status::Ok();
+  std::string reads;
+  for (ProfileFormat f : {kXPlane, kKinetoTrace, kTfprofProfile, kLegacyToolFile}) {
+    if (!tool.formats.Has(f)) continue;
+    const std::string what = f == kXPlane          ? "a TensorFlow/JAX xplane profile (.xplane.pb)"
+                             : f == kTfprofProfile ? "a tfprof profile (ProfileProto)"
+                                                   : "a " + std::string(ProfileFormatName(f));
+    reads += (reads.empty() ? "" : " or ") + what;
+  }
+  return InvalidArgument(tool.name + " needs " + reads + "; " + std::string(file_name) + " is " +
+                         (format == kUnknown ? std::string("of no format tbprof reads")
+                                             : "a " + std::string(ProfileFormatName(format))));
 }
 
 const std::vector<LegacyToolSpec>& LegacyConverters() {
@@ -108,14 +152,9 @@ const LegacyToolSpec* FindLegacySuffix(std::string_view suffix) {
   return nullptr;
 }
 
-size_t ToolListingRank(std::string_view tool) {
-  // xprof's run_tools order.
-  static constexpr std::string_view kOrder[] = {
-      "overview_page", "trace_viewer", "trace_viewer@", "graph_viewer", "op_profile", "hlo_op_profile",
-      "input_pipeline_analyzer", "input_pipeline", "kernel_stats", "memory_profile", "memory_viewer",
-      "roofline_model", "perf_counters", "pod_viewer", "framework_op_stats", "tensorflow_stats", "hlo_op_stats",
-      "hlo_stats", "inference_profile", "megascale_stats"};
-  return static_cast<size_t>(std::find(std::begin(kOrder), std::end(kOrder), tool) - std::begin(kOrder));
+size_t ToolMenuRank(std::string_view tool) {
+  const ToolSpec* spec = FindProfileTool(tool);
+  return spec == nullptr ? kUnranked : spec->menu_rank;
 }
 
 }  // namespace tbprof

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,8 +16,9 @@
 #include <vector>
 
 #include "convert/base/status.h"
+#include "convert/load/profile_format.h"
+#include "convert/load/profile_summary.h"
 #include "convert/tools/tool_io.h"
-#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 
@@ -28,16 +30,44 @@ enum class AllHostsEntry {
   kOnly,     // ALL_HOSTS only
 };
 
-// When `/run_tools` lists a tool of an xplane run.
+// When `/run_tools` lists a tool of a run whose format can fill it.
 enum class Listing {
-  kAlways,         // every xplane run
-  kIfDataPresent,  // when `listed_if` holds for the run's first XSpace (xprof looks at the first only)
+  kAlways,         // every such run
+  kIfDataPresent,  // when `listed_if` holds for the run's first profile (xprof looks at the first only)
   kNever,          // servable, but not listed (as xprof)
 };
 
+// The profile formats a tool reads, one bit per ProfileFormat.
+class ProfileFormats {
+ public:
+  constexpr ProfileFormats() = default;
+  constexpr ProfileFormats(std::initializer_list<ProfileFormat> formats) {
+    for (ProfileFormat f : formats) bits_ |= Bit(f);
+  }
+  constexpr bool Has(ProfileFormat f) const { return (bits_ & Bit(f)) != 0; }
+
+ private:
+  static constexpr unsigned Bit(ProfileFormat f) { return 1u << static_cast<unsigned>(f); }
+  unsigned bits_ = 0;
+};
+
+// How a tool's working memory grows with its input (the server admits work by it).
+enum class WorkCost {
+  kModelAndTable,  // the decoded model and an answer of about the file's size
+  kWholeTrace,     // the decoded model and trace JSON that may hold every event (the trace viewers)
+};
+
+inline constexpr size_t kUnranked = SIZE_MAX;
+
 struct ToolSpec {
   std::string name;
+  // What the UI's menu calls it (the xprof frontend's words).
+  std::string display_name;
   ToolFn run;
+  // Position in xprof's run_tools order; unranked tools come after, by name.
+  size_t menu_rank = kUnranked;
+  // The profile formats that can fill it: a run of another format does not list it, and asking is refused.
+  ProfileFormats formats = {ProfileFormat::kXPlane, ProfileFormat::kKinetoTrace};
   // Whether /data combines every host when the request names ALL_HOSTS (or
   // none); otherwise such a request gets the first host.
   bool all_hosts = false;
@@ -45,17 +75,25 @@ struct ToolSpec {
   // `hosts=a,b` selects several hosts (the trace viewers).
   bool host_list = false;
   Listing listing = Listing::kAlways;
-  std::function<bool(const XSpaceModel&)> listed_if;
+  // Read from the profile's structure, never its model (profile_summary.h).
+  bool (*listed_if)(const ProfileSummary&) = nullptr;
   // `data_csv` answers with ToolInput::csv set.
   bool csv = false;
   // `/hosts` offers the tool only on runs with several hosts: on one host it has one bar to draw (pod_viewer
   // compares hosts). /data still serves it when asked.
   bool offered_with_several_hosts_only = false;
+  // Another name of the same tool (tensorflow_stats of framework_op_stats): the menu shows one of the two.
+  std::string same_as;
+  WorkCost cost = WorkCost::kModelAndTable;
 };
 
-// Tools computable from xplane.pb files.
+// Every tool that reads a whole profile (any format), by name.
 const std::vector<ToolSpec>& ProfileTools();
 const ToolSpec* FindProfileTool(std::string_view name);
+
+// Ok when `tool` reads `format`; else InvalidArgument naming the file, its
+// format and the formats the tool reads.
+Status CheckToolReads(const ToolSpec& tool, ProfileFormat format, std::string_view file_name);
 
 // Legacy per-tool files (`<host>.<suffix>`, e.g. `overview_page.pb`) of the
 // profilers before XSpace. With a converter they give the same output as the
@@ -69,8 +107,7 @@ struct LegacyToolSpec {
 const std::vector<LegacyToolSpec>& LegacyConverters();
 const LegacyToolSpec* FindLegacySuffix(std::string_view suffix);
 
-// Position of a tool in xprof's run_tools order (tools it does not list
-// come after, by name).
-size_t ToolListingRank(std::string_view tool);
+// Position of a tool in xprof's run_tools order (ToolSpec::menu_rank; kUnranked for unknown names).
+size_t ToolMenuRank(std::string_view tool);
 
 }  // namespace tbprof

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <map>
 
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 #include "plugin/routes.h"
-#include "plugin/run_tools.h"
+#include "plugin/catalogue/run_tools.h"
 
 namespace tbprof {
 namespace {
@@ -69,7 +69,7 @@ TEST_F(KinetoLogdir, BothLayoutsAndXPlanesAreRuns) {
   }
   EXPECT_FALSE(AllHostsOnlyInRun("overview_page", c));
 
-  std::vector<std::string> tools = ToolsOfRun(c, nullptr);
+  std::vector<std::string> tools = ToolsOfRun(c);
   for (std::string t : {"overview_page", "framework_op_stats", "kernel_stats", "trace_viewer@", "memory_profile",
                         "input_pipeline_analyzer"}) {
     EXPECT_NE(std::find(tools.begin(), tools.end(), t), tools.end()) << t;
@@ -146,7 +146,7 @@ TEST_F(KinetoRoutes, RunToolsOfPyTorchRunsLeaveOutTfData) {
     }
   }
   EXPECT_TRUE(Lists(GetJson("/data/plugin/profile/run_tools?run=jax/gemm"), "tf_data_bottleneck_analysis"));
-  EXPECT_FALSE(PyTorchTraceCanFill("tf_data_bottleneck_analysis"));
+  EXPECT_FALSE(FindProfileTool("tf_data_bottleneck_analysis")->formats.Has(ProfileFormat::kKinetoTrace));
 }
 
 // The overview of span 1 carries torch-tb-profiler's GPU summary as extra

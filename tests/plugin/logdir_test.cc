@@ -1,4 +1,4 @@
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 #include <gtest/gtest.h>
 
@@ -29,18 +29,19 @@ TEST(PluginLogdir, DiscoversNestedRunsReverseSorted) {
 }
 
 TEST(PluginLogdir, ParsesHostsWithDots) {
-  std::vector<std::string> suffixes = {"xplane.pb", "trace.json.gz", "json.gz"};
-  std::string host, suffix;
-  ASSERT_TRUE(ParseRunFileName("host.domain.com.xplane.pb", suffixes, &host, &suffix));
-  EXPECT_EQ(host, "host.domain.com");
-  EXPECT_EQ(suffix, "xplane.pb");
-  ASSERT_TRUE(ParseRunFileName("10.240.1.50.trace.json.gz", suffixes, &host, &suffix));
-  EXPECT_EQ(host, "10.240.1.50");
-  EXPECT_EQ(suffix, "trace.json.gz");  // the longest suffix wins over "json.gz"
-  ASSERT_TRUE(ParseRunFileName("xplane.pb", suffixes, &host, &suffix));
-  EXPECT_EQ(host, "");
-  EXPECT_FALSE(ParseRunFileName("host.xplane.pb.tmp", suffixes, &host, &suffix));
-  EXPECT_FALSE(ParseRunFileName("hostxplane.pb", suffixes, &host, &suffix));
+  ProfileFileName name = ParseProfileFileName("host.domain.com.xplane.pb");
+  EXPECT_EQ(name.host, "host.domain.com");
+  EXPECT_EQ(name.suffix, "xplane.pb");
+  EXPECT_EQ(name.format, ProfileFormat::kXPlane);
+  name = ParseProfileFileName("10.240.1.50.trace.json.gz");
+  EXPECT_EQ(name.host, "10.240.1.50");
+  EXPECT_EQ(name.suffix, "trace.json.gz");  // the longest suffix wins over "json.gz"
+  EXPECT_EQ(name.format, ProfileFormat::kLegacyToolFile);
+  name = ParseProfileFileName("xplane.pb");
+  EXPECT_EQ(name.host, "");
+  EXPECT_EQ(name.format, ProfileFormat::kXPlane);
+  EXPECT_EQ(ParseProfileFileName("host.xplane.pb.tmp").format, ProfileFormat::kUnknown);
+  EXPECT_EQ(ParseProfileFileName("hostxplane.pb").format, ProfileFormat::kUnknown);
 }
 
 TEST(PluginLogdir, ScanRunSplitsFilesAndSkipsOutsideLinks) {

@@ -16,7 +16,7 @@
 
 #include "convert/base/cancellation.h"
 #include "plugin/http_server.h"
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 #include "plugin/routes.h"
 #include "proto/xspace_builder.h"
 #include "tests/plugin/plugin_test_util.h"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "convert/tools/artifact_cache.h"
-#include "plugin/run_tools.h"
+#include "plugin/catalogue/run_tools.h"
 #include "proto/xspace_builder.h"
 #include "tests/testing/hlo_fixtures.h"
 #include "tests/testing/ops_fixtures.h"
@@ -35,9 +35,8 @@ std::vector<std::string> ToolsOf(const std::string& device_plane, bool has_hlo_m
   if (has_hlo_module) hlo_test::AddMetadataPlane(space, {{1, hlo_test::ChainModule("module", 1)}});
   const std::string name = device_plane.substr(1, 10) + (has_hlo_module ? "_hlo" : "");
   RunContents run;
-  run.profiles.push_back({"hostname", "xplane.pb", ops_test::WriteSpace(space, name), ""});
-  ArtifactCache cache(64 << 20);
-  std::vector<std::string> tools = ToolsOfRun(run, &cache);
+  run.profiles.push_back({"hostname", "xplane.pb", ops_test::WriteSpace(space, name), "", ProfileFormat::kXPlane});
+  std::vector<std::string> tools = ToolsOfRun(run);
   std::sort(tools.begin(), tools.end());
   return tools;
 }

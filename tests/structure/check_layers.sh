@@ -35,9 +35,10 @@ declare -A ALLOWED=(
   [harness/cupti]="harness/cupti proto convert/base"
   [harness]="harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
   [plugin/capture]="plugin/capture proto convert/base"
-  [plugin]="plugin plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
-  [cli]="cli plugin plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
-  [bench]="bench plugin plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
+  [plugin/catalogue]="plugin/catalogue convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
+  [plugin]="plugin plugin/catalogue plugin/capture convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
+  [cli]="cli plugin plugin/catalogue plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
+  [bench]="bench plugin plugin/catalogue plugin/capture harness harness/cupti tracer synthetic synthetic/pipeline synthetic/cuda convert/tools convert/analysis/tfprof convert/analysis convert/load convert/kineto convert/tfprof convert/xplane convert/grouping convert/model convert/base proto"
 )
 
 # The rooms of convert/analysis/, bottom to top, and the rooms each may

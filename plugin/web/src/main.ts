@@ -21,31 +21,29 @@ import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
 import { renderComparePage, CompareParams } from './pages/compare';
 
-const DISPLAY_NAMES: Record<string, string> = {
-  overview_page: 'Overview Page', input_pipeline_analyzer: 'Input Pipeline Analysis', framework_op_stats: 'Framework Op Stats',
-  tensorflow_stats: 'TensorFlow Stats', kernel_stats: 'Kernel Stats', trace_viewer: 'Trace Viewer', memory_profile: 'Memory Profile',
-  tf_data_bottleneck_analysis: 'tf.data Bottleneck Analysis', pod_viewer: 'Pod Viewer', op_profile: 'HLO Op Profile',
-  hlo_stats: 'HLO Op Stats', roofline_model: 'Roofline Model', memory_viewer: 'Memory Viewer', graph_viewer: 'Graph Viewer',
-  megascale_stats: 'Megascale Viewer', inference_profile: 'Inference Profile', tfprof: 'tfprof (TensorFlow profiler views)',
-};
+// The server's tool table (/tool_table): each tool's menu name, its other name (xprof lists both
+// framework_op_stats and its older name tensorflow_stats: the menu shows the first one the run lists, a link
+// with the other name opens it), and the tools /run_tools leaves out but /hosts offers (pod_viewer).
+interface ToolTableEntry { name: string; display_name: string; same_as?: string; offered_by_hosts?: boolean }
+let toolTable = new Map<string, ToolTableEntry>();
+async function loadToolTable(): Promise<void> {
+  if (toolTable.size > 0) return;
+  const entries = await fetchJson<ToolTableEntry[]>(apiUrl('tool_table', {})).catch(() => []);
+  if (Array.isArray(entries)) toolTable = new Map(entries.map((e) => [e.name, e]));
+}
+function otherNameOf(tool: string): string | undefined { return toolTable.get(baseToolName(tool))?.same_as; }
+function unlistedTools(): string[] { return [...toolTable.values()].filter((e) => e.offered_by_hosts).map((e) => e.name); }
 
-// xprof leaves pod_viewer out of run_tools although it serves it wherever its hosts route answers a host.
-const UNLISTED_TOOLS = ['pod_viewer'];
-
-// One tool, two names: xprof lists both framework_op_stats and its older name tensorflow_stats. The menu shows
-// the first one the run lists; a link with the other name opens it.
-const ALIASES: Record<string, string> = { tensorflow_stats: 'framework_op_stats', framework_op_stats: 'tensorflow_stats' };
 function menuTools(tools: string[]): string[] {
   return tools.filter((t, i) => {
-    const alias = ALIASES[baseToolName(t)];
+    const alias = otherNameOf(t);
     return !alias || !tools.slice(0, i).some((u) => baseToolName(u) === alias);
   });
 }
 
 function displayName(tool: string): string {
-  const base = baseToolName(tool);
-  const name = DISPLAY_NAMES[base] ?? base;
-  return tool.startsWith('trace_viewer@') ? `${name} (streaming)` : name;
+  const entry = toolTable.get(tool) ?? toolTable.get(baseToolName(tool));
+  return entry?.display_name ?? baseToolName(tool);
 }
 
 function rendererFor(tool: string): PageRenderer {
@@ -190,6 +188,7 @@ class App {
       const run = want.run || runs[0];
       this.fill(this.runSelect, runs, run);
       status('Loading tools…');
+      await loadToolTable();
       const tools = await fetchJson<string[]>(apiUrl('run_tools', { run }));
       if (!Array.isArray(tools) || tools.length === 0) {
         this.sel = { run, tool: '', host: '' };
@@ -199,7 +198,7 @@ class App {
         this.content.appendChild(message('empty', `Run "${run}" has no profile data that tbprof can show.`));
         return;
       }
-      for (const extra of UNLISTED_TOOLS) {
+      for (const extra of unlistedTools()) {
         if (tools.some((t) => baseToolName(t) === extra)) continue;
         const servable = await fetchJson<unknown[]>(apiUrl('hosts', { run, tag: extra })).catch(() => []);
         if (Array.isArray(servable) && servable.length > 0) tools.push(extra);
@@ -207,7 +206,7 @@ class App {
       const offered = menuTools(tools);
       this.tools = offered;
       const wantBase = baseToolName(want.tool);
-      const aliasBase = ALIASES[wantBase];
+      const aliasBase = otherNameOf(want.tool);
       const tool = offered.includes(want.tool) ? want.tool
         : offered.find((t) => want.tool && (baseToolName(t) === wantBase || baseToolName(t) === aliasBase));
       if (want.tool && tool === undefined && !wanted.toolIsPreference) {

@@ -303,15 +303,17 @@ TEST(KinetoReader, GzipBombStopsAtTheLimit) {
 }
 
 TEST(KinetoReader, FilesAreRecognisedByNameAndContent) {
-  EXPECT_TRUE(IsKinetoTraceFileName("worker0.1623143089861.pt.trace.json.gz"));
-  EXPECT_TRUE(IsKinetoTraceFileName("a.pt.trace.json"));
-  EXPECT_FALSE(IsKinetoTraceFileName("host.xplane.pb"));
+  EXPECT_EQ(ProfileFormatOf("worker0.1623143089861.pt.trace.json.gz", ""), ProfileFormat::kKinetoTrace);
+  EXPECT_EQ(ProfileFormatOf("a.pt.trace.json", ""), ProfileFormat::kKinetoTrace);
+  EXPECT_EQ(ProfileFormatOf("host.xplane.pb", "{\"traceEvents\": []}"), ProfileFormat::kXPlane);
   EXPECT_TRUE(LooksLikeKinetoTrace(" {\"schemaVersion\": 1, \"deviceProperties\": []"));
   EXPECT_TRUE(LooksLikeKinetoTrace("{\"metadata\": {}, \"traceEvents\": ["));
   EXPECT_FALSE(LooksLikeKinetoTrace("{\"displayTimeUnit\": \"ns\", \"metadata\": {}}"));
   EXPECT_FALSE(LooksLikeKinetoTrace("\x0a\x05/host"));
-  EXPECT_TRUE(FileLooksLikeKinetoTrace((kTestdata / "kineto_hta/trace_compare/base.json.gz").string()));
-  EXPECT_FALSE(FileLooksLikeKinetoTrace((kTestdata / "kineto_nvidia/h100_bert_small_tracelens_csvs/gpu_timeline.csv").string()));
+  EXPECT_EQ(ProfileFormatOfFile((kTestdata / "kineto_hta/trace_compare/base.json.gz").string()),
+            ProfileFormat::kKinetoTrace);
+  EXPECT_NE(ProfileFormatOfFile((kTestdata / "kineto_nvidia/h100_bert_small_tracelens_csvs/gpu_timeline.csv").string()),
+            ProfileFormat::kKinetoTrace);
 }
 
 }  // namespace

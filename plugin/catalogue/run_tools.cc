@@ -1,23 +1,33 @@
-#include "plugin/run_tools.h"
+#include "plugin/catalogue/run_tools.h"
 
 #include <algorithm>
+#include <optional>
 
-#include "convert/tools/cached_loads.h"
+#include "convert/load/profile_summary.h"
 #include "convert/tools/tfprof_tools.h"
-#include "convert/tools/tool_registry.h"
-#include "convert/model/xspace_model.h"
 
 namespace tbprof {
 namespace {
 
 void SortTools(std::vector<std::string>& tools) {
   std::sort(tools.begin(), tools.end(), [](const std::string& a, const std::string& b) {
-    size_t ra = ToolListingRank(a), rb = ToolListingRank(b);
+    size_t ra = ToolMenuRank(a), rb = ToolMenuRank(b);
     return ra != rb ? ra < rb : a < b;
   });
 }
 
-bool IsPyTorchFile(const RunFile& f) { return f.suffix.starts_with("pt.trace.json"); }
+// Whether `t` is listed for a run of `format` whose first profile is `first`
+// (its summary read at most once, and only when a tool's listing needs it).
+bool Listed(const ToolSpec& t, ProfileFormat format, const RunFile* first, std::optional<ProfileSummary>& summary) {
+  if (!t.formats.Has(format) || t.listing == Listing::kNever) return false;
+  if (t.listing == Listing::kAlways || t.listed_if == nullptr) return true;
+  if (first == nullptr) return false;
+  if (!summary) {
+    auto s = SummarizeProfile(first->path, first->format);
+    summary = s.ok() ? *s : ProfileSummary{};
+  }
+  return t.listed_if(*summary);
+}
 
 }  // namespace
 
@@ -34,18 +44,18 @@ bool SelectsHostsByList(std::string_view tool) {
   return t != nullptr && t->host_list;
 }
 
+ProfileFormat RunFormat(const RunContents& contents) {
+  if (!contents.profiles.empty()) return contents.profiles.front().format;
+  if (!contents.tfprof_profiles.empty()) return ProfileFormat::kTfprofProfile;
+  if (!contents.legacy.empty()) return ProfileFormat::kLegacyToolFile;
+  return ProfileFormat::kUnknown;
+}
 
 bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents) {
   for (const RunFile& f : contents.profiles) {
-    if (IsPyTorchFile(f)) return false;
+    if (f.format == ProfileFormat::kKinetoTrace) return false;
   }
   return IsAllHostsOnly(tool);
-}
-
-bool PyTorchTraceCanFill(std::string_view tool) {
-  // tf.data's iterator events exist only in TensorFlow profiles; a PyTorch
-  // run's input time is in input_pipeline_analyzer (DataLoader time).
-  return tool != "tf_data_bottleneck_analysis";
 }
 
 bool IsServableLegacy(const RunFile& f) { return FindLegacySuffix(f.suffix) != nullptr; }
@@ -60,35 +70,23 @@ bool LegacyFileServesTag(const RunFile& f, std::string_view tag) {
   return l != nullptr && (l->tool == tag || l->alias == tag);
 }
 
-std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* cache) {
+std::vector<std::string> ToolsOfRun(const RunContents& contents) {
   std::vector<std::string> tools;
   auto add = [&](const std::string& t) {
     if (std::find(tools.begin(), tools.end(), t) == tools.end()) tools.push_back(t);
   };
-  if (!contents.profiles.empty()) {
-    // xprof decides from the first XSpace only, and loads it only when a
-    // tool's listing depends on its data.
-    std::shared_ptr<const XSpaceModel> model;
-    bool model_tried = false;
-    const bool pytorch = IsPyTorchFile(contents.profiles.front());
+  // Whole profiles, else tfprof's own files: the tools their format fills.
+  const ProfileFormat format = RunFormat(contents);
+  const RunFile* first = contents.profiles.empty() ? nullptr : &contents.profiles.front();
+  std::optional<ProfileSummary> summary;
+  if (format != ProfileFormat::kUnknown) {
     for (const ToolSpec& t : ProfileTools()) {
-      if (pytorch && !PyTorchTraceCanFill(t.name)) continue;
-      bool listed = t.listing == Listing::kAlways;
-      if (t.listing == Listing::kIfDataPresent && t.listed_if) {
-        if (!model_tried) {
-          model_tried = true;
-          auto m = LoadModelCached(contents.profiles.front().path, cache);
-          if (m.ok()) model = *m;
-        }
-        listed = model && t.listed_if(*model);
-      }
-      if (listed) add(t.name);
+      if (Listed(t, format, first, summary)) add(t.name);
     }
   }
   for (const RunFile& f : contents.legacy) {
     if (IsServableLegacy(f)) add(LegacyToolOf(f));
   }
-  if (!contents.tfprof_profiles.empty()) add(std::string(kTfprofToolName));
   SortTools(tools);
   return tools;
 }
@@ -122,6 +120,41 @@ std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_vie
   }
   std::sort(hosts.begin(), hosts.end());
   return hosts;
+}
+
+StatusOr<CompareSide> CompareSideOfRun(const RunContents& contents, std::string& host,
+                                       std::vector<const RunFile*>* files) {
+  const auto& profiles = contents.profiles;
+  if ((host.empty() || host == kAllHosts) && !profiles.empty() &&
+      profiles.front().format == ProfileFormat::kKinetoTrace) {
+    host = profiles.front().host;
+  }
+  const bool every_host = host.empty() || host == kAllHosts;
+  CompareSide side;
+  std::vector<const RunFile*> read;
+  for (const RunFile& f : profiles) {
+    if (every_host || f.host == host) {
+      read.push_back(&f);
+      side.hosts.push_back(f.host);
+      side.profile_paths.push_back(f.path);
+    }
+  }
+  if (profiles.empty()) {
+    for (const RunFile& f : contents.legacy) {
+      if (!CompareReadsLegacySuffix(f.suffix) || !IsServableLegacy(f)) continue;
+      // Without a host named, the legacy files of the first host that has them.
+      if ((every_host && (side.legacy_paths.empty() || f.host == side.hosts.front())) || f.host == host) {
+        if (side.legacy_paths.empty()) side.hosts.push_back(f.host);
+        read.push_back(&f);
+        side.legacy_paths.push_back(f.path);
+      }
+    }
+  }
+  if (read.empty()) {
+    return NotFound("No profile that compare reads found" + (every_host ? std::string() : " for host: " + host));
+  }
+  if (files != nullptr) *files = std::move(read);
+  return side;
 }
 
 }  // namespace tbprof

@@ -1,4 +1,4 @@
-#include "plugin/logdir.h"
+#include "plugin/catalogue/logdir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,6 @@
 
 #include "convert/base/json.h"
 #include "convert/load/profile_file.h"
-#include "convert/tools/tool_registry.h"
 #include "convert/xplane/damaged_file.h"
 
 namespace tbprof {
@@ -21,13 +20,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kXPlaneSuffix = "xplane.pb";
-// PyTorch profiler traces: "<worker>.<ms timestamp>.pt.trace.json[.gz]" as
-// tensorboard_trace_handler names them; the host is the name before the
-// suffix, so each file (a worker's profiling span) is a host of its own.
-constexpr std::string_view kKinetoSuffix = "pt.trace.json";
-constexpr std::string_view kKinetoGzSuffix = "pt.trace.json.gz";
-constexpr std::string_view kHloProtoSuffix = "hlo_proto.pb";
+// A compiled program beside the profiles: "<module>.hlo_proto.pb" (/module_list names it).
+constexpr std::string_view kHloProtoSuffix = ".hlo_proto.pb";
+// JSON files of a directory whose first bytes the walk looks at before
+// deciding it holds no PyTorch trace (a directory of other JSON is not read on).
+constexpr int kMaxSniffedFilesPerDirectory = 4;
 // Deeper trees than this are not searched for plugins/profile (guards against
 // pathological logdirs; TensorBoard users nest a few levels at most).
 constexpr int kMaxDiscoveryDepth = 24;
@@ -45,16 +42,22 @@ std::string Canonical(const fs::path& p) {
 }
 
 // Whether a directory is a run by the files in it (not links): PyTorch
-// profiler traces (`*.pt.trace.json[.gz]`, torch-tb-profiler's layout) or
-// tfprof's profile_<N> files (ProfileContext's profile_dir). One listing
-// answers both.
+// profiler traces (torch-tb-profiler's layout; by name, or a JSON file whose
+// first bytes say so) or tfprof's profile_<N> files (ProfileContext's
+// profile_dir). One listing answers both.
 bool HoldsRunFiles(const fs::path& dir) {
   std::error_code ec;
+  int sniffed = 0;
   for (fs::directory_iterator d(dir, ec); !ec && d != fs::directory_iterator(); d.increment(ec)) {
     std::error_code sec;
     if (!d->is_regular_file(sec) || d->is_symlink(sec)) continue;
     const std::string name = d->path().filename().string();
-    if (IsKinetoTraceFileName(name) || IsTfprofProfileFileName(name)) return true;
+    const ProfileFileName parsed = ParseProfileFileName(name);
+    if (parsed.format == ProfileFormat::kKinetoTrace || parsed.format == ProfileFormat::kTfprofProfile) return true;
+    if (parsed.content_decides && sniffed++ < kMaxSniffedFilesPerDirectory &&
+        LooksLikeKinetoTrace(ReadProfileHead(d->path().string()))) {
+      return true;
+    }
   }
   return false;
 }
@@ -85,22 +88,6 @@ bool HasDotDotComponent(std::string_view path) {
 void MarkAsNetworkThread() { t_network_thread = true; }
 uint64_t DirectoryListingsOnNetworkThreads() { return g_listings_on_network_threads.load(); }
 uint64_t DirectoryListings() { return g_listings.load(); }
-
-bool ParseRunFileName(std::string_view name, const std::vector<std::string>& suffixes, std::string* host,
-                      std::string* suffix) {
-  // Longest suffix first, so "a.trace.json.gz" never parses as some shorter
-  // "*.json.gz"; the host part is everything before it (dots included).
-  const std::string* best = nullptr;
-  for (const std::string& s : suffixes) {
-    bool bare = name == s;
-    bool hosted = name.size() > s.size() + 1 && name.ends_with(s) && name[name.size() - s.size() - 1] == '.';
-    if ((bare || hosted) && (best == nullptr || s.size() > best->size())) best = &s;
-  }
-  if (best == nullptr) return false;
-  *suffix = *best;
-  *host = name.size() == best->size() ? std::string() : std::string(name.substr(0, name.size() - best->size() - 1));
-  return true;
-}
 
 Status CheckPlainName(std::string_view what, std::string_view name) {
   if (name.empty()) return InvalidArgument(std::string(what) + " is empty");
@@ -170,20 +157,13 @@ Status OutOfDescriptorsError(const std::string& dir) {
 
 }  // namespace
 
-bool IsTfprofProfileFileName(std::string_view name) {
-  constexpr std::string_view kPrefix = "profile_";
-  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
-  for (char c : name.substr(kPrefix.size())) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
 StatusOr<std::vector<RunRef>> Logdir::DiscoverRuns() const {
   // tb_run directories: the logdir and every directory below it holding
   // plugins/profile (XP-HEAD generate_runs). Symlinked directories are not
   // descended into, so a link cannot pull in a tree outside the logdir.
   NoteDirectoryListing();
+  // A JSON file's first bytes are read confined to the logdir, like every open.
+  FileAccessScope confined(confined_root_, kProfileSniffBytes);
   std::vector<std::string> tb_runs;
   // torch-tb-profiler's layout: a run is any directory holding PyTorch traces.
   std::vector<fs::path> kineto_dirs;
@@ -302,6 +282,7 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   if (!IsDirectory(dir)) {
     // torch-tb-profiler's layout: the run is the directory of that name holding traces.
     fs::path kineto_dir = run == fs::path(root_).filename().string() ? fs::path(root_) : fs::path(root_) / std::string(run);
+    FileAccessScope confined(confined_root_, kProfileSniffBytes);
     if (!IsDirectory(kineto_dir) || !HoldsRunFiles(kineto_dir)) return NotFound("unknown run '" + std::string(run) + "'");
     dir = kineto_dir;
   }
@@ -310,13 +291,37 @@ StatusOr<RunRef> Logdir::FindRun(std::string_view run, const RunScope& scope) co
   return RunRef{std::string(run), canonical};
 }
 
+namespace {
+
+// Where a listed file goes in a run's contents, by its format.
+void AddRunFile(RunContents& out, const std::string& name, std::string path, ProfileFormat format,
+                const struct stat& st) {
+  ProfileFileName parsed = ParseProfileFileName(name);
+  switch (format) {
+    case ProfileFormat::kTfprofProfile:
+      out.tfprof_profiles.push_back(RunFile{name, "", std::move(path), st.st_size == 0 ? "empty" : "", format});
+      return;
+    case ProfileFormat::kXPlane:
+    case ProfileFormat::kKinetoTrace: {
+      // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
+      std::string problem = format == ProfileFormat::kXPlane ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
+      out.profiles.push_back(RunFile{parsed.host, parsed.suffix, std::move(path), std::move(problem), format});
+      return;
+    }
+    case ProfileFormat::kLegacyToolFile:
+      out.legacy.push_back(RunFile{parsed.host, parsed.suffix, std::move(path), "", format});
+      return;
+    case ProfileFormat::kUnknown:
+      return;
+  }
+}
+
+}  // namespace
+
 RunContents Logdir::ScanRun(const std::string& dir) const {
-  std::vector<std::string> suffixes = {std::string(kXPlaneSuffix), std::string(kHloProtoSuffix),
-                                       std::string(kKinetoSuffix), std::string(kKinetoGzSuffix)};
-  for (const LegacyToolSpec& s : LegacyConverters()) suffixes.push_back(s.suffix);
   NoteDirectoryListing();
   RunContents out;
-  FileAccessScope confined(confined_root_, 0);
+  FileAccessScope confined(confined_root_, kProfileSniffBytes);
   auto dir_fd = OpenForRead(dir, /*directory=*/true);
   if (!dir_fd.ok()) {
     out.out_of_descriptors = dir_fd.status().code() == ErrorCode::kUnavailable;
@@ -330,9 +335,10 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   dir_fd->release();  // owned by `listing` now
   while (const dirent* entry = readdir(listing)) {
     const std::string name = entry->d_name;
-    std::string host, suffix;
-    const bool tfprof_profile = IsTfprofProfileFileName(name);
-    if (!IsValidUtf8(name) || (!tfprof_profile && !ParseRunFileName(name, suffixes, &host, &suffix))) continue;
+    if (!IsValidUtf8(name)) continue;
+    const bool hlo_proto = name.size() > kHloProtoSuffix.size() && name.ends_with(kHloProtoSuffix);
+    const ProfileFileName parsed = ParseProfileFileName(name);
+    if (!hlo_proto && parsed.format == ProfileFormat::kUnknown && !parsed.content_decides) continue;
     struct stat st;
     if (fstatat(dirfd(listing), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     std::string path = dir + "/" + name;
@@ -343,17 +349,13 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
       if (!IsInside(path) || fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     }
     if (!S_ISREG(st.st_mode)) continue;
-    if (tfprof_profile) {
-      out.tfprof_profiles.push_back(RunFile{name, "", path, st.st_size == 0 ? "empty" : ""});
-    } else if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
-      // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
-      std::string problem = suffix == kXPlaneSuffix ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
-      out.profiles.push_back(RunFile{host, suffix, path, std::move(problem)});
-    } else if (suffix == kHloProtoSuffix) {
-      if (!host.empty()) out.hlo_modules.push_back(host);
-    } else {
-      out.legacy.push_back(RunFile{host, suffix, path, ""});
+    if (hlo_proto) {
+      out.hlo_modules.push_back(name.substr(0, name.size() - kHloProtoSuffix.size()));
+      continue;
     }
+    const ProfileFormat format =
+        parsed.content_decides ? ProfileFormatOf(name, ReadProfileHead(path)) : parsed.format;
+    AddRunFile(out, name, std::move(path), format, st);
   }
   closedir(listing);
   auto by_host = [](const RunFile& a, const RunFile& b) {

@@ -1,9 +1,11 @@
-// Run discovery over a logdir, laid out as TensorBoard's profile plugin
-// expects:
+// The run catalogue's walk: run discovery over a logdir, laid out as
+// TensorBoard's profile plugin expects:
 //   <logdir>[/<tb_run>...]/plugins/profile/<profile_run>/<host>.<suffix>
 // and as torch-tb-profiler expects PyTorch profiler traces:
 //   <logdir>[/<dir>...]/<worker>.<timestamp>.pt.trace.json[.gz]
-// (a run is a directory holding such files, named by its path in the logdir).
+// (a run is a directory holding such files, or PyTorch traces named as HTA
+// and export_chrome_trace name them, or tfprof's profile_<N> files; named by
+// its path in the logdir), and the files of a run with their formats.
 // Every name that reaches the file system from a request (run, host, tool,
 // session_path, run_path) is checked here first, and every open is confined
 // to the logdir when it happens: nothing outside the logdir is ever opened,
@@ -18,6 +20,7 @@
 
 #include "convert/base/file_bytes.h"
 #include "convert/base/status.h"
+#include "convert/load/profile_format.h"
 
 namespace tbprof {
 
@@ -43,11 +46,15 @@ struct RunFile {
   // For xplane files: "empty" or "damaged" when a cheap look at the listed
   // file finds it so (XSpaceFileDamage), else "".
   std::string problem;
+  // Found once, when the run is listed (convert/load/profile_format.h).
+  ProfileFormat format = ProfileFormat::kUnknown;
 };
 
 // What a run directory holds, split by kind; each list is sorted by host.
 struct RunContents {
-  std::vector<RunFile> profiles;      // <host>.xplane.pb, <host>.pt.trace.json[.gz]
+  // Whole profiles: <host>.xplane.pb[.gz], PyTorch traces (<worker>.pt.trace.json[.gz], or any
+  // <name>.json[.gz] whose content is one, as HTA's rank-<N>.json.gz and export_chrome_trace's trace.json).
+  std::vector<RunFile> profiles;
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
   // tfprof's own files (ProfileProto), named profile_<step> as ProfileContext
@@ -57,14 +64,6 @@ struct RunContents {
   // (EMFILE/ENFILE): the lists above are incomplete, worth asking again later.
   bool out_of_descriptors = false;
 };
-
-// "profile_<digits>": the name ProfileContext gives a tfprof ProfileProto.
-bool IsTfprofProfileFileName(std::string_view file_name);
-
-// Splits "<host>.<suffix>" for a known suffix (host names may contain dots);
-// returns false when the name ends in none of them.
-bool ParseRunFileName(std::string_view file_name, const std::vector<std::string>& suffixes,
-                      std::string* host, std::string* suffix);
 
 // Checks the syntax of a frontend run name ("a/b/run"): relative, made of
 // plain names (see CheckPlainName). Touches no file.
