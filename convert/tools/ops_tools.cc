@@ -42,7 +42,8 @@ StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   auto db = ConvertOpStatsToTfStats(*stats);
   // The task is the overview's "Is training job", from the same OpStats.
-  return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db, stats->run_environment.is_training));
+  const bool pytorch = stats->torch_steps.has_value();
+  return in.csv ? Csv(TfStatsToCsv(db, pytorch)) : Json(TfStatsToJson(db, stats->run_environment.is_training, pytorch));
 }
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {

@@ -331,8 +331,6 @@ bool IsCommunicationOp(std::string_view op_name) {
   return op_name.starts_with("nccl:") || op_name.starts_with("c10d::");
 }
 
-bool IsKinetoModel(const XSpaceModel& space) { return space.Find(schema::kKinetoCategory) != kNoStr; }
-
 TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
   TorchOverview out;
   const StrId cat_stat = space.Find(schema::kKinetoCategory);

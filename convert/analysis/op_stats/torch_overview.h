@@ -82,9 +82,6 @@ struct TorchOverview {
   int64_t kernel_ps_of_precision[3] = {};
 };
 
-// Whether the model came from the Kineto importer.
-bool IsKinetoModel(const XSpaceModel& space);
-
 TorchOverview ComputeTorchOverview(const XSpaceModel& space);
 
 // The steps as the step events OpStats' step table is built from, so the

@@ -17,6 +17,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/grouping/group_events.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 #include "proto/op_stats.pb.h"
 
@@ -90,7 +91,7 @@ class OpStatsBuilder {
     if (eager_host_ops) s.host_op_metrics_db = HostOpMetrics(*shared_groups_);
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
-    if (IsKinetoModel(space_)) CountOperatorCalls(s.host_op_metrics_db, s.device_tf_op_metrics_db);
+    if (schema::IsKinetoTrace(space_)) CountOperatorCalls(s.host_op_metrics_db, s.device_tf_op_metrics_db);
     if (!s.run_environment.is_training.has_value()) {
       // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker). Both
       // tables are whole only here: the host's is made beside BuildGrouped, the framework ops' from the device's.
@@ -137,7 +138,7 @@ class OpStatsBuilder {
     std::optional<size_t> host_plane;
     OpMetricsDbBuilder device_ops(space_, ids_, *shared_groups_, programs_);
     // A PyTorch trace's steps are torch-tb-profiler's (torch_overview.h).
-    const bool kineto = IsKinetoModel(space_);
+    const bool kineto = schema::IsKinetoTrace(space_);
     StepEvents step_events;
     std::optional<TorchOverview> torch;
     if (kineto) {

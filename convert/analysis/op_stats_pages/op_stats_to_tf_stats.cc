@@ -7,6 +7,7 @@
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 #include "convert/analysis/op_stats/model_tracker.h"
+#include "convert/analysis/op_stats_pages/torch_step_pages.h"
 #include "convert/base/math_util.h"
 
 namespace tbprof {
@@ -116,7 +117,7 @@ TfStatsDatabase ConvertOpStatsToTfStats(const OpStats& op_stats) {
 }
 
 DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& device_type,
-                                  std::optional<bool> is_training) {
+                                  std::optional<bool> is_training, bool pytorch) {
   DataTable t;
   t.AddColumns({{"rank", "Rank", "number"}, {"host_or_device", "Host/device", "string"},
                 {"type", "Operation Type", "string"}, {"operation", "Operation Name", "string"},
@@ -134,7 +135,7 @@ DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& 
   bool gpu = device_type.find("GPU") != std::string::npos;
   if (gpu) t.AddColumn("gpu_tensorcore_utilization", "GPU TensorCore utilization", "number");
   t.AddColumn("bound_by", "Bound by", "string");
-  t.AddColumn("eager", "Execution mode", "string");
+  if (!pytorch) t.AddColumn("eager", "Execution mode", "string");
   for (const TfStatsRecord& r : table.tf_stats_record()) {
     std::vector<DataTable::Cell> row = {static_cast<double>(r.rank()),
                                         r.host_or_device(),
@@ -167,24 +168,25 @@ DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& 
       row.emplace_back();
     }
     row.push_back(r.bound_by());
-    row.push_back(std::string(r.is_eager() ? "Eager" : "Function"));
+    if (!pytorch) row.push_back(std::string(r.is_eager() ? "Eager" : "Function"));
     t.AddRow(std::move(row));
   }
   t.SetProperty("task_type", TaskType(is_training));
   t.SetProperty("architecture_type", "Unknown");
+  if (pytorch) t.SetProperty("framework", kPyTorchFramework);
   return t;
 }
 
 std::string TfStatsToJson(const TfStatsDatabase& db) { return TfStatsToJson(db, TrainingByRows(db.with_idle())); }
 
-std::string TfStatsToJson(const TfStatsDatabase& db, std::optional<bool> is_training) {
-  DataTable with_idle = TfStatsTableToDataTable(db.with_idle(), db.device_type(), is_training);
-  DataTable without_idle = TfStatsTableToDataTable(db.without_idle(), db.device_type(), is_training);
+std::string TfStatsToJson(const TfStatsDatabase& db, std::optional<bool> is_training, bool pytorch) {
+  DataTable with_idle = TfStatsTableToDataTable(db.with_idle(), db.device_type(), is_training, pytorch);
+  DataTable without_idle = TfStatsTableToDataTable(db.without_idle(), db.device_type(), is_training, pytorch);
   return DataTablesToJson({&with_idle, &without_idle});
 }
 
-std::string TfStatsToCsv(const TfStatsDatabase& db) {
-  return TfStatsTableToDataTable(db.with_idle(), db.device_type(), std::nullopt).ToCsv();
+std::string TfStatsToCsv(const TfStatsDatabase& db, bool pytorch) {
+  return TfStatsTableToDataTable(db.with_idle(), db.device_type(), std::nullopt, pytorch).ToCsv();
 }
 
 }  // namespace tbprof

@@ -1,5 +1,6 @@
 #include "convert/analysis/trace_viewer/xspace_to_trace_events.h"
 #include "convert/analysis/op_names/tf_op_utils.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"
@@ -234,8 +235,15 @@ TraceEventRenderer::TraceEventRenderer(const XSpaceModel& space, const DerivedTi
   if (derived != nullptr) sources_[1] = Resolve(derived->space);
   one_ended_correlations_ = OneEndedCorrelations(sources_[0]);
   derived_ = derived;
-  if (FileGroups() == nullptr) return;
   Source& file = sources_[0];
+  // A PyTorch trace shows the args it wrote itself: tf_op is the importer's
+  // name of the launching op for the analyses (the trace names it by External
+  // id), and the eager/graph split is TensorFlow's.
+  if (schema::IsKinetoTrace(space)) {
+    if (StrId tf_op = space.Find(schema::kTfOp); tf_op != kNoStr) file.internal_stats.push_back(tf_op);
+    return;
+  }
+  if (FileGroups() == nullptr) return;
   file.is_eager = space.Find(schema::kIsEager);
   file.tf_op_named.resize(space.planes.size());
   for (size_t p = 0; p < space.planes.size(); ++p) {
@@ -353,8 +361,8 @@ void TraceEventRenderer::Append(const TraceRow& row, uint32_t event, const Trace
   // The grouping's stats (FileGroupArgs) replace the event's own of those names.
   const FileGroupArgs* groups = row.derived ? nullptr : FileGroups();
   const std::string* step = groups != nullptr ? groups->StepName(row.plane, event) : nullptr;
-  const bool eager_marked = groups != nullptr && (src.tf_op_named[row.plane][e.metadata] ||
-                                                  (correlated && !src.host_plane[row.plane]));
+  const bool eager_marked = groups != nullptr && !src.tf_op_named.empty() &&
+                            (src.tf_op_named[row.plane][e.metadata] || (correlated && !src.host_plane[row.plane]));
   auto [eb, ee] = p.StatsOf(event);
   auto shown = [&](const Stat& s) {
     return s.kind != StatKind::kNone && s.kind != StatKind::kBytes && !InternalStat(src, s.name) &&

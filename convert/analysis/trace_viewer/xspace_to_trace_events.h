@@ -26,7 +26,8 @@
 //   - A profile grouped here (not one that comes grouped) shows its grouping
 //     as xprof writes it into the events: args group_id, step_name on named
 //     roots (which renames them), is_eager on TF ops and launched kernels
-//     (file_group_args.h).
+//     (file_group_args.h). A PyTorch (Kineto) trace shows the args it wrote:
+//     no is_eager, and not the tf_op stat its importer adds for the analyses.
 //   - Args keep their types (numbers stay numbers, integers beyond 2^53
 //     become strings), as in xprof's streaming JSON; xprof's non-streaming
 //     form stringifies every value.
@@ -152,7 +153,8 @@ class TraceEventRenderer {
     std::vector<StrId> internal_stats;
     StrId step_name = kNoStr, correlation_id = kNoStr, is_eager = kNoStr;
     // Per plane, per event metadata: a TF op's name ("name:Type"), which
-    // xprof's grouping marks with is_eager (only with FileGroupArgs).
+    // xprof's grouping marks with is_eager (only with FileGroupArgs, never on
+    // a PyTorch trace: empty).
     std::vector<std::vector<bool>> tf_op_named;
   };
   static Source Resolve(const XSpaceModel& space);

@@ -1,6 +1,8 @@
 // A PyTorch run's pages speak PyTorch: on each PyTorch run of the logdir (runs
 // named pytorch_*), the overview and the input pipeline page show the step
-// breakdown in torch-tb-profiler's categories, and no page of the run shows a
+// breakdown in torch-tb-profiler's categories (the overview also tells GPU
+// utilization from device idle time), framework_op_stats has no Execution mode
+// column nor TensorFlow/JAX wording, and no page of the run shows a
 // TensorFlow term (tf.data, TPU, XLA, eager).
 // Usage: node tests/pytorch_words_test.mjs --base http://127.0.0.1:PORT [--chromium /usr/bin/chromium] [--artifacts DIR]
 import { chromium } from 'playwright-core';
@@ -53,6 +55,12 @@ for (const run of runs) {
         if (tool.startsWith('overview_page')) {
           const labels = await page.$$eval('.stat-card', (cs) => cs.map((c) => c.getAttribute('data-stat')));
           for (const c of CATEGORIES) assert(labels.includes(c), `overview has no "${c}" card: ${JSON.stringify(labels)}`);
+          const note = await page.$eval('#gpu-util-vs-idle', (n) => n.textContent).catch(() => '');
+          assert(/GPU utilization/.test(note) && /device idle/.test(note), 'no sentence telling GPU utilization from device idle time');
+        }
+        if (tool.startsWith('framework_op_stats')) {
+          assert(!/Execution mode/.test(text), 'framework_op_stats shows TensorFlow\'s Execution mode column');
+          assert(!/TensorFlow|JAX/.test(text), 'framework_op_stats explains itself in TensorFlow/JAX terms');
         }
         if (tool.startsWith('input_pipeline')) {
           for (const c of CATEGORIES) assert(text.includes(c), `input pipeline page does not name "${c}"`);

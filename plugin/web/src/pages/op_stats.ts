@@ -49,9 +49,14 @@ export async function renderOpStats(ctx: PageContext): Promise<void> {
     // "Unknown" architecture says nothing; the task follows xprof's rule, which the tooltip spells out.
     if (p.architecture_type && p.architecture_type !== 'Unknown') header.push(`Architecture: ${p.architecture_type}`);
     if (p.task_type) {
-      header.push(el('span', { id: 'task-type', title: 'Classified by xprof\'s rule, as the overview\'s "Is training job": Training when an op '
-        + 'computes gradients (a TensorFlow gradients/gradient_tape scope, a JAX transpose( scope), read from the HLO programs '
-        + 'or, without them, the recorded ops; otherwise Inference.' }, `Task (by op names): ${p.task_type}`));
+      // A PyTorch run is told its own rule, in its own words.
+      const rule = p.framework === 'PyTorch'
+        ? 'Classified as the overview\'s "Is training job": Training when the trace records an autograd backward op '
+          + '(AddmmBackward0, or autograd::engine::evaluate_function: …); otherwise Inference.'
+        : 'Classified by xprof\'s rule, as the overview\'s "Is training job": Training when an op '
+          + 'computes gradients (a TensorFlow gradients/gradient_tape scope, a JAX transpose( scope), read from the HLO programs '
+          + 'or, without them, the recorded ops; otherwise Inference.';
+      header.push(el('span', { id: 'task-type', title: rule }, `Task (by op names): ${p.task_type}`));
     }
     if (header.length) body.appendChild(el('p', { class: 'hint', id: 'op-stats-header' }, ...header.flatMap((h, i) => (i ? [' · ', h] : [h]))));
     // The cap applies before IDLE is taken out, so count on the table with IDLE.

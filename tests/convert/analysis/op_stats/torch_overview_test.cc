@@ -16,6 +16,7 @@
 #include "convert/analysis/op_stats_pages/op_stats_to_overview_page.h"
 #include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
+#include "convert/model/kineto_names.h"
 #include "tests/convert/kineto/kineto_trace_writer.h"
 
 namespace tbprof {
@@ -46,7 +47,7 @@ constexpr int kNumPluginRoles = 7;
 TEST(TorchOverview, ResNet50SampleMatchesTorchTbProfiler) {
   auto m = LoadProfileFile((kSample / "resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz").string());
   ASSERT_TRUE(m.ok()) << m.status().message();
-  ASSERT_TRUE(IsKinetoModel(**m));
+  ASSERT_TRUE(schema::IsKinetoTrace(**m));
   const TorchOverview o = ComputeTorchOverview(**m);
   const json::value expected = ExpectedOverview();
 
