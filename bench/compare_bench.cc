@@ -57,9 +57,9 @@ bool OpenBoth(const char* const (&tools)[N], tbprof::ArtifactCache* cache, bench
     for (const char* tool : tools) {
       tbprof::ToolInput in;
       in.hosts = {"worker0"};
-      in.xplane_paths = {path};
+      in.profile_paths = {path};
       in.cache = cache;
-      auto out = tbprof::FindXPlaneTool(tool)->run(in);
+      auto out = tbprof::FindProfileTool(tool)->run(in);
       if (!out.ok()) {
         state.SkipWithError((std::string(tool) + ": " + out.status().message()).c_str());
         return false;
@@ -72,9 +72,9 @@ bool OpenBoth(const char* const (&tools)[N], tbprof::ArtifactCache* cache, bench
 bool Compare(const std::string& sections, tbprof::ArtifactCache* cache, benchmark::State& state) {
   tbprof::ToolInput in;
   in.hosts = {"worker0"};
-  in.xplane_paths = {PathB()};
+  in.profile_paths = {PathB()};
   in.base_hosts = {"worker0"};
-  in.base_xplane_paths = {PathA()};
+  in.base_profile_paths = {PathA()};
   in.cache = cache;
   if (!sections.empty()) in.params["tool"] = sections;
   auto out = tbprof::CompareTool(in);

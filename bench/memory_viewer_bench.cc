@@ -12,7 +12,7 @@
 #include <string>
 
 #include "convert/analysis/hlo/graph_viewer.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/hlo/memory_viewer.h"
 #include "convert/xplane/xspace_reader.h"
 

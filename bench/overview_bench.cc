@@ -45,9 +45,9 @@ const std::string& InputPath() {
 
 tbprof::StatusOr<tbprof::ToolOutput> Overview(tbprof::ArtifactCache* cache) {
   tbprof::ToolInput in;
-  in.xplane_paths = {InputPath()};
+  in.profile_paths = {InputPath()};
   in.cache = cache;
-  return tbprof::FindXPlaneTool("overview_page")->run(in);
+  return tbprof::FindProfileTool("overview_page")->run(in);
 }
 
 void BM_OverviewCold(benchmark::State& state) {
@@ -109,8 +109,8 @@ BENCHMARK(BM_OverviewColdPeakRss)->Unit(benchmark::kMillisecond)->Iterations(1)-
 // Child mode: one cold overview request (BenchMain then prints the peak RSS).
 tbprof::Status MeasureColdRss(const char* path) {
   tbprof::ToolInput in;
-  in.xplane_paths = {path};
-  return tbprof::FindXPlaneTool("overview_page")->run(in).status();
+  in.profile_paths = {path};
+  return tbprof::FindProfileTool("overview_page")->run(in).status();
 }
 
 }  // namespace

@@ -98,9 +98,9 @@ const std::string& InputPath() {
 
 void RunTool(const char* tool, tbprof::ArtifactCache* cache) {
   tbprof::ToolInput in;
-  in.xplane_paths = {InputPath()};
+  in.profile_paths = {InputPath()};
   in.cache = cache;
-  auto out = tbprof::FindXPlaneTool(tool)->run(in);
+  auto out = tbprof::FindProfileTool(tool)->run(in);
   if (!out.ok()) {
     std::fprintf(stderr, "%s: %s\n", tool, out.status().message().c_str());
     std::exit(1);

@@ -59,7 +59,7 @@ bool EndsWith(const std::string& s, std::string_view suffix) { return std::strin
 StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string& host) {
   ASSIGN_OR_RETURN(Logdir logdir, Logdir::Open(dir));
   RunContents contents = logdir.ScanRun(logdir.root());
-  if (contents.xplanes.empty() && contents.legacy.empty()) {
+  if (contents.profiles.empty() && contents.legacy.empty()) {
     ASSIGN_OR_RETURN(auto runs, logdir.ListRuns(RunScope{}));
     if (runs.size() != 1) {
       std::string names;
@@ -72,16 +72,16 @@ StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string&
   CompareSide side;
   // A PyTorch run's trace files are spans (or workers), compared one at a
   // time as the server does: without --host, the first.
-  const bool first_trace_only = host.empty() && !contents.xplanes.empty() &&
-                                contents.xplanes.front().suffix.starts_with("pt.trace.json");
-  for (const RunFile& f : contents.xplanes) {
-    if (first_trace_only && !side.xplane_paths.empty()) break;
+  const bool first_trace_only = host.empty() && !contents.profiles.empty() &&
+                                contents.profiles.front().suffix.starts_with("pt.trace.json");
+  for (const RunFile& f : contents.profiles) {
+    if (first_trace_only && !side.profile_paths.empty()) break;
     if (host.empty() || f.host == host) {
       side.hosts.push_back(f.host);
-      side.xplane_paths.push_back(f.path);
+      side.profile_paths.push_back(f.path);
     }
   }
-  if (contents.xplanes.empty()) {
+  if (contents.profiles.empty()) {
     for (const RunFile& f : contents.legacy) {
       if (!CompareReadsLegacySuffix(f.suffix)) continue;
       if (host.empty() ? (side.hosts.empty() || f.host == side.hosts.front()) : f.host == host) {
@@ -90,7 +90,7 @@ StatusOr<CompareSide> SideOfDirectory(const std::string& dir, const std::string&
       }
     }
   }
-  if (side.xplane_paths.empty() && side.legacy_paths.empty()) {
+  if (side.profile_paths.empty() && side.legacy_paths.empty()) {
     return NotFound(dir + ": no profile that compare reads" + (host.empty() ? "" : " for host " + host));
   }
   return side;
@@ -102,14 +102,14 @@ StatusOr<CompareSide> SideOf(const std::string& path, const std::string& host) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   if (EndsWith(base, ".xplane.pb") || EndsWith(base, ".xplane.pb.gz")) {
     side.hosts.push_back(base.substr(0, base.find(".xplane.pb")));
-    side.xplane_paths.push_back(path);
+    side.profile_paths.push_back(path);
     return side;
   }
   // A PyTorch trace: one span of one worker, named as the server names it.
   if (IsKinetoTraceFileName(base) || (IsJsonFileName(base) && FileLooksLikeKinetoTrace(path))) {
     size_t cut = base.find(IsKinetoTraceFileName(base) ? ".pt.trace.json" : ".json");
     side.hosts.push_back(base.substr(0, cut));
-    side.xplane_paths.push_back(path);
+    side.profile_paths.push_back(path);
     return side;
   }
   for (std::string_view suffix : {"overview_page.pb", "input_pipeline.pb", "tensorflow_stats.pb", "kernel_stats.pb"}) {

@@ -36,7 +36,7 @@ int ConvertCommand(int argc, char** argv) {
   flags.Add("list", "", "list the available tools", true);
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (flags.Bool("list")) {
-    for (const ToolSpec& t : XPlaneTools()) std::printf("%s\n", t.name.c_str());
+    for (const ToolSpec& t : ProfileTools()) std::printf("%s\n", t.name.c_str());
     return 0;
   }
   const std::string tool = flags.Get("tool");
@@ -44,16 +44,16 @@ int ConvertCommand(int argc, char** argv) {
     flags.Error("need FILE and --tool (see --help)");
     return 2;
   }
-  const ToolSpec* spec = FindXPlaneTool(tool);
+  const ToolSpec* spec = FindProfileTool(tool);
   if (spec == nullptr) {
     std::fprintf(stderr, "tbprof convert: tool '%s' is not available from xplane files; available:", tool.c_str());
-    for (const ToolSpec& t : XPlaneTools()) std::fprintf(stderr, " %s", t.name.c_str());
-    std::fprintf(stderr, "%s\n", XPlaneTools().empty() ? " (none yet)" : "");
+    for (const ToolSpec& t : ProfileTools()) std::fprintf(stderr, " %s", t.name.c_str());
+    std::fprintf(stderr, "%s\n", ProfileTools().empty() ? " (none yet)" : "");
     return 2;
   }
   ToolInput in;
   for (const std::string& f : flags.positional()) {
-    in.xplane_paths.push_back(f);
+    in.profile_paths.push_back(f);
     in.hosts.push_back(HostFromPath(f));
   }
   // The same parser as the server's query strings: --param takes what a URL would hold.

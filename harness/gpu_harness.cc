@@ -12,7 +12,7 @@
 #include <memory>
 #include <set>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/xplane/xspace_reader.h"
 #include "harness/cupti/cupti_collector.h"
 #include "harness/cupti/cupti_loader.h"

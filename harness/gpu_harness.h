@@ -26,7 +26,7 @@ inline constexpr int kExitNoGpu = 3;
 inline constexpr int kExitCudaError = 4;
 
 // One device kernel as kernel_stats would read it from a profile, with
-// kernel_stats' own TensorCore rules (convert/analysis/common/tf_op_utils.h).
+// kernel_stats' own TensorCore rules (convert/analysis/op_names/tf_op_utils.h).
 struct KernelRow {
   std::string name, op_name;  // op_name: tf_op up to the first ':'
   int64_t duration_ps = 0;

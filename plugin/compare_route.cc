@@ -26,7 +26,7 @@ bool IsPyTorchTrace(const RunFile& f) { return f.suffix.starts_with("pt.trace.js
 std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare(const Query& q, bool csv) {
   DataPlan plan;
   plan.csv = csv;
-  plan.spec = FindXPlaneTool("compare");
+  plan.spec = FindProfileTool("compare");
   const std::string run = q.Get("run"), base_run = q.Get("base_run");
   if (run.empty()) return Text(400, "missing query parameter 'run' (run B)");
   if (base_run.empty()) return Text(400, "missing query parameter 'base_run' (the baseline run A)");
@@ -38,21 +38,21 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare
                   std::vector<std::string>& xplanes, std::vector<std::string>& legacy) -> Status {
     if (!host.empty()) RETURN_IF_ERROR(CheckPlainName("host", host));
     ASSIGN_OR_RETURN(ListedRun listed, ListRun(run_name, q.Scope(), nullptr));
-    const auto& files_of_run = listed.contents->xplanes;
+    const auto& files_of_run = listed.contents->profiles;
     // Spans are compared one at a time (torch-tb-profiler showed them so): without a host, the first.
     if ((host.empty() || host == kAllHosts) && !files_of_run.empty() && IsPyTorchTrace(files_of_run.front())) {
       host = files_of_run.front().host;
     }
     const bool every_host = host.empty() || host == kAllHosts;
     std::vector<const RunFile*> files;
-    for (const RunFile& f : listed.contents->xplanes) {
+    for (const RunFile& f : listed.contents->profiles) {
       if (every_host || f.host == host) {
         files.push_back(&f);
         hosts.push_back(f.host);
         xplanes.push_back(f.path);
       }
     }
-    if (listed.contents->xplanes.empty()) {
+    if (listed.contents->profiles.empty()) {
       for (const RunFile& f : listed.contents->legacy) {
         if (!CompareReadsLegacySuffix(f.suffix) || !IsServableLegacy(f)) continue;
         // Without a host named, the legacy files of the first host that has them.
@@ -75,11 +75,11 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanCompare
     return Status();
   };
   std::string host = q.Get("host"), base_host = q.Get("base_host");
-  if (Status s = side(run, host, plan.input.hosts, plan.input.xplane_paths, plan.input.legacy_paths); !s.ok()) {
+  if (Status s = side(run, host, plan.input.hosts, plan.input.profile_paths, plan.input.legacy_paths); !s.ok()) {
     return FromStatus(s);
   }
   plan.key += "base|";
-  if (Status s = side(base_run, base_host, plan.input.base_hosts, plan.input.base_xplane_paths,
+  if (Status s = side(base_run, base_host, plan.input.base_hosts, plan.input.base_profile_paths,
                       plan.input.base_legacy_paths);
       !s.ok()) {
     return FromStatus(s);

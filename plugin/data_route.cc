@@ -198,25 +198,25 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
     return FileIdentityKey(f.path, *id);
   };
 
-  const ToolSpec* spec = FindXPlaneTool(tag);
+  const ToolSpec* spec = FindProfileTool(tag);
   if (csv && spec != nullptr && !spec->csv) return Text(400, "CSV format not supported for this tool type");
   std::vector<const RunFile*> legacy;
   for (const RunFile& f : contents.legacy) {
     if (LegacyFileServesTag(f, tag) && IsServableLegacy(f)) legacy.push_back(&f);
   }
-  if (spec != nullptr && !contents.xplanes.empty()) {
+  if (spec != nullptr && !contents.profiles.empty()) {
     // Host selection as xprof's _get_valid_hosts: a listed host set for the trace viewers, else
     // ALL_HOSTS (or no host) for all files, else the one host named.
     std::vector<const RunFile*> files;
     auto find_host = [&](const std::string& h) -> const RunFile* {
-      for (const RunFile& f : contents.xplanes) {
+      for (const RunFile& f : contents.profiles) {
         if (f.host == h) return &f;
       }
       return nullptr;
     };
     // A host the run does not have is refused, naming the hosts it has, rather than answered with another.
     std::string host_names;
-    for (const RunFile& f : contents.xplanes) host_names += (host_names.empty() ? "" : ", ") + f.host;
+    for (const RunFile& f : contents.profiles) host_names += (host_names.empty() ? "" : ", ") + f.host;
     auto unknown_host = [&](const std::string& h) {
       return Text(404, "No xplane file found for host: " + h + " in run: " + run + " (its hosts: " + host_names + ")");
     };
@@ -226,14 +226,14 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
         if (f == nullptr) return unknown_host(h);
         files.push_back(f);
       }
-    } else if (host == kAllHosts && !spec->all_hosts && contents.xplanes.size() > 1) {
+    } else if (host == kAllHosts && !spec->all_hosts && contents.profiles.size() > 1) {
       return Text(404, tag + " shows one host at a time: choose one of run " + run + "'s hosts (" + host_names +
                            ") instead of " + std::string(kAllHosts));
     } else if (!host.empty() && host != kAllHosts && find_host(host) == nullptr) {
       return unknown_host(host);
     } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
       // A converter that cannot combine hosts (ToolSpec::all_hosts) gets the first when none is named.
-      for (const RunFile& f : contents.xplanes) {
+      for (const RunFile& f : contents.profiles) {
         if (files.empty() || spec->all_hosts) files.push_back(&f);
       }
     } else {
@@ -245,7 +245,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
       if (!id.ok()) return FromStatus(id.status());
       plan.key += *id + "|";
       plan.input.hosts.push_back(f->host);
-      plan.input.xplane_paths.push_back(f->path);
+      plan.input.profile_paths.push_back(f->path);
     }
     plan.key += param_key;
     plan.spec = spec;
@@ -266,7 +266,7 @@ std::variant<HttpResponse, ProfileService::DataPlan> ProfileService::PlanData(
     if (!id.ok()) return FromStatus(id.status());
     plan.key = "data|" + tag + "|" + *id + "|" + param_key;
     plan.input.hosts.push_back(file->host);
-    plan.input.xplane_paths.push_back(file->path);
+    plan.input.profile_paths.push_back(file->path);
     plan.spec = spec;
     plan.input.params = std::move(params);
     plan.input.cache = &cache_;

@@ -9,8 +9,6 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
-#include <deque>
-#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -23,6 +21,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
+#include "plugin/admission_scheduler.h"
 #include "plugin/gzip.h"
 #include "plugin/logdir.h"
 
@@ -110,13 +109,13 @@ bool IsAllowedLocalHost(std::string_view host, const std::vector<std::string>& a
 }
 
 struct HttpServer::Impl {
-  Impl(HttpServerOptions o, ProfileService* s) : options(std::move(o)), service(s) {
-    // Conversions are admitted by memory; listings and captures each have a
-    // few threads of their own, so neither waits behind conversions nor takes
-    // their workers (a capture holds its thread for its whole duration).
-    lanes[Lane(WorkLane::kConversion)].Init(std::max(1, options.worker_threads), std::max(0, options.max_queued), true);
-    lanes[Lane(WorkLane::kListing)].Init(kListingThreads, std::max(0, options.max_queued), false);
-    lanes[Lane(WorkLane::kCapture)].Init(kCaptureThreads, kCapturesQueued, false);
+  Impl(HttpServerOptions o, ProfileService* s)
+      : options(std::move(o)),
+        service(s),
+        admission({.conversion_threads = options.worker_threads,
+                   .max_queued = options.max_queued,
+                   .memory_budget_bytes = options.memory_budget_bytes},
+                  service->cache()) {
     // One single-threaded io_context per network thread: a connection stays
     // on its thread, so no locks or cross-thread wake-ups on the hot path.
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
@@ -142,79 +141,18 @@ struct HttpServer::Impl {
     return logged_failures.insert(failed_files).second;
   }
 
-  // A piece of deferred work waiting for admission.
-  struct Job {
-    uint64_t working_bytes = 0;
-    WorkLane lane = WorkLane::kConversion;
-    std::function<void()> run;  // on a worker; calls Finished(lane, working_bytes) when done
-  };
-  // Why Submit did not take a job.
-  enum class Admission { kQueued, kBusy, kTooBig };
-  Admission Submit(Job job);
-  void Finished(WorkLane lane, uint64_t working_bytes);
-  // Running work of `lane` asks for `more` bytes, `total` in all (see
-  // convert/base/memory_grant.h): given when the budget has them now.
-  Status GrowRunning(WorkLane lane, uint64_t more, uint64_t total);
-  // The grant a job of `lane` admitted with `bytes` runs under.
-  std::shared_ptr<MemoryGrant> GrantFor(WorkLane lane, uint64_t bytes) {
-    return std::make_shared<MemoryGrant>(
-        bytes, [this, lane](uint64_t more, uint64_t total) { return GrowRunning(lane, more, total); });
-  }
-  // Memory beside a full cache: the most one piece of work may need.
-  uint64_t WorkRoom() const {
-    const uint64_t cache = service->cache().budget_bytes();
-    return options.memory_budget_bytes > cache ? options.memory_budget_bytes - cache : 0;
-  }
-  void DispatchLocked(WorkLane lane);
-  // An answer written (or dropped) has freed memory: waiting work may fit now.
-  void SendingReleased();
-
-  static constexpr int kListingThreads = 2;
-  static constexpr int kCaptureThreads = 2;
-  static constexpr int kCapturesQueued = 0;  // a third capture is refused (503), not queued
-  // Conversions estimated at most this much go ahead of bigger ones, and big
-  // ones leave one worker free for them: whole traces asked for by one client
-  // do not hold up everyone's small answers.
-  static constexpr uint64_t kSmallWorkBytes = uint64_t{64} << 20;
-  static size_t Lane(WorkLane lane) { return static_cast<size_t>(lane); }
-  // One kind of deferred work: its threads and its queue (guarded by admit_mu).
-  struct LaneState {
-    void Init(int threads, int queued, bool memory_admitted) {
-      max_running = threads;
-      max_queued = static_cast<size_t>(queued);
-      by_memory = memory_admitted;
-      pool = std::make_unique<net::thread_pool>(static_cast<size_t>(threads));
-    }
-    std::unique_ptr<net::thread_pool> pool;
-    std::deque<Job> waiting;
-    int running = 0;
-    int big_running = 0;  // of them, work estimated above kSmallWorkBytes (memory-admitted lanes)
-    int max_running = 1;
-    size_t max_queued = 0;
-    bool by_memory = false;  // waits for memory, not only for a thread
-  };
-  static bool IsBig(const LaneState& lane, uint64_t bytes) { return lane.by_memory && bytes > kSmallWorkBytes; }
-
   HttpServerOptions options;
   ProfileService* service;
-  // Declared before `lanes`: their threads are joined first on destruction.
+  // Declared before the network threads' contexts: sessions count their
+  // answers out of it when they go with their context.
+  AdmissionScheduler admission;
   std::vector<std::unique_ptr<net::io_context>> contexts;
   std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
   size_t next_context = 0;  // round-robin, touched only by the accept handler
   std::optional<tcp::acceptor> acceptor;
-  std::array<LaneState, 3> lanes;
   uint16_t port = 0;
   std::atomic<bool> stopped{false};
   bool check_host = false;    // listening on loopback only
-  // Admission of deferred work (see http_server.h).
-  mutable std::mutex admit_mu;
-  uint64_t running_bytes = 0;  // every lane's running work
-  // Answers computed for a request (not shared with the cache) that are being
-  // written: a slow reader keeps them alive. Counted with the cache's bytes.
-  std::atomic<uint64_t> sending_bytes{0};
-  uint64_t HeldBytes() const { return service->cache().bytes_used() + sending_bytes.load(); }
-  bool FitsLocked(const LaneState& lane, uint64_t bytes) const;
-  WorkCounts counts;  // guarded by admit_mu
   std::mutex logged_mu;
   std::unordered_set<std::string> logged_failures;  // guarded by logged_mu
   // accept() failures (out of descriptors): retried after a pause, logged at most once a second.
@@ -353,53 +291,24 @@ class Session : public std::enable_shared_from_this<Session> {
   // from a worker handing back the rest of its work); the answer refusing it
   // when it cannot be queued.
   std::optional<HttpResponse> Admit(ProfileService::Deferred work, std::shared_ptr<CancellationToken> token) {
-    HttpServer::Impl::Job job;
+    AdmissionScheduler::Job job;
     job.working_bytes = work.working_bytes;
     job.lane = work.lane;
     job.run = [self = shared_from_this(), run = std::move(work.run), token, bytes = work.working_bytes,
                lane = work.lane] { self->RunDeferred(run, token, bytes, lane); };
-    switch (server_->Submit(std::move(job))) {
-      case HttpServer::Impl::Admission::kQueued:
-        return std::nullopt;
-      case HttpServer::Impl::Admission::kBusy: {
-        HttpResponse busy;
-        busy.status = 503;
-        if (work.lane == WorkLane::kCapture) {
-          busy.body = "busy: " + std::to_string(HttpServer::Impl::kCaptureThreads) +
-                      " captures are running; try again when one has finished";
-        } else {
-          busy.body = "busy: " + std::string(work.lane == WorkLane::kListing ? "listings" : "conversions") +
-                      " run on every thread of theirs and " + std::to_string(std::max(0, options().max_queued)) +
-                      " wait; try again";
-        }
-        busy.headers.emplace_back("Retry-After", "1");
-        return busy;
-      }
-      case HttpServer::Impl::Admission::kTooBig: {
-        HttpResponse big;
-        big.status = 413;
-        big.body = "this request needs about " + std::to_string(work.working_bytes >> 20) +
-                   " MiB of working memory, more than the " + std::to_string(server_->WorkRoom() >> 20) +
-                   " MiB that --memory_mb leaves beside --cache_mb; ask for less, or serve with a larger --memory_mb";
-        return big;
-      }
-    }
-    return std::nullopt;
+    return server_->admission.Submit(std::move(job));
   }
 
   // On a worker: the deferred work under the request's cancellation token.
   void RunDeferred(const std::function<std::variant<HttpResponse, ProfileService::Deferred>()>& run,
                    const std::shared_ptr<CancellationToken>& token, uint64_t bytes, WorkLane lane) {
     if (token->cancelled()) {  // the client left while it waited: not started
-      server_->Finished(lane, bytes);
-      {
-        std::lock_guard<std::mutex> lock(server_->admit_mu);
-        ++server_->counts.not_started;
-      }
+      server_->admission.Finished(lane, bytes);
+      server_->admission.Count(AdmissionScheduler::Ending::kNotStarted);
       return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
     }
     std::variant<HttpResponse, ProfileService::Deferred> outcome;
-    std::shared_ptr<MemoryGrant> grant = server_->GrantFor(lane, bytes);
+    std::shared_ptr<MemoryGrant> grant = server_->admission.GrantFor(lane, bytes);
     std::shared_ptr<EncodedBody> encoded;
     {
       CancellationScope scope(token);
@@ -415,7 +324,7 @@ class Session : public std::enable_shared_from_this<Session> {
         encoded.reset();
       }
     }
-    server_->Finished(lane, grant->reserved());
+    server_->admission.Finished(lane, grant->reserved());
     const bool cancelled = token->cancelled();
     if (!cancelled) {
       if (auto* rest = std::get_if<ProfileService::Deferred>(&outcome)) {
@@ -425,10 +334,8 @@ class Session : public std::enable_shared_from_this<Session> {
         outcome = std::move(*refusal);
       }
     }
-    {
-      std::lock_guard<std::mutex> lock(server_->admit_mu);
-      ++(cancelled ? server_->counts.cancelled_running : server_->counts.finished);
-    }
+    server_->admission.Count(cancelled ? AdmissionScheduler::Ending::kCancelledRunning
+                                       : AdmissionScheduler::Ending::kFinished);
     if (cancelled) {
       return net::post(stream_.get_executor(), [self = shared_from_this()] { self->OnWorkDone(std::nullopt, {}); });
     }
@@ -459,10 +366,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == net::error::operation_aborted && ready_) return SendReady();  // stopped to send the answer
     if (token_) token_->Cancel();
     client_gone_ = true;
-    {
-      std::lock_guard<std::mutex> lock(server_->admit_mu);
-      ++server_->counts.clients_left;
-    }
+    server_->admission.Count(AdmissionScheduler::Ending::kClientLeft);
     if (ready_) return Close();  // the answer came as the client left
   }
 
@@ -561,12 +465,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Counts `bytes` (replacing what this session counted before) as held for writing.
   void HoldSending(uint64_t bytes) {
-    if (bytes == sending_bytes_) return;
-    server_->sending_bytes += bytes;
-    server_->sending_bytes -= sending_bytes_;
-    const bool released = bytes < sending_bytes_;
+    server_->admission.HoldForWriting(sending_bytes_, bytes);
     sending_bytes_ = bytes;
-    if (released) server_->SendingReleased();
   }
 
   void Write(http::message_generator msg) {
@@ -635,7 +535,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpServer::Impl* server_;
   std::shared_ptr<const std::string> payload_;  // the body being written
-  uint64_t sending_bytes_ = 0;  // of payload_, counted in the server's sending_bytes
+  uint64_t sending_bytes_ = 0;  // of payload_, counted by the server's admission
   std::array<char, 8192> drain_buffer_;
   size_t drained_ = 0;
   std::string method_, target_;
@@ -649,134 +549,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
 }  // namespace
 
-HttpServer::Impl::Admission HttpServer::Impl::Submit(Job job) {
-  std::lock_guard<std::mutex> lock(admit_mu);
-  LaneState& lane = lanes[Lane(job.lane)];
-  if (lane.by_memory && options.memory_budget_bytes > 0 && job.working_bytes > WorkRoom()) {
-    ++counts.refused_too_big;
-    return Admission::kTooBig;
-  }
-  const bool starts_now =
-      lane.waiting.empty() && lane.running < lane.max_running && FitsLocked(lane, job.working_bytes);
-  if (!starts_now && lane.waiting.size() >= lane.max_queued) {
-    ++counts.refused_busy;
-    return Admission::kBusy;
-  }
-  const WorkLane which = job.lane;
-  lane.waiting.push_back(std::move(job));
-  DispatchLocked(which);
-  if (lane.by_memory && !lane.waiting.empty() && lane.running < lane.max_running) ++counts.waited_for_memory;
-  return Admission::kQueued;
-}
-
-Status HttpServer::Impl::GrowRunning(WorkLane which, uint64_t more, uint64_t total) {
-  std::lock_guard<std::mutex> lock(admit_mu);
-  const LaneState& lane = lanes[Lane(which)];
-  if (lane.by_memory && options.memory_budget_bytes > 0) {
-    if (total > WorkRoom()) {
-      ++counts.refused_growing_too_big;
-      return ResourceExhausted("needs more than the " + std::to_string(WorkRoom() >> 20) +
-                               " MiB of working memory that --memory_mb leaves beside --cache_mb; ask for less (a "
-                               "host, a time window, a resolution), or serve with a larger --memory_mb");
-    }
-    // As in FitsLocked: alone, the work may use the room beside a full cache.
-    const uint64_t held = lane.running <= 1 ? sending_bytes.load() + running_bytes + more
-                                            : HeldBytes() + running_bytes + more;
-    if (held > (lane.running <= 1 ? WorkRoom() : options.memory_budget_bytes)) {
-      ++counts.refused_growing_busy;
-      return Unavailable("needs " + std::to_string(total >> 20) +
-                         " MiB of working memory, more than other work leaves free now; try again");
-    }
-  }
-  running_bytes += more;
-  counts.peak_admitted_bytes = std::max<uint64_t>(counts.peak_admitted_bytes, HeldBytes() + running_bytes);
-  return Status();
-}
-
-void HttpServer::Impl::Finished(WorkLane which, uint64_t working_bytes) {
-  std::lock_guard<std::mutex> lock(admit_mu);
-  LaneState& lane = lanes[Lane(which)];
-  --lane.running;
-  if (IsBig(lane, working_bytes)) --lane.big_running;
-  running_bytes -= working_bytes;
-  DispatchLocked(which);
-  // Memory freed by any lane may let a waiting conversion start.
-  if (which != WorkLane::kConversion) DispatchLocked(WorkLane::kConversion);
-}
-
-// Whether work of `bytes` may start now in `lane`. The cache's bytes count
-// as they are, except when no conversion runs: then the cache, even full,
-// leaves WorkRoom, so work that Submit did not refuse fits unless answers
-// being written to slow readers hold that room (it frees as they finish).
-bool HttpServer::Impl::FitsLocked(const LaneState& lane, uint64_t bytes) const {
-  if (!lane.by_memory || options.memory_budget_bytes == 0) return true;
-  if (lane.running == 0) return sending_bytes.load() + running_bytes + bytes <= WorkRoom();
-  return HeldBytes() + running_bytes + bytes <= options.memory_budget_bytes;
-}
-
-void HttpServer::Impl::SendingReleased() {
-  std::lock_guard<std::mutex> lock(admit_mu);
-  DispatchLocked(WorkLane::kConversion);
-}
-
-// First come, first served within a lane, except that small conversions go
-// ahead of big ones and big ones leave a worker free (when there are two or
-// more): work that does not fit yet holds back the work of its size behind it,
-// so a big conversion is not starved by other big ones. The queue moves again
-// when running work finishes or a written answer is released. Listings and
-// captures hold little memory: counted, never waited for.
-void HttpServer::Impl::DispatchLocked(WorkLane which) {
-  LaneState& lane = lanes[Lane(which)];
-  while (!lane.waiting.empty() && lane.running < lane.max_running) {
-    auto pick = std::find_if(lane.waiting.begin(), lane.waiting.end(),
-                             [&](const Job& j) { return !IsBig(lane, j.working_bytes); });
-    if (pick == lane.waiting.end()) {
-      if (lane.big_running >= std::max(1, lane.max_running - 1)) return;
-      pick = lane.waiting.begin();
-    }
-    Job& next = *pick;
-    if (!FitsLocked(lane, next.working_bytes)) return;
-    if (IsBig(lane, next.working_bytes)) ++lane.big_running;
-    ++lane.running;
-    running_bytes += next.working_bytes;
-    if (lane.by_memory) counts.peak_running = std::max(counts.peak_running, lane.running);
-    counts.peak_admitted_bytes =
-        std::max<uint64_t>(counts.peak_admitted_bytes, HeldBytes() + running_bytes);
-    net::post(*lane.pool, std::move(next.run));
-    lane.waiting.erase(pick);
-  }
-}
-
 std::optional<HttpResponse> HttpServer::RunAdmitted(ProfileService::Deferred work) {
-  auto done = std::make_shared<std::promise<HttpResponse>>();
-  std::future<HttpResponse> answer = done->get_future();
-  Impl::Job job;
-  job.working_bytes = work.working_bytes;
-  job.lane = work.lane;
-  job.run = [impl = impl_.get(), work, done] {
-    HttpResponse r;
-    std::shared_ptr<MemoryGrant> grant = impl->GrantFor(work.lane, work.working_bytes);
-    try {
-      MemoryGrantScope memory(grant);
-      r = work();
-    } catch (const std::exception& e) {
-      r.status = 500;
-      r.body = e.what();
-    }
-    impl->Finished(work.lane, grant->reserved());
-    done->set_value(std::move(r));
-  };
-  if (impl_->Submit(std::move(job)) != Impl::Admission::kQueued) return std::nullopt;
-  // Work still queued when the server stops never runs: stop waiting then.
-  while (answer.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-    if (impl_->stopped) return std::nullopt;
-  }
-  return answer.get();
+  return impl_->admission.RunAdmitted(std::move(work), impl_->stopped);
 }
 
 HttpServer::WorkCounts HttpServer::work_counts() const {
-  std::lock_guard<std::mutex> lock(impl_->admit_mu);
-  return impl_->counts;
+  return impl_->admission.counts();
 }
 
 void HttpServer::Impl::Accept() {
@@ -818,7 +596,7 @@ HttpServer::HttpServer(HttpServerOptions options, ProfileService* service)
 
 HttpServer::~HttpServer() {
   Stop();
-  for (auto& lane : impl_->lanes) lane.pool->join();
+  impl_->admission.Join();
   // Sessions still held by handlers go with their io_context and count their
   // answers out of the server: destroyed here, while the rest of it lives.
   impl_->accept_retry.reset();

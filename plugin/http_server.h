@@ -6,12 +6,9 @@
 // results, listings) and hands the rest, already parsed, to a worker thread →
 // gzip when the client accepts it → write, keep-alive.
 //
-// Deferred work is admitted by memory: it starts when a worker is free and the
-// cache's bytes plus the working memory of the work running (each estimated by
-// ProfileService) leave room for its own estimate under memory_budget_bytes;
-// until then it waits in a bounded queue (503 when full). Work that could not
-// fit even beside a full cache is refused with 413. While it waits or runs,
-// the connection is watched: a client that closes it cancels the work
+// Deferred work is admitted by memory (plugin/admission_scheduler.h: lanes,
+// the bounded queues, 413/503, the running work's grants). While it waits or
+// runs, the connection is watched: a client that closes it cancels the work
 // (convert/base/cancellation.h), which then stops at its next checkpoint.
 #pragma once
 
@@ -23,6 +20,7 @@
 #include <vector>
 
 #include "convert/base/status.h"
+#include "plugin/admission_scheduler.h"
 #include "plugin/routes.h"
 
 namespace tbprof {
@@ -43,7 +41,7 @@ struct HttpServerOptions {
   // Requests waiting for a worker beyond those being worked on; more get 503.
   int max_queued = 64;
   // Memory for the cache and the working memory of conversions together (see
-  // above); 0: conversions are admitted by worker count only.
+  // AdmissionScheduler); 0: conversions are admitted by worker count only.
   uint64_t memory_budget_bytes = 0;
   // When listening on a loopback address, requests must name the server as
   // localhost, 127.0.0.1 or [::1] (any port) or one of these names in their
@@ -88,21 +86,7 @@ class HttpServer {
   std::optional<HttpResponse> RunAdmitted(ProfileService::Deferred work);
 
   // What became of deferred work (for tests and benchmarks).
-  struct WorkCounts {
-    uint64_t finished = 0;           // answered
-    uint64_t not_started = 0;        // its client had gone before a worker took it
-    uint64_t cancelled_running = 0;  // its client left while it ran
-    uint64_t refused_busy = 0;       // 503: the queue was full
-    uint64_t refused_too_big = 0;    // 413: its working memory could never fit
-    uint64_t waited_for_memory = 0;  // started later than a free worker allowed, for memory
-    // Running work that claimed more than its estimate (convert/base/memory_grant.h) and was refused:
-    uint64_t refused_growing_too_big = 0;  // 413: more than could ever fit
-    uint64_t refused_growing_busy = 0;     // 503: more than other work left free
-    uint64_t clients_left = 0;       // connections closed while their work waited or ran
-    // The most work ran at once, and the most cache bytes plus running estimates were when work was admitted.
-    int peak_running = 0;
-    uint64_t peak_admitted_bytes = 0;
-  };
+  using WorkCounts = AdmissionCounts;
   WorkCounts work_counts() const;
 
   struct Impl;  // public only so http_server.cc's session class can name it

@@ -250,7 +250,7 @@ namespace {
 
 // A directory counts as a session when it holds anything a tool can read.
 bool HoldsProfileFiles(const RunContents& c) {
-  return !c.xplanes.empty() || !c.legacy.empty() || !c.tfprof_profiles.empty();
+  return !c.profiles.empty() || !c.legacy.empty() || !c.tfprof_profiles.empty();
 }
 
 void SortRuns(std::vector<RunRef>& runs) {
@@ -348,7 +348,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
     } else if (suffix == kXPlaneSuffix || suffix == kKinetoSuffix || suffix == kKinetoGzSuffix) {
       // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
       std::string problem = suffix == kXPlaneSuffix ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
-      out.xplanes.push_back(RunFile{host, suffix, path, std::move(problem)});
+      out.profiles.push_back(RunFile{host, suffix, path, std::move(problem)});
     } else if (suffix == kHloProtoSuffix) {
       if (!host.empty()) out.hlo_modules.push_back(host);
     } else {
@@ -359,7 +359,7 @@ RunContents Logdir::ScanRun(const std::string& dir) const {
   auto by_host = [](const RunFile& a, const RunFile& b) {
     return a.host != b.host ? a.host < b.host : a.suffix < b.suffix;
   };
-  std::sort(out.xplanes.begin(), out.xplanes.end(), by_host);
+  std::sort(out.profiles.begin(), out.profiles.end(), by_host);
   std::sort(out.legacy.begin(), out.legacy.end(), by_host);
   std::sort(out.tfprof_profiles.begin(), out.tfprof_profiles.end(), by_host);
   std::sort(out.hlo_modules.begin(), out.hlo_modules.end());

@@ -47,7 +47,7 @@ struct RunFile {
 
 // What a run directory holds, split by kind; each list is sorted by host.
 struct RunContents {
-  std::vector<RunFile> xplanes;     // <host>.xplane.pb, <host>.pt.trace.json[.gz]
+  std::vector<RunFile> profiles;      // <host>.xplane.pb, <host>.pt.trace.json[.gz]
   std::vector<RunFile> legacy;      // legacy per-tool files (suffix table below)
   std::vector<std::string> hlo_modules;  // <module>.hlo_proto.pb
   // tfprof's own files (ProfileProto), named profile_<step> as ProfileContext

@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/base/json.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
@@ -497,20 +497,20 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
   if (contents->out_of_descriptors) return RunNotListed();
   auto list = [this, contents] {
     FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-    if (!contents->xplanes.empty()) LimitInflationToEstimate(confined, contents->xplanes.front().path, max_inflated_bytes_);
+    if (!contents->profiles.empty()) LimitInflationToEstimate(confined, contents->profiles.front().path, max_inflated_bytes_);
     return Json(StringArray(ToolsOfRun(*contents, &cache_)));
   };
   // Listing a tool may load the run's first profile: admitted by its estimate.
-  const uint64_t bytes = contents->xplanes.empty() ? 0 : FirstModelLoadBytes(*contents);
+  const uint64_t bytes = contents->profiles.empty() ? 0 : FirstModelLoadBytes(*contents);
   if (bytes == 0) return list();
   return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
 }
 
 uint64_t ProfileService::FirstModelLoadBytes(const RunContents& contents) {
-  if (contents.xplanes.empty()) return 0;
+  if (contents.profiles.empty()) return 0;
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  auto id = FileIdentityOf(contents.xplanes.front().path);
-  return id.ok() ? ModelLoadBytes(contents.xplanes.front().path, *id) : 0;
+  auto id = FileIdentityOf(contents.profiles.front().path);
+  return id.ok() ? ModelLoadBytes(contents.profiles.front().path, *id) : 0;
 }
 
 HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
@@ -531,7 +531,7 @@ HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
   for (const std::string& h : hosts) {
     json::object entry{{"hostname", h}};
     // A host whose file is empty or cut short says so (an extra field: xprof's clients read only "hostname").
-    for (const RunFile& f : found->contents->xplanes) {
+    for (const RunFile& f : found->contents->profiles) {
       if (f.host == h && !f.problem.empty()) entry["problem"] = f.problem;
     }
     a.emplace_back(std::move(entry));
@@ -556,9 +556,9 @@ HttpResponse ProfileService::ListModules(const RunContents& contents) {
   std::vector<std::string> modules = contents.hlo_modules;
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
   // Modules also come from the HLO protos in the XSpace's /host:metadata plane.
-  if (!contents.xplanes.empty()) {
-    LimitInflationToEstimate(confined, contents.xplanes.front().path, max_inflated_bytes_);
-    auto model = LoadModelCached(contents.xplanes.front().path, &cache_);
+  if (!contents.profiles.empty()) {
+    LimitInflationToEstimate(confined, contents.profiles.front().path, max_inflated_bytes_);
+    auto model = LoadModelCached(contents.profiles.front().path, &cache_);
     if (model.ok()) {
       // The metadata plane's modules (their `Hlo Proto` stat), named as compiled.
       for (const std::string& name : HloModuleNames(**model)) {

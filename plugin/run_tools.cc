@@ -22,21 +22,21 @@ bool IsPyTorchFile(const RunFile& f) { return f.suffix.starts_with("pt.trace.jso
 }  // namespace
 
 bool SupportsAllHosts(std::string_view tool) {
-  const ToolSpec* t = FindXPlaneTool(tool);
+  const ToolSpec* t = FindProfileTool(tool);
   return t != nullptr && t->hosts_entry != AllHostsEntry::kNone;
 }
 bool IsAllHostsOnly(std::string_view tool) {
-  const ToolSpec* t = FindXPlaneTool(tool);
+  const ToolSpec* t = FindProfileTool(tool);
   return t != nullptr && t->hosts_entry == AllHostsEntry::kOnly;
 }
 bool SelectsHostsByList(std::string_view tool) {
-  const ToolSpec* t = FindXPlaneTool(tool);
+  const ToolSpec* t = FindProfileTool(tool);
   return t != nullptr && t->host_list;
 }
 
 
 bool AllHostsOnlyInRun(std::string_view tool, const RunContents& contents) {
-  for (const RunFile& f : contents.xplanes) {
+  for (const RunFile& f : contents.profiles) {
     if (IsPyTorchFile(f)) return false;
   }
   return IsAllHostsOnly(tool);
@@ -65,19 +65,19 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
   auto add = [&](const std::string& t) {
     if (std::find(tools.begin(), tools.end(), t) == tools.end()) tools.push_back(t);
   };
-  if (!contents.xplanes.empty()) {
+  if (!contents.profiles.empty()) {
     // xprof decides from the first XSpace only, and loads it only when a
     // tool's listing depends on its data.
     std::shared_ptr<const XSpaceModel> model;
     bool model_tried = false;
-    const bool pytorch = IsPyTorchFile(contents.xplanes.front());
-    for (const ToolSpec& t : XPlaneTools()) {
+    const bool pytorch = IsPyTorchFile(contents.profiles.front());
+    for (const ToolSpec& t : ProfileTools()) {
       if (pytorch && !PyTorchTraceCanFill(t.name)) continue;
       bool listed = t.listing == Listing::kAlways;
       if (t.listing == Listing::kIfDataPresent && t.listed_if) {
         if (!model_tried) {
           model_tried = true;
-          auto m = LoadModelCached(contents.xplanes.front().path, cache);
+          auto m = LoadModelCached(contents.profiles.front().path, cache);
           if (m.ok()) model = *m;
         }
         listed = model && t.listed_if(*model);
@@ -95,11 +95,11 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents, ArtifactCache* 
 
 std::vector<std::string> HostsOfRun(const RunContents& contents, std::string_view tag) {
   std::vector<std::string> hosts;
-  if (!contents.xplanes.empty()) {
-    for (const RunFile& f : contents.xplanes) {
+  if (!contents.profiles.empty()) {
+    for (const RunFile& f : contents.profiles) {
       if (!f.host.empty() && std::find(hosts.begin(), hosts.end(), f.host) == hosts.end()) hosts.push_back(f.host);
     }
-    const ToolSpec* spec = FindXPlaneTool(tag);
+    const ToolSpec* spec = FindProfileTool(tag);
     if (hosts.size() < 2 && spec != nullptr && spec->offered_with_several_hosts_only) return {};
     if (hosts.size() > 1) {
       if (AllHostsOnlyInRun(tag, contents)) {

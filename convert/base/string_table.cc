@@ -70,7 +70,10 @@ StrId StringTable::Find(std::string_view s) const {
 }
 
 size_t StringTable::MemoryBytes() const {
-  return chunks_.size() * kChunkBytes + views_.capacity() * sizeof(std::string_view) + slots_.capacity() * sizeof(Slot);
+  // A big string's chunk is its own size (Store): count the chunks or the
+  // strings, whichever is more.
+  return std::max(chunks_.size() * kChunkBytes, stored_bytes_) + views_.capacity() * sizeof(std::string_view) +
+         slots_.capacity() * sizeof(Slot);
 }
 
 }  // namespace tbprof

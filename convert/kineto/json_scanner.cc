@@ -115,7 +115,10 @@ void JsonScanner::ContinueAfterContainer(size_t pos) {
 }
 
 bool JsonScanner::Fail(std::string what) {
-  if (error_.empty()) error_ = std::move(what) + " at byte " + std::to_string(pos_);
+  if (error_.empty()) {
+    error_ = std::move(what) + " at byte " + std::to_string(pos_);
+    error_offset_ = pos_;
+  }
   pos_ = text_.size();
   return false;
 }

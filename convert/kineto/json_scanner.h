@@ -52,6 +52,8 @@ class JsonScanner {
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   size_t offset() const { return pos_; }
+  // Where the first error was found; the text's size when it ended too soon.
+  size_t error_offset() const { return error_offset_; }
 
  private:
   bool Fail(std::string what);
@@ -68,6 +70,7 @@ class JsonScanner {
   uint8_t is_object_[kMaxJsonDepth + 1] = {};
   std::string scratch_, key_scratch_;
   std::string error_;
+  size_t error_offset_ = 0;
 };
 
 // The offset of a '{' at or after `from` (and before `limit`) that looks like

@@ -1,4 +1,5 @@
 // Turning the builder's pending events into the model's planes.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
+#include "convert/model/model_writer.h"
 
 namespace tbprof::kineto_detail {
 
@@ -44,16 +46,26 @@ Stat StrStat(StrId name, StrId v) {
 
 // One metadata per (name, category as written): the category is its stat.
 // Nearly every name comes with one category, so the first (category,
-// metadata) of a name sits in a table by name id; other pairs in a map.
+// metadata) of a name sits in a table by name id; other pairs in a map. The
+// table is the space's, lent to one plane at a time and cleared of that
+// plane's entries after it (a table per plane would cost planes × names).
+using FirstOfName = std::vector<std::pair<StrId, uint32_t>>;  // metadata 0 is the placeholder: "none yet"
 class MetadataIndex {
  public:
-  MetadataIndex(XPlaneModel& plane, StrId category_stat) : plane_(plane), category_stat_(category_stat) {}
+  MetadataIndex(PlaneWriter& plane, StrId category_stat, FirstOfName& first_of_name)
+      : plane_(plane), category_stat_(category_stat), first_of_name_(first_of_name) {}
+  ~MetadataIndex() {
+    for (StrId name : touched_) first_of_name_[name] = {kNoStr, 0};
+  }
+  MetadataIndex(const MetadataIndex&) = delete;
+  MetadataIndex& operator=(const MetadataIndex&) = delete;
   uint32_t Of(StrId name, StrId cat) {
     if (name >= first_of_name_.size()) first_of_name_.resize(name + 1024, {kNoStr, 0});
     auto& first = first_of_name_[name];
     if (first.second != 0 && first.first == cat) return first.second;
     if (first.second == 0) {
       first = {cat, Add(name, cat)};
+      touched_.push_back(name);
       return first.second;
     }
     auto [it, fresh] = others_.try_emplace((uint64_t{name} << 32) | cat, 0);
@@ -64,17 +76,16 @@ class MetadataIndex {
  private:
   uint32_t Add(StrId name, StrId cat) {
     EventMetadata md;
-    md.id = static_cast<int64_t>(plane_.event_metadata.size());
+    md.id = static_cast<int64_t>(plane_.NumEventMetadata());
     md.name = name;
-    md.first_stat = static_cast<uint32_t>(plane_.metadata_stats.size());
-    md.num_stats = 1;
-    plane_.metadata_stats.push_back(StrStat(category_stat_, cat));
-    plane_.event_metadata.push_back(std::move(md));
-    return static_cast<uint32_t>(plane_.event_metadata.size() - 1);
+    plane_.BeginEventMetadata();
+    plane_.AddMetadataStat(StrStat(category_stat_, cat));
+    return plane_.EndEventMetadata(std::move(md));
   }
-  XPlaneModel& plane_;
+  PlaneWriter& plane_;
   StrId category_stat_;
-  std::vector<std::pair<StrId, uint32_t>> first_of_name_;  // metadata 0 is the placeholder: "none yet"
+  FirstOfName& first_of_name_;
+  std::vector<StrId> touched_;
   std::unordered_map<uint64_t, uint32_t> others_;
 };
 
@@ -126,7 +137,7 @@ std::string KinetoBuilder::KernelDetails(const PendingEvent& e) const {
 }
 
 // A `[memory]` record as the allocator events the memory profile reads.
-void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, std::vector<Stat>& stats) {
+void KinetoBuilder::AddMemoryStats(const PendingEvent& e, PlaneWriter& plane) {
   StringTable& s = space_->strings;
   const int64_t bytes = IntArg(e, n_.bytes);
   const int64_t device_type = IntArg(e, n_.device_type);
@@ -134,55 +145,68 @@ void KinetoBuilder::AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, st
   const int64_t allocated = IntArg(e, n_.total_allocated);
   const int64_t reserved = IntArg(e, n_.total_reserved);
   const int64_t addr = IntArg(e, n_.addr);
-  std::string allocator = device_type == 1 ? "GPU_" + std::to_string(device) + "_caching" : "cpu";
-  stats.push_back(StrStat(s.Intern("allocator_name"), s.Intern(allocator)));
+  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm); other kinds are named by their number.
+  std::string allocator = device_type == 1 || device_type == 6 ? "GPU_" + std::to_string(device) + "_caching"
+                          : device_type == 0 || device_type == kNone ? std::string("cpu")
+                                                                      : "device_type_" + std::to_string(device_type);
+  plane.AddEventStat(StrStat(s.Intern("allocator_name"), s.Intern(allocator)));
   if (bytes != kNone) {
-    stats.push_back(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
-    stats.push_back(IntStat(s.Intern("allocation_bytes"), std::llabs(bytes)));
+    plane.AddEventStat(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
+    plane.AddEventStat(IntStat(s.Intern("allocation_bytes"), std::llabs(bytes)));
   }
-  if (addr != kNone) stats.push_back(IntStat(s.Intern("addr"), addr));
-  if (allocated != kNone) stats.push_back(IntStat(s.Intern("bytes_allocated"), allocated));
+  if (addr != kNone) plane.AddEventStat(IntStat(s.Intern("addr"), addr));
+  if (allocated != kNone) plane.AddEventStat(IntStat(s.Intern("bytes_allocated"), allocated));
   // Reserved by the caching allocator but not handed out: its free bytes.
   // (TensorFlow's bytes_reserved is stack memory, which PyTorch has none of:
   // 0, so the profile's in-use memory is the allocated heap.)
   if (allocated != kNone && reserved != kNone) {
-    stats.push_back(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
-    stats.push_back(IntStat(s.Intern("bytes_reserved"), 0));
+    plane.AddEventStat(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
+    plane.AddEventStat(IntStat(s.Intern("bytes_reserved"), 0));
   }
   int64_t& peak = peak_in_use_[allocator];
   if (allocated != kNone) peak = std::max(peak, allocated);
-  stats.push_back(IntStat(s.Intern("peak_bytes_in_use"), peak));
-  (void)plane;
+  plane.AddEventStat(IntStat(s.Intern("peak_bytes_in_use"), peak));
 }
 
-std::vector<uint32_t> KinetoBuilder::LinesOf(int device) const {
-  std::vector<uint32_t> line_order;
-  for (uint32_t l = 0; l < lines_.size(); ++l) {
-    if (lines_[l].device == device) line_order.push_back(l);
+// The lines of each of `devices` (ascending, the host's -1 first), by id.
+std::vector<std::vector<uint32_t>> KinetoBuilder::LinesByPlane(const std::vector<int>& devices) const {
+  std::vector<uint32_t> order(lines_.size());
+  for (uint32_t l = 0; l < order.size(); ++l) order[l] = l;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return lines_[a].device != lines_[b].device ? lines_[a].device < lines_[b].device : lines_[a].id < lines_[b].id;
+  });
+  std::vector<std::vector<uint32_t>> by_plane(devices.size());
+  size_t plane = 0;
+  for (uint32_t l : order) {
+    while (devices[plane] != lines_[l].device) ++plane;
+    by_plane[plane].push_back(l);
   }
-  std::stable_sort(line_order.begin(), line_order.end(),
-                   [&](uint32_t a, uint32_t b) { return lines_[a].id < lines_[b].id; });
-  return line_order;
+  return by_plane;
 }
 
-std::vector<std::pair<char*, size_t>> KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order,
-                                                                  XPlaneModel& plane) const {
+// Sizes the plane's arrays, claimed first, and adds the parts sure to be
+// written to `filled`.
+Status KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+                                   std::vector<std::pair<char*, size_t>>& filled) const {
   size_t num_events = 0, num_stats = 0;
   for (uint32_t l : line_order) {
     num_events += lines_[l].events.size();
     for (uint32_t idx : lines_[l].events) num_stats += EventAt(idx).num_stats;
   }
-  plane.events.reserve(num_events);
-  plane.event_stats.reserve(num_stats + 2 * num_events);  // + tf_op, kernel_details
-  AdviseHugePages(plane.events);
-  AdviseHugePages(plane.event_stats);
-  return {{reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event)},
-          {reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat)}};
+  const size_t reserved_stats = num_stats + 2 * num_events;  // + tf_op, kernel_details
+  RETURN_IF_ERROR(ClaimMemory(sizeof(XPlaneModel) + sizeof(EventMetadata) + line_order.size() * sizeof(LineModel) +
+                                  num_events * sizeof(Event) + reserved_stats * sizeof(Stat),
+                              "loading the profile"));
+  PlaneWriter(plane).ReserveLarge(num_events, reserved_stats);
+  filled.emplace_back(reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event));
+  filled.emplace_back(reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat));
+  return Status::Ok();
 }
 
-void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                                const std::unordered_map<int64_t, StrId>& op_of_external,
-                               const std::unordered_map<int64_t, int64_t>& external_of_correlation) {
+                               const std::unordered_map<int64_t, int64_t>& external_of_correlation,
+                               std::vector<std::pair<StrId, uint32_t>>& first_of_name) {
   StringTable& strings = space_->strings;
   const StrId category_stat = strings.Intern(kKinetoCategoryStat);
   const StrId tf_op = strings.Intern(schema::kTfOp);
@@ -191,8 +215,8 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
   const StrId step_num = strings.Intern(schema::kStepNum);
   const StrId alloc = strings.Intern(schema::kMemoryAllocationEvent);
   const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
-  plane.event_metadata.emplace_back();  // index 0: the nameless placeholder
-  MetadataIndex metadata_index(plane, category_stat);
+  plane.AddEventMetadata({});  // index 0: nameless, MetadataIndex's "none yet"
+  MetadataIndex metadata_index(plane, category_stat, first_of_name);
   for (uint32_t l : line_order) {
     PendingLine& pl = lines_[l];
     auto outer_first = [&](uint32_t a, uint32_t b) {
@@ -215,51 +239,45 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
       line.name = strings.Intern(pl.id == kKinetoGpuAnnotationLineId ? std::string("GPU annotations")
                                                                       : "Stream #" + std::to_string(pl.id));
     }
-    line.first_event = static_cast<uint32_t>(plane.events.size());
-    line.num_events = static_cast<uint32_t>(pl.events.size());
+    plane.BeginLine();
     for (uint32_t idx : pl.events) {
       const PendingEvent& pe = EventAt(idx);
-      Event ev;
-      ev.begin_ps = (pe.ts_ns - origin_ns_) * 1000;
-      ev.duration_ps = pe.dur_ns * 1000;
-      ev.first_stat = static_cast<uint32_t>(plane.event_stats.size());
       StrId name = pe.name;
       if (pe.kind == Kind::kMemory) {
         const int64_t bytes = IntArg(pe, n_.bytes);
         name = bytes != kNone && bytes < 0 ? dealloc : alloc;
       }
-      ev.metadata = metadata_index.Of(name, pe.cat);
-      plane.events.push_back(ev);
+      const uint32_t metadata = metadata_index.Of(name, pe.cat);
+      plane.BeginEvent();
       const Stat* pending_stats = StatsOf(pe);
       for (uint32_t i = 0; i < pe.num_stats; ++i) {
         Stat s = pending_stats[i];
         if (s.name == n_.correlation) s.name = n_.correlation_id;
         if (s.name == n_.device) s.name = n_.device_id;
-        plane.event_stats.push_back(s);
+        plane.AddEventStat(s);
       }
       std::string_view name_text = space_->Str(pe.name);
-      if (pe.kind == Kind::kMemory) AddMemoryEvent(pe, plane, plane.event_stats);
+      if (pe.kind == Kind::kMemory) AddMemoryStats(pe, plane);
       if ((pe.kind == Kind::kCpuOp || pe.kind == Kind::kUserAnnotation) && name_text.starts_with("ProfilerStep#")) {
         std::optional<int64_t> n = JsonNumberToInt(name_text.substr(13));
-        plane.event_stats.push_back(IntStat(root, 1));
-        if (n) plane.event_stats.push_back(IntStat(step_num, *n));
+        plane.AddEventStat(IntStat(root, 1));
+        if (n) plane.AddEventStat(IntStat(step_num, *n));
       } else if (pe.kind == Kind::kCpuOp && IsOperatorName(name_text)) {
-        plane.event_stats.push_back(StrStat(tf_op, TfOpOf(pe.name)));
+        plane.AddEventStat(StrStat(tf_op, TfOpOf(pe.name)));
       }
       if (pe.kind == Kind::kKernel || pe.kind == Kind::kMemcpy || pe.kind == Kind::kMemset) {
-        if (pe.kind == Kind::kKernel) {
-          plane.event_stats.push_back(StrStat(kernel_details, strings.Intern(KernelDetails(pe))));
-        }
+        if (pe.kind == Kind::kKernel) plane.AddEventStat(StrStat(kernel_details, strings.Intern(KernelDetails(pe))));
         int64_t external = pe.external;
         if (external == kNone || external == 0) {
           auto c = external_of_correlation.find(pe.correlation);
           if (c != external_of_correlation.end()) external = c->second;
         }
         auto op = op_of_external.find(external);
-        if (op != op_of_external.end()) plane.event_stats.push_back(StrStat(tf_op, op->second));
+        if (op != op_of_external.end()) plane.AddEventStat(StrStat(tf_op, op->second));
       }
+      plane.EndEvent((pe.ts_ns - origin_ns_) * 1000, pe.dur_ns * 1000, metadata);
     }
-    plane.lines.push_back(line);
+    plane.EndLine(line);
   }
 }
 
@@ -290,6 +308,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
     }
   });
   XSpaceModel& space = *space_;
+  space.hostnames.push_back(HostName());
   std::vector<int> devices;
   for (const PendingLine& l : lines_) {
     if (l.device >= 0) devices.push_back(l.device);
@@ -301,35 +320,37 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   // Every plane's buffers are sized first, so the second core can fault in
   // their pages while the first fills them: in a fresh process each page's
   // first write costs a fault, a large share of this step on virtual machines.
-  std::vector<std::vector<uint32_t>> line_orders;
+  const std::vector<std::vector<uint32_t>> line_orders = LinesByPlane(devices);
+  RETURN_IF_ERROR(ClaimHeld());  // the operators' names
   std::vector<std::pair<char*, size_t>> filled_for_sure;
   for (size_t i = 0; i < devices.size(); ++i) {
-    line_orders.push_back(LinesOf(devices[i]));
-    for (auto range : ReservePlane(line_orders.back(), space.planes[i])) filled_for_sure.push_back(range);
+    RETURN_IF_ERROR(ReservePlane(line_orders[i], space.planes[i], filled_for_sure));
   }
+  Status built;
+  FirstOfName first_of_name;
   RunBoth(
       [&] {
-        for (size_t i = 0; i < devices.size(); ++i) {
-          XPlaneModel& plane = space.planes[i];
-          plane.id = static_cast<int64_t>(i);
+        for (size_t i = 0; i < devices.size() && built.ok(); ++i) {
+          PlaneWriter plane(space.planes[i]);
+          plane.SetId(static_cast<int64_t>(i));
           if (devices[i] < 0) {
-            plane.name = space.strings.Intern(schema::kHostPlane);
+            plane.SetName(space.strings.Intern(schema::kHostPlane));
           } else {
-            plane.name = space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i]));
+            plane.SetName(space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i])));
             AddDeviceStats(devices[i], plane);
           }
-          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation);
+          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
+          built = ClaimHeld();  // the kernels' details, the names made for their operators
         }
       },
       [&] { PopulateBackward(filled_for_sure); });
+  RETURN_IF_ERROR(built);
   if (span_begin_ns_ != kNone) {
-    XPlaneModel env;
-    env.id = static_cast<int64_t>(space.planes.size());
-    env.name = space.strings.Intern(schema::kTaskEnvironmentPlane);
-    env.event_metadata.emplace_back();
-    env.plane_stats.push_back(IntStat(space.strings.Intern(schema::kProfileStartTime), base_time_ns_ + span_begin_ns_));
-    env.plane_stats.push_back(IntStat(space.strings.Intern(schema::kProfileStopTime), base_time_ns_ + span_end_ns_));
-    space.planes.push_back(std::move(env));
+    const StrId env_name = space.strings.Intern(schema::kTaskEnvironmentPlane);
+    PlaneWriter env = PlaneWriter::AddTo(space, static_cast<int64_t>(space.planes.size()), env_name);
+    env.AddEventMetadata({});
+    env.AddPlaneStat(IntStat(space.strings.Intern(schema::kProfileStartTime), base_time_ns_ + span_begin_ns_));
+    env.AddPlaneStat(IntStat(space.strings.Intern(schema::kProfileStopTime), base_time_ns_ + span_end_ns_));
   }
   events_ = {};
   stats_ = {};
@@ -338,9 +359,22 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   return std::move(space_);
 }
 
+// Each rank of a distributed run is a host of its own: "rank <N>" where the
+// trace says its rank, else the trace's file name without its suffixes
+// (torch-tb-profiler's "<worker>.<span>.pt.trace.json" keeps its worker and span).
+std::string KinetoBuilder::HostName() const {
+  if (rank_ != kNone) return "rank " + std::to_string(rank_);
+  std::string_view name = source_;
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  for (std::string_view suffix : {".gz", ".json", ".pt.trace"}) {
+    if (name.ends_with(suffix) && name.size() > suffix.size()) name.remove_suffix(suffix.size());
+  }
+  return std::string(name);
+}
+
 // deviceProperties as the capability stats device_peaks and the run
 // environment read, beside Kineto's own names.
-void KinetoBuilder::AddDeviceStats(int device, XPlaneModel& plane) {
+void KinetoBuilder::AddDeviceStats(int device, PlaneWriter& plane) {
   auto it = device_properties_.find(device);
   if (it == device_properties_.end()) return;
   StringTable& s = space_->strings;
@@ -350,17 +384,17 @@ void KinetoBuilder::AddDeviceStats(int device, XPlaneModel& plane) {
     std::string_view key = space_->Str(st.name);
     if (key == "name" && st.kind == StatKind::kStr) name = space_->Str(st.str);
     if (key == "warpSize") warp_size = st.IntValue();
-    if (key == "computeMajor") plane.plane_stats.push_back(IntStat(s.Intern(schema::kComputeCapMajor), st.IntValue()));
-    if (key == "computeMinor") plane.plane_stats.push_back(IntStat(s.Intern(schema::kComputeCapMinor), st.IntValue()));
-    if (key == "numSms") plane.plane_stats.push_back(IntStat(s.Intern("core_count"), st.IntValue()));
-    if (key == "totalGlobalMem") plane.plane_stats.push_back(IntStat(s.Intern("memory_size"), st.IntValue()));
-    plane.plane_stats.push_back(st);
+    if (key == "computeMajor") plane.AddPlaneStat(IntStat(s.Intern(schema::kComputeCapMajor), st.IntValue()));
+    if (key == "computeMinor") plane.AddPlaneStat(IntStat(s.Intern(schema::kComputeCapMinor), st.IntValue()));
+    if (key == "numSms") plane.AddPlaneStat(IntStat(s.Intern("core_count"), st.IntValue()));
+    if (key == "totalGlobalMem") plane.AddPlaneStat(IntStat(s.Intern("memory_size"), st.IntValue()));
+    plane.AddPlaneStat(st);
   }
-  if (!name.empty()) plane.plane_stats.push_back(StrStat(s.Intern(schema::kGpuDeviceName), s.Intern(name)));
+  if (!name.empty()) plane.AddPlaneStat(StrStat(s.Intern(schema::kGpuDeviceName), s.Intern(name)));
   // AMD GPUs have 64-wide wavefronts; Kineto writes no vendor.
   const bool amd = warp_size == 64 || name.find("AMD") != std::string_view::npos ||
                    name.find("Instinct") != std::string_view::npos;
-  plane.plane_stats.push_back(
+  plane.AddPlaneStat(
       StrStat(s.Intern(schema::kDeviceVendor), s.Intern(amd ? schema::kVendorAmd : schema::kVendorNvidia)));
 }
 

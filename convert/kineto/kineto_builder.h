@@ -11,8 +11,6 @@
 // second merged into the first (see ParseTraceEvents).
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -23,8 +21,11 @@
 #include <utility>
 #include <vector>
 
+#include "convert/base/file_name.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/status.h"
 #include "convert/kineto/json_scanner.h"
+#include "convert/model/model_writer.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
 
@@ -43,20 +44,12 @@ inline bool IsDeviceKind(Kind k) { return k >= Kind::kKernel; }
 // loading, optimizer and (Distributed)DataParallel wrappers.
 bool IsOperatorName(std::string_view name);
 
-// Asks for huge pages behind a large reserved vector: filling hundreds of MB
-// 4 KB page by page costs a fault each, a visible share of an import (on
-// virtual machines above all). Only advice: the kernel may decline.
-template <typename T>
-void AdviseHugePages(const std::vector<T>& v) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.capacity()) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 inline constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 // Beyond this (106 days in ps) a time does not fit the model's int64 picoseconds.
 inline constexpr int64_t kMaxSpanNs = std::numeric_limits<int64_t>::max() / 1000;
+// The most an absolute time may be (73 years from 1970, either way): any two
+// such times, and a span added, stay within int64 nanoseconds.
+inline constexpr int64_t kMaxAbsTimeNs = std::numeric_limits<int64_t>::max() / 4;
 
 struct PendingEvent {
   int64_t ts_ns = 0, dur_ns = 0;
@@ -137,10 +130,26 @@ class KinetoBuilder {
     return it->second;
   }
 
-  Status Error(const std::string& what) const { return InvalidArgument(source_ + ": " + what); }
+  // The file is no whole trace: damaged, or cut short (then the JSON ends
+  // before it closes).
+  Status Error(const std::string& what) const { return DamagedProfileFile(source_, json_.size(), what); }
   Status ScanError(const JsonScanner& js) const {
-    return InvalidArgument(source_ + ": not valid JSON (" + js.error() + ")");
+    return Error(js.error_offset() >= json_.size() ? "it ends before its JSON closes (" + js.error() + ")"
+                                              : "not valid JSON (" + js.error() + ")");
   }
+  // Claims (convert/base/memory_grant.h) what the builder holds beyond what
+  // it has claimed: its pending events and stats and its strings, which a
+  // trace of small events or huge names makes many times the file's size.
+  Status ClaimHeld() {
+    const uint64_t held = events_.size() * sizeof(PendingEvent) + stats_.size() * sizeof(Stat) +
+                          space_->strings.MemoryBytes();
+    if (held <= claimed_) return Status::Ok();
+    const uint64_t more = std::max<uint64_t>(held - claimed_, kClaimStep);
+    RETURN_IF_ERROR(ClaimMemory(more, "loading the profile"));
+    claimed_ += more;
+    return Status::Ok();
+  }
+  static constexpr uint64_t kClaimStep = uint64_t{1} << 20;
   void ReserveFor(size_t json_bytes);
   Status ParseTopLevel(JsonScanner& js);
   Status ParseTraceEvents(JsonScanner& js);
@@ -150,6 +159,8 @@ class KinetoBuilder {
   Status ParseEvent(JsonScanner& js);
   Status ParseArgs(JsonScanner& js);
   Status ParseDeviceProperties(JsonScanner& js);
+  Status ParseDistributedInfo(JsonScanner& js);
+  std::string HostName() const;
   void AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId tid, int64_t ts, int64_t dur,
                 uint32_t first_stat);
   const Stat* ArgOf(const PendingEvent& e, StrId name) const;
@@ -157,16 +168,19 @@ class KinetoBuilder {
   uint32_t HostLine(StrId pid, StrId tid);
   uint32_t DeviceLine(int device, int64_t stream);
   std::string KernelDetails(const PendingEvent& e) const;
-  void AddDeviceStats(int device, XPlaneModel& plane);
-  std::vector<uint32_t> LinesOf(int device) const;
-  std::vector<std::pair<char*, size_t>> ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane) const;
-  void BuildPlane(int device, const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+  void AddDeviceStats(int device, PlaneWriter& plane);
+  std::vector<std::vector<uint32_t>> LinesByPlane(const std::vector<int>& devices) const;
+  Status ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
+                      std::vector<std::pair<char*, size_t>>& filled) const;
+  void BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                   const std::unordered_map<int64_t, StrId>& op_of_external,
-                  const std::unordered_map<int64_t, int64_t>& external_of_correlation);
-  void AddMemoryEvent(const PendingEvent& e, XPlaneModel& plane, std::vector<Stat>& stats);
+                  const std::unordered_map<int64_t, int64_t>& external_of_correlation,
+                  std::vector<std::pair<StrId, uint32_t>>& first_of_name);
+  void AddMemoryStats(const PendingEvent& e, PlaneWriter& plane);
 
   std::string source_;
   uint64_t parallel_min_bytes_;
+  uint64_t claimed_ = 0;  // by ClaimHeld
   std::string_view json_;
   std::unique_ptr<XSpaceModel> space_;
   std::vector<PendingEvent> events_;
@@ -190,6 +204,7 @@ class KinetoBuilder {
   std::map<std::pair<StrId, StrId>, std::string> thread_names_;
   std::map<int, std::vector<Stat>> device_properties_;
   int64_t base_time_ns_ = 0;
+  int64_t rank_ = kNone;  // distributedInfo.rank
   int64_t span_begin_ns_ = kNone, span_end_ns_ = kNone;
   bool saw_trace_events_ = false;
   int64_t origin_ns_ = 0;

@@ -1,8 +1,10 @@
 // Reading a Kineto trace's JSON into the builder's pending events.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
@@ -109,14 +111,13 @@ KinetoBuilder::KinetoBuilder(std::string_view source, uint64_t parallel_min_byte
 // Room for a typical event and its args per few hundred bytes of JSON:
 // address space only until written, and it spares the copies of repeated growth.
 void KinetoBuilder::ReserveFor(size_t json_bytes) {
-  events_.reserve(json_bytes / 512);
-  stats_.reserve(json_bytes / 48);
-  AdviseHugePages(events_);
-  AdviseHugePages(stats_);
+  ReserveLarge(events_, json_bytes / 512);
+  ReserveLarge(stats_, json_bytes / 48);
 }
 
 Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   json_ = json;
+  if (json.empty()) return EmptyProfileFile(source_);
   JsonScanner js(json);
   ReserveFor(json.size());
   if (release_pages) {
@@ -162,6 +163,7 @@ Status KinetoBuilder::ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped
       continue;  // not an event
     }
     RETURN_IF_ERROR(ParseEvent(js));
+    RETURN_IF_ERROR(ClaimHeld());
     if (release_base_ != nullptr) ReleasePagesBefore(js.offset());
   }
   return js.failed() ? ScanError(js) : Status::Ok();
@@ -259,11 +261,13 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
       RETURN_IF_ERROR(ParseTraceEvents(js));
     } else if (key == "deviceProperties") {
       RETURN_IF_ERROR(ParseDeviceProperties(js));
+    } else if (key == "distributedInfo") {
+      RETURN_IF_ERROR(ParseDistributedInfo(js));
     } else if (key == "baseTimeNanoseconds") {
       std::string_view text;
       if (js.Peek() != JsonType::kNumber || !js.ReadNumberText(&text)) return Error("bad \"baseTimeNanoseconds\"");
       std::optional<int64_t> v = JsonNumberToInt(text);
-      if (!v || *v < 0) return Error("bad \"baseTimeNanoseconds\" " + std::string(text));
+      if (!v || *v < 0 || *v > kMaxAbsTimeNs) return Error("bad \"baseTimeNanoseconds\" " + std::string(text));
       base_time_ns_ = *v;
     } else if (!js.SkipValue()) {
       break;
@@ -271,6 +275,23 @@ Status KinetoBuilder::ParseTopLevel(JsonScanner& js) {
   }
   if (js.failed()) return ScanError(js);
   return Status::Ok();
+}
+
+// Only the rank is read: it names the trace's host.
+Status KinetoBuilder::ParseDistributedInfo(JsonScanner& js) {
+  if (js.Peek() != JsonType::kObject) return js.SkipValue() ? Status::Ok() : ScanError(js);
+  js.EnterObject();
+  std::string_view key;
+  while (js.NextKey(&key)) {
+    std::string_view text;
+    if (key == "rank" && js.Peek() == JsonType::kNumber) {
+      if (!js.ReadNumberText(&text)) break;
+      if (std::optional<int64_t> rank = JsonNumberToInt(text); rank && *rank >= 0) rank_ = *rank;
+    } else if (!js.SkipValue()) {
+      break;
+    }
+  }
+  return js.failed() ? ScanError(js) : Status::Ok();
 }
 
 Status KinetoBuilder::ParseArgs(JsonScanner& js) {
@@ -284,6 +305,7 @@ Status KinetoBuilder::ParseArgs(JsonScanner& js) {
     if (!ReadStatValue(js, space_->strings, &s)) break;
     if (s.kind == StatKind::kNone) continue;
     stats_.push_back(s);
+    if ((stats_.size() & 0xffff) == 0) RETURN_IF_ERROR(ClaimHeld());  // one event may carry millions
     if (s.name == n_.external_id && args_external_ == kNone && s.IsInteger()) args_external_ = s.IntValue();
     if (s.name == n_.correlation && args_correlation_ == kNone && s.IsInteger()) args_correlation_ = s.IntValue();
   }
@@ -299,11 +321,15 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
   StrId name = kNoStr, pid = kNoStr, tid = kNoStr;
   int64_t ts = kNone, dur = kNone;
   std::string_view key, text;
-  auto time_value = [&](int64_t* out) -> Status {
+  // `absolute`: a point in time, bounded so that differences never wrap (a
+  // duration is bounded by kMaxSpanNs below).
+  auto time_value = [&](int64_t* out, bool absolute) -> Status {
     if (js.Peek() != JsonType::kNumber) return js.SkipValue() ? Status::Ok() : ScanError(js);
     if (!js.ReadNumberText(&text)) return ScanError(js);
     std::optional<int64_t> ns = JsonMicrosToNanos(text);
-    if (!ns) return Error("event time " + std::string(text) + " µs is beyond what a profile spans");
+    if (!ns || (absolute && (*ns > kMaxAbsTimeNs || *ns < -kMaxAbsTimeNs))) {
+      return Error("event time " + std::string(text) + " µs is beyond what a profile spans");
+    }
     *out = *ns;
     return Status::Ok();
   };
@@ -331,9 +357,9 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
     } else if (key == "tid") {
       if (!ReadIdText(js, space_->strings, &tid)) break;
     } else if (key == "ts") {
-      RETURN_IF_ERROR(time_value(&ts));
+      RETURN_IF_ERROR(time_value(&ts, /*absolute=*/true));
     } else if (key == "dur") {
-      RETURN_IF_ERROR(time_value(&dur));
+      RETURN_IF_ERROR(time_value(&dur, /*absolute=*/false));
     } else if (key == "args") {
       RETURN_IF_ERROR(ParseArgs(js));
     } else if (!js.SkipValue()) {

@@ -23,6 +23,7 @@
 
 #include "convert/base/status.h"
 #include "convert/model/kineto_names.h"
+#include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"
 #include "convert/model/load_options.h"
 
@@ -31,11 +32,10 @@ namespace tbprof {
 // Names of the stats the importer writes beyond the xplane schema's.
 inline constexpr std::string_view kKinetoCategoryStat = schema::kKinetoCategory;  // metadata stat: `cat` as written
 inline constexpr std::string_view kKinetoExternalIdStat = "External id";
-inline constexpr std::string_view kKinetoBlocksPerSmStat = schema::kKinetoBlocksPerSm;
 inline constexpr std::string_view kKinetoOccupancyStat = schema::kKinetoOccupancy;
 // The line holding a device's gpu_user_annotation spans: an id in the range
 // of derived lines, so analyses of device ops skip it as they skip those.
-inline constexpr int64_t kKinetoGpuAnnotationLineId = 0xdeadbeef + 49 + 240 + 1 + 99;
+inline constexpr int64_t kKinetoGpuAnnotationLineId = schema::kThreadIdDerivedMax;
 
 // Decodes a Kineto trace's JSON text; `source` names it in errors. From
 // options.parallel_min_bytes on, two threads read the events.

@@ -56,11 +56,11 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
   });
 }
 
-StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,
+StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,
                                                          ArtifactCache* cache) {
-  if (xplane_paths.empty()) return InvalidArgument("no xplane file selected");
+  if (profile_paths.empty()) return InvalidArgument("no xplane file selected");
   std::vector<std::shared_ptr<const OpStats>> per_host;
-  for (const std::string& path : xplane_paths) {
+  for (const std::string& path : profile_paths) {
     ASSIGN_OR_RETURN(auto s, LoadOpStatsCached(path, cache));
     per_host.push_back(s);
   }

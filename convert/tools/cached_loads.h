@@ -34,7 +34,7 @@ void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
 
 // One host: its OpStats; several: the combination.
-StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& xplane_paths,
+StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,
                                                          ArtifactCache* cache);
 
 }  // namespace tbprof

@@ -79,13 +79,13 @@ Status AddWholeModelFigures(const CompareSide& side, const std::set<std::string>
                             RunFigures& f) {
   if (!sections.count(std::string(kMemory)) && !sections.count(std::string(kTfData))) return Status();
   std::vector<std::shared_ptr<const XSpaceModel>> models;
-  for (const std::string& path : side.xplane_paths) {
+  for (const std::string& path : side.profile_paths) {
     ASSIGN_OR_RETURN(auto model, LoadModelCached(path, cache));
     models.push_back(std::move(model));
   }
   if (sections.count(std::string(kMemory))) {
     // As memory_profile: the first host's allocators.
-    const std::string& path = side.xplane_paths.front();
+    const std::string& path = side.profile_paths.front();
     std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, cache);
     auto profile = ComputeMemoryProfile(*models.front(), MemoryProfileOptions{}, &groups);
     KeepGroupsCached(path, std::move(groups), cache);
@@ -95,7 +95,7 @@ Status AddWholeModelFigures(const CompareSide& side, const std::set<std::string>
   if (sections.count(std::string(kTfData))) {
     std::vector<std::pair<std::string, const XSpaceModel*>> hosts;
     for (size_t i = 0; i < models.size(); ++i) {
-      std::string file_host = i < side.hosts.size() ? side.hosts[i] : side.xplane_paths[i];
+      std::string file_host = i < side.hosts.size() ? side.hosts[i] : side.profile_paths[i];
       hosts.emplace_back(TfDataHostName(*models[i], file_host), models[i].get());
     }
     auto stats = ComputeTfDataStats(hosts);
@@ -112,7 +112,7 @@ Status AddStepEvents(const CompareSide& side, ArtifactCache* cache, RunFigures& 
   if (!side.step) return Status();
   std::vector<std::shared_ptr<const XSpaceModel>> models;
   std::vector<const XSpaceModel*> hosts;
-  for (const std::string& path : side.xplane_paths) {
+  for (const std::string& path : side.profile_paths) {
     ASSIGN_OR_RETURN(auto model, LoadModelCached(path, cache));
     hosts.push_back(model.get());
     models.push_back(std::move(model));
@@ -133,7 +133,7 @@ StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::
   RETURN_IF_ERROR(AddStepEvents(side, cache, f));
   if (sections.count(std::string(kInputPipeline)) || sections.count(std::string(kFrameworkOps)) ||
       sections.count(std::string(kKernels))) {
-    ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(side.xplane_paths, cache));
+    ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(side.profile_paths, cache));
     if (sections.count(std::string(kInputPipeline))) {
       f.input_pipeline = Shared(ConvertOpStatsToInputPipelineAnalysis(*stats));
     }
@@ -142,7 +142,7 @@ StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::
   }
   if (sections.count(std::string(kHloOps))) {
     ToolInput in;
-    in.xplane_paths = side.xplane_paths;
+    in.profile_paths = side.profile_paths;
     in.cache = cache;
     ASSIGN_OR_RETURN(auto db, HloOpDbForPaths(in));
     // A run without compiled programs has no HLO table (not an empty one).
@@ -207,7 +207,7 @@ StatusOr<CompareSteps> CompareStepsOf(std::string_view base_step, std::string_vi
 
 StatusOr<RunFigures> LoadRunFigures(const CompareSide& side, const std::set<std::string>& sections,
                                     ArtifactCache* cache) {
-  if (!side.xplane_paths.empty()) return XPlaneFigures(side, sections, cache);
+  if (!side.profile_paths.empty()) return XPlaneFigures(side, sections, cache);
   if (side.step && !side.legacy_paths.empty()) {
     return InvalidArgument("compare: step " + std::to_string(*side.step) +
                            ": legacy per-tool files hold no events; a step's host events need an xplane.pb or a "
@@ -222,10 +222,10 @@ StatusOr<ToolOutput> CompareTool(const ToolInput& in) {
   if (!alignment) return InvalidArgument("compare: align must be average, step_number or order");
   ASSIGN_OR_RETURN(auto sections, CompareSectionsOf(ParamStr(in.params, "tool")));
   ASSIGN_OR_RETURN(CompareSteps steps, CompareStepsOf(ParamStr(in.params, "base_step"), ParamStr(in.params, "step")));
-  CompareSide a{in.base_hosts, in.base_xplane_paths, in.base_legacy_paths, steps.a};
-  CompareSide b{in.hosts, in.xplane_paths, in.legacy_paths, steps.b};
+  CompareSide a{in.base_hosts, in.base_profile_paths, in.base_legacy_paths, steps.a};
+  CompareSide b{in.hosts, in.profile_paths, in.legacy_paths, steps.b};
   ASSIGN_OR_RETURN(RunFigures fb, LoadRunFigures(b, sections, in.cache));
-  if (a.xplane_paths.empty() && a.legacy_paths.empty()) {
+  if (a.profile_paths.empty() && a.legacy_paths.empty()) {
     return InvalidArgument("compare: no baseline run A to compare with (base_run)");
   }
   ASSIGN_OR_RETURN(RunFigures fa, LoadRunFigures(a, sections, in.cache));

@@ -21,7 +21,7 @@ namespace tbprof {
 // iteration); it needs events, so xplane or PyTorch trace files.
 struct CompareSide {
   std::vector<std::string> hosts;
-  std::vector<std::string> xplane_paths;
+  std::vector<std::string> profile_paths;
   std::vector<std::string> legacy_paths;
   std::optional<int64_t> step;
 };

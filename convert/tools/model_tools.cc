@@ -7,14 +7,14 @@
 namespace tbprof {
 
 StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
-  if (input.xplane_paths.size() != 1) {
+  if (input.profile_paths.size() != 1) {
     return InvalidArgument("Memory profile tool expects only 1 XSpace path but gets " +
-                           std::to_string(input.xplane_paths.size()));
+                           std::to_string(input.profile_paths.size()));
   }
-  ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths.front(), input.cache));
+  ASSIGN_OR_RETURN(auto model, LoadModelCached(input.profile_paths.front(), input.cache));
   MemoryProfileOptions options;
   options.max_num_snapshots = ParamInt(input.params, "max_num_snapshots", options.max_num_snapshots);
-  const std::string& path = input.xplane_paths.front();
+  const std::string& path = input.profile_paths.front();
   std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, input.cache);
   ASSIGN_OR_RETURN(auto profile, ComputeMemoryProfile(*model, options, &groups));
   KeepGroupsCached(path, std::move(groups), input.cache);
@@ -24,13 +24,13 @@ StatusOr<ToolOutput> MemoryProfileTool(const ToolInput& input) {
 }
 
 StatusOr<ToolOutput> TfDataBottleneckAnalysisTool(const ToolInput& input) {
-  if (input.xplane_paths.empty()) return InvalidArgument("tf_data_bottleneck_analysis: no xplane file selected");
+  if (input.profile_paths.empty()) return InvalidArgument("tf_data_bottleneck_analysis: no xplane file selected");
   std::vector<std::shared_ptr<const XSpaceModel>> models;
   std::vector<std::pair<std::string, const XSpaceModel*>> hosts;
-  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto model, LoadModelCached(input.xplane_paths[i], input.cache));
+  for (size_t i = 0; i < input.profile_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto model, LoadModelCached(input.profile_paths[i], input.cache));
     models.push_back(model);
-    std::string file_host = i < input.hosts.size() ? input.hosts[i] : input.xplane_paths[i];
+    std::string file_host = i < input.hosts.size() ? input.hosts[i] : input.profile_paths[i];
     hosts.emplace_back(TfDataHostName(*model, file_host), models.back().get());
   }
   ASSIGN_OR_RETURN(auto stats, ComputeTfDataStats(hosts));

@@ -29,30 +29,30 @@ ToolOutput Csv(std::string body) {
 }  // namespace
 
 StatusOr<ToolOutput> OverviewPageTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   return Json(OverviewPageToJson(ConvertOpStatsToOverviewPage(*stats), stats->torch_gpu));
 }
 
 StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   return Json(InputPipelineToJson(ConvertOpStatsToInputPipelineAnalysis(*stats)));
 }
 
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   auto db = ConvertOpStatsToTfStats(*stats);
   // The task is the overview's "Is training job", from the same OpStats.
   return in.csv ? Csv(TfStatsToCsv(db)) : Json(TfStatsToJson(db, stats->run_environment.is_training));
 }
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   const auto& db = (stats)->kernel_stats_db;
   return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
 }
 
 StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {
-  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
   return Json(ConvertOpStatsToPodViewerJson(*stats));
 }
 

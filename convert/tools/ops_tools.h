@@ -24,9 +24,7 @@ StatusOr<Proto> ReadLegacyProto(const std::string& path) {
   ASSIGN_OR_RETURN(auto bytes, ReadFileMaybeGzip(path));
   Proto proto;
   if (!proto.ParseFromString(bytes)) {
-    return DataLoss(FileNameOfPath(path) + ": this profile file is damaged or incomplete (" +
-                    std::to_string(bytes.size()) + " bytes; not a readable " + Proto::descriptor()->full_name() +
-                    "); re-capture it");
+    return DamagedProfileFile(path, bytes.size(), "not a readable " + Proto::descriptor()->full_name());
   }
   return proto;
 }

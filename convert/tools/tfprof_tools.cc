@@ -327,7 +327,7 @@ StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
   const std::string view = ParamStr(in.params, "view", "scope");
   ToolOutput out;
   if (view == "advise") {
-    ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache));
+    ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.profile_paths, in.cache));
     const std::string names = ParamStr(in.params, "checkers");  // the pieces point into it
     std::vector<std::string> checkers;
     for (auto c : SplitNonEmpty(names, ',')) checkers.emplace_back(c);
@@ -336,7 +336,7 @@ StatusOr<ToolOutput> TfprofTool(const ToolInput& in) {
     return out;
   }
   ASSIGN_OR_RETURN(tfprof::Options options, TfprofOptionsFromParams(in.params));
-  ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.xplane_paths, in.cache, options.step));
+  ASSIGN_OR_RETURN(tfprof::Model model, LoadTfprofModel(in.profile_paths, in.cache, options.step));
   ASSIGN_OR_RETURN(tfprof::ViewResult result, tfprof::ShowView(model, view, options));
   ASSIGN_OR_RETURN(out.body, TfprofViewToJson(result, options));
   return out;

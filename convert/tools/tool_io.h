@@ -20,8 +20,8 @@ namespace tbprof {
 using ToolParams = std::map<std::string, std::string>;
 
 struct ToolInput {
-  std::vector<std::string> hosts;         // host names, parallel to xplane_paths
-  std::vector<std::string> xplane_paths;  // one .xplane.pb per selected host
+  std::vector<std::string> hosts;         // host names, parallel to profile_paths
+  std::vector<std::string> profile_paths;  // one .xplane.pb per selected host
   ToolParams params;                      // query parameters (resolution, start_time_ms, …)
   bool csv = false;                       // data_csv: the tool's main table as CSV
   ArtifactCache* cache = nullptr;         // shared across requests; may be null
@@ -31,7 +31,7 @@ struct ToolInput {
   // compare: the run's legacy per-tool files (read when it has no xplane
   // file), and the baseline run's hosts, xplane files and legacy files.
   std::vector<std::string> legacy_paths;
-  std::vector<std::string> base_hosts, base_xplane_paths, base_legacy_paths;
+  std::vector<std::string> base_hosts, base_profile_paths, base_legacy_paths;
 };
 
 struct ToolOutput {

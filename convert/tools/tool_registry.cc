@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/compare_tools.h"
@@ -21,7 +21,7 @@ bool HasGpuPlane(const XSpaceModel& m) { return !m.FindPlanesWithPrefix("/device
 
 }  // namespace
 
-const std::vector<ToolSpec>& XPlaneTools() {
+const std::vector<ToolSpec>& ProfileTools() {
   static const std::vector<ToolSpec> tools = [] {
     using enum AllHostsEntry;
     std::vector<ToolSpec> t;
@@ -80,11 +80,11 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
   static const bool guarded = [] {
     for (LegacyToolSpec& spec : legacy) {
       if (!spec.run) continue;
-      ToolFn one_file = [run = spec.run](const ToolInput& in) { return run(in.xplane_paths.front(), in); };
+      ToolFn one_file = [run = spec.run](const ToolInput& in) { return run(in.profile_paths.front(), in); };
       ToolFn safe = Guarded(spec.tool, std::move(one_file));
       spec.run = [safe](const std::string& path, const ToolInput& in) {
         ToolInput with_path = in;
-        with_path.xplane_paths = {path};
+        with_path.profile_paths = {path};
         return safe(with_path);
       };
     }
@@ -94,8 +94,8 @@ const std::vector<LegacyToolSpec>& LegacyConverters() {
   return legacy;
 }
 
-const ToolSpec* FindXPlaneTool(std::string_view name) {
-  for (const ToolSpec& t : XPlaneTools()) {
+const ToolSpec* FindProfileTool(std::string_view name) {
+  for (const ToolSpec& t : ProfileTools()) {
     if (t.name == name) return &t;
   }
   return nullptr;

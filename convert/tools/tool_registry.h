@@ -54,8 +54,8 @@ struct ToolSpec {
 };
 
 // Tools computable from xplane.pb files.
-const std::vector<ToolSpec>& XPlaneTools();
-const ToolSpec* FindXPlaneTool(std::string_view name);
+const std::vector<ToolSpec>& ProfileTools();
+const ToolSpec* FindProfileTool(std::string_view name);
 
 // Legacy per-tool files (`<host>.<suffix>`, e.g. `overview_page.pb`) of the
 // profilers before XSpace. With a converter they give the same output as the

@@ -242,10 +242,10 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
 }
 
 StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
-  if (input.xplane_paths.empty()) return InvalidArgument("trace_viewer@: no xplane file selected");
+  if (input.profile_paths.empty()) return InvalidArgument("trace_viewer@: no xplane file selected");
   std::vector<StreamingTraceHost> hosts;
-  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.xplane_paths[i], input.cache));
+  for (size_t i = 0; i < input.profile_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.profile_paths[i], input.cache));
     hosts.push_back(StreamingTraceHost{index, i < input.hosts.size() ? input.hosts[i] : std::string()});
   }
   ASSIGN_OR_RETURN(auto json,
@@ -256,7 +256,7 @@ StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
 }
 
 StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
-  if (input.xplane_paths.empty()) return InvalidArgument("trace_viewer: no xplane file selected");
+  if (input.profile_paths.empty()) return InvalidArgument("trace_viewer: no xplane file selected");
   if (ParamStr(input.params, "format") == "pb") {
     return InvalidArgument(
         "trace_viewer: format=pb (Trace protobuf) is not supported; supported formats: json (the default, when "
@@ -268,8 +268,8 @@ StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input) {
   // large profile takes seconds: done once per file for both viewer forms).
   std::vector<std::shared_ptr<const TraceIndex>> indexes;
   std::vector<TraceHostInput> hosts;
-  for (size_t i = 0; i < input.xplane_paths.size(); ++i) {
-    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.xplane_paths[i], input.cache));
+  for (size_t i = 0; i < input.profile_paths.size(); ++i) {
+    ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.profile_paths[i], input.cache));
     indexes.push_back(index);
     hosts.push_back(TraceHostInput{&index->space(), i < input.hosts.size() ? input.hosts[i] : std::string(),
                                    &index->derived()});

@@ -98,16 +98,16 @@ StatusOr<const HloProgram*> SelectProgram(const HloOpDb& db, const ToolParams& p
 }
 
 StatusOr<std::shared_ptr<const HloOpDb>> FirstHostDb(const ToolInput& in) {
-  if (in.xplane_paths.empty()) return InvalidArgument("no xplane file selected");
-  return LoadHloOpDbCached(in.xplane_paths.front(), in.cache);
+  if (in.profile_paths.empty()) return InvalidArgument("no xplane file selected");
+  return LoadHloOpDbCached(in.profile_paths.front(), in.cache);
 }
 
 }  // namespace
 
 StatusOr<std::shared_ptr<const HloOpDb>> HloOpDbForPaths(const ToolInput& in) {
-  if (in.xplane_paths.empty()) return InvalidArgument("no xplane file selected");
+  if (in.profile_paths.empty()) return InvalidArgument("no xplane file selected");
   std::vector<std::shared_ptr<const HloOpDb>> per_host;
-  for (const std::string& path : in.xplane_paths) {
+  for (const std::string& path : in.profile_paths) {
     ASSIGN_OR_RETURN(auto db, LoadHloOpDbCached(path, in.cache));
     per_host.push_back(std::move(db));
   }
@@ -146,7 +146,7 @@ StatusOr<ToolOutput> RooflineModelTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto db, HloOpDbForPaths(in));
   if (WantsCsv(in)) return Output(ConvertHloOpDbToRooflineCsv(*db), true);
   // The diagnostics table says what xprof's does about the profile's steps.
-  ASSIGN_OR_RETURN(auto op_stats, OpStatsForPaths(in.xplane_paths, in.cache));
+  ASSIGN_OR_RETURN(auto op_stats, OpStatsForPaths(in.profile_paths, in.cache));
   return Output(ConvertHloOpDbToRooflineJson(*db, StepWarnings(*op_stats)), false);
 }
 

@@ -100,13 +100,7 @@ Status DamagedFile(std::string_view bytes, std::string_view source, uint64_t err
   std::string where;
   if (const char* part = MessageCutShort(bytes)) where = std::string("it ends inside ") + part + ", ";
   where += "unreadable from byte offset " + std::to_string(error_offset);
-  return DataLoss(FileNameOfPath(source) + ": this profile file is damaged or incomplete (" +
-                  std::to_string(bytes.size()) + " bytes; " + where + "); re-capture it");
-}
-
-Status EmptyFile(std::string_view path) {
-  return DataLoss(FileNameOfPath(path) +
-                  ": this profile file is empty (0 bytes): the profiler wrote nothing into it; re-capture it");
+  return DamagedProfileFile(source, bytes.size(), where);
 }
 
 std::string XSpaceFileDamage(const std::string& path) {

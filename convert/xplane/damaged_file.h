@@ -11,13 +11,11 @@
 
 namespace tbprof {
 
+// (An empty file: EmptyProfileFile, convert/base/file_name.h.)
 // The error for `bytes` (all of a profile named `source`) that the decoder
 // rejected at `error_offset`: DataLoss, naming the size and, for bytes cut
 // short, the innermost message they end inside ("an event", "a stat", …).
 Status DamagedFile(std::string_view bytes, std::string_view source, uint64_t error_offset);
-
-// The error for a profile file of 0 bytes (a capture that wrote nothing).
-Status EmptyFile(std::string_view path);
 
 // A cheap look at a listed profile, for marking it in host lists: "empty"
 // (0 bytes), "damaged" (its top-level structure runs past its end or is not

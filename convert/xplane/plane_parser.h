@@ -14,6 +14,7 @@
 #include "convert/base/memory_grant.h"
 #include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
+#include "convert/model/model_writer.h"
 #include "convert/model/xspace_model.h"
 #include "convert/model/load_options.h"
 
@@ -247,11 +248,20 @@ class SpaceParser {
 
   // Inlined by force here and in ParseEvent: run once per stat and event,
   // left as calls they cost 7 % more instructions over a whole load.
-  [[gnu::always_inline]] bool ParseStats(std::string_view s, std::vector<Stat>& into, bool is_event_stat = false) {
+  enum class StatOwner { kEvent, kEventMetadata, kPlane };
+  template <StatOwner kOwner>
+  [[gnu::always_inline]] bool ParseStats(std::string_view s) {
     Stat st;
     bool keep = true;
-    if (!ParseStat(U8(s), U8(s) + s.size(), st, is_event_stat, keep)) return false;
-    if (keep) into.push_back(st);
+    if (!ParseStat(U8(s), U8(s) + s.size(), st, kOwner == StatOwner::kEvent, keep)) return false;
+    if (!keep) return true;
+    if constexpr (kOwner == StatOwner::kEvent) {
+      w_.AddEventStat(st);
+    } else if constexpr (kOwner == StatOwner::kEventMetadata) {
+      w_.AddMetadataStat(st);
+    } else {
+      w_.AddPlaneStat(st);
+    }
     return true;
   }
 
@@ -296,7 +306,7 @@ class SpaceParser {
     StrId n = m_.strings.Intern(name);
     stat_ids_.Add(key, static_cast<uint32_t>(stat_meta_.size()));
     stat_meta_.push_back({n, true, kNoStr});  // keep_in_events is settled once the plane's name is known
-    plane_->stat_metadata.emplace_back(n, has_id ? id : key);
+    w_.AddStatMetadata(n, has_id ? id : key);
     return true;
   }
 
@@ -304,6 +314,7 @@ class SpaceParser {
     uint32_t field, wire;
     int64_t key = 0;
     EventMetadata md;
+    w_.BeginEventMetadata();
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
       uint64_t v;
@@ -319,14 +330,12 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
-    event_ids_.Add(key, static_cast<uint32_t>(plane_->event_metadata.size()));
-    plane_->event_metadata.push_back(std::move(md));
+    event_ids_.Add(key, w_.EndEventMetadata(std::move(md)));
     return true;
   }
 
   bool ParseEventMetadata(const uint8_t* p, const uint8_t* end, EventMetadata& md) {
     uint32_t field, wire;
-    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
       uint64_t v;
@@ -349,7 +358,7 @@ class SpaceParser {
           break;
         case kEventMetaStats:
           if (!d_.Expect(at, field, wire, kLen, "XEventMetadata") || !d_.ReadLen(p, end, s)) return false;
-          if (!ParseStats(s, plane_->metadata_stats)) return false;
+          if (!ParseStats<StatOwner::kEventMetadata>(s)) return false;
           break;
         case kEventMetaChildId:
           if (wire == kVarint) {
@@ -368,14 +377,13 @@ class SpaceParser {
           if (!d_.Skip(p, end, wire)) return false;
       }
     }
-    md.num_stats = static_cast<uint32_t>(plane_->metadata_stats.size()) - md.first_stat;
     return !d_.failed();
   }
 
   [[gnu::always_inline]] bool ParseEvent(const uint8_t* p, const uint8_t* end) {
     uint32_t field, wire;
-    Event ev;
-    ev.first_stat = static_cast<uint32_t>(plane_->event_stats.size());
+    int64_t begin_ps = 0, duration_ps = 0;
+    w_.BeginEvent();
     int64_t metadata_id = 0;
     event_keeps_narrowed_now_ = true;  // until the metadata id says otherwise
     int64_t occurrences = -1;
@@ -385,7 +393,7 @@ class SpaceParser {
       std::string_view s;
       if (field == kEventStats) {
         if (!d_.Expect(at, field, wire, kLen, "XEvent") || !d_.ReadLen(p, end, s)) return false;
-        if (!ParseStats(s, plane_->event_stats, /*is_event_stat=*/true)) return false;
+        if (!ParseStats<StatOwner::kEvent>(s)) return false;
       } else if (field == kEventMetadataId || field == kEventOffsetPs || field == kEventDurationPs ||
                  field == kEventNumOccurrences) {
         if (!d_.Expect(at, field, wire, kVarint, "XEvent") || !d_.ReadVarint(p, end, v)) return false;
@@ -394,13 +402,13 @@ class SpaceParser {
           metadata_id = x;
           if (!event_keeps_narrowed_.empty()) event_keeps_narrowed_now_ = EventKeepsNarrowed(x);
         } else if (field == kEventOffsetPs) {
-          ev.begin_ps = x;
+          begin_ps = x;
           occurrences = -1;
         } else if (field == kEventDurationPs) {
-          ev.duration_ps = x;
+          duration_ps = x;
         } else {
           occurrences = x;
-          ev.begin_ps = 0;
+          begin_ps = 0;
         }
       } else if (!d_.Skip(p, end, wire)) {
         return false;
@@ -408,21 +416,20 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     uint32_t idx = event_ids_.Get(metadata_id);
-    ev.metadata = idx == IdMap::kAbsent ? MissingMetadata(metadata_id) : idx;
+    if (idx == IdMap::kAbsent) idx = MissingMetadata(metadata_id);
     if (occurrences >= 0) {
-      plane_->occurrences.emplace_back(static_cast<uint32_t>(plane_->events.size()), occurrences);
+      w_.EndAggregatedEvent(occurrences, duration_ps, idx);
+    } else {
+      w_.EndEvent(begin_ps, duration_ps, idx);
     }
-    plane_->events.push_back(ev);
     return true;
   }
 
   // An event naming metadata that the plane lacks gets an empty name, as in xprof's visitor.
   uint32_t MissingMetadata(int64_t id) {
-    uint32_t idx = static_cast<uint32_t>(plane_->event_metadata.size());
     EventMetadata md;
     md.id = id;
-    md.first_stat = static_cast<uint32_t>(plane_->metadata_stats.size());
-    plane_->event_metadata.push_back(std::move(md));
+    const uint32_t idx = w_.AddEventMetadata(std::move(md));
     event_ids_.Add(id, idx);
     return idx;
   }
@@ -430,7 +437,7 @@ class SpaceParser {
   bool ParseLine(const uint8_t* p, const uint8_t* end) {
     uint32_t field, wire;
     LineModel line;
-    line.first_event = static_cast<uint32_t>(plane_->events.size());
+    w_.BeginLine();
     while (d_.ReadTag(p, end, field, wire)) {
       const uint8_t* at = p;
       uint64_t v;
@@ -454,7 +461,7 @@ class SpaceParser {
           break;
         case kLineEvents:
           if (!d_.Expect(at, field, wire, kLen, "XLine") || !d_.ReadLen(p, end, s)) return false;
-          if (plane_->events.size() >= 0xfffffff0u) {
+          if (w_.NumEvents() >= 0xfffffff0u) {
             d_.Fail(at, "more than 4 billion events in one plane");
             return false;
           }
@@ -473,22 +480,12 @@ class SpaceParser {
       }
     }
     if (d_.failed()) return false;
-    line.num_events = static_cast<uint32_t>(plane_->events.size()) - line.first_event;
-    const int64_t base_ps = line.timestamp_ns * 1000;
-    for (uint32_t i = line.first_event; i < line.first_event + line.num_events; ++i) {
-      plane_->events[i].begin_ps += base_ps;
-    }
-    for (auto it = plane_->occurrences.rbegin();
-         it != plane_->occurrences.rend() && it->first >= line.first_event; ++it) {
-      plane_->events[it->first].begin_ps = 0;
-    }
-    plane_->lines.push_back(line);
+    w_.EndLine(line);
     return true;
   }
 
   bool ParsePlane(const uint8_t* p, const uint8_t* end, LineRange lines) {
-    m_.planes.emplace_back();
-    plane_ = &m_.planes.back();
+    w_ = PlaneWriter(m_.planes.emplace_back());
     stat_ids_ = IdMap();
     event_ids_ = IdMap();
     stat_meta_.clear();
@@ -532,8 +529,8 @@ class SpaceParser {
     if (d_.failed()) return false;
     event_keeps_narrowed_.clear();
     if (any_narrowed) {
-      event_keeps_narrowed_.reserve(plane_->event_metadata.size());
-      for (const EventMetadata& md : plane_->event_metadata) {
+      event_keeps_narrowed_.reserve(w_.NumEventMetadata());
+      for (const EventMetadata& md : w_.plane().event_metadata) {
         event_keeps_narrowed_.push_back(keeps_narrowed_stats_(plane_name, m_.strings.View(md.name)) ? 1 : 0);
       }
     }
@@ -566,8 +563,7 @@ class SpaceParser {
       d_.Refuse(p, std::move(s));
       return false;
     }
-    plane_->events.reserve(counts.events);
-    plane_->event_stats.reserve(counts.event_stats);
+    w_.Reserve(counts.events, counts.event_stats);
     // Pass 2: everything else.
     uint32_t line_index = 0;
     while (d_.ReadTag(p, end, field, wire)) {
@@ -577,12 +573,12 @@ class SpaceParser {
       switch (field) {
         case kPlaneId:
           if (!d_.Expect(at, field, wire, kVarint, "XPlane") || !d_.ReadVarint(p, end, v)) return false;
-          plane_->id = static_cast<int64_t>(v);
+          w_.SetId(static_cast<int64_t>(v));
           break;
         case kPlaneName:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
           if (!d_.ExpectUtf8(at, s, "an XPlane name")) return false;
-          plane_->name = m_.strings.Intern(s);
+          w_.SetName(m_.strings.Intern(s));
           break;
         case kPlaneLines:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
@@ -590,7 +586,7 @@ class SpaceParser {
           break;
         case kPlaneStats:
           if (!d_.Expect(at, field, wire, kLen, "XPlane") || !d_.ReadLen(p, end, s)) return false;
-          if (!ParseStats(s, plane_->plane_stats)) return false;
+          if (!ParseStats<StatOwner::kPlane>(s)) return false;
           break;
         default:
           if (!d_.Skip(p, end, wire)) return false;
@@ -598,8 +594,7 @@ class SpaceParser {
     }
     if (d_.failed()) return false;
     if (lines.tail == nullptr || lines.begin > 0) {  // a plane's first lines leave room for the rest
-      plane_->events.shrink_to_fit();
-      plane_->event_stats.shrink_to_fit();
+      w_.ShrinkToFit();
     }
     return true;
   }
@@ -611,7 +606,7 @@ class SpaceParser {
   const LoadOptions::KeepOnEvent& keeps_narrowed_stats_;
   std::vector<uint8_t> event_keeps_narrowed_;  // by event metadata index; empty: all keep
   bool event_keeps_narrowed_now_ = true;        // for the event being decoded
-  XPlaneModel* plane_ = nullptr;
+  PlaneWriter w_;  // the plane being decoded
   IdMap stat_ids_, event_ids_;
   std::vector<StatMeta> stat_meta_;
   uint64_t events_since_progress_ = 0;

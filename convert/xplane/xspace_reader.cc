@@ -12,6 +12,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/file_name.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/damaged_file.h"
 #include "convert/xplane/plane_parser.h"
@@ -252,7 +253,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, c
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
   // Serialised, an XSpace with nothing set is empty too, but a profiler always
   // writes at least a plane: an empty file is one whose writing failed.
-  if (f.view().empty()) return EmptyFile(path);
+  if (f.view().empty()) return EmptyProfileFile(path);
   if (HasGzipMagic(f.view())) {
     auto inflated = Inflate(f.view(), path, options.max_bytes);
     RETURN_IF_ERROR(f.CheckUnchanged());

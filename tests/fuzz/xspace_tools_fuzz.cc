@@ -48,9 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!WriteInput(bytes)) return 0;
   tbprof::ToolInput in;
   in.hosts = {"fuzz"};
-  in.xplane_paths = {InputPath()};
+  in.profile_paths = {InputPath()};
   in.max_output_bytes = 64u << 20;
-  for (const tbprof::ToolSpec& tool : tbprof::XPlaneTools()) {
+  for (const tbprof::ToolSpec& tool : tbprof::ProfileTools()) {
     for (bool csv : {false, true}) {
       if (csv && !tool.csv) continue;
       in.csv = csv;

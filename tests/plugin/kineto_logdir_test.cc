@@ -58,9 +58,9 @@ TEST_F(KinetoLogdir, BothLayoutsAndXPlanesAreRuns) {
   auto resnet = logdir->FindRun("resnet50", {});
   ASSERT_TRUE(resnet.ok()) << resnet.status().message();
   RunContents c = logdir->ScanRun(resnet->dir);
-  ASSERT_EQ(c.xplanes.size(), 2u);
-  EXPECT_EQ(c.xplanes[0].host, "worker0.1623143089861");
-  EXPECT_EQ(c.xplanes[1].host, "worker0.1623143566756");
+  ASSERT_EQ(c.profiles.size(), 2u);
+  EXPECT_EQ(c.profiles[0].host, "worker0.1623143089861");
+  EXPECT_EQ(c.profiles[1].host, "worker0.1623143566756");
   // Spans are picked like hosts, even for the overview (all hosts only for xplanes).
   for (std::string tool : {"kernel_stats", "overview_page"}) {
     std::vector<std::string> hosts = HostsOfRun(c, tool);
@@ -81,8 +81,8 @@ TEST_F(KinetoLogdir, BothLayoutsAndXPlanesAreRuns) {
   auto bert = logdir->FindRun("bert", {});
   ASSERT_TRUE(bert.ok());
   RunContents b = logdir->ScanRun(bert->dir);
-  ASSERT_EQ(b.xplanes.size(), 1u);
-  EXPECT_EQ(b.xplanes[0].host, "rank0");
+  ASSERT_EQ(b.profiles.size(), 1u);
+  EXPECT_EQ(b.profiles[0].host, "rank0");
   EXPECT_FALSE(logdir->FindRun("resnet50/../..", {}).ok());
 }
 

@@ -50,9 +50,9 @@ TEST(PluginLogdir, ScanRunSplitsFilesAndSkipsOutsideLinks) {
   auto multi = logdir->FindRun("nested/deeper/train/run_multi", {});
   ASSERT_TRUE(multi.ok()) << multi.status().message();
   RunContents c = logdir->ScanRun(multi->dir);
-  ASSERT_EQ(c.xplanes.size(), 2u);
-  EXPECT_EQ(c.xplanes[0].host, "host1");
-  EXPECT_EQ(c.xplanes[1].host, "host2.example.com");
+  ASSERT_EQ(c.profiles.size(), 2u);
+  EXPECT_EQ(c.profiles[0].host, "host1");
+  EXPECT_EQ(c.profiles[1].host, "host2.example.com");
   EXPECT_TRUE(c.legacy.empty());
 
   auto gpu = logdir->FindRun("tf22/GPU-compute-bound", {});

@@ -131,12 +131,12 @@ TEST_F(PluginRoutes, RunToolsOfXPlaneRunListOnlyRegisteredTools) {
   json::value got = GetJson("/run_tools?run=nested/deeper/train/run_multi");
   ASSERT_TRUE(got.is_array());
   for (const json::value& t : got.as_array()) {
-    EXPECT_NE(FindXPlaneTool(std::string(t.as_string())), nullptr) << t;
+    EXPECT_NE(FindProfileTool(std::string(t.as_string())), nullptr) << t;
   }
-  if (XPlaneTools().empty()) {
+  if (ProfileTools().empty()) {
     EXPECT_TRUE(got.as_array().empty());
   }
-  if (FindXPlaneTool("overview_page") != nullptr) {
+  if (FindProfileTool("overview_page") != nullptr) {
     EXPECT_EQ(got.as_array().front(), "overview_page");
   }
 }
@@ -210,7 +210,7 @@ TEST_F(PluginRoutes, DataNoDataShapes) {
   EXPECT_EQ(bogus.content_type, "text/plain");
   EXPECT_EQ(bogus.Body(), "No Data");
   for (const char* tool : {"overview_page", "trace_viewer@", "framework_op_stats", "hlo_stats"}) {
-    if (FindXPlaneTool(tool) != nullptr) continue;
+    if (FindProfileTool(tool) != nullptr) continue;
     HttpResponse r = Get(std::string("/data?run=nested/deeper/train/run_multi&host=host1&tag=") + tool);
     EXPECT_EQ(r.status, 404) << tool;
     EXPECT_EQ(r.Body(), "No Data") << tool;

@@ -35,7 +35,7 @@ std::vector<std::string> ToolsOf(const std::string& device_plane, bool has_hlo_m
   if (has_hlo_module) hlo_test::AddMetadataPlane(space, {{1, hlo_test::ChainModule("module", 1)}});
   const std::string name = device_plane.substr(1, 10) + (has_hlo_module ? "_hlo" : "");
   RunContents run;
-  run.xplanes.push_back({"hostname", "xplane.pb", ops_test::WriteSpace(space, name), ""});
+  run.profiles.push_back({"hostname", "xplane.pb", ops_test::WriteSpace(space, name), ""});
   ArtifactCache cache(64 << 20);
   std::vector<std::string> tools = ToolsOfRun(run, &cache);
   std::sort(tools.begin(), tools.end());

@@ -42,17 +42,22 @@ declare -A ALLOWED=(
 
 # The rooms of convert/analysis/, bottom to top, and the rooms each may
 # include besides its own. tfprof/ and compare/ sit on top of every family.
-ANALYSIS_ROOMS="common kernels op_stats op_stats_pages hlo host_events trace_viewer tfprof compare"
+ANALYSIS_ROOMS="op_names hlo_program device self_time kernels op_stats op_stats_pages hlo host_events trace_viewer tfprof compare"
+# The four bottom rooms, which every family reads and which read none.
+BOTTOM_ROOMS="op_names hlo_program device self_time"
 declare -A ROOM_ALLOWED=(
-  [common]=""
-  [kernels]="common"
-  [op_stats]="kernels common"
-  [op_stats_pages]="op_stats kernels common"
-  [hlo]="common"
-  [host_events]="common"
-  [trace_viewer]="common"
-  [tfprof]="op_stats_pages op_stats kernels hlo host_events trace_viewer common"
-  [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer common"
+  [op_names]=""
+  [hlo_program]=""
+  [device]=""
+  [self_time]=""
+  [kernels]="$BOTTOM_ROOMS"
+  [op_stats]="kernels $BOTTOM_ROOMS"
+  [op_stats_pages]="op_stats kernels $BOTTOM_ROOMS"
+  [hlo]="$BOTTOM_ROOMS"
+  [host_events]="$BOTTOM_ROOMS"
+  [trace_viewer]="$BOTTOM_ROOMS"
+  [tfprof]="op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
+  [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
 )
 
 # The folders whose files may not include each other back: every source folder.

@@ -138,8 +138,8 @@ std::string WriteSpace(const XSpace& space, const std::string& name) {
 
 boost::json::value RunXPlaneTool(const std::string& tool, const std::string& path) {
   ToolInput in;
-  in.xplane_paths = {path};
-  auto out = FindXPlaneTool(tool)->run(in);
+  in.profile_paths = {path};
+  auto out = FindProfileTool(tool)->run(in);
   EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
   return out.ok() ? boost::json::parse(out->body) : boost::json::value();
 }

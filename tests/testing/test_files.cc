@@ -32,7 +32,7 @@ std::vector<std::string> RealXPlaneFiles(bool include_corrupt) {
 ToolInput OneHostInput(const std::string& path) {
   ToolInput input;
   input.hosts = {fs::path(path).filename().string()};
-  input.xplane_paths = {path};
+  input.profile_paths = {path};
   return input;
 }
 

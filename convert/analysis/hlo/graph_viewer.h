@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/base/status.h"
 
 namespace tbprof {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
 #include "convert/analysis/hlo/hlo_op_db.h"
 #include "convert/model/xspace_model.h"
 #include "convert/model/schema.h"

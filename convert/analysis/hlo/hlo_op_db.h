@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/device/device_peaks.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 
 namespace tbprof {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/analysis/hlo/hlo_op_collector.h"
 #include "convert/model/event_nesting.h"
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
 #include "convert/base/json.h"
 #include "convert/base/math_util.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/base/data_table.h"
 

@@ -1,4 +1,5 @@
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 #include "convert/base/json.h"
 
@@ -6,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -139,7 +141,8 @@ MemoryActivityMetadata SpecialAllocation(int64_t bytes, const char* op, const ch
 
 // The breakdown table at the peak (ProcessActiveAllocations), then only the
 // snapshots it references are kept (SaveActiveAllocationSnapshots).
-void BreakDownPeak(int64_t peak_step_id, PerAllocatorMemoryProfile& p) {
+// `unmapped_label` names the heap the peak's step did not allocate.
+void BreakDownPeak(int64_t peak_step_id, const char* unmapped_label, PerAllocatorMemoryProfile& p) {
   const std::vector<MemoryProfileSnapshot>& snapshots = p.memory_profile_snapshots;
   int64_t unmapped = p.profile_summary.peak_stats.heap_allocated_bytes;
   int64_t unmapped_deallocation = 0;
@@ -166,7 +169,7 @@ void BreakDownPeak(int64_t peak_step_id, PerAllocatorMemoryProfile& p) {
   std::sort(rows.begin(), rows.end(), [](const IndexedMetadata& a, const IndexedMetadata& b) { return a.first < b.first; });
   if (unmapped > 0) {
     p.special_allocations.push_back(
-        SpecialAllocation(unmapped, "unused preallocated device memory", "persist/dynamic", peak_step_id));
+        SpecialAllocation(unmapped, unmapped_label, "persist/dynamic", peak_step_id));
   }
   if (int64_t stack = p.profile_summary.peak_stats.stack_reserved_bytes; stack > 0) {
     p.special_allocations.push_back(SpecialAllocation(stack, "stack", "stack", peak_step_id));
@@ -328,6 +331,34 @@ std::vector<HloModuleRun> TpuModuleRuns(const XSpaceModel& model) {
   return runs;
 }
 
+// The in-use curve of an allocator whose records carry sizes but no totals:
+// the running sum of allocations less frees, raised by its lowest point (the
+// least memory alive at the start that the frees seen require).
+void DeriveInUseFromAllocationSizes(PerAllocatorMemoryProfile& p) {
+  std::vector<MemoryProfileSnapshot>& snapshots = p.memory_profile_snapshots;
+  int64_t running = 0, lowest = 0;
+  std::vector<int64_t> sums(snapshots.size());
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    const MemoryActivityMetadata& m = snapshots[i].activity_metadata;
+    const int64_t bytes = m.allocation_bytes == kUnrecordedBytes ? 0 : m.allocation_bytes;
+    running += m.memory_activity == MemoryActivity::kAllocation ? bytes : -bytes;
+    lowest = std::min(lowest, running);
+    sums[i] = running;
+  }
+  MemoryProfileSummary& summary = p.profile_summary;
+  summary.peak_stats = MemoryAggregationStats();
+  summary.in_use_from_allocation_sizes = true;
+  int64_t peak = 0;
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    MemoryAggregationStats& stats = snapshots[i].aggregation_stats;
+    stats.heap_allocated_bytes = sums[i] - lowest;
+    peak = std::max(peak, stats.heap_allocated_bytes);
+    stats.peak_bytes_in_use = peak;
+    UpdateSummary(stats, snapshots[i].time_offset_ps, summary);
+  }
+  summary.memory_capacity = 0;  // not known: left out of the JSON
+}
+
 }  // namespace
 
 StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const MemoryProfileOptions& options,
@@ -346,6 +377,9 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
   const EventGroups& step_groups = *shared_groups;
   const size_t plane_index = static_cast<size_t>(plane - model.planes.data());
 
+  // A PyTorch trace's allocators may record sizes without totals (TensorFlow's always record both).
+  const bool pytorch = model.Find(schema::kKinetoCategory) != kNoStr;
+  std::set<std::string> with_totals;  // allocators some record of which said how much was in use
   for (const LineModel& line : plane->lines) {
     for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
       StrId name = plane->EventName(e);
@@ -360,6 +394,7 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
       m.step_id = group == kNoGroup ? kInvalidStepId : group;
       m.requested_bytes = m.allocation_bytes = kUnrecordedBytes;
       std::string memory_id;
+      bool has_totals = false;
       auto [begin, end] = plane->StatsOf(e);
       for (const Stat* s = begin; s != end; ++s) {
         StrId n = s->name;
@@ -368,7 +403,7 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
         if (n == ids.index_on_host || n == ids.device_ordinal) memory_id = std::to_string(s->IntValue());
         else if (n == ids.allocator_name) memory_id = str();
         else if (n == ids.bytes_reserved) stats.stack_reserved_bytes = s->IntValue();
-        else if (n == ids.bytes_allocated) stats.heap_allocated_bytes = s->IntValue();
+        else if (n == ids.bytes_allocated) stats.heap_allocated_bytes = s->IntValue(), has_totals = true;
         else if (n == ids.bytes_available) stats.free_memory_bytes = s->IntValue();
         else if (n == ids.fragmentation) stats.fragmentation = s->DoubleValue();
         else if (n == ids.peak_bytes_in_use) stats.peak_bytes_in_use = s->IntValue();
@@ -384,6 +419,7 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
       // Offsets are relative to the line start, which every host line shares.
       snapshot.time_offset_ps = plane->events[e].begin_ps - line.timestamp_ns * 1000;
       PerAllocatorMemoryProfile& p = profile.memory_profile_per_allocator[memory_id];
+      if (has_totals) with_totals.insert(memory_id);
       UpdateSummary(stats, snapshot.time_offset_ps, p.profile_summary);
       ++(m.memory_activity == MemoryActivity::kAllocation ? p.profile_summary.num_allocations
                                                           : p.profile_summary.num_deallocations);
@@ -403,13 +439,18 @@ StatusOr<MemoryProfile> ComputeMemoryProfile(const XSpaceModel& model, const Mem
     }
     FixStepIds(snapshots);
     FillDeallocations(snapshots);
+    if (pytorch && !with_totals.count(memory_id)) DeriveInUseFromAllocationSizes(p);
     p.sampled_timeline_snapshots = SampleTimeline(snapshots, options.max_num_snapshots);
     // The peak's step: the last snapshot whose in-use bytes equal the peak.
     int64_t peak_step_id = 0;
     for (const MemoryProfileSnapshot& s : snapshots) {
       if (InUse(s) == p.profile_summary.peak_stats.peak_bytes_in_use) peak_step_id = s.activity_metadata.step_id;
     }
-    BreakDownPeak(peak_step_id, p);
+    // TensorFlow's BFC allocator reserves its region up front; PyTorch's
+    // caching allocator has no such region: what the step did not allocate
+    // was allocated earlier (before the step, or before the trace began).
+    BreakDownPeak(peak_step_id,
+                  schema::IsKinetoTrace(model) ? "allocated before the step" : "unused preallocated device memory", p);
   }
   return profile;
 }
@@ -427,7 +468,11 @@ std::string MemoryProfileToJson(const MemoryProfile& profile) {
     out += ",\"peakStats\":";
     AppendStats(out, p.profile_summary.peak_stats);
     Int64Field(out, ",\"peakStatsTimePs\":", p.profile_summary.peak_stats_time_ps);
-    Int64Field(out, ",\"memoryCapacity\":", p.profile_summary.memory_capacity);
+    if (p.profile_summary.in_use_from_allocation_sizes) {
+      out += ",\"inUseFromAllocationSizes\":true";
+    } else {
+      Int64Field(out, ",\"memoryCapacity\":", p.profile_summary.memory_capacity);
+    }
     Int64Field(out, ",\"numAllocations\":", p.profile_summary.num_allocations);
     Int64Field(out, ",\"numDeallocations\":", p.profile_summary.num_deallocations);
     out += "},\"activeAllocations\":";

@@ -56,6 +56,10 @@ struct MemoryProfileSummary {
   // sample of them past max_num_snapshots, so the server counts them all.
   int64_t num_allocations = 0;
   int64_t num_deallocations = 0;
+  // No record said how much was in use (a PyTorch 1.8 trace: `Bytes` without
+  // `Total Allocated`): the curve is the allocations less the frees since the
+  // trace started, raised so it never goes below 0; capacity unknown.
+  bool in_use_from_allocation_sizes = false;
 };
 
 // One row of the breakdown table: a snapshot (index >= 0) or a special

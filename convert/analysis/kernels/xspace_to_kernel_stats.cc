@@ -9,9 +9,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/kernels/kernel_launch_params.h"
 #include "convert/grouping/group_events.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 
 namespace tbprof {
@@ -120,7 +121,10 @@ void AddLaunch(uint64_t dur_ns, KernelReport& r) {
 // found once per plane.
 struct KernelStatsCollector::Impl {
   Impl(const XSpaceModel& space, const HloPrograms& programs)
-      : space_(space), ids_(space), xla_op_names_(space, ids_, programs) {}
+      : space_(space),
+        ids_(space),
+        xla_op_names_(space, ids_, programs),
+        zero_length_calls_(schema::IsKinetoTrace(space)) {}
 
   void AddPlane(const XPlaneModel& p) {
     for (const LineModel& line : p.lines) {
@@ -128,7 +132,9 @@ struct KernelStatsCollector::Impl {
       for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
-        if (ev.duration_ps == 0) continue;
+        // xprof leaves zero-length kernels out; a PyTorch trace's are kernels
+        // that ran for less than its time unit (whole µs up to PyTorch 1.9).
+        if (ev.duration_ps == 0 && !zero_length_calls_) continue;
         StrId details = schema::StatIds::StrOf(p, e, ids_.kernel_details);
         if (details == kNoStr || space_.Str(details).empty()) continue;
         StrId tf_op = ids_.FrameworkOp(p, e), equation = schema::StatIds::StrOf(p, e, ids_.equation);
@@ -181,6 +187,7 @@ struct KernelStatsCollector::Impl {
   const XSpaceModel& space_;
   schema::StatIds ids_;
   XlaKernelOpNames xla_op_names_;
+  const bool zero_length_calls_;  // zero-length kernels ran (PyTorch traces)
   std::map<KernelKey, KernelReport> kernels_;
   std::unordered_map<const XPlaneModel*, std::unordered_map<std::array<uint32_t, 5>, KernelReport*, ArrayHash>>
       kernel_by_event_key_;

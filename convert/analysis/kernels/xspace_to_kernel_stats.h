@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/base/data_table.h"
 #include "convert/model/xspace_model.h"
 #include "proto/kernel_stats.pb.h"

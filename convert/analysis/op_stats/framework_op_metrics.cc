@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof {
 
@@ -23,6 +23,13 @@ std::vector<const OpMetrics*> SortedOps(const OpMetricsDb& db, size_t limit) {
     std::sort(v.begin(), v.end(), less);
   }
   return v;
+}
+
+void CountOperatorCalls(const OpMetricsDb& host_db, OpMetricsDb& device_tf_db) {
+  for (auto& [name, m] : device_tf_db.ops) {
+    auto host = host_db.ops.find(name);
+    if (host != host_db.ops.end() && !IsIdle(m)) m.occurrences = host->second.occurrences;
+  }
 }
 
 OpMetricsDb DeviceTfOpMetricsDb(const OpMetricsDb& device_db, bool with_idle) {

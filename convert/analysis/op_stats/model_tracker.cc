@@ -1,6 +1,6 @@
 #include "convert/analysis/op_stats/model_tracker.h"
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof {
 namespace {
@@ -46,9 +46,21 @@ bool IsJaxOpNameAndType(std::string_view op_name, std::string_view op_type) {
   return last.find(op_type) != std::string_view::npos;
 }
 
+// A PyTorch autograd node: "AddmmBackward0" (or "CudnnConvolutionBackward"
+// before PyTorch 1.10), or the engine's call of one,
+// "autograd::engine::evaluate_function: AddmmBackward0". The importer gives
+// a PyTorch operator its own name as its type.
+bool IsPyTorchBackwardOp(std::string_view op_name, std::string_view op_type) {
+  if (op_name != op_type) return false;
+  if (op_name.starts_with("autograd::engine::evaluate_function: ")) return true;
+  while (!op_name.empty() && op_name.back() >= '0' && op_name.back() <= '9') op_name.remove_suffix(1);
+  return op_name.ends_with("Backward") && op_name.size() > 8;
+}
+
 }  // namespace
 
 bool OpMetadataComputesGradients(std::string_view op_name, std::string_view op_type) {
+  if (IsPyTorchBackwardOp(op_name, op_type)) return true;
   if (IsTfOpType(op_type) && IsTfOpName(op_name)) return HasTfGradientScope(op_name);
   // JAX drops op_type on some instructions: their name alone is read.
   if (IsJaxOpNameAndType(op_name, op_type) || op_type.empty()) return HasJaxTransposeScope(op_name);

@@ -5,13 +5,15 @@
 #include <optional>
 #include <string_view>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 
 namespace tbprof {
 
 // One instruction's metadata: a TensorFlow op under a "gradients",
-// "gradients_N" or "gradient_tape" name scope, or a JAX op under a
-// "transpose(…)" scope (reverse-mode differentiation), marks training.
+// "gradients_N" or "gradient_tape" name scope, a JAX op under a
+// "transpose(…)" scope (reverse-mode differentiation), or a PyTorch autograd
+// node ("…Backward", "…BackwardN", "autograd::engine::evaluate_function: …")
+// marks training.
 bool OpMetadataComputesGradients(std::string_view op_name, std::string_view op_type);
 
 // Any instruction of any computation of the module (fused ones included).

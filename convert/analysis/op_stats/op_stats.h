@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 #include "proto/kernel_stats.pb.h"
 
 namespace tbprof {
@@ -165,6 +165,15 @@ struct TorchGpuSummary {
   std::optional<double> utilization_percent, sm_efficiency_percent, achieved_occupancy_percent;
 };
 
+// A PyTorch trace's steps in torch-tb-profiler's categories (Kernel, Memcpy,
+// Memset, Communication, Runtime, DataLoader, CPU Exec, Other), in ms: the
+// step breakdown its pages show in place of xprof's TensorFlow categories.
+struct TorchStepTable {
+  std::vector<std::string> categories;
+  std::vector<std::string> step_names;
+  std::vector<std::vector<double>> category_ms;  // [step][category]
+};
+
 struct OpStats {
   OpMetricsDb host_op_metrics_db;
   OpMetricsDb device_op_metrics_db;
@@ -190,9 +199,13 @@ struct OpStats {
   DevicePeaks peaks;
   uint64_t compute_16bit_ps = 0;
   uint64_t compute_32bit_ps = 0;
+  // Device compute time of a precision no record tells (PyTorch kernels named
+  // without a type, of ops without input types): left out of the split.
+  uint64_t compute_unknown_precision_ps = 0;
   std::vector<std::string> errors, warnings;
   // Set for a PyTorch trace only (one trace: not combined across traces).
   std::optional<TorchGpuSummary> torch_gpu;
+  std::optional<TorchStepTable> torch_steps;
 
   size_t ApproxBytes() const;
 };

@@ -105,6 +105,8 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   // The GPU figures of several PyTorch traces are not combined: unknown then.
   for (const auto& h : hosts) {
     if (h->torch_gpu) out.torch_gpu = hosts.size() == 1 ? *h->torch_gpu : TorchGpuSummary{};
+    // Several traces' steps are not one table: their pages then use xprof's combined steps.
+    if (h->torch_steps && hosts.size() == 1) out.torch_steps = h->torch_steps;
   }
   std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
            KernelReport>
@@ -114,6 +116,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     CombineOpMetricsDb(h->device_op_metrics_db, out.device_op_metrics_db);
     out.compute_16bit_ps += h->compute_16bit_ps;
     out.compute_32bit_ps += h->compute_32bit_ps;
+    out.compute_unknown_precision_ps += h->compute_unknown_precision_ps;
     out.errors.insert(out.errors.end(), h->errors.begin(), h->errors.end());
     out.warnings.insert(out.warnings.end(), h->warnings.begin(), h->warnings.end());
     const RunEnvironment& env = h->run_environment;

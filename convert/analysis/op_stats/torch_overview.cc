@@ -75,6 +75,14 @@ struct DeviceOp {
 struct Runtime {
   int64_t begin, end;
   int64_t correlation;
+  int64_t external;  // -1: none
+};
+
+// A compute kernel, its precision by name and what links it to its op.
+struct ComputeKernel {
+  int64_t begin, end;
+  TorchPrecision by_name;
+  int64_t external, correlation;  // -1: none
 };
 
 // What the overview reads of the model, in torch-tb-profiler's event types.
@@ -84,6 +92,9 @@ struct Events {
   std::vector<Runtime> runtimes;
   std::unordered_map<int64_t, std::vector<uint32_t>> device_ops_of_correlation;
   std::vector<DeviceOp> device_ops;
+  Ranges collective_kernels;
+  std::vector<ComputeKernel> compute_kernels;
+  std::unordered_map<int64_t, TorchPrecision> precision_of_external;  // by the op's input types
   int64_t host_min = std::numeric_limits<int64_t>::max(), host_max = std::numeric_limits<int64_t>::min();
 };
 
@@ -99,8 +110,14 @@ std::vector<std::string> CategoriesOf(const XSpaceModel& space, const XPlaneMode
   return cats;
 }
 
+int64_t IntStatOr(const XPlaneModel& p, uint32_t e, StrId name, int64_t otherwise) {
+  const Stat* s = name == kNoStr ? nullptr : p.FindStat(e, name);
+  return s != nullptr && s->IsInteger() ? s->IntValue() : otherwise;
+}
+
 void ReadHost(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, StrId correlation, Events& ev) {
   const std::vector<std::string> cats = CategoriesOf(space, p, cat_stat);
+  const StrId external = space.Find(schema::kKinetoExternalId), input_type = space.Find(schema::kKinetoInputType);
   for (uint32_t e = 0; e < p.events.size(); ++e) {
     const std::string& cat = cats[p.events[e].metadata];
     std::string_view name = space.Str(p.EventName(e));
@@ -119,12 +136,19 @@ void ReadHost(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, St
       ev.roles[kTorchDataLoader].push_back({b, en});
     } else if ((op || annotation) && IsCommunicationOp(name)) {
       ev.roles[kTorchCommunication].push_back({b, en});
-    } else if (op || python) {
+    } else if (op || python || annotation) {
+      // record_function ranges are host code the user marked: torch-tb-profiler's CPU Exec.
       ev.roles[kTorchCpuExec].push_back({b, en});
     } else if (cat == "cuda_runtime" || cat == "runtime") {
       ev.roles[kTorchRuntime].push_back({b, en});
-      const Stat* c = correlation == kNoStr ? nullptr : p.FindStat(e, correlation);
-      ev.runtimes.push_back({b, en, c ? c->IntValue() : -1});
+      ev.runtimes.push_back({b, en, IntStatOr(p, e, correlation, -1), IntStatOr(p, e, external, -1)});
+    }
+    if (op && input_type != kNoStr) {
+      const Stat* t = p.FindStat(e, input_type);
+      const int64_t id = IntStatOr(p, e, external, -1);
+      if (t != nullptr && t->kind == StatKind::kStr && id > 0) {
+        ev.precision_of_external[id] = PrecisionOfInputTypes(space.Str(t->str));
+      }
     }
     if (op || python) {
       ev.host_min = std::min(ev.host_min, b);
@@ -143,6 +167,7 @@ void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, 
                 std::vector<KernelSample>& kernels) {
   const std::vector<std::string> cats = CategoriesOf(space, p, cat_stat);
   const StrId blocks = space.Find(schema::kKinetoBlocksPerSm), occupancy = space.Find(schema::kKinetoOccupancy);
+  const StrId external = space.Find(schema::kKinetoExternalId);
   for (uint32_t e = 0; e < p.events.size(); ++e) {
     const std::string& cat = cats[p.events[e].metadata];
     TorchRole role = kTorchOther;
@@ -153,6 +178,11 @@ void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, 
     if (role == kTorchOther) continue;
     const int64_t b = p.events[e].begin_ps, en = p.events[e].end_ps();
     ev.roles[role].push_back({b, en});
+    if (role == kTorchCommunication) ev.collective_kernels.push_back({b, en});
+    if (role == kTorchKernel) {
+      ev.compute_kernels.push_back({b, en, PrecisionOfKernelName(space.Str(p.EventName(e))),
+                                    IntStatOr(p, e, external, -1), IntStatOr(p, e, correlation, -1)});
+    }
     const Stat* c = correlation == kNoStr ? nullptr : p.FindStat(e, correlation);
     if (c != nullptr) ev.device_ops_of_correlation[c->IntValue()].push_back(static_cast<uint32_t>(ev.device_ops.size()));
     ev.device_ops.push_back({b, en});
@@ -242,7 +272,55 @@ double SmEfficiencyPs(const std::vector<KernelSample>& kernels, Range window) {
   return total;
 }
 
+// Compute kernel time within `window` by precision: the kernel's name, else
+// the input types of the op that launched it (its External id, else its
+// launch's).
+void AddKernelPrecision(const Events& ev, Range window, TorchOverview& out) {
+  std::unordered_map<int64_t, int64_t> external_of_correlation;
+  for (const Runtime& r : ev.runtimes) {
+    if (r.correlation >= 0 && r.external > 0) external_of_correlation[r.correlation] = r.external;
+  }
+  for (const ComputeKernel& k : ev.compute_kernels) {
+    const int64_t lo = std::max(k.begin, window.first), hi = std::min(k.end, window.second);
+    if (lo >= hi) continue;
+    TorchPrecision precision = k.by_name;
+    if (precision == TorchPrecision::kUnknown) {
+      int64_t external = k.external;
+      if (external <= 0) {
+        auto it = external_of_correlation.find(k.correlation);
+        external = it == external_of_correlation.end() ? -1 : it->second;
+      }
+      auto it = ev.precision_of_external.find(external);
+      if (it != ev.precision_of_external.end()) precision = it->second;
+    }
+    out.kernel_ps_of_precision[static_cast<int>(precision)] += hi - lo;
+  }
+}
+
 }  // namespace
+
+TorchPrecision PrecisionOfKernelName(std::string_view kernel_name) {
+  const std::string name = Lower(kernel_name);
+  auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
+  for (std::string_view part : {"bf16", "f16", "half", "bfloat16", "h884", "h1688", "hmma", "e4m3", "e5m2", "fp8",
+                                "int8", "i8816", "i16832"}) {
+    if (has(part)) return TorchPrecision::k16Bit;
+  }
+  for (std::string_view part : {"float", "f32", "tf32", "sgemm", "double", "f64", "dgemm"}) {
+    if (has(part)) return TorchPrecision::k32Bit;
+  }
+  return TorchPrecision::kUnknown;
+}
+
+TorchPrecision PrecisionOfInputTypes(std::string_view input_types) {
+  for (std::string_view t : {"BFloat16", "Half", "Float8"}) {
+    if (input_types.find(t) != std::string_view::npos) return TorchPrecision::k16Bit;
+  }
+  for (std::string_view t : {"\"float\"", "\"double\""}) {
+    if (input_types.find(t) != std::string_view::npos) return TorchPrecision::k32Bit;
+  }
+  return TorchPrecision::kUnknown;
+}
 
 bool IsCommunicationKernel(std::string_view kernel_name) {
   const std::string name = Lower(kernel_name);
@@ -291,12 +369,14 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
     slots = Subtract(slots, cost[role]);
   }
   cost[kTorchOther] = slots;
+  const Ranges collective_kernels = Merge(std::move(ev.collective_kernels));
   for (TorchStep& s : ev.steps) {
     const Ranges step = {{s.begin_ps, s.end_ps}};
     for (int role = 0; role < kTorchRoles; ++role) {
       s.role_ranges[role] = Intersect(step, cost[role]);
       s.role_ps[role] = Sum(s.role_ranges[role]);
     }
+    s.device_communication = Intersect(s.role_ranges[kTorchCommunication], collective_kernels);
     out.average_step_ps += static_cast<double>(s.end_ps - s.begin_ps);
     for (int role = 0; role < kTorchRoles; ++role) out.average_role_ps[role] += static_cast<double>(s.role_ps[role]);
   }
@@ -307,6 +387,7 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space) {
   // GPU figures over [first step start, last step end].
   const Range window{out.steps.front().begin_ps, out.steps.back().end_ps};
   const double window_ps = static_cast<double>(window.second - window.first);
+  AddKernelPrecision(ev, window, out);
   for (auto& [device, kernels] : kernels_of_device) {
     if (kernels.empty() || window_ps <= 0) continue;
     TorchGpuMetrics g;
@@ -339,8 +420,28 @@ StepEvents TorchStepEvents(const TorchOverview& overview) {
     g.step_name = s.name;
     g.device_markers.push_back(Span{s.begin_ps, s.end_ps});
     for (int role = 0; role < kTorchRoles; ++role) {
+      if (role == kTorchCommunication) continue;
       for (const auto& [b, e] : s.role_ranges[role]) g.events.push_back({kTypeOfRole[role], Span{b, e}});
     }
+    // Device collectives are the collective kernels' time; the rest of
+    // Communication is the host inside a collective call, host compute.
+    for (const auto& [b, e] : s.device_communication) g.events.push_back({DEVICE_COLLECTIVES, Span{b, e}});
+    for (const auto& [b, e] : Subtract(s.role_ranges[kTorchCommunication], s.device_communication)) {
+      g.events.push_back({HOST_COMPUTE, Span{b, e}});
+    }
+  }
+  return out;
+}
+
+TorchStepTable TorchStepTableOf(const TorchOverview& overview) {
+  static constexpr TorchRole kColumns[] = {kTorchKernel,  kTorchMemcpy,     kTorchMemset,  kTorchCommunication,
+                                           kTorchRuntime, kTorchDataLoader, kTorchCpuExec, kTorchOther};
+  TorchStepTable out;
+  for (TorchRole role : kColumns) out.categories.push_back(kTorchRoleNames[role]);
+  for (const TorchStep& s : overview.steps) {
+    out.step_names.push_back(s.name);
+    std::vector<double>& ms = out.category_ms.emplace_back();
+    for (TorchRole role : kColumns) ms.push_back(static_cast<double>(s.role_ps[role]) / 1e9);
   }
   return out;
 }

@@ -49,7 +49,20 @@ struct TorchStep {
   int64_t role_ps[kTorchRoles] = {};
   // The instants each role was given (disjoint across roles; Other included).
   std::vector<std::pair<int64_t, int64_t>> role_ranges[kTorchRoles];
+  // The part of Communication a collective kernel ran in (the rest is host time in a collective call).
+  std::vector<std::pair<int64_t, int64_t>> device_communication;
 };
+
+// The precision of a kernel's arithmetic, as its name or its op's input types tell.
+enum class TorchPrecision { kUnknown, k16Bit, k32Bit };
+// By the types a kernel's name spells (bf16, fp16, half, fp8, int8 kernels:
+// 16-bit or less; float, f32, tf32, sgemm, double: 32-bit or more); unknown
+// when it spells none (nvjet_*, triton_*, ncclKernel).
+TorchPrecision PrecisionOfKernelName(std::string_view kernel_name);
+// By an op's `Input type` arg (["c10::BFloat16", "float", ""]): 16-bit if any
+// input is a 16-bit or 8-bit float, else 32-bit if any is a float or double,
+// else unknown (integers, bools, no tensor).
+TorchPrecision PrecisionOfInputTypes(std::string_view input_types);
 
 struct TorchGpuMetrics {
   int64_t device = 0;
@@ -64,6 +77,9 @@ struct TorchOverview {
   double average_role_ps[kTorchRoles] = {};
   bool has_device_ops = false;  // kernels, copies or sets: the GPU columns apply
   std::vector<TorchGpuMetrics> gpus;
+  // Compute kernels' time within the steps by precision (the kernel's name,
+  // else its op's input types); kUnknown where neither tells.
+  int64_t kernel_ps_of_precision[3] = {};
 };
 
 // Whether the model came from the Kineto importer.
@@ -73,11 +89,15 @@ TorchOverview ComputeTorchOverview(const XSpaceModel& space);
 
 // The steps as the step events OpStats' step table is built from, so the
 // overview and the input pipeline analysis show torch-tb-profiler's steps.
-// Role → event type: Kernel → device compute (32-bit: Kineto says nothing of
-// precision), Communication → device collectives, Memcpy and Memset → device to device, Runtime → host prepare
+// Role → event type: Kernel → device compute (32-bit in the step table; the
+// precision split is kernel_ps_of_precision's), Communication → device collectives where a collective kernel ran, host compute
+// for the rest (the host in a collective call), Memcpy and Memset → device to device, Runtime → host prepare
 // (xprof's kernel launch), DataLoader → host wait input (input), CPU Exec →
 // host compute, Other → unknown. Each step is its own device marker.
 StepEvents TorchStepEvents(const TorchOverview& overview);
+
+// The steps in torch-tb-profiler's categories, in its column order.
+TorchStepTable TorchStepTableOf(const TorchOverview& overview);
 
 // The overview's GPU figures in percent: each the mean over the GPUs that
 // have it; absent when no GPU has it.

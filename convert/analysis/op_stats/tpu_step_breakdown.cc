@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "convert/analysis/common/sample_stat.h"
+#include "convert/analysis/op_stats/sample_stat.h"
 #include "convert/base/math_util.h"
 
 namespace tbprof {

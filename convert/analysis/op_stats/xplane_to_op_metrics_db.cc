@@ -7,8 +7,9 @@
 #include <variant>
 #include <vector>
 
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/model/event_nesting.h"
+#include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 
 namespace tbprof {
@@ -198,7 +199,8 @@ std::unordered_map<int64_t, OpMetrics*> InputPipelineStageRows(const XSpaceModel
 // An op is an event named "name:type" (a TF op), or one that carries a
 // `tf_op` stat (an XLA:CPU op or an XLA launch), which names the op, as in
 // xprof's host op metrics. Instants are left out of the stat's ops: they are
-// markers, not executions (xprof would count each as an occurrence of 0 ps).
+// markers, not executions (xprof would count each as an occurrence of 0 ps);
+// a PyTorch operator of zero length is a call, though.
 // An event of an input-pipeline stage (`_ipl_stage_id`) is its stage's op,
 // and never a TF op by its name.
 void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const {
@@ -213,8 +215,13 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
   // marks eager or not (tf.data's named ops are not among them).
   std::vector<uint8_t> tensorflow_op(p.event_metadata.size(), 0);
   std::unordered_map<StrId, OpMetrics*> row_of_tf_op;
+  // A PyTorch trace's zero-length operator is a call shorter than its time
+  // unit (whole µs up to PyTorch 1.9): every event it counts is a complete one.
+  const bool pytorch = schema::IsKinetoTrace(space_);
+  const bool zero_length_calls = pytorch;
   auto stat_op_row = [&](uint32_t e) -> OpMetrics* {
-    if (p.events[e].duration_ps <= 0 || ids_.tf_op == kNoStr) return nullptr;
+    const int64_t duration_ps = p.events[e].duration_ps;
+    if (duration_ps < 0 || (duration_ps == 0 && !zero_length_calls) || ids_.tf_op == kNoStr) return nullptr;
     const Stat* stat = p.FindEventOrMetadataStat(e, ids_.tf_op);
     if (stat == nullptr || stat->kind != StatKind::kStr || space_.Str(stat->str).empty()) return nullptr;
     auto [it, fresh] = row_of_tf_op.try_emplace(stat->str, nullptr);
@@ -226,6 +233,19 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     return it->second;
   };
   const std::unordered_map<int64_t, OpMetrics*> stage_rows = InputPipelineStageRows(space_, ids_, p, db);
+  // A PyTorch op's host self time leaves out the CUDA runtime calls made
+  // inside it (torch-tb-profiler's rule): they are its children, of no row.
+  std::vector<uint8_t> runtime(p.event_metadata.size(), 0);
+  if (const StrId cat = space_.Find(schema::kKinetoCategory); cat != kNoStr) {
+    for (size_t md = 0; md < p.event_metadata.size(); ++md) {
+      auto [b, e] = p.MetadataStatsOf(static_cast<uint32_t>(md));
+      for (const Stat* st = b; st != e; ++st) {
+        if (st->name != cat || st->kind != StatKind::kStr) continue;
+        std::string_view c = space_.Str(st->str);
+        runtime[md] = c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime";
+      }
+    }
+  }
   using Stack = SelfTimeStack<OpMetrics*>;
   for (const LineModel& line : p.lines) {
     if (schema::IsDerivedThreadId(line.id)) continue;
@@ -234,6 +254,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     uint64_t line_op_time = 0;
     std::optional<Span> last_infeed_enqueue;
     auto close = [&](const Stack::Open& o) {
+      if (o.payload == nullptr) return;  // a runtime call: its time is its op's child's
       OpMetrics& m = *o.payload;
       if (m.category.starts_with("InfeedEnqueue")) {
         if (last_infeed_enqueue) {
@@ -260,6 +281,11 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
       // stage, only what a tf_op stat names: never a TF op by its name.
       const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id);
       OpMetrics* row = nullptr;
+      if (runtime[p.events[e].metadata]) {
+        const Event& ev = p.events[e];
+        stack.Push(e, Span{ev.begin_ps, ev.end_ps()}, nullptr, close);
+        continue;
+      }
       if (stage != nullptr) {
         auto it = stage_rows.find(stage->IntValue());
         row = it != stage_rows.end() ? it->second : stat_op_row(e);
@@ -267,7 +293,10 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
         const uint32_t md = p.events[e].metadata;
         if (kind[md] == kUnchecked) {
           std::string_view name = space_.Str(p.event_metadata[md].name);
-          TfOp op = ParseTfOpFullname(name);
+          // A PyTorch name's colon ("nccl:all_reduce") does not split a name
+          // from a type: such an event is an op only by its tf_op stat.
+          const bool pytorch_colon = pytorch && name.find(':') != std::string_view::npos;
+          TfOp op = pytorch_colon ? TfOp() : ParseTfOpFullname(name);
           if (op.category != TfOpCategory::kUnknown) {
             kind[md] = kNamedOp;
             tensorflow_op[md] = op.category == TfOpCategory::kTensorFlow;
@@ -361,7 +390,18 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
       prev_group = group;
     }
   }
-  AddSpanTotals(db, op_time, first, last);
+  // A PyTorch trace's IDLE is the time no kernel, copy or set ran on any
+  // stream: the device's idle time, as its overview and HTA count it, not the
+  // span less the kernels tied to an op (xprof's rule, kept for xprof's own
+  // files, where a kernel of no op or streams running at once move it).
+  if (first == INT64_MAX || space_.Find(schema::kKinetoCategory) == kNoStr) {
+    AddSpanTotals(db, op_time, first, last);
+    return;
+  }
+  const uint64_t span = static_cast<uint64_t>(last - first);
+  db.total_op_time_ps += op_time;
+  db.total_time_ps += std::max(op_time, span);
+  AddIdle(db, span - std::min(span, GpuDutyCycle(p).ActivePs()));
 }
 
 

@@ -10,11 +10,11 @@
 #include <unordered_map>
 
 #include "convert/analysis/op_stats/duty_cycle_tracker.h"
-#include "convert/analysis/common/hlo_cost_model.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
-#include "convert/analysis/common/tf_op_utils.h"
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"
 #include "convert/model/xspace_model.h"

@@ -2,8 +2,8 @@
 
 #include <optional>
 
-#include "convert/analysis/common/device_peaks.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/device/device_peaks.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/model/schema.h"
 

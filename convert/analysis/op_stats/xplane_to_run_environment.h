@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/model/xspace_model.h"
 

@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "convert/analysis/op_stats/op_stats.h"
-#include "convert/analysis/common/tf_op_utils.h"
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/base/strings.h"
 #include "convert/model/schema.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/self_time/op_self_time.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/schema.h"

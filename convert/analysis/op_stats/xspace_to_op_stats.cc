@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/op_stats/model_tracker.h"
 #include "convert/analysis/op_stats/step_events_to_steps_db.h"
@@ -90,6 +90,7 @@ class OpStatsBuilder {
     if (eager_host_ops) s.host_op_metrics_db = HostOpMetrics(*shared_groups_);
     s.kernel_stats_db = std::move(kernel_stats);
     s.device_tf_op_metrics_db = DeviceTfOpMetricsDb(s.device_op_metrics_db, /*with_idle=*/true);
+    if (IsKinetoModel(space_)) CountOperatorCalls(s.host_op_metrics_db, s.device_tf_op_metrics_db);
     if (!s.run_environment.is_training.has_value()) {
       // Without programs, the framework ops the profile recorded tell (the same rule, model_tracker). Both
       // tables are whole only here: the host's is made beside BuildGrouped, the framework ops' from the device's.
@@ -138,10 +139,12 @@ class OpStatsBuilder {
     // A PyTorch trace's steps are torch-tb-profiler's (torch_overview.h).
     const bool kineto = IsKinetoModel(space_);
     StepEvents step_events;
+    std::optional<TorchOverview> torch;
     if (kineto) {
-      const TorchOverview torch = ComputeTorchOverview(space_);
-      step_events = TorchStepEvents(torch);
-      s.torch_gpu = TorchGpuSummaryOf(torch);
+      torch = ComputeTorchOverview(space_);
+      step_events = TorchStepEvents(*torch);
+      s.torch_gpu = TorchGpuSummaryOf(*torch);
+      s.torch_steps = TorchStepTableOf(*torch);
     }
     bool first_tpu_plane = true;
     // Duty cycle per chip: the cores of a chip are busy when any of them is.
@@ -193,6 +196,13 @@ class OpStatsBuilder {
       host.hostname = hostname;
       host.steps = ConvertStepEventsToStepDb(step_events, has_gpu, shared_groups_->group_names, s.compute_16bit_ps,
                                              s.compute_32bit_ps);
+      if (torch) {
+        // The kernels' precision, not the step events' one type for all kernels.
+        s.compute_16bit_ps = static_cast<uint64_t>(torch->kernel_ps_of_precision[static_cast<int>(TorchPrecision::k16Bit)]);
+        s.compute_32bit_ps = static_cast<uint64_t>(torch->kernel_ps_of_precision[static_cast<int>(TorchPrecision::k32Bit)]);
+        s.compute_unknown_precision_ps =
+            static_cast<uint64_t>(torch->kernel_ps_of_precision[static_cast<int>(TorchPrecision::kUnknown)]);
+      }
       s.steps.push_back(std::move(host));
     }
     s.run_environment = ConvertXSpaceToRunEnvironment(space_, programs_);

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "convert/analysis/common/sample_stat.h"
+#include "convert/analysis/op_stats/sample_stat.h"
 #include "convert/base/data_table.h"
 #include "proto/input_pipeline.pb.h"
 

@@ -9,6 +9,7 @@
 
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
+#include "convert/analysis/op_stats_pages/torch_step_pages.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 #include "convert/base/data_table.h"
 #include "convert/base/math_util.h"
@@ -51,6 +52,15 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
       op->set_is_op_tensorcore_eligible(it->second.is_op_tensor_core_eligible);
       op->set_is_op_using_tensorcore(it->second.tensor_core_duration_ns != 0);
     }
+  }
+  // tbprof computes no FLOP or bandwidth utilization: where no device op
+  // records FLOPs (PyTorch traces, CPU runs) they are unknown, not 0 %.
+  double flops = 0;
+  for (const auto& [name, m] : tf_db.ops) flops += m.flops;
+  if (flops == 0) {
+    a.set_flop_rate_utilization_relative_to_roofline_percent(-1);
+    a.set_memory_bw_utilization_relative_to_hw_limit_percent(-1);
+    a.set_mxu_utilization_percent(-1);
   }
   uint64_t host_occurrences = 0, device_occurrences = 0;
   double host_self = 0, host_eager = 0, device_self = 0, device_eager = 0;
@@ -100,6 +110,10 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
   double c16 = static_cast<double>(s.compute_16bit_ps), c32 = static_cast<double>(s.compute_32bit_ps);
   a.set_device_compute_16bit_percent(100.0 * SafeDivide(c16, c16 + c32));
   a.set_device_compute_32bit_percent(100.0 * SafeDivide(c32, c16 + c32));
+  if (c16 + c32 == 0 && s.compute_unknown_precision_ps > 0) {  // computed, in a precision nothing tells
+    a.set_device_compute_16bit_percent(-1);
+    a.set_device_compute_32bit_percent(-1);
+  }
   return a;
 }
 
@@ -381,7 +395,8 @@ void MarkUnrecordedShares(OverviewPage& page) {
   }
 }
 
-std::string OverviewPageToJson(const OverviewPage& page, const std::optional<TorchGpuSummary>& torch_gpu) {
+std::string OverviewPageToJson(const OverviewPage& page, const std::optional<TorchGpuSummary>& torch_gpu,
+                               const std::optional<TorchStepTable>& torch_steps) {
   std::string hardware = page.input_analysis().hardware_type();
   DataTable analysis = AnalysisTable(page.analysis(), hardware);
   if (torch_gpu) {
@@ -391,9 +406,15 @@ std::string OverviewPageToJson(const OverviewPage& page, const std::optional<Tor
     analysis.SetProperty("sm_efficiency_percent", pct(torch_gpu->sm_efficiency_percent));
     analysis.SetProperty("achieved_occupancy_percent", pct(torch_gpu->achieved_occupancy_percent));
   }
-  DataTable steps = StepBreakdownTable(page.input_analysis());
+  DataTable steps = torch_steps ? TorchStepBreakdownTable(*torch_steps, page.input_analysis())
+                                : StepBreakdownTable(page.input_analysis());
   DataTable env = RunEnvironmentTable(page.run_environment());
-  DataTable rec = RecommendationTable(page.recommendation());
+  DataTable rec = torch_steps ? TorchRecommendationTable(*torch_steps, torch_gpu.value_or(TorchGpuSummary()))
+                              : RecommendationTable(page.recommendation());
+  if (torch_steps) {
+    analysis.SetProperty("framework", kPyTorchFramework);
+    env.SetProperty("framework", kPyTorchFramework);
+  }
   DataTable latency = InferenceLatencyTable(page.inference_latency());
   DataTable diag = DiagnosticsTable(page.diagnostics());
   return DataTablesToJson({&analysis, &steps, &env, &rec, &latency, nullptr, &diag});

@@ -16,8 +16,12 @@ tensorflow::profiler::OverviewPage ConvertOpStatsToOverviewPage(const OpStats& o
 // `torch_gpu` (a PyTorch trace's) adds gpu_utilization_percent,
 // sm_efficiency_percent and achieved_occupancy_percent to the analysis
 // table's properties ("unknown" when absent, like its other percentages).
+// `torch_steps` (a PyTorch trace's) makes the page PyTorch's: the step table
+// in torch-tb-profiler's categories and PyTorch's recommendation
+// (torch_step_pages.h); every table says `framework: PyTorch`.
 std::string OverviewPageToJson(const tensorflow::profiler::OverviewPage& page,
-                               const std::optional<TorchGpuSummary>& torch_gpu = std::nullopt);
+                               const std::optional<TorchGpuSummary>& torch_gpu = std::nullopt,
+                               const std::optional<TorchStepTable>& torch_steps = std::nullopt);
 
 // A legacy overview_page.pb from a profiler that predates the analysis' time
 // shares (TensorFlow 2.2 writes none of them): its framework-op placement

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/op_stats/framework_op_metrics.h"
 #include "convert/analysis/kernels/xspace_to_kernel_stats.h"
 #include "convert/analysis/op_stats/model_tracker.h"
@@ -148,14 +148,24 @@ DataTable TfStatsTableToDataTable(const TfStatsTable& table, const std::string& 
                                         r.device_total_self_time_as_fraction(),
                                         r.device_cumulative_total_self_time_as_fraction(),
                                         r.host_total_self_time_as_fraction(),
-                                        r.host_cumulative_total_self_time_as_fraction(),
-                                        r.measured_flop_rate(),
-                                        r.model_flop_rate(),
-                                        r.measured_memory_bw(),
-                                        r.operational_intensity()};
+                                        r.host_cumulative_total_self_time_as_fraction()};
     // TensorCores are a GPU's: a host op or IDLE has no utilization to show (empty, not 0 %).
     const bool on_device = r.host_or_device() == "Device" && r.op_type() != "IDLE";
-    if (gpu) row.push_back(on_device ? DataTable::Cell(r.gpu_tensorcore_utilization()) : DataTable::Cell());
+    // A device op that recorded neither FLOPs nor bytes (every PyTorch kernel)
+    // has rates nobody knows: empty, not 0.
+    const bool rates_known = !on_device || r.flops_v2() != 0 || r.bytes_accessed() != 0;
+    for (double rate : {r.measured_flop_rate(), r.model_flop_rate(), r.measured_memory_bw(), r.operational_intensity()}) {
+      if (rates_known) {
+        row.emplace_back(std::in_place_type<double>, rate);
+      } else {
+        row.emplace_back();
+      }
+    }
+    if (gpu && on_device) {
+      row.emplace_back(std::in_place_type<double>, r.gpu_tensorcore_utilization());
+    } else if (gpu) {
+      row.emplace_back();
+    }
     row.push_back(r.bound_by());
     row.push_back(std::string(r.is_eager() ? "Eager" : "Function"));
     t.AddRow(std::move(row));

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/model/tfprof_model.h"
 

@@ -10,7 +10,7 @@
 
 #include "convert/analysis/trace_viewer/derived_line.h"
 #include "convert/analysis/trace_viewer/derived_plane_builder.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/trace_viewer/host_offload_rows.h"
 #include "convert/analysis/trace_viewer/kernel_event_names.h"
 #include "convert/analysis/trace_viewer/launch_stats.h"

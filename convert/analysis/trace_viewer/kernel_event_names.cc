@@ -1,6 +1,6 @@
 #include "convert/analysis/trace_viewer/kernel_event_names.h"
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof::derived {
 

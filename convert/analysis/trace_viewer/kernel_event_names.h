@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/trace_viewer/derived_line.h"
 #include "convert/analysis/trace_viewer/derived_plane_builder.h"
 #include "convert/model/schema.h"

@@ -1,5 +1,5 @@
 #include "convert/analysis/trace_viewer/xspace_to_trace_events.h"
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/model/schema.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"

@@ -259,8 +259,8 @@ TEST(OpAttributionXla, XlaCpuOpsSurviveTheOpStatsLoad) {
   ExpectXlaCpuOps(ConvertXSpaceToOpStats(**model));
   // framework_op_stats shows them as host ops.
   ToolInput in;
-  in.xplane_paths = {path};
-  auto out = FindXPlaneTool("framework_op_stats")->run(in);
+  in.profile_paths = {path};
+  auto out = FindProfileTool("framework_op_stats")->run(in);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_NE(out->body.find(R"({"v":"Host"},{"v":""},{"v":"jit(f)/add"},{"v":2.0})"), std::string::npos)
       << out->body.substr(0, 2000);

@@ -67,8 +67,8 @@ const char* const kTools[] = {"overview_page", "input_pipeline_analyzer", "frame
 void CheckAllTools(const std::string& case_name, const std::string& path) {
   for (const char* tool : kTools) {
     ToolInput in;
-    in.xplane_paths = {path};
-    auto out = FindXPlaneTool(tool)->run(in);
+    in.profile_paths = {path};
+    auto out = FindProfileTool(tool)->run(in);
     ASSERT_TRUE(out.ok()) << tool << ": " << out.status().message();
     CheckGolden(case_name + "." + tool, out->body);
   }

@@ -29,9 +29,9 @@ const char* const kOpStatsTools[] = {"overview_page", "input_pipeline_analyzer",
 
 std::string RunTool(const std::string& tool, const std::string& path, ArtifactCache* cache) {
   ToolInput in;
-  in.xplane_paths = {path};
+  in.profile_paths = {path};
   in.cache = cache;
-  auto out = FindXPlaneTool(tool)->run(in);
+  auto out = FindProfileTool(tool)->run(in);
   EXPECT_TRUE(out.ok()) << tool << " on " << path << ": " << out.status().message();
   return out.ok() ? out->body : "";
 }

@@ -6,7 +6,7 @@
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_pod_viewer.h"
 #include "convert/analysis/op_stats_pages/step_diagnostics.h"
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/grouping/existing_groups.h"
 #include "convert/grouping/group_events.h"

@@ -35,8 +35,8 @@ json::value Xprof(const std::string& tool) {
 
 json::value Ours(const std::string& tool) {
   ToolInput in;
-  in.xplane_paths = {kOurInput};
-  auto out = FindXPlaneTool(tool)->run(in);
+  in.profile_paths = {kOurInput};
+  auto out = FindProfileTool(tool)->run(in);
   EXPECT_TRUE(out.ok()) << tool << ": " << out.status().message();
   return out.ok() ? json::parse(out->body) : json::value();
 }

@@ -13,8 +13,8 @@
 #include <variant>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
-#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/device/device_peaks.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
 #include "convert/analysis/hlo/roofline.h"
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"

@@ -99,8 +99,8 @@ TEST(GroupingRandomSpaces, EveryGroupHasANameAndEveryToolAnswers) {
     const std::string path = ops_test::WriteSpace(space, "random_" + std::to_string(seed));
     for (const char* tool : {"trace_viewer", "overview_page", "input_pipeline_analyzer", "framework_op_stats"}) {
       ToolInput in;
-      in.xplane_paths = {path};
-      auto out = FindXPlaneTool(tool)->run(in);
+      in.profile_paths = {path};
+      auto out = FindProfileTool(tool)->run(in);
       if (!out.ok()) {
         EXPECT_FALSE(out.status().message().empty()) << tool;
         continue;

@@ -124,7 +124,7 @@ int CheckOpRows(const json::array& rows, const Times& a, const Times& b, bool se
 ToolInput CompareInput(const ToolInput& a, const ToolInput& b, ArtifactCache* cache, const std::string& params = "") {
   ToolInput in = b;
   in.base_hosts = a.hosts;
-  in.base_xplane_paths = a.xplane_paths;
+  in.base_profile_paths = a.profile_paths;
   in.base_legacy_paths = a.legacy_paths;
   in.cache = cache;
   auto p = ParseQuery(params);

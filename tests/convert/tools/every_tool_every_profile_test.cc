@@ -74,7 +74,7 @@ ConvertRun Convert(const std::string& file, const std::string& tool) {
 }
 
 void ExpectEveryToolAnswers(const std::vector<std::string>& files) {
-  for (const ToolSpec& tool : XPlaneTools()) {
+  for (const ToolSpec& tool : ProfileTools()) {
     SCOPED_TRACE(tool.name + " on " + files.front() + (files.size() > 1 ? " and others" : ""));
     ConvertRun r = Convert(files, tool.name);
     EXPECT_EQ(r.signal, 0) << r.err;
@@ -121,7 +121,7 @@ TEST(EveryToolEveryProfile, RealProfilesTogetherAsOneRun) {
 TEST(EveryToolEveryProfile, EmptyFileIsNamedEmpty) {
   std::string path = Write(XSpace(), "empty.xplane.pb");
   ASSERT_EQ(fs::file_size(path), 0u);
-  for (const ToolSpec& tool : XPlaneTools()) {
+  for (const ToolSpec& tool : ProfileTools()) {
     SCOPED_TRACE(tool.name);
     ConvertRun r = Convert(path, tool.name);
     EXPECT_EQ(r.exit_code, 1);
@@ -161,9 +161,9 @@ TEST(EveryToolEveryProfile, TwentyDigitStepNameAndNonUtf8OpNames) {
   // The CSV outputs are UTF-8 too.
   for (const char* tool : {"framework_op_stats", "kernel_stats"}) {
     ToolInput in;
-    in.xplane_paths = {(TempDir() / "odd.xplane.pb").string()};
+    in.profile_paths = {(TempDir() / "odd.xplane.pb").string()};
     in.csv = true;
-    auto out = FindXPlaneTool(tool)->run(in);
+    auto out = FindProfileTool(tool)->run(in);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_TRUE(IsValidUtf8(out->body)) << tool;
   }
@@ -185,7 +185,7 @@ TEST(EveryToolEveryProfile, ExceptionsBecomeErrorsAtTheToolBoundary) {
 }
 
 TEST(EveryToolEveryProfile, MissingFileIsAMessageNotACrash) {
-  for (const ToolSpec& tool : XPlaneTools()) {
+  for (const ToolSpec& tool : ProfileTools()) {
     SCOPED_TRACE(tool.name);
     ConvertRun r = Convert((TempDir() / "does-not-exist.xplane.pb").string(), tool.name);
     EXPECT_EQ(r.exit_code, 1);

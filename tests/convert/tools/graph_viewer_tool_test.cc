@@ -20,10 +20,10 @@ const std::string kRocm = std::string(TBPROF_TESTDATA) + "/xplane/jax_rocm_mi300
 const std::string kTpu = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
 
 StatusOr<ToolOutput> RunGraphTool(const std::string& tool, const std::string& path, const std::string& query) {
-  const ToolSpec* spec = FindXPlaneTool(tool);
+  const ToolSpec* spec = FindProfileTool(tool);
   if (spec == nullptr) return NotFound("no tool " + tool);
   ToolInput in;
-  in.xplane_paths = {path};
+  in.profile_paths = {path};
   auto params = ParseQuery(query);
   if (!params.ok()) return params.status();
   in.params = *params;

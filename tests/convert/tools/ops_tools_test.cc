@@ -20,11 +20,11 @@ namespace json = boost::json;
 
 json::value RunTool(const std::string& tool, const std::vector<std::string>& paths, ToolParams params = {},
                     ArtifactCache* cache = nullptr, std::string* content_type = nullptr, bool csv = false) {
-  const ToolSpec* spec = FindXPlaneTool(tool);
+  const ToolSpec* spec = FindProfileTool(tool);
   EXPECT_NE(spec, nullptr) << tool;
   if (!spec) return {};
   ToolInput in;
-  in.xplane_paths = paths;
+  in.profile_paths = paths;
   in.params = std::move(params);
   in.csv = csv;
   in.cache = cache;
@@ -171,7 +171,7 @@ TEST_F(OpsToolsTest, FrameworkOpStatsTablesAndCsv) {
             "(FLOPs/s),Model FLOP Rate (GFLOP/s),Measured Memory BW (GBytes/Sec),Operational Intensity "
             "(FLOPs/Byte),GPU TensorCore utilization,Bound by,Execution mode");
   EXPECT_NE(text.find("\r\n1,Device,IDLE,IDLE,0,145,0,145,0,"), std::string::npos);
-  EXPECT_NE(FindXPlaneTool("tensorflow_stats"), nullptr);
+  EXPECT_NE(FindProfileTool("tensorflow_stats"), nullptr);
 }
 
 TEST_F(OpsToolsTest, KernelStatsTable) {
@@ -283,15 +283,15 @@ TEST_F(OpsToolsTest, CorruptFileIsAnError) {
   std::string path = std::string(dir) + "/xplane/corrupt/utf8_mangled.xplane.pb";
   if (!std::filesystem::exists(path)) GTEST_FAIL() << "required: testdata not found: " << path;
   ToolInput in;
-  in.xplane_paths = {path};
+  in.profile_paths = {path};
   for (const char* tool : {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",
                            "pod_viewer"}) {
-    auto out = FindXPlaneTool(tool)->run(in);
+    auto out = FindProfileTool(tool)->run(in);
     EXPECT_FALSE(out.ok()) << tool;
     EXPECT_FALSE(out.status().message().empty());
   }
-  in.xplane_paths = {};
-  EXPECT_FALSE(FindXPlaneTool("overview_page")->run(in).ok());
+  in.profile_paths = {};
+  EXPECT_FALSE(FindProfileTool("overview_page")->run(in).ok());
 }
 
 // OpStats and the trace index group a file's events once between them:

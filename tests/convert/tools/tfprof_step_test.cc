@@ -89,7 +89,7 @@ TEST_F(TfprofStep, AStepNotInTheTableNamesTheSteps) {
 }
 
 TEST_F(TfprofStep, TheServerToolTakesTheStep) {
-  const ToolSpec* tool = FindXPlaneTool("tfprof");
+  const ToolSpec* tool = FindProfileTool("tfprof");
   ASSERT_NE(tool, nullptr);
   ToolInput in = test_files::OneHostInput(path_);
   in.params = {{"view", "op"}, {"step", std::to_string(second_)}};

@@ -74,7 +74,7 @@ TEST(TfprofTool, ViewsAgreeWithFrameworkOpStatsOnRealProfiles) {
 TEST(TfprofTool, DataEntryAnswersJsonTree) {
   auto files = test_files::RealXPlaneFiles();
   ASSERT_FALSE(files.empty());
-  const ToolSpec* tool = FindXPlaneTool("tfprof");
+  const ToolSpec* tool = FindProfileTool("tfprof");
   ASSERT_NE(tool, nullptr);
   ToolInput in = test_files::OneHostInput(files[0]);
   in.params = {{"view", "scope"}, {"max_depth", "2"}, {"select", "micros,bytes"}};

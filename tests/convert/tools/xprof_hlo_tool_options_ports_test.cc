@@ -34,10 +34,10 @@ StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& query) 
     hlo_test::AddMetadataPlane(space, {{1, hlo_test::ChainModule("jit_chain", 24)}});
     return ops_test::WriteSpace(space, "hlo_tool_options");
   }();
-  const ToolSpec* spec = FindXPlaneTool(tool);
+  const ToolSpec* spec = FindProfileTool(tool);
   if (spec == nullptr) return NotFound("no tool " + tool);
   ToolInput in;
-  in.xplane_paths = {path};
+  in.profile_paths = {path};
   ASSIGN_OR_RETURN(in.params, ParseQuery(query));
   return spec->run(in);
 }

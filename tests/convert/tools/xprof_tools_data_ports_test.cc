@@ -30,9 +30,9 @@ std::string TraceContextSpacePath() {
 StatusOr<ToolOutput> StreamingTrace(const ToolParams& params) {
   ToolInput in;
   in.hosts = {"test_host"};
-  in.xplane_paths = {TraceContextSpacePath()};
+  in.profile_paths = {TraceContextSpacePath()};
   in.params = params;
-  return FindXPlaneTool("trace_viewer@")->run(in);
+  return FindProfileTool("trace_viewer@")->run(in);
 }
 
 TEST(XprofToolsDataPorts, TraceViewerSearchMetadataOption) {
@@ -55,9 +55,9 @@ TEST(XprofToolsDataPorts, TraceViewerFormatPbIsRefusedNamingTheFormats) {
   for (const char* tool : {"trace_viewer@", "trace_viewer"}) {
     ToolInput in;
     in.hosts = {"test_host"};
-    in.xplane_paths = {TraceContextSpacePath()};
+    in.profile_paths = {TraceContextSpacePath()};
     in.params = {{"format", "pb"}};
-    auto out = FindXPlaneTool(tool)->run(in);
+    auto out = FindProfileTool(tool)->run(in);
     ASSERT_FALSE(out.ok()) << tool;
     EXPECT_EQ(out.status().code(), ErrorCode::kInvalidArgument) << tool;  // a 400, the request's fault
     EXPECT_NE(out.status().message().find("supported formats: json"), std::string::npos) << out.status().message();

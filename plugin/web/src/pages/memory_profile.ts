@@ -13,7 +13,7 @@ interface Snapshot { timeOffsetPs?: string; aggregationStats?: Stats; activityMe
 interface Allocator {
   memoryProfileSnapshots?: Snapshot[]; sampledTimelineSnapshots?: Snapshot[];
   profileSummary?: { peakBytesUsageLifetime?: string; peakStats?: Stats; peakStatsTimePs?: string; memoryCapacity?: string;
-    numAllocations?: string; numDeallocations?: string };
+    numAllocations?: string; numDeallocations?: string; inUseFromAllocationSizes?: boolean };
   activeAllocations?: { snapshotIndex?: string; specialIndex?: string; numOccurrences?: string }[];
   specialAllocations?: Activity[];
 }
@@ -76,6 +76,11 @@ function drawAllocator(root: HTMLElement, a: Allocator): void {
     card('#Deallocation', s.numDeallocations === undefined ? '' : fmtNum(n(s.numDeallocations)), '', { key: 'numDeallocations', json: s.numDeallocations,
       tooltip: 'Deallocations by this allocator within the profiling window.', unknown: s.numDeallocations === undefined ? noCount : undefined }));
   root.appendChild(section('Memory profile summary', cards(...summary)));
+  if (s.inUseFromAllocationSizes) {
+    root.appendChild(el('p', { class: 'hint', id: 'memory-relative' },
+      'The profile recorded allocation sizes but not the memory in use: the curve is the allocations less the frees since the ' +
+      'trace started (relative to the trace start; memory allocated before it is not known), and the capacity is unknown.'));
+  }
 
   const snaps = (a.sampledTimelineSnapshots?.length ? a.sampledTimelineSnapshots : a.memoryProfileSnapshots) ?? [];
   if (snaps.length === 0) root.appendChild(section('Memory timeline', message('empty', 'No snapshots recorded for this memory.')));

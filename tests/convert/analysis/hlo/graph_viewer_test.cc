@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "convert/analysis/hlo/graph_viewer.h"
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/xplane/xspace_reader.h"
 
 namespace tbprof {

@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <map>
 
-#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
 #include "convert/analysis/hlo/op_profile.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
 #include "convert/analysis/hlo/roofline.h"

@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/hlo/memory_viewer.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/hlo.pb.h"

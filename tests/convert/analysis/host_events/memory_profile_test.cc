@@ -10,12 +10,14 @@
 #include <string>
 
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
+#include "convert/kineto/kineto_reader.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/model_tools.h"
 #include "convert/tools/tool_registry.h"
 #include "convert/xplane/xspace_reader.h"
 #include "proto/xspace_builder.h"
 #include "tests/convert/analysis/host_events/golden_file.h"
+#include "tests/convert/kineto/kineto_trace_writer.h"
 #include "tests/testing/test_files.h"
 
 namespace tbprof {
@@ -552,12 +554,12 @@ std::map<std::string, RealAllocator> DecodeWithLibprotobuf(const std::string& pa
 }
 
 TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
-  const ToolSpec* tool = FindXPlaneTool("memory_profile");
+  const ToolSpec* tool = FindProfileTool("memory_profile");
   ASSERT_NE(tool, nullptr);
   EXPECT_FALSE(tool->all_hosts);
   EXPECT_FALSE(tool->run(ToolInput{}).ok());
   ToolInput two;
-  two.xplane_paths = {"a.xplane.pb", "b.xplane.pb"};
+  two.profile_paths = {"a.xplane.pb", "b.xplane.pb"};
   auto refused = tool->run(two);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "Memory profile tool expects only 1 XSpace path but gets 2");
@@ -587,6 +589,37 @@ TEST(MemoryProfileTool, RegisteredAndRunsOnRealProfiles) {
         "memory/real_" + std::filesystem::path(path).parent_path().filename().string() + ".json", out.body);
   });
   EXPECT_GE(checked, 4);
+}
+
+// A PyTorch 1.8 trace's [memory] records carry `Bytes` but no `Total
+// Allocated`: the curve is the allocations less the frees, raised by its
+// lowest point. +100, +200, -100 (of memory from before: the running sum
+// dips to 200), +50, -400: sums 100, 300, 200, 250, -150 → raised by 150:
+// 250, 450, 350, 400, 0; peak 450; capacity unknown (it read peak 0 B).
+TEST(MemoryProfile, PyTorchSizesWithoutTotalsGiveTheCurve) {
+  testing_kineto::TraceWriter w;
+  w.Host("cpu_op", "aten::empty", 0, 100'000);
+  const int64_t bytes[] = {100, 200, -100, 50, -400};
+  for (int i = 0; i < 5; ++i) {
+    w.Instant("[memory]", 10'000 * (i + 1),
+              "\"Addr\": " + std::to_string(4096 * (i + 1)) + ", \"Bytes\": " + std::to_string(bytes[i]) +
+                  ", \"Device Type\": 1, \"Device Id\": 0");
+  }
+  auto model = ParseKinetoTrace(w.Json(), "memory_sizes");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto profile = ComputeMemoryProfile(**model);
+  ASSERT_TRUE(profile.ok());
+  ASSERT_EQ(profile->memory_profile_per_allocator.size(), 1u);
+  const PerAllocatorMemoryProfile& p = profile->memory_profile_per_allocator.begin()->second;
+  std::vector<int64_t> curve;
+  // The timeline (memory_profile_snapshots keeps only the allocations live at the peak).
+  for (const MemoryProfileSnapshot& s : p.sampled_timeline_snapshots) curve.push_back(s.aggregation_stats.heap_allocated_bytes);
+  EXPECT_EQ(curve, (std::vector<int64_t>{250, 450, 350, 400, 0}));
+  EXPECT_EQ(p.profile_summary.peak_stats.peak_bytes_in_use, 450);
+  EXPECT_TRUE(p.profile_summary.in_use_from_allocation_sizes);
+  const std::string json = MemoryProfileToJson(*profile);
+  EXPECT_EQ(json.find("memoryCapacity"), std::string::npos);
+  EXPECT_NE(json.find("\"inUseFromAllocationSizes\":true"), std::string::npos);
 }
 
 }  // namespace

@@ -640,7 +640,7 @@ TEST(TfDataStats, RealTensorFlowTrace) {
 }
 
 TEST(TfDataTool, RegisteredAndRunsOnRealProfiles) {
-  const ToolSpec* tool = FindXPlaneTool("tf_data_bottleneck_analysis");
+  const ToolSpec* tool = FindProfileTool("tf_data_bottleneck_analysis");
   ASSERT_NE(tool, nullptr);
   EXPECT_TRUE(tool->all_hosts);
   int checked = test_files::CheckToolOnRealProfiles(*tool, [](const std::string& path, const ToolOutput& out) {

@@ -204,6 +204,17 @@ TEST(TorchOverview, RealNcclTraceCountsItsAllGather) {
   int64_t communication = 0;
   for (const TorchStep& s : o.steps) communication += s.role_ps[kTorchCommunication];
   EXPECT_EQ(communication, 242'988'000);
+  // The step table's device collectives hold the kernel's time only (they
+  // held the host call's 242.988 µs).
+  const OpStats stats = ConvertXSpaceToOpStats(**m);
+  uint64_t collectives = 0;
+  for (const HostSteps& h : stats.steps) {
+    for (const StepInfo& st : h.steps) {
+      auto it = st.type_ps.find(DEVICE_COLLECTIVES);
+      if (it != st.type_ps.end()) collectives += it->second;
+    }
+  }
+  EXPECT_EQ(collectives, 21'953'000u);
 }
 
 // A kernel launched inside the step but running after the host step ended
@@ -256,6 +267,66 @@ TEST(TorchOverview, TbPluginAllCategoriesStepBreakdown) {
     EXPECT_EQ(o.steps[0].role_ps[role], expected_us[i_role] * 1'000'000) << kTorchRoleNames[role];
   }
   EXPECT_EQ(o.steps[0].role_ps[kTorchCommunication], 0);
+}
+
+// A record_function range is host code: torch-tb-profiler's event parser maps
+// user_annotation to its Python type, which its overview counts as CPU Exec.
+// A step [0, 1000) µs with a range [100, 600) holding an op [200, 300):
+// CPU Exec 500 µs, Other 500 (it was 100 / 900 while ranges counted nothing).
+TEST(TorchOverview, RecordFunctionRangesAreCpuExec) {
+  constexpr int64_t us = 1000;
+  TraceWriter w;
+  w.Host("user_annotation", "ProfilerStep#1", 0, 1000 * us);
+  w.Host("user_annotation", "forward_pass", 100 * us, 500 * us);
+  w.Host("cpu_op", "aten::relu", 200 * us, 100 * us, "\"External id\": 2");
+  auto m = ParseKinetoTrace(w.Json(), "record_function");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const TorchOverview o = ComputeTorchOverview(**m);
+  ASSERT_EQ(o.steps.size(), 1u);
+  EXPECT_EQ(o.steps[0].role_ps[kTorchCpuExec], 500 * us * 1000);
+  EXPECT_EQ(o.steps[0].role_ps[kTorchOther], 500 * us * 1000);
+}
+
+// Precision: a kernel's name tells (FillFunctor<float>: 32-bit), else its
+// op's input types (a typeless nvjet GEMM of aten::mm on BFloat16: 16-bit);
+// a kernel of neither is unknown and left out of the split (it was "16-bit
+// 0 %, 32-bit 100 %" for every PyTorch run); all unknown: "unknown".
+TEST(TorchOverview, PrecisionComesFromKernelNamesAndInputTypes) {
+  constexpr int64_t us = 1000;
+  EXPECT_EQ(PrecisionOfKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"),
+            TorchPrecision::k32Bit);
+  EXPECT_EQ(PrecisionOfKernelName("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64"), TorchPrecision::k16Bit);
+  EXPECT_EQ(PrecisionOfKernelName("nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN"), TorchPrecision::kUnknown);
+  EXPECT_EQ(PrecisionOfInputTypes(R"(["c10::BFloat16", "c10::BFloat16", ""])"), TorchPrecision::k16Bit);
+  EXPECT_EQ(PrecisionOfInputTypes(R"(["float", "long int"])"), TorchPrecision::k32Bit);
+  EXPECT_EQ(PrecisionOfInputTypes(R"(["long int", ""])"), TorchPrecision::kUnknown);
+  auto overview_of = [](const TraceWriter& w) {
+    auto m = ParseKinetoTrace(w.Json(), "precision");
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    OpStats stats = ConvertXSpaceToOpStats(**m);
+    json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
+    return page.as_array()[0].at("p").as_object();
+  };
+  TraceWriter w;
+  w.Host("user_annotation", "ProfilerStep#1", 0, 100 * us);
+  w.Host("cpu_op", "aten::mm", 0, 10 * us, R"("External id": 2, "Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  w.Launch(1 * us, 2 * us, 10 * us, 30 * us, "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", 11, 2);
+  w.Host("cpu_op", "aten::fill_", 20 * us, 10 * us, R"("External id": 3, "Input type": ["float", "Scalar"])");
+  w.Launch(21 * us, 2 * us, 40 * us, 10 * us, "void at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>",
+           12, 3);
+  w.Host("cpu_op", "aten::add", 40 * us, 10 * us, R"("External id": 4)");
+  w.Launch(41 * us, 2 * us, 50 * us, 40 * us, "triton_poi_fused_add_0", 13, 4);
+  json::object p = overview_of(w);
+  EXPECT_EQ(p.at("device_compute_16bit_percent").as_string(), "75.0%");  // 30 of the 40 µs known
+  EXPECT_EQ(p.at("device_compute_32bit_percent").as_string(), "25.0%");
+
+  TraceWriter unknown;
+  unknown.Host("user_annotation", "ProfilerStep#1", 0, 100 * us);
+  unknown.Host("cpu_op", "aten::add", 0, 10 * us, R"("External id": 4)");
+  unknown.Launch(1 * us, 2 * us, 10 * us, 40 * us, "triton_poi_fused_add_0", 13, 4);
+  json::object q = overview_of(unknown);
+  EXPECT_EQ(q.at("device_compute_16bit_percent").as_string(), "unknown");
+  EXPECT_EQ(q.at("device_compute_32bit_percent").as_string(), "unknown");
 }
 
 }  // namespace

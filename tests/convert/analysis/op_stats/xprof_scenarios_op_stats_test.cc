@@ -46,7 +46,7 @@
 #include <utility>
 #include <vector>
 
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 #include "convert/analysis/op_stats/duty_cycle_tracker.h"
 #include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"

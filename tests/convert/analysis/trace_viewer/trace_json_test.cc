@@ -303,10 +303,10 @@ class TraceToolTest : public ::testing::Test {
   StatusOr<ToolOutput> Run(const std::string& tool, std::vector<std::string> paths, ToolParams params) {
     ToolInput in;
     for (size_t i = 0; i < paths.size(); ++i) in.hosts.push_back("host" + std::to_string(i));
-    in.xplane_paths = std::move(paths);
+    in.profile_paths = std::move(paths);
     in.params = std::move(params);
     in.cache = &cache_;
-    const ToolSpec* spec = FindXPlaneTool(tool);
+    const ToolSpec* spec = FindProfileTool(tool);
     EXPECT_NE(spec, nullptr) << tool;
     return spec->run(in);
   }

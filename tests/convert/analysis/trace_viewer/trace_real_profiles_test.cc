@@ -223,7 +223,7 @@ StatusOr<ToolOutput> RunTool(const std::string& tool, const std::string& path, T
   ToolInput in = test_files::OneHostInput(path);
   in.params = std::move(params);
   in.cache = cache;
-  return FindXPlaneTool(tool)->run(in);
+  return FindProfileTool(tool)->run(in);
 }
 
 TEST(TraceRealProfiles, EventCountsMatchTheFile) {

@@ -1,7 +1,7 @@
 // kernel_stats' TensorCore rules (kernel names and op names).
 #include <gtest/gtest.h>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof {
 namespace {

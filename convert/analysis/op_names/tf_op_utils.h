@@ -38,8 +38,14 @@ bool IsJaxOpType(std::string_view s);
 bool IsKernelUsingTensorCore(std::string_view kernel_name);
 // The kernel name each rule of that table was seen on (for tests).
 std::vector<std::string_view> TensorCoreKernelRuleExamples();
-// Op-name rule (IsOpTensorCoreEligible) and two-operand einsum rule.
-bool IsOpTensorCoreEligible(std::string_view tf_op_name);
+// Whether an op may run on TensorCores, by its name: TensorFlow's
+// convolutions, matmuls and cuDNN RNNs (xprof's rule); JAX / XLA dots,
+// convolutions and cuBLAS / cuDNN custom calls; PyTorch's convolution, GEMM
+// and RNN-cell operators and their backward ops (the ATen ops autocast runs
+// in 16-bit, as torch-tb-profiler lists them). A kernel seen using
+// TensorCores makes its op eligible whatever the name (xspace_to_kernel_stats).
+// And the two-operand einsum rule.
+bool IsOpTensorCoreEligible(std::string_view op_name);
 bool IsEinsumTensorCoreEligible(std::string_view equation);
 
 }  // namespace tbprof

@@ -1,4 +1,4 @@
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 
 #include <algorithm>
 #include <cctype>

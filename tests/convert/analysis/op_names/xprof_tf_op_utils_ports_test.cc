@@ -18,7 +18,7 @@
 #include <string>
 #include <utility>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
 namespace tbprof {
 namespace {

@@ -1,4 +1,4 @@
-#include "convert/analysis/common/hlo_cost_model.h"
+#include "convert/analysis/hlo_program/hlo_cost_model.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "convert/analysis/common/op_self_time.h"
+#include "convert/analysis/self_time/op_self_time.h"
 
 #include <variant>
 

@@ -1,5 +1,6 @@
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "convert/base/strings.h"
@@ -73,12 +74,13 @@ std::string TfOpEventName(const TfOp& op) {
 
 TfOp ParseTfOpFullname(std::string_view fullname) {
   TfOp op;
-  // A PyTorch operator's name holds "::" (and may hold ": "), so its colons
-  // cannot split it: the importer doubles the name instead, and a doubled
-  // C++-qualified name is one PyTorch op. TensorFlow names never hold "::".
+  // A PyTorch operator's name may hold colons ("aten::add", "nccl:all_reduce",
+  // "…: AddmmBackward0"), so they cannot split it: the importer doubles the
+  // name instead, and a doubled name with a colon in each half is one PyTorch
+  // op (a TensorFlow full name holds one colon only).
   if (fullname.size() % 2 == 1 && fullname[fullname.size() / 2] == ':') {
     std::string_view half = fullname.substr(0, fullname.size() / 2);
-    if (half.find("::") != std::string_view::npos && fullname.substr(half.size() + 1) == half) {
+    if (half.find(':') != std::string_view::npos && fullname.substr(half.size() + 1) == half) {
       op.category = TfOpCategory::kPyTorch;
       op.name = std::string(half);
       op.type = std::string(half);
@@ -226,7 +228,27 @@ std::vector<std::string_view> TensorCoreKernelRuleExamples() {
   return out;
 }
 
+// PyTorch operators that may run on TensorCores: those autocast casts to
+// 16-bit (convolutions, GEMMs, RNN cells) and the backward ops they record.
+constexpr std::string_view kTorchTensorCoreOps[] = {
+    "aten::_convolution", "aten::_convolution_nogroup", "aten::conv1d", "aten::conv2d", "aten::conv3d",
+    "aten::conv_tbc", "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+    "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose", "aten::prelu",
+    "aten::addmm", "aten::addmm_", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm", "aten::mv",
+    "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm", "aten::chain_matmul", "aten::linalg_multi_dot",
+    "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell",
+    "aten::rnn_tanh_cell", "aten::rnn_relu_cell", "aten::cudnn_convolution_backward",
+    "aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight",
+    "aten::cudnn_convolution_transpose_backward", "aten::cudnn_convolution_transpose_backward_input",
+    "aten::cudnn_convolution_transpose_backward_weight", "CudnnConvolutionBackward", "CudnnConvolutionBackward0",
+    "CudnnConvolutionTransposeBackward", "CudnnConvolutionTransposeBackward0", "MmBackward", "MmBackward0",
+    "BmmBackward0", "AddmmBackward", "AddmmBackward0", "AddmvBackward", "AddmvBackward0", "MvBackward",
+    "MvBackward0", "AddbmmBackward", "AddbmmBackward0"};
+
 bool IsOpTensorCoreEligible(std::string_view n) {
+  if (std::find(std::begin(kTorchTensorCoreOps), std::end(kTorchTensorCoreOps), n) != std::end(kTorchTensorCoreOps)) {
+    return true;
+  }
   if (EndsWith(n, "Conv2D") || EndsWith(n, "Conv2DBackpropFilter") || EndsWith(n, "Conv2DBackpropInput") ||
       EndsWith(n, "Conv3D") || EndsWith(n, "DepthwiseConv2dNative") ||
       EndsWith(n, "DepthwiseConv2dNativeBackpropFilter") || EndsWith(n, "DepthwiseConv2dNativeBackpropInput") ||

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "proto/hlo.pb.h"
 #include "proto/xspace_builder.h"

@@ -1,4 +1,4 @@
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 
 #include <algorithm>
 #include <charconv>

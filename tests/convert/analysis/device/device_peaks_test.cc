@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "convert/analysis/common/device_peaks.h"
+#include "convert/analysis/device/device_peaks.h"
 #include "convert/analysis/hlo/roofline.h"
 #include "convert/analysis/hlo/xspace_to_hlo_stats.h"
 #include "convert/xplane/xspace_reader.h"

@@ -37,7 +37,7 @@
 
 #include <optional>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 
 namespace tbprof {
 

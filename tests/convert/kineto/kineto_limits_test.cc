@@ -1,0 +1,126 @@
+// A PyTorch trace that is empty, damaged or cut short is told as such
+// (DataLoss: the server's 422, in the README's words); times at the ends of
+// int64 are refused, not wrapped; and the importer claims what it holds, so
+// a trace of many devices, one huge name or millions of args stops at the
+// memory bound (ResourceExhausted: 413) instead of passing it.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "convert/base/memory_grant.h"
+#include "convert/kineto/kineto_reader.h"
+#include "tests/convert/kineto/kineto_trace_writer.h"
+
+namespace tbprof {
+namespace {
+
+using testing_kineto::TraceWriter;
+
+Status StatusOf(std::string_view json, std::string_view source = "r.pt.trace.json") {
+  return ParseKinetoTrace(json, source).status();
+}
+
+TEST(KinetoLimits, AnEmptyTraceSaysEmpty) {
+  const Status s = StatusOf("");
+  EXPECT_EQ(s.code(), ErrorCode::kDataLoss);
+  EXPECT_NE(s.message().find("r.pt.trace.json: this profile file is empty (0 bytes)"), std::string::npos)
+      << s.message();
+}
+
+TEST(KinetoLimits, DamagedOrCutTracesAreDamagedFilesNamingTheirSize) {
+  TraceWriter w;
+  w.Host("cpu_op", "aten::mm", 0, 10'000);
+  w.Host("cpu_op", "aten::add", 20'000, 10'000);
+  const std::string good = w.Json();
+  for (size_t cut : {size_t{1}, good.size() / 2, good.size() - 3}) {
+    const Status s = StatusOf(good.substr(0, cut), "/logs/run/r.pt.trace.json");
+    EXPECT_EQ(s.code(), ErrorCode::kDataLoss) << cut;
+    EXPECT_NE(s.message().find("r.pt.trace.json: this profile file is damaged or incomplete (" + std::to_string(cut) +
+                               " bytes; it ends before its JSON closes"),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(s.message().find("/logs/"), std::string::npos) << "names a server path: " << s.message();
+  }
+  const Status bad = StatusOf("{\"traceEvents\": [], } ");
+  EXPECT_EQ(bad.code(), ErrorCode::kDataLoss);
+  EXPECT_NE(bad.message().find("damaged or incomplete (22 bytes; not valid JSON"), std::string::npos) << bad.message();
+}
+
+// -9.2e15 µs and +9.2e15 µs each fit int64 ns, their distance does not.
+TEST(KinetoLimits, TimesNearTheEndsOfInt64AreRefusedNotWrapped) {
+  const std::string json =
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+      "\"ts\": -9200000000000000, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"b\", \"pid\": 1, "
+      "\"tid\": 1, \"ts\": 9200000000000000, \"dur\": 1}]}";
+  const Status s = StatusOf(json);
+  EXPECT_EQ(s.code(), ErrorCode::kDataLoss) << s.message();
+  EXPECT_NE(s.message().find("beyond what a profile spans"), std::string::npos) << s.message();
+}
+
+// A grant of `reserved` bytes that gives nothing more.
+std::shared_ptr<MemoryGrant> Bounded(uint64_t reserved) {
+  return std::make_shared<MemoryGrant>(reserved, [](uint64_t more, uint64_t) {
+    return ResourceExhausted("needs " + std::to_string(more) + " bytes more");
+  });
+}
+
+// Imports `json` under a bound of `bound` bytes: the status, and the most the
+// import claimed.
+std::pair<Status, uint64_t> ImportBounded(const std::string& json, uint64_t bound) {
+  auto grant = Bounded(bound);
+  MemoryGrantScope scope(grant);
+  Status s = ParseKinetoTrace(json, "big.pt.trace.json").status();
+  return {s, grant->peak_claimed()};
+}
+
+std::string ManyDevices(int devices) {
+  std::string json = "{\"traceEvents\": [\n";
+  for (int d = 0; d < devices; ++d) {
+    json += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":" + std::to_string(d) +
+            ",\"tid\":\"stream 7\",\"ts\":" + std::to_string(d) + ",\"dur\":1,\"args\":{\"device\":" +
+            std::to_string(d) + ",\"stream\":7}}" + (d + 1 < devices ? ",\n" : "\n");
+  }
+  return json + "]}";
+}
+
+// Each shape loads with room, claiming at least what it must hold, and
+// stops at half of that: the claims are what the import holds, not a guess.
+void ExpectHeldToTheBound(const std::string& json, uint64_t must_hold) {
+  auto [ok, used] = ImportBounded(json, uint64_t{4} << 30);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_GE(used, must_hold);
+  auto [refused, claimed] = ImportBounded(json, used / 2);
+  EXPECT_EQ(refused.code(), ErrorCode::kResourceExhausted) << refused.message();
+  EXPECT_LE(claimed, used / 2);
+}
+
+TEST(KinetoLimits, ManyDevicesStopAtTheBound) {
+  const std::string json = ManyDevices(20'000);
+  // A plane per device, with its line, event and two stats.
+  ExpectHeldToTheBound(json, 20'000 * (sizeof(XPlaneModel) + sizeof(LineModel) + sizeof(Event) + 2 * sizeof(Stat)));
+  auto m = ParseKinetoTrace(json, "big.pt.trace.json");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ((*m)->planes.size(), 20'001u);  // and the host's (empty)
+}
+
+TEST(KinetoLimits, AHugeNameStopsAtTheBound) {
+  const size_t name_bytes = size_t{24} << 20;
+  const std::string json = "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" +
+                           std::string(name_bytes, 'a') + "\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,"
+                           "\"args\":{\"External id\":1}}]}";
+  // The name, and the operator named by it twice ("<op>:<op>").
+  ExpectHeldToTheBound(json, 3 * name_bytes);
+}
+
+TEST(KinetoLimits, MillionsOfArgsStopAtTheBound) {
+  std::string args;
+  for (int i = 0; i < 2'000'000; ++i) args += "\"k\":1,";
+  const std::string json = "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+                           "\"ts\":1,\"dur\":2,\"args\":{" + args + "\"k\":1}}]}";
+  ExpectHeldToTheBound(json, 2'000'000 * sizeof(Stat));
+}
+
+}  // namespace
+}  // namespace tbprof
