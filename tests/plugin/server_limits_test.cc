@@ -321,11 +321,12 @@ TEST(PluginServerLimits, GzipOfABodyPast4GiBIsWhole) {
 
 TEST(PluginServerLimits, HostHeaderNamesOfALocalServer) {
   for (const char* ok : {"localhost", "localhost:6006", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:8080", "[::1]",
-                         "[::1]:6006", "localhost."}) {
+                         "[::1]:6006", "localhost.", "localhost:", "localhost:65535"}) {
     EXPECT_TRUE(IsAllowedLocalHost(ok, {})) << ok;
   }
   for (const char* bad : {"evil.example.com", "evil.example.com:6006", "127.0.0.1.evil.com", "localhost.evil.com",
-                          "[::2]:80", "[::1]x", "10.0.0.1", "a:b:c", ""}) {
+                          "[::2]:80", "[::1]x", "10.0.0.1", "a:b:c", "", "localhost:7210@evil.com",
+                          "localhost:abc", "127.0.0.1:80x", "[::1]:6006@evil.com", "localhost:123456"}) {
     EXPECT_FALSE(IsAllowedLocalHost(bad, {})) << bad;
   }
   EXPECT_TRUE(IsAllowedLocalHost("MyBox:6006", {"mybox"}));
@@ -351,6 +352,13 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   EXPECT_EQ(get("Host: 127.0.0.1\r\n").status, 200);
   EXPECT_EQ(get("Host: [::1]:80\r\n").status, 200);
   EXPECT_EQ(get("Host: tunnel.example:443\r\n").status, 200);
+  // A port that is not digits, or a Host that names nothing: before, 200 with the run list.
+  for (const char* line : {"Host: localhost:7210@evil.com\r\n", "Host: localhost:abc\r\n", "Host:\r\n",
+                           "Host: \r\n"}) {
+    RawResponse r = get(line);
+    EXPECT_EQ(r.status, 403) << line;
+    EXPECT_EQ(r.body.find("\"r\""), std::string::npos) << line;
+  }
 }
 
 // RFC 9112 3.2: exactly one Host header in HTTP/1.1 (none is allowed in HTTP/1.0).
