@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "plugin/admission_scheduler.h"
@@ -66,6 +67,14 @@ struct EncodedBody {
 // Picks (or makes) the gzip'ed body when the client takes it. Compressing an
 // uncached body is CPU work: workers do it for the answers they computed.
 EncodedBody Encode(HttpResponse& res, bool accepts_gzip, size_t gzip_min_bytes) {
+  // Error messages quote the request (its Host, run or parameters), which may
+  // be any bytes: the answer is UTF-8 all the same (and still JSON, since
+  // invalid bytes can only sit inside a JSON string).
+  if (res.status >= 400 && res.content_encoding.empty() && !IsValidUtf8(res.Body())) {
+    res.body = ValidUtf8(res.Body());
+    res.shared_body.reset();
+    res.gzip_body.reset();
+  }
   EncodedBody e;
   e.encoding = res.content_encoding;
   if (e.encoding.empty() && Compressible(res.content_type)) {

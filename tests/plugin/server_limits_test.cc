@@ -21,6 +21,7 @@
 
 #include <boost/json.hpp>
 
+#include "convert/base/json.h"
 #include "plugin/gzip.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
@@ -358,6 +359,31 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
     RawResponse r = get(line);
     EXPECT_EQ(r.status, 403) << line;
     EXPECT_EQ(r.body.find("\"r\""), std::string::npos) << line;
+  }
+}
+
+// Error answers quote the request; raw bytes in it come back as U+FFFD, so
+// that every error body is UTF-8 (before: the bytes as sent).
+TEST(PluginServerLimits, ErrorAnswersAreUtf8WhateverBytesTheRequestHeld) {
+  ScratchDir t;
+  WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
+  InProcessServer server(t.path(), HttpServerOptions{});
+  auto send = [&](const std::string& request) {
+    RawClient c(server.port());
+    c.SendRaw(request);
+    auto r = c.Read();
+    return r.has_value() ? *r : RawResponse{};
+  };
+  RawResponse host = send("GET /runs HTTP/1.1\r\nHost: \xff\xfe.example\r\n\r\n");
+  EXPECT_EQ(host.status, 403);
+  EXPECT_TRUE(IsValidUtf8(host.body)) << host.body;
+  EXPECT_NE(host.body.find("\xef\xbf\xbd\xef\xbf\xbd.example"), std::string::npos) << host.body;
+  for (const char* target : {"/data/plugin/profile/data?run=%FF%FE&tag=pod_viewer&host=h",
+                             "/data/plugin/profile/data?run=r&tag=%C0%AF&host=h",
+                             "/data/plugin/profile/data?run=r&tag=pod_viewer&host=%FF"}) {
+    RawResponse r = send(std::string("GET ") + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    EXPECT_GE(r.status, 400) << target;
+    EXPECT_TRUE(IsValidUtf8(r.body)) << target << ": " << r.body;
   }
 }
 
