@@ -91,15 +91,33 @@ std::string FileIdentityKey(const std::string& path, const FileIdentity& id) {
   return path + "|" + std::to_string(id.size) + "|" + std::to_string(id.mtime_ns) + "|" + std::to_string(id.inode);
 }
 
+namespace {
+
+// `path` as an answer names it: relative to the logdir of the active scope,
+// else by its file name; a client never learns where the logdir is.
+std::string PathShown(const std::string& path) {
+  const FileAccessScope* scope = FileAccessScope::Current();
+  if (scope != nullptr && scope->root() != nullptr) {
+    const std::string& root = scope->root()->path();
+    if (root == "/" && path.size() > 1 && path[0] == '/') return path.substr(1);
+    if (path.size() > root.size() + 1 && path.starts_with(root) && path[root.size()] == '/') {
+      return path.substr(root.size() + 1);
+    }
+  }
+  return FileNameOfPath(path);
+}
+
+}  // namespace
+
 StatusOr<FileIdentity> FileIdentityOf(const std::string& path) {
   if (const FileAccessScope* scope = FileAccessScope::Current()) {
     if (const FileIdentity* known = scope->Known(path)) return *known;
   }
   struct stat st;
   if (fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return NotFound(path + ": " + std::strerror(errno));
+    return NotFound(PathShown(path) + ": " + std::strerror(errno));
   }
-  if (S_ISLNK(st.st_mode)) return PermissionDenied(path + ": is a symbolic link now");
+  if (S_ISLNK(st.st_mode)) return PermissionDenied(PathShown(path) + ": is a symbolic link now");
   return IdentityOfStat(st);
 }
 
@@ -156,10 +174,10 @@ Status OpenError(const std::string& path, int err) {
   // ELOOP: the last component is a symlink; ENOTDIR: an intermediate one is
   // (O_NOFOLLOW|O_DIRECTORY on a link fails that way).
   if (err == ELOOP || err == ENOTDIR || err == EMLINK) {
-    return PermissionDenied(path + ": a symbolic link on the way (files are only read inside the logdir)");
+    return PermissionDenied(PathShown(path) + ": a symbolic link on the way (files are only read inside the logdir)");
   }
-  if (err == EMFILE || err == ENFILE || err == ENOMEM) return Unavailable(path + ": " + std::strerror(err));
-  return NotFound(path + ": " + std::strerror(err));
+  if (err == EMFILE || err == ENFILE || err == ENOMEM) return Unavailable(PathShown(path) + ": " + std::strerror(err));
+  return NotFound(PathShown(path) + ": " + std::strerror(err));
 }
 
 }  // namespace
