@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/common/tf_op_utils.h"
+#include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/host_events/xspace_to_memory_profile.h"
 #include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
