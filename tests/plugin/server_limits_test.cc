@@ -320,6 +320,14 @@ TEST(PluginServerLimits, GzipOfABodyPast4GiBIsWhole) {
 
 // --- finding 8: Host header ---------------------------------------------------
 
+// One raw request on a fresh connection, and its answer (empty when none came).
+RawResponse SendOneRequest(int port, const std::string& request) {
+  RawClient c(port);
+  c.SendRaw(request);
+  auto r = c.Read();
+  return r.has_value() ? *r : RawResponse{};
+}
+
 TEST(PluginServerLimits, HostHeaderNamesOfALocalServer) {
   for (const char* ok : {"localhost", "localhost:6006", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:8080", "[::1]",
                          "[::1]:6006", "localhost.", "localhost:", "localhost:65535"}) {
@@ -341,10 +349,7 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   ho.allowed_hosts = {"tunnel.example"};
   InProcessServer server(t.path(), ho);
   auto get = [&](const std::string& host_line) {
-    RawClient c(server.port());
-    c.SendRaw("GET /runs HTTP/1.1\r\n" + host_line + "\r\n");
-    auto r = c.Read();
-    return r.has_value() ? *r : RawResponse{};
+    return SendOneRequest(server.port(), "GET /runs HTTP/1.1\r\n" + host_line + "\r\n");
   };
   RawResponse rebound = get("Host: attacker.example:6006\r\n");
   EXPECT_EQ(rebound.status, 403);  // before: 200 with the run list
@@ -368,12 +373,7 @@ TEST(PluginServerLimits, ErrorAnswersAreUtf8WhateverBytesTheRequestHeld) {
   ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   InProcessServer server(t.path(), HttpServerOptions{});
-  auto send = [&](const std::string& request) {
-    RawClient c(server.port());
-    c.SendRaw(request);
-    auto r = c.Read();
-    return r.has_value() ? *r : RawResponse{};
-  };
+  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
   RawResponse host = send("GET /runs HTTP/1.1\r\nHost: \xff\xfe.example\r\n\r\n");
   EXPECT_EQ(host.status, 403);
   EXPECT_TRUE(IsValidUtf8(host.body)) << host.body;
@@ -392,12 +392,7 @@ TEST(PluginServerLimits, RequestsWithTwoHostHeadersOrNoneAreRefused) {
   ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   InProcessServer server(t.path(), HttpServerOptions{});
-  auto send = [&](const std::string& request) {
-    RawClient c(server.port());
-    c.SendRaw(request);
-    auto r = c.Read();
-    return r.has_value() ? *r : RawResponse{};
-  };
+  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
   RawResponse two = send("GET /runs HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n");
   EXPECT_EQ(two.status, 400);
   EXPECT_EQ(two.body, "more than one Host header");
