@@ -93,8 +93,9 @@ std::string FileIdentityKey(const std::string& path, const FileIdentity& id) {
 
 namespace {
 
-// `path` as an answer names it: relative to the logdir of the active scope,
-// else by its file name; a client never learns where the logdir is.
+// `path` as a failure names it: relative to the logdir of the active scope
+// (a server's client never learns where the logdir is), else as the caller
+// gave it (the CLI's user named it).
 std::string PathShown(const std::string& path) {
   const FileAccessScope* scope = FileAccessScope::Current();
   if (scope != nullptr && scope->root() != nullptr) {
@@ -103,8 +104,9 @@ std::string PathShown(const std::string& path) {
     if (path.size() > root.size() + 1 && path.starts_with(root) && path[root.size()] == '/') {
       return path.substr(root.size() + 1);
     }
+    return FileNameOfPath(path);
   }
-  return FileNameOfPath(path);
+  return path;
 }
 
 }  // namespace
@@ -117,7 +119,12 @@ StatusOr<FileIdentity> FileIdentityOf(const std::string& path) {
   if (fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return NotFound(PathShown(path) + ": " + std::strerror(errno));
   }
-  if (S_ISLNK(st.st_mode)) return PermissionDenied(PathShown(path) + ": is a symbolic link now");
+  // Only a file listed before can have become a link: a server's listing,
+  // whose answer names the file alone when no request's scope says the logdir.
+  if (S_ISLNK(st.st_mode)) {
+    const bool scoped = FileAccessScope::Current() != nullptr && FileAccessScope::Current()->root() != nullptr;
+    return PermissionDenied((scoped ? PathShown(path) : FileNameOfPath(path)) + ": is a symbolic link now");
+  }
   return IdentityOfStat(st);
 }
 
