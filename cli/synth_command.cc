@@ -11,7 +11,9 @@ int SynthCommand(int argc, char** argv) {
   Flags flags("synth", "--out DIR [flags]",
               "Writes a synthetic TF GPU training profile (deterministic for a seed) as a logdir:\n"
               "DIR/plugins/profile/<run>/<host>.xplane.pb, one file per host.");
-  flags.Add("out", "", "logdir to write (required)");
+  flags.Add("out", "",
+            "logdir to write (required), not a run folder: the run goes to DIR/plugins/profile/<--run>/, and DIR "
+            "is what `tbprof serve --logdir` takes");
   flags.AddInt("hosts", 1, 1, 4096, "number of hosts (one .xplane.pb each)");
   flags.AddInt("gpus", 1, 0, 64, "GPUs per host (/device:GPU:<n> planes)");
   flags.AddInt("steps", 10, 1, 10000000, "training steps");

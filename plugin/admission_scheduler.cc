@@ -8,6 +8,7 @@
 #include <future>
 #include <string>
 
+#include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
 #include "convert/tools/artifact_cache.h"
 
@@ -71,7 +72,13 @@ HttpResponse AdmissionScheduler::Refusal(bool too_big, const Job& job) const {
   }
   r.status = 503;
   if (job.lane == WorkLane::kCapture) {
-    r.body = "busy: " + std::to_string(kCaptureThreads) + " captures are running; try again when one has finished";
+    // capture_profile answers every failure as {"error": message}, which its
+    // UI shows; a busy server is one more of them.
+    r.content_type = "application/json";
+    r.body = "{\"error\":" +
+             JsonString("busy: " + std::to_string(kCaptureThreads) +
+                        " captures are running; try again when one has finished") +
+             "}";
   } else {
     r.body = "busy: " + std::string(job.lane == WorkLane::kListing ? "listings" : "conversions") +
              " run on every thread of theirs and " + std::to_string(std::max(0, options_.max_queued)) +

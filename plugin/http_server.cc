@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "plugin/admission_scheduler.h"
@@ -66,6 +67,14 @@ struct EncodedBody {
 // Picks (or makes) the gzip'ed body when the client takes it. Compressing an
 // uncached body is CPU work: workers do it for the answers they computed.
 EncodedBody Encode(HttpResponse& res, bool accepts_gzip, size_t gzip_min_bytes) {
+  // Error messages quote the request (its Host, run or parameters), which may
+  // be any bytes: the answer is UTF-8 all the same (and still JSON, since
+  // invalid bytes can only sit inside a JSON string).
+  if (res.status >= 400 && res.content_encoding.empty() && !IsValidUtf8(res.Body())) {
+    res.body = ValidUtf8(res.Body());
+    res.shared_body.reset();
+    res.gzip_body.reset();
+  }
   EncodedBody e;
   e.encoding = res.content_encoding;
   if (e.encoding.empty() && Compressible(res.content_type)) {
@@ -97,7 +106,15 @@ bool IsAllowedLocalHost(std::string_view host, const std::vector<std::string>& a
   } else {
     size_t colon = host.find(':');
     name = std::string(host.substr(0, colon));
-    if (colon != std::string_view::npos && host.find(':', colon + 1) != std::string_view::npos) return false;
+    host.remove_prefix(colon == std::string_view::npos ? host.size() : colon);
+  }
+  // RFC 3986 3.2.3: the port is digits only; "localhost:7210@evil.com" or
+  // "localhost:abc" is no name of this server however a proxy reads it.
+  if (!host.empty()) {
+    host.remove_prefix(1);
+    if (host.size() > 5 || !std::all_of(host.begin(), host.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return false;
+    }
   }
   name = AsciiLowered(name);
   if (name.size() > 1 && name.back() == '.') name.pop_back();  // "localhost." is the same name
@@ -256,11 +273,14 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (server_->check_host) {
       std::string_view host(req[http::field::host].data(), req[http::field::host].size());
-      if (!host.empty() && !IsAllowedLocalHost(host, options().allowed_hosts)) {
+      // An empty Host (present, naming nothing) names no server either; only an
+      // HTTP/1.0 request may leave the header out.
+      if (host_headers == 1 && !IsAllowedLocalHost(host, options().allowed_hosts)) {
         HttpResponse denied;
         denied.status = 403;
-        denied.body = "Host '" + std::string(host.substr(0, 200)) +
-                      "' is not this server: tbprof listens on localhost only and answers requests for localhost, "
+        denied.body = (host.empty() ? std::string("an empty Host header names no server")
+                                    : "Host '" + std::string(host.substr(0, 200)) + "' is not this server") +
+                      ": tbprof listens on localhost only and answers requests for localhost, "
                       "127.0.0.1 or [::1] (add names with --allowed_hosts)";
         return Send(std::move(denied));
       }

@@ -91,15 +91,40 @@ std::string FileIdentityKey(const std::string& path, const FileIdentity& id) {
   return path + "|" + std::to_string(id.size) + "|" + std::to_string(id.mtime_ns) + "|" + std::to_string(id.inode);
 }
 
+namespace {
+
+// `path` as a failure names it: relative to the logdir of the active scope
+// (a server's client never learns where the logdir is), else as the caller
+// gave it (the CLI's user named it).
+std::string PathShown(const std::string& path) {
+  const FileAccessScope* scope = FileAccessScope::Current();
+  if (scope != nullptr && scope->root() != nullptr) {
+    const std::string& root = scope->root()->path();
+    if (root == "/" && path.size() > 1 && path[0] == '/') return path.substr(1);
+    if (path.size() > root.size() + 1 && path.starts_with(root) && path[root.size()] == '/') {
+      return path.substr(root.size() + 1);
+    }
+    return FileNameOfPath(path);
+  }
+  return path;
+}
+
+}  // namespace
+
 StatusOr<FileIdentity> FileIdentityOf(const std::string& path) {
   if (const FileAccessScope* scope = FileAccessScope::Current()) {
     if (const FileIdentity* known = scope->Known(path)) return *known;
   }
   struct stat st;
   if (fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return NotFound(path + ": " + std::strerror(errno));
+    return NotFound(PathShown(path) + ": " + std::strerror(errno));
   }
-  if (S_ISLNK(st.st_mode)) return PermissionDenied(path + ": is a symbolic link now");
+  // Only a file listed before can have become a link: a server's listing,
+  // whose answer names the file alone when no request's scope says the logdir.
+  if (S_ISLNK(st.st_mode)) {
+    const bool scoped = FileAccessScope::Current() != nullptr && FileAccessScope::Current()->root() != nullptr;
+    return PermissionDenied((scoped ? PathShown(path) : FileNameOfPath(path)) + ": is a symbolic link now");
+  }
   return IdentityOfStat(st);
 }
 
@@ -156,10 +181,10 @@ Status OpenError(const std::string& path, int err) {
   // ELOOP: the last component is a symlink; ENOTDIR: an intermediate one is
   // (O_NOFOLLOW|O_DIRECTORY on a link fails that way).
   if (err == ELOOP || err == ENOTDIR || err == EMLINK) {
-    return PermissionDenied(path + ": a symbolic link on the way (files are only read inside the logdir)");
+    return PermissionDenied(PathShown(path) + ": a symbolic link on the way (files are only read inside the logdir)");
   }
-  if (err == EMFILE || err == ENFILE || err == ENOMEM) return Unavailable(path + ": " + std::strerror(err));
-  return NotFound(path + ": " + std::strerror(err));
+  if (err == EMFILE || err == ENFILE || err == ENOMEM) return Unavailable(PathShown(path) + ": " + std::strerror(err));
+  return NotFound(PathShown(path) + ": " + std::strerror(err));
 }
 
 }  // namespace

@@ -127,7 +127,9 @@ TEST(AdmissionScheduler, WorkFindingItsLanesQueueFullIsRefusedWith503) {
   std::optional<HttpResponse> third = jobs.Submit("capture 3", 0, WorkLane::kCapture);
   ASSERT_TRUE(third);
   EXPECT_EQ(third->status, 503);
-  EXPECT_EQ(third->body, "busy: 2 captures are running; try again when one has finished");
+  // As every other capture_profile failure: JSON (before: plain text).
+  EXPECT_EQ(third->content_type, "application/json");
+  EXPECT_EQ(third->body, R"({"error":"busy: 2 captures are running; try again when one has finished"})");
   EXPECT_EQ(scheduler.counts().refused_busy, 2u);
 }
 

@@ -214,6 +214,26 @@ TEST(PluginFileSafety, OpenForReadWalksFromTheRootWithoutFollowingLinks) {
   EXPECT_TRUE(OpenForRead(r + "/plugins/profile/r", /*directory=*/true).ok());
 }
 
+// A refusal names the file relative to the logdir (or, outside any request's
+// confinement, by its file name), never the directory the server keeps it in.
+TEST(PluginFileSafety, AFileThatIsASymlinkNowIsNamedRelativeToTheLogdir) {
+  ScratchLogdir d;
+  WriteFile(d.base() / "outside/a.json", "outside");
+  fs::create_symlink(d.base() / "outside/a.json", d.run_dir() / "b.json");
+  const std::string logdir = fs::canonical(d.logdir()).string();
+  const std::string link = logdir + "/plugins/profile/r/b.json";
+  Status unconfined = FileIdentityOf(link).status();
+  EXPECT_EQ(unconfined.code(), ErrorCode::kPermissionDenied);
+  EXPECT_EQ(unconfined.message(), "b.json: is a symbolic link now");  // before: the absolute path
+  auto root = ConfinedRoot::Open(logdir);
+  ASSERT_TRUE(root.ok());
+  FileAccessScope scope(*root, 1 << 20);
+  EXPECT_EQ(FileIdentityOf(link).status().message(), "plugins/profile/r/b.json: is a symbolic link now");
+  Status opened = OpenForRead(link).status();
+  EXPECT_EQ(opened.code(), ErrorCode::kPermissionDenied);
+  EXPECT_EQ(opened.message().find(d.base().string()), std::string::npos) << opened.message();
+}
+
 // --- finding 4: gzip bombs ---------------------------------------------------
 
 std::string GzipOfZeros(size_t n) { return testing_plugin::Gzip(std::string(n, '\0')); }

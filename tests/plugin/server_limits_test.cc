@@ -21,6 +21,7 @@
 
 #include <boost/json.hpp>
 
+#include "convert/base/json.h"
 #include "plugin/gzip.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
@@ -319,13 +320,22 @@ TEST(PluginServerLimits, GzipOfABodyPast4GiBIsWhole) {
 
 // --- finding 8: Host header ---------------------------------------------------
 
+// One raw request on a fresh connection, and its answer (empty when none came).
+RawResponse SendOneRequest(int port, const std::string& request) {
+  RawClient c(port);
+  c.SendRaw(request);
+  auto r = c.Read();
+  return r.has_value() ? *r : RawResponse{};
+}
+
 TEST(PluginServerLimits, HostHeaderNamesOfALocalServer) {
   for (const char* ok : {"localhost", "localhost:6006", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:8080", "[::1]",
-                         "[::1]:6006", "localhost."}) {
+                         "[::1]:6006", "localhost.", "localhost:", "localhost:65535"}) {
     EXPECT_TRUE(IsAllowedLocalHost(ok, {})) << ok;
   }
   for (const char* bad : {"evil.example.com", "evil.example.com:6006", "127.0.0.1.evil.com", "localhost.evil.com",
-                          "[::2]:80", "[::1]x", "10.0.0.1", "a:b:c", ""}) {
+                          "[::2]:80", "[::1]x", "10.0.0.1", "a:b:c", "", "localhost:7210@evil.com",
+                          "localhost:abc", "127.0.0.1:80x", "[::1]:6006@evil.com", "localhost:123456"}) {
     EXPECT_FALSE(IsAllowedLocalHost(bad, {})) << bad;
   }
   EXPECT_TRUE(IsAllowedLocalHost("MyBox:6006", {"mybox"}));
@@ -339,10 +349,7 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   ho.allowed_hosts = {"tunnel.example"};
   InProcessServer server(t.path(), ho);
   auto get = [&](const std::string& host_line) {
-    RawClient c(server.port());
-    c.SendRaw("GET /runs HTTP/1.1\r\n" + host_line + "\r\n");
-    auto r = c.Read();
-    return r.has_value() ? *r : RawResponse{};
+    return SendOneRequest(server.port(), "GET /runs HTTP/1.1\r\n" + host_line + "\r\n");
   };
   RawResponse rebound = get("Host: attacker.example:6006\r\n");
   EXPECT_EQ(rebound.status, 403);  // before: 200 with the run list
@@ -351,6 +358,33 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   EXPECT_EQ(get("Host: 127.0.0.1\r\n").status, 200);
   EXPECT_EQ(get("Host: [::1]:80\r\n").status, 200);
   EXPECT_EQ(get("Host: tunnel.example:443\r\n").status, 200);
+  // A port that is not digits, or a Host that names nothing: before, 200 with the run list.
+  for (const char* line : {"Host: localhost:7210@evil.com\r\n", "Host: localhost:abc\r\n", "Host:\r\n",
+                           "Host: \r\n"}) {
+    RawResponse r = get(line);
+    EXPECT_EQ(r.status, 403) << line;
+    EXPECT_EQ(r.body.find("\"r\""), std::string::npos) << line;
+  }
+}
+
+// Error answers quote the request; raw bytes in it come back as U+FFFD, so
+// that every error body is UTF-8 (before: the bytes as sent).
+TEST(PluginServerLimits, ErrorAnswersAreUtf8WhateverBytesTheRequestHeld) {
+  ScratchDir t;
+  WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
+  InProcessServer server(t.path(), HttpServerOptions{});
+  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
+  RawResponse host = send("GET /runs HTTP/1.1\r\nHost: \xff\xfe.example\r\n\r\n");
+  EXPECT_EQ(host.status, 403);
+  EXPECT_TRUE(IsValidUtf8(host.body)) << host.body;
+  EXPECT_NE(host.body.find("\xef\xbf\xbd\xef\xbf\xbd.example"), std::string::npos) << host.body;
+  for (const char* target : {"/data/plugin/profile/data?run=%FF%FE&tag=pod_viewer&host=h",
+                             "/data/plugin/profile/data?run=r&tag=%C0%AF&host=h",
+                             "/data/plugin/profile/data?run=r&tag=pod_viewer&host=%FF"}) {
+    RawResponse r = send(std::string("GET ") + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    EXPECT_GE(r.status, 400) << target;
+    EXPECT_TRUE(IsValidUtf8(r.body)) << target << ": " << r.body;
+  }
 }
 
 // RFC 9112 3.2: exactly one Host header in HTTP/1.1 (none is allowed in HTTP/1.0).
@@ -358,12 +392,7 @@ TEST(PluginServerLimits, RequestsWithTwoHostHeadersOrNoneAreRefused) {
   ScratchDir t;
   WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
   InProcessServer server(t.path(), HttpServerOptions{});
-  auto send = [&](const std::string& request) {
-    RawClient c(server.port());
-    c.SendRaw(request);
-    auto r = c.Read();
-    return r.has_value() ? *r : RawResponse{};
-  };
+  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
   RawResponse two = send("GET /runs HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n");
   EXPECT_EQ(two.status, 400);
   EXPECT_EQ(two.body, "more than one Host header");

@@ -126,8 +126,8 @@ class CodeView {
  private:
   std::vector<MultiNode*> Account(const std::vector<MultiNode*>& nodes, int64_t depth) {
     std::vector<MultiNode*> kept;
-    if (!guard_.Enter(depth)) return kept;
     for (MultiNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       node->ResetTotals();
       std::vector<MultiNode*> kept_children = Account(node->children, depth + 1);
       node->account = node->ReInit(model_, o_.step, o_.account_type_regexes);
@@ -147,8 +147,8 @@ class CodeView {
 
   std::vector<MultiNode*> SearchRoot(const std::vector<MultiNode*>& nodes, int64_t depth) {
     std::vector<MultiNode*> found;
-    if (!guard_.Enter(depth)) return found;
     for (MultiNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       if (o_.start_name_regexes.Matches(node->name)) {
         found.push_back(node);
         continue;
@@ -163,8 +163,8 @@ class CodeView {
   // subtree; display-only accounting does not apply to this view.
   std::vector<MultiNode*> Print(const std::vector<MultiNode*>& nodes, int64_t depth, size_t last_indent) {
     std::vector<MultiNode*> shown;
-    if (!guard_.Enter(depth)) return shown;
     for (MultiNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       if (o_.trim_name_regexes.Matches(node->name) || depth > o_.max_depth) continue;
       const bool show = ShouldShowMultiNode(*node, o_, depth);
       std::vector<MultiNode*> shown_children = Print(node->show_children, depth + 1, last_indent + (show ? 2 : 0));

@@ -41,14 +41,15 @@ struct ViewResult {
 // graph's longest chain.
 inline constexpr int64_t kMaxTreeDepth = 10000;
 
-// What every recursive walk of a view asks before it goes one level deeper:
-// not once the request is cancelled, the tree is too deep or the memory the
+// What every recursive walk of a view asks before it visits a node at
+// `depth` (so a request's matching stops at its next node): not once the
+// request is cancelled, the tree is too deep or the memory the
 // view holds was refused (each walk then unwinds with what it has, and the
 // view returns status()).
 class TreeWalkGuard {
  public:
   explicit TreeWalkGuard(std::string view) : view_(std::move(view)) {}
-  bool Enter(int64_t depth);
+  bool Visit(int64_t depth);
   // Notes `bytes` more held by the view (nodes, their text), claimed from the
   // request's memory grant a MiB at a time.
   void Hold(uint64_t bytes);

@@ -120,8 +120,8 @@ class TreeView {
   std::vector<ShowNode*> Account(const std::vector<ShowNode*>& nodes, std::set<std::string_view>& visits,
                                  int64_t depth) {
     std::vector<ShowNode*> kept;
-    if (!guard_.Enter(depth)) return kept;
     for (ShowNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       if (graph_ && !visits.insert(node->name).second) continue;
       if (!graph_) node->ResetTotals();
       std::vector<ShowNode*> kept_children = Account(node->children, visits, depth + 1);
@@ -147,8 +147,8 @@ class TreeView {
   std::vector<ShowNode*> SearchRoot(const std::vector<ShowNode*>& nodes, std::set<std::string_view>& visits,
                                     int64_t depth) {
     std::vector<ShowNode*> found;
-    if (!guard_.Enter(depth)) return found;
     for (ShowNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       if (graph_ && !visits.insert(node->name).second) continue;
       if (options_.start_name_regexes.Matches(node->name)) {
         found.push_back(node);
@@ -165,8 +165,8 @@ class TreeView {
   std::vector<ShowNode*> Print(const std::vector<ShowNode*>& nodes, int64_t depth, size_t last_indent,
                                std::set<std::string_view>& visits) {
     std::vector<ShowNode*> shown;
-    if (!guard_.Enter(depth)) return shown;
     for (ShowNode* node : nodes) {
+      if (!guard_.Visit(depth)) break;
       if (graph_ && !visits.insert(node->name).second) continue;
       const bool show = ShouldShowTreeNode(*node, options_, depth);
       std::vector<ShowNode*> shown_children;
@@ -225,7 +225,7 @@ std::string AccountingNote(const Model& model, const Options& options) {
 
 }  // namespace
 
-bool TreeWalkGuard::Enter(int64_t depth) {
+bool TreeWalkGuard::Visit(int64_t depth) {
   if (cancelled_ || too_deep_ || !refused_.ok()) return false;
   cancelled_ = CancelRequested();
   too_deep_ = depth > kMaxTreeDepth;
