@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "convert/analysis/common/hlo_module.h"
+#include "convert/analysis/hlo_program/hlo_module.h"
 #include "convert/load/profile_file.h"
 #include "convert/load/profile_format.h"
 #include "convert/load/profile_summary.h"
