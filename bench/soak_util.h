@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/serve_child.h"
 #include "synthetic/profile_generator.h"
 
 namespace tbprof::bench {
@@ -77,28 +78,14 @@ inline void WritePodViewerJson(const std::filesystem::path& path) {
 class SoakServer {
  public:
   SoakServer(const std::string& binary, const std::filesystem::path& logdir, const std::string& flags) {
-    int out_pipe[2];
-    if (pipe(out_pipe) != 0) return;
     std::vector<std::string> args = {binary, "serve", "--port", "0", "--logdir", logdir.string(), "--log_level", "warn"};
     std::istringstream extra(flags);
     for (std::string a; extra >> a;) args.push_back(a);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out_pipe[1], 1);
-      close(out_pipe[0]);
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(out_pipe[1]);
-    out_ = fdopen(out_pipe[0], "r");
-    char line[1024] = {0};
-    if (out_ == nullptr || fgets(line, sizeof line, out_) == nullptr) return;
-    started_ = true;
-    const char* at = std::strstr(line, "http://127.0.0.1:");
-    port_ = at ? std::atoi(at + 17) : 0;
+    ServeChild child = StartServeChild(std::move(args));
+    pid_ = child.pid;
+    out_ = child.out;
+    started_ = child.started;
+    port_ = child.port;
   }
   ~SoakServer() {
     Stop();

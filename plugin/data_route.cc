@@ -323,57 +323,15 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComp
   auto plan = PlanData(q, csv, accepts_gzip);
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-  const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
+  const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
   return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> std::variant<HttpResponse, Deferred> {
                     return ComputeData(plan);
                   },
                   bytes};
 }
 
-namespace {
-
-// Working memory per byte of input, measured with `tbprof convert` on a
-// 300k-event synthetic profile (25 MB; peak RSS less the idle process): a
-// whole decoded model is about twice its file (tools computing op statistics
-// load less, 1.4x in all); memory_profile's tables add about one file size; a
-// whole-trace JSON about two more (and its gzip'ed copy when it is cached).
-constexpr uint64_t kModelBytesPerFileByte = 2;
-constexpr uint64_t kTraceJsonBytesPerFileByte = 3;
-constexpr uint64_t kAnswerBytesPerFileByte = 1;
-constexpr uint64_t kLegacyBytesPerFileByte = 3;  // read whole, parsed or sent with a gzip'ed copy
-
-}  // namespace
-
-uint64_t ProfileService::ModelLoadBytes(const std::string& path, const FileIdentity& id) {
-  if (cache_.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
-  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  if (auto inflated = GzipInflationCap(path, id.size, max_inflated_bytes_)) {
-    // The inflated bytes are held while they are decoded.
-    const uint64_t decoded = std::max<uint64_t>(id.size, *inflated);
-    return decoded + decoded * kModelBytesPerFileByte;
-  }
-  return id.size * kModelBytesPerFileByte;
-}
-
-uint64_t ProfileService::WorkingBytes(const DataPlan& plan) {
-  uint64_t bytes = 0;
-  if (plan.spec != nullptr) {
-    // trace_viewer and trace_viewer@ (whose window may be the whole trace).
-    const uint64_t answer_per_byte =
-        plan.spec->cost == WorkCost::kWholeTrace ? kTraceJsonBytesPerFileByte : kAnswerBytesPerFileByte;
-    for (const auto& [path, id] : plan.files) {
-      bytes += ModelLoadBytes(path, id) + std::min(id.size * answer_per_byte, 2 * max_response_bytes_);
-    }
-    return bytes;
-  }
-  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  for (const auto& [path, id] : plan.files) {
-    // A gzip'ed legacy file (trace.json.gz sent as it is, or a .pb.gz a converter reads) inflates first.
-    const uint64_t inflated = plan.legacy_gzip ? 0 : GzipInflationCap(path, id.size, max_inflated_bytes_).value_or(0);
-    bytes += (id.size + inflated) * kLegacyBytesPerFileByte;
-  }
-  if (plan.inflate_for_client) bytes += max_response_bytes_;  // inflated up to the response limit
-  return bytes;
+WorkLimits ProfileService::EstimateLimits() const {
+  return WorkLimits{logdir_.confined_root(), max_inflated_bytes_, max_response_bytes_};
 }
 
 void ProfileService::ReturnFreedMemory() {
@@ -413,7 +371,7 @@ int ProfileService::Warm(int max_runs, const std::function<std::optional<HttpRes
         continue;
       }
       Deferred work{[this, plan = *p]() -> std::variant<HttpResponse, Deferred> { return ComputeData(plan); },
-                    WorkingBytes(*p), WorkLane::kConversion};
+                    WorkingBytes(cache_, EstimateLimits(), *p), WorkLane::kConversion};
       std::optional<HttpResponse> answer = admit(std::move(work));
       if (answer && answer->status == 200) ++computed;
     }

@@ -320,7 +320,7 @@ ProfileService::Outcome ProfileService::RouteData(const RouteCall& call) {
   auto plan = PlanData(query, csv, accepts_gzip, &*listed);
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-  const uint64_t bytes = WorkingBytes(std::get<DataPlan>(plan));
+  const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
   return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> Outcome { return ComputeData(plan); }, bytes,
                   WorkLane::kConversion};
 }
@@ -562,24 +562,9 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
   };
   // Listing reads the first profile's structure, never its model; a gzip'ed
   // one is inflated first: admitted by what it inflates to.
-  const uint64_t bytes = contents->profiles.empty() ? 0 : SummaryBytes(contents->profiles.front());
+  const uint64_t bytes = contents->profiles.empty() ? 0 : SummaryBytes(EstimateLimits(), contents->profiles.front());
   if (bytes == 0) return list();
   return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
-}
-
-uint64_t ProfileService::SummaryBytes(const RunFile& file) {
-  if (file.format != ProfileFormat::kXPlane) return 0;
-  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  auto id = FileIdentityOf(file.path);
-  if (!id.ok()) return 0;
-  return GzipInflationCap(file.path, id->size, max_inflated_bytes_).value_or(0);
-}
-
-uint64_t ProfileService::FirstModelLoadBytes(const RunContents& contents) {
-  if (contents.profiles.empty()) return 0;
-  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  auto id = FileIdentityOf(contents.profiles.front().path);
-  return id.ok() ? ModelLoadBytes(contents.profiles.front().path, *id) : 0;
 }
 
 HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {
@@ -616,7 +601,7 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::ModuleList(
   std::shared_ptr<const RunContents> scanned = Contents(ref->dir);
   if (scanned->out_of_descriptors) return RunNotListed();
   // Modules also come from the first profile's model: loading it is admitted by its estimate.
-  const uint64_t bytes = FirstModelLoadBytes(*scanned);
+  const uint64_t bytes = FirstModelLoadBytes(cache_, EstimateLimits(), *scanned);
   if (bytes == 0) return ListModules(*scanned);
   return Deferred{[this, scanned]() -> std::variant<HttpResponse, Deferred> { return ListModules(*scanned); }, bytes};
 }

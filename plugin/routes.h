@@ -25,6 +25,7 @@
 #include "convert/tools/tool_registry.h"
 #include "plugin/http_message.h"
 #include "plugin/catalogue/logdir.h"
+#include "plugin/work_estimate.h"
 
 namespace tbprof {
 
@@ -161,10 +162,6 @@ class ProfileService {
   HttpResponse Hosts(const Query& q, const ListedRun* listed = nullptr);
   std::variant<HttpResponse, Deferred> ModuleList(const Query& q);
   HttpResponse ListModules(const RunContents& contents);
-  // Working memory of reading a profile's summary (what a gzip'ed xplane inflates to; else 0).
-  uint64_t SummaryBytes(const RunFile& file);
-  // Working memory of loading the first profile of a run (0 when none or cached).
-  uint64_t FirstModelLoadBytes(const RunContents& contents);
   // /data and /data_csv: a plan (inputs resolved, files identified, cache
   // key made) or the answer when planning already gives one.
   std::variant<HttpResponse, DataPlan> PlanData(const Query& q, bool csv, bool accepts_gzip,
@@ -177,10 +174,8 @@ class ProfileService {
   // PlanData, then the cached answer or the computation with its estimate:
   // a /data request whose run was not listed recently, planned on a worker.
   std::variant<HttpResponse, Deferred> PlanAndComputeData(const Query& q, bool csv, bool accepts_gzip);
-  // Working memory of computing a plan (see Deferred::working_bytes).
-  uint64_t WorkingBytes(const DataPlan& plan);
-  // Working memory of loading the whole model of one xplane file (0 when cached).
-  uint64_t ModelLoadBytes(const std::string& path, const FileIdentity& id);
+  // What the work estimates (plugin/work_estimate.h) read files under.
+  WorkLimits EstimateLimits() const;
   HttpResponse CaptureProfile(const Query& q);  // blocks for the capture's duration
   // Why a request may not change state (capture): not POST, sent by a page of
   // another origin, or without the token; nullopt when it may.

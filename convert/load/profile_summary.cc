@@ -5,6 +5,7 @@
 
 #include "convert/base/file_bytes.h"
 #include "convert/model/schema.h"
+#include "convert/xplane/wire_decoder.h"
 #include "convert/xplane/xplane_fields.h"
 #include "convert/xplane/xspace_reader.h"
 
@@ -17,48 +18,15 @@ namespace field = xplane_field;
 constexpr std::string_view kHloProtoStat = "Hlo Proto";
 constexpr std::string_view kHloProtoStatLegacy = "HLO Proto";
 
-bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && p < end; shift += 7) {
-    const uint8_t b = *p++;
-    v |= uint64_t{b & 0x7fu} << shift;
-    if (b < 0x80) return true;
-  }
-  return false;
-}
-
 // Calls on_field(number, wire_type, value, bytes) for each field of a
 // message; stops quietly at damage (the load reports it, not the listing).
 template <typename F>
 void ForEachField(std::string_view message, F&& on_field) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(message.data());
-  const uint8_t* const end = p + message.size();
-  while (p < end) {
-    uint64_t tag, v = 0;
-    if (!ReadVarint(p, end, tag)) return;
-    std::string_view bytes;
-    switch (tag & 7) {
-      case 0:
-        if (!ReadVarint(p, end, v)) return;
-        break;
-      case 1:
-        if (end - p < 8) return;
-        p += 8;
-        break;
-      case 2:
-        if (!ReadVarint(p, end, v) || v > static_cast<uint64_t>(end - p)) return;
-        bytes = std::string_view(reinterpret_cast<const char*>(p), v);
-        p += v;
-        break;
-      case 5:
-        if (end - p < 4) return;
-        p += 4;
-        break;
-      default:
-        return;
-    }
-    on_field(static_cast<uint32_t>(tag >> 3), static_cast<uint32_t>(tag & 7), v, bytes);
-  }
+  const uint8_t* p = xplane_detail::U8(message);
+  xplane_detail::SkimEveryField(p, p + message.size(),
+                                [&](uint32_t n, uint32_t wire, uint64_t v, const uint8_t* b, const uint8_t* e) {
+                                  on_field(n, wire, v, std::string_view(reinterpret_cast<const char*>(b), e - b));
+                                });
 }
 
 // The value message of a map entry (its field 2).

@@ -71,27 +71,34 @@ Status AppendNode(std::string& out, const GraphNodeProto& p, const tfprof::Known
   out += "{\"name\":";
   AppendJsonString(out, p.name());
   const bool times = k.accelerator_micros || k.cpu_micros;
-  Member(out, "run_count", p.run_count(), true);
-  Member(out, "exec_micros", p.exec_micros(), times);
-  Member(out, "accelerator_exec_micros", p.accelerator_exec_micros(), k.accelerator_micros);
-  Member(out, "cpu_exec_micros", p.cpu_exec_micros(), k.cpu_micros);
-  Member(out, "requested_bytes", p.requested_bytes(), k.memory);
-  Member(out, "peak_bytes", p.peak_bytes(), k.memory);
-  Member(out, "residual_bytes", p.residual_bytes(), k.memory);
-  Member(out, "output_bytes", p.output_bytes(), k.memory);
-  Member(out, "parameters", p.parameters(), k.parameters);
-  Member(out, "float_ops", p.float_ops(), k.float_ops && self_flops_known);
-  Member(out, "total_run_count", p.total_run_count(), true);
-  Member(out, "total_definition_count", p.total_definition_count(), true);
-  Member(out, "total_exec_micros", p.total_exec_micros(), times);
-  Member(out, "total_accelerator_exec_micros", p.total_accelerator_exec_micros(), k.accelerator_micros);
-  Member(out, "total_cpu_exec_micros", p.total_cpu_exec_micros(), k.cpu_micros);
-  Member(out, "total_requested_bytes", p.total_requested_bytes(), k.memory);
-  Member(out, "total_peak_bytes", p.total_peak_bytes(), k.memory);
-  Member(out, "total_residual_bytes", p.total_residual_bytes(), k.memory);
-  Member(out, "total_output_bytes", p.total_output_bytes(), k.memory);
-  Member(out, "total_parameters", p.total_parameters(), k.parameters);
-  Member(out, "total_float_ops", p.total_float_ops(), k.float_ops && total_flops_known);
+  // Each figure of the node's own, then as totals over its subtree (the
+  // definition count, a total only, after the run count).
+  struct Figure {
+    const char* name;
+    const char* total_name;
+    int64_t self, total;
+    bool self_known, total_known;
+  };
+  const bool acc = k.accelerator_micros, cpu = k.cpu_micros, mem = k.memory, params = k.parameters;
+  const Figure figures[] = {
+      {"run_count", "total_run_count", p.run_count(), p.total_run_count(), true, true},
+      {"exec_micros", "total_exec_micros", p.exec_micros(), p.total_exec_micros(), times, times},
+      {"accelerator_exec_micros", "total_accelerator_exec_micros", p.accelerator_exec_micros(),
+       p.total_accelerator_exec_micros(), acc, acc},
+      {"cpu_exec_micros", "total_cpu_exec_micros", p.cpu_exec_micros(), p.total_cpu_exec_micros(), cpu, cpu},
+      {"requested_bytes", "total_requested_bytes", p.requested_bytes(), p.total_requested_bytes(), mem, mem},
+      {"peak_bytes", "total_peak_bytes", p.peak_bytes(), p.total_peak_bytes(), mem, mem},
+      {"residual_bytes", "total_residual_bytes", p.residual_bytes(), p.total_residual_bytes(), mem, mem},
+      {"output_bytes", "total_output_bytes", p.output_bytes(), p.total_output_bytes(), mem, mem},
+      {"parameters", "total_parameters", p.parameters(), p.total_parameters(), params, params},
+      {"float_ops", "total_float_ops", p.float_ops(), p.total_float_ops(), k.float_ops && self_flops_known,
+       k.float_ops && total_flops_known},
+  };
+  for (const Figure& f : figures) Member(out, f.name, f.self, f.self_known);
+  for (const Figure& f : figures) {
+    Member(out, f.total_name, f.total, f.total_known);
+    if (&f == &figures[0]) Member(out, "total_definition_count", p.total_definition_count(), true);
+  }
   out += ",\"devices\":[";
   for (int i = 0; i < p.devices_size(); ++i) {
     if (i) out += ',';

@@ -197,12 +197,17 @@ inline bool SkimVarint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
   return false;
 }
 
-// Calls on_len(field, begin, end) for each length-delimited field; skips the rest.
+// Calls on_field(field, wire_type, value, begin, end) for each field of a
+// message: `value` is a varint's value (or a length-delimited field's
+// length), [begin, end) a length-delimited field's bytes (empty otherwise).
+// Stops quietly at damage: the full decode is what reports it.
 template <typename F>
-void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
+void SkimEveryField(const uint8_t* p, const uint8_t* end, F&& on_field) {
   while (p < end) {
-    uint64_t tag, v;
+    uint64_t tag, v = 0;
     if (!SkimVarint(p, end, tag)) return;
+    const uint8_t* bytes = p;
+    const uint8_t* bytes_end = p;
     switch (tag & 7) {
       case 0:
         if (!SkimVarint(p, end, v)) return;
@@ -217,13 +222,23 @@ void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
         break;
       case 2:
         if (!SkimVarint(p, end, v) || v > static_cast<uint64_t>(end - p)) return;
-        on_len(static_cast<uint32_t>(tag >> 3), p, p + v);
+        bytes = p;
+        bytes_end = p + v;
         p += v;
         break;
       default:
         return;
     }
+    on_field(static_cast<uint32_t>(tag >> 3), static_cast<uint32_t>(tag & 7), v, bytes, bytes_end);
   }
+}
+
+// Calls on_len(field, begin, end) for each length-delimited field; skips the rest.
+template <typename F>
+void SkimFields(const uint8_t* p, const uint8_t* end, F&& on_len) {
+  SkimEveryField(p, end, [&](uint32_t field, uint32_t wire, uint64_t, const uint8_t* b, const uint8_t* e) {
+    if (wire == 2) on_len(field, b, e);
+  });
 }
 
 }  // namespace tbprof::xplane_detail

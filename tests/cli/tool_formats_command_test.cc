@@ -14,24 +14,28 @@ using test_files::RunCommand;
 
 const std::string kTrace = std::string(TBPROF_TESTDATA) + "/kineto_nvidia/h100_bert_small.pt.trace.json.gz";
 
-TEST(ToolFormatsCommand, ConvertRefusesTfprofOnAPyTorchTrace) {
-  auto r = RunCommand(std::string(TBPROF_BINARY) + " convert " + kTrace + " --tool tfprof 2>&1");
-  EXPECT_EQ(WEXITSTATUS(r.status), 2) << r.output;
-  EXPECT_NE(r.output.find("tfprof needs a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
-                          "(ProfileProto); h100_bert_small.pt.trace.json.gz is a PyTorch (Kineto) trace"),
-            std::string::npos)
+// Runs `tbprof ARGS` on the trace: it must fail saying `why` (the tool's
+// formats, the trace's), never that the trace is damaged. Its exit status.
+int ExpectTraceRefused(const std::string& args, const std::string& why) {
+  auto r = RunCommand(std::string(TBPROF_BINARY) + " " + args + " 2>&1");
+  EXPECT_NE(WEXITSTATUS(r.status), 0) << r.output;
+  EXPECT_NE(r.output.find(why + "; h100_bert_small.pt.trace.json.gz is a PyTorch (Kineto) trace"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("damaged"), std::string::npos) << r.output;
+  return WEXITSTATUS(r.status);
+}
+
+TEST(ToolFormatsCommand, ConvertRefusesTfprofOnAPyTorchTrace) {
+  EXPECT_EQ(ExpectTraceRefused("convert " + kTrace + " --tool tfprof",
+                               "tfprof needs a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
+                               "(ProfileProto)"),
+            2);
 }
 
 TEST(ToolFormatsCommand, TfprofRefusesAPyTorchTrace) {
-  auto r = RunCommand(std::string(TBPROF_BINARY) + " tfprof " + kTrace + " op 2>&1");
-  EXPECT_NE(WEXITSTATUS(r.status), 0) << r.output;
-  EXPECT_NE(r.output.find("tfprof's views need a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
-                          "(ProfileProto); h100_bert_small.pt.trace.json.gz is a PyTorch (Kineto) trace"),
-            std::string::npos)
-      << r.output;
-  EXPECT_EQ(r.output.find("damaged"), std::string::npos) << r.output;
+  ExpectTraceRefused("tfprof " + kTrace + " op",
+                     "tfprof's views need a TensorFlow/JAX xplane profile (.xplane.pb) or a tfprof profile "
+                     "(ProfileProto)");
 }
 
 TEST(ToolFormatsCommand, ConvertStillReadsAPyTorchTraceForItsTools) {

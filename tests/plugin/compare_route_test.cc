@@ -14,10 +14,7 @@
 namespace tbprof {
 namespace {
 
-namespace json = boost::json;
-namespace fs = std::filesystem;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 // A legacy input-pipeline file with these step times (ms), device compute half of each.
 void WriteLegacySteps(const fs::path& path, std::initializer_list<double> step_ms) {

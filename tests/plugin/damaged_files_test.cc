@@ -10,11 +10,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-namespace json = boost::json;
-using testing_plugin::ReadFile;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 class DamagedFiles : public testing_plugin::ServiceTest {
  protected:

@@ -19,10 +19,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-namespace json = boost::json;
-using testing_plugin::ReadFile;
-using testing_plugin::WriteFile;
+using namespace testing_plugin;
 
 const fs::path kRealdata = TBPROF_TESTDATA;
 

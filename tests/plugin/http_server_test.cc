@@ -18,13 +18,7 @@
 namespace tbprof {
 namespace {
 
-namespace json = boost::json;
-using testing_plugin::RawClient;
-using testing_plugin::PathEscapeTargets;
-using testing_plugin::RawResponse;
-using testing_plugin::ServeProcess;
-using testing_plugin::ReadFile;
-using testing_plugin::TempLogdir;
+using namespace testing_plugin;
 
 class PluginHttp : public ::testing::Test {
  protected:

@@ -36,6 +36,7 @@
 #include "proto/kernel_stats.pb.h"
 #include "proto/overview_page.pb.h"
 #include "proto/tf_stats.pb.h"
+#include "bench/serve_child.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 #include "synthetic/profile_generator.h"
@@ -44,6 +45,7 @@
 namespace tbprof::testing_plugin {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
 
 inline std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -324,33 +326,19 @@ class RawClient {
 class ServeProcess {
  public:
   ServeProcess(const std::vector<std::string>& args, const std::string& stderr_path, rlim_t max_open_files = 0) {
-    int out_pipe[2];
-    if (pipe(out_pipe) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out_pipe[1], 1);
-      close(out_pipe[0]);
+    std::vector<std::string> argv = {TBPROF_BINARY, "serve", "--port", "0"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ServeChild child = StartServeChild(std::move(argv), [&] {
       int err = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (err >= 0) dup2(err, 2);
       if (max_open_files > 0) {
         rlimit lim{max_open_files, max_open_files};
         setrlimit(RLIMIT_NOFILE, &lim);
       }
-      std::vector<std::string> argv_s = {TBPROF_BINARY, "serve", "--port", "0"};
-      argv_s.insert(argv_s.end(), args.begin(), args.end());
-      std::vector<char*> argv;
-      for (std::string& a : argv_s) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(out_pipe[1]);
-    out_ = fdopen(out_pipe[0], "r");
-    char line[1024] = {0};
-    if (out_ == nullptr || fgets(line, sizeof line, out_) == nullptr) return;
-    std::string first(line);
-    size_t at = first.find("http://127.0.0.1:");
-    if (at != std::string::npos) port_ = std::atoi(first.c_str() + at + 17);
+    });
+    pid_ = child.pid;
+    out_ = child.out;
+    port_ = child.port;
   }
   ~ServeProcess() {
     if (pid_ > 0) {

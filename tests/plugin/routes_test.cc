@@ -17,11 +17,7 @@
 namespace tbprof {
 namespace {
 
-namespace json = boost::json;
-using testing_plugin::PathEscapeTargets;
-using testing_plugin::ReadFile;
-using testing_plugin::TempLogdir;
-using testing_plugin::WriteFile;
+using namespace testing_plugin;
 
 class PluginRoutes : public ::testing::Test {
  protected:

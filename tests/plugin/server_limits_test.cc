@@ -30,16 +30,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-namespace json = boost::json;
-using testing_plugin::InProcessServer;
-using testing_plugin::OneWorker;
-using testing_plugin::RawClient;
-using testing_plugin::RawResponse;
-using testing_plugin::ScratchDir;
-using testing_plugin::ServeProcess;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 bool Deferred(ProfileService& service, const std::string& target) {
   HttpRequest r;

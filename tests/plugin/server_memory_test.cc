@@ -15,12 +15,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-using testing_plugin::InProcessServer;
-using testing_plugin::RawClient;
-using testing_plugin::ScratchDir;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 // The warm-up converts the newest run's overview (estimated at 3x its file:
 // the model and the answer) and its whole trace (5x). With room for the

@@ -21,14 +21,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-using testing_plugin::InProcessServer;
-using testing_plugin::OneWorker;
-using testing_plugin::RawClient;
-using testing_plugin::RawResponse;
-using testing_plugin::ScratchDir;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 constexpr char kChunkedHead[] = "POST /runs HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
 

@@ -24,13 +24,7 @@
 namespace tbprof {
 namespace {
 
-namespace fs = std::filesystem;
-using testing_plugin::InProcessServer;
-using testing_plugin::OneWorker;
-using testing_plugin::RawClient;
-using testing_plugin::ScratchDir;
-using testing_plugin::WriteFile;
-using testing_plugin::WriteSyntheticXPlane;
+using namespace testing_plugin;
 
 // Polls `done` for up to 30 s (a deadline against hanging, not a timing check).
 template <typename Done>

@@ -64,6 +64,17 @@ class ProfileWriter {
 // recordings of the model (see the .cc for what comes from where).
 enum class TfTestModel { kStats, kShow };
 ProfileWriter TfTestModelWriter(TfTestModel which);
+// TensorFlow's answer for kShow's scope view of its variables with every
+// column (tfprof_show_test.cc, DumpScopeMode), as the library and the CLI give it.
+inline constexpr char kShowModelScopeAnswer[] =
+    "node name | # parameters | # float_ops | requested bytes | peak bytes | residual bytes | output bytes | "
+    "total execution time | accelerator execution time | cpu execution time\n"
+    "_TFProfRoot (--/451 params, --/0 flops, --/0B, --/0B, --/0B, --/2.56KB, --/13us, --/0us, --/13us)\n"
+    "  DW (3x3x3x6, 162/162 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 1.28KB/1.28KB, 2us/2us, 0us/0us, "
+    "2us/2us)\n"
+    "  DW2 (2x2x6x12, 288/288 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 1.28KB/1.28KB, 11us/11us, 0us/0us, "
+    "11us/11us)\n"
+    "  ScalarW (1, 1/1 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 0B/0B, 0us/0us, 0us/0us, 0us/0us)\n";
 
 // The two Conv2D nodes of advisor/tfprof_advisor_test.cc.
 ProfileWriter AdvisorTestWriter();

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -60,40 +61,40 @@ using Key = std::tuple<std::string, std::string, std::string>;
 // (time, self time) per key of a single-run tool's table, summed over rows with one key.
 using Times = std::map<Key, std::pair<double, double>>;
 
-Times FrameworkOpTimes(const ToolInput& in) {
-  auto out = FrameworkOpStatsTool(in);
+using Row = std::map<std::string, json::value>;
+
+// Sums the `time` (and `self`, when named) columns per key over the rows of
+// the tool's first table.
+Times SumTimes(const StatusOr<ToolOutput>& out, const std::function<Key(const Row&)>& key_of, const char* time,
+               const char* self = nullptr) {
   EXPECT_TRUE(out.ok()) << out.status().message();
+  json::value v = Parse(out->body);
+  const json::value& table = v.is_array() ? v.as_array()[0] : v;
   Times t;
-  for (const auto& r : Rows(Parse(out->body).as_array()[0])) {
-    auto& [time, self] = t[{Str(r, "host_or_device"), Str(r, "type"), Str(r, "operation")}];
-    time += Num(r.at("total_time"));
-    self += Num(r.at("total_self_time"));
+  for (const Row& r : Rows(table)) {
+    auto& [sum, self_sum] = t[key_of(r)];
+    sum += Num(r.at(time));
+    if (self != nullptr) self_sum += Num(r.at(self));
   }
   return t;
+}
+
+Times FrameworkOpTimes(const ToolInput& in) {
+  return SumTimes(
+      FrameworkOpStatsTool(in),
+      [](const Row& r) { return Key{Str(r, "host_or_device"), Str(r, "type"), Str(r, "operation")}; }, "total_time",
+      "total_self_time");
 }
 
 Times HloOpTimes(const ToolInput& in) {
-  auto out = HloStatsTool(in);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  json::value v = Parse(out->body);
-  const json::value& table = v.is_array() ? v.as_array()[0] : v;
-  Times t;
-  for (const auto& r : Rows(table)) {
-    auto& [time, self] = t[{"", Str(r, "category"), Str(r, "hlo_op_name")}];
-    time += Num(r.at("total_time"));
-    self += Num(r.at("total_self_time"));
-  }
-  return t;
+  return SumTimes(
+      HloStatsTool(in), [](const Row& r) { return Key{"", Str(r, "category"), Str(r, "hlo_op_name")}; }, "total_time",
+      "total_self_time");
 }
 
 Times KernelTimes(const ToolInput& in) {
-  auto out = KernelStatsTool(in);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  json::value v = Parse(out->body);
-  const json::value& table = v.is_array() ? v.as_array()[0] : v;
-  Times t;
-  for (const auto& r : Rows(table)) t[{"", "", Str(r, "kernel_name")}].first += Num(r.at("total_duration_us"));
-  return t;
+  return SumTimes(
+      KernelStatsTool(in), [](const Row& r) { return Key{"", "", Str(r, "kernel_name")}; }, "total_duration_us");
 }
 
 // Every row of `rows` (compare's JSON) against the tables of A and B; returns rows checked.

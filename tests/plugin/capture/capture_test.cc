@@ -19,6 +19,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -58,6 +59,15 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// A service over `logdir` with the default options, changed by `adjust`.
+StatusOr<std::unique_ptr<ProfileService>> ServiceOver(const TempDir& logdir,
+                                                      const std::function<void(ProfileServiceOptions&)>& adjust = {}) {
+  ProfileServiceOptions options;
+  options.logdir = logdir.str();
+  if (adjust) adjust(options);
+  return ProfileService::Create(options);
+}
 
 // What a running job does: opens TraceMe scopes on its own thread.
 class TracedJob {
@@ -416,10 +426,8 @@ HttpResponse Capture(ProfileService& service, const std::string& target) {
 
 TEST(CaptureRoute, CapturesALiveJobIntoARunEveryToolOpens) {
   TempDir logdir("route");
-  ProfileServiceOptions options;
-  options.logdir = logdir.str();
-  options.runs_ttl = std::chrono::hours(1);  // the route itself must refresh the run list
-  auto service = ProfileService::Create(options);
+  // The route itself must refresh the run list.
+  auto service = ServiceOver(logdir, [](ProfileServiceOptions& o) { o.runs_ttl = std::chrono::hours(1); });
   ASSERT_TRUE(service.ok());
   EXPECT_EQ(Get(**service, "/runs").Body(), "[]");
   EXPECT_EQ(json::parse(Get(**service, "/config").Body()).at("hideCaptureProfileButton"), false);
@@ -474,10 +482,7 @@ TEST(CaptureRoute, CapturesALiveJobIntoARunEveryToolOpens) {
 
 TEST(CaptureRoute, NoCaptureTurnsItOff) {
   TempDir logdir("nocapture");
-  ProfileServiceOptions options;
-  options.logdir = logdir.str();
-  options.allow_capture = false;
-  auto service = ProfileService::Create(options);
+  auto service = ServiceOver(logdir, [](ProfileServiceOptions& o) { o.allow_capture = false; });
   ASSERT_TRUE(service.ok());
   EXPECT_EQ(json::parse(Get(**service, "/config").Body()).at("hideCaptureProfileButton"), true);
   EXPECT_FALSE(json::parse(Get(**service, "/config").Body()).as_object().contains("captureToken"));
@@ -496,9 +501,7 @@ TEST(CaptureRoute, NoCaptureTurnsItOff) {
 // nor a request a browser marks as another site's or origin's, may capture.
 TEST(CaptureRoute, OnlyThisOriginsPostWithTheTokenCaptures) {
   TempDir logdir("csrf");
-  ProfileServiceOptions options;
-  options.logdir = logdir.str();
-  auto service = ProfileService::Create(options);
+  auto service = ServiceOver(logdir);
   ASSERT_TRUE(service.ok());
   auto server = harness::ProfilerServer::Start("127.0.0.1:0");
   ASSERT_TRUE(server.ok());
@@ -553,9 +556,7 @@ TEST(CaptureRoute, OnlyThisOriginsPostWithTheTokenCaptures) {
 
 TEST(CaptureRoute, DurationDelayRetriesAndWorkersAreBounded) {
   TempDir logdir("bounds");
-  ProfileServiceOptions options;
-  options.logdir = logdir.str();
-  auto service = ProfileService::Create(options);
+  auto service = ServiceOver(logdir);
   ASSERT_TRUE(service.ok());
   auto error_of = [&](const std::string& query) {
     HttpResponse r = Capture(**service, "/capture_profile?" + query);
@@ -575,9 +576,7 @@ TEST(CaptureRoute, DurationDelayRetriesAndWorkersAreBounded) {
 
 TEST(CaptureRoute, ErrorsQuotingInvalidUtf8AreValidJson) {
   TempDir logdir("utf8");
-  ProfileServiceOptions options;
-  options.logdir = logdir.str();
-  auto service = ProfileService::Create(options);
+  auto service = ServiceOver(logdir);
   ASSERT_TRUE(service.ok());
   for (const char* query : {"service_addr=%FF%FEhost", "service_addr=127.0.0.1:1&duration=%C3%28"}) {
     HttpResponse r = Capture(**service, std::string("/capture_profile?") + query);

@@ -336,6 +336,27 @@ TEST(XprofScenarioOpStats, ConstructDutyCycleTracker) {
   }
 }
 
+// The two multi-core chip tests' TensorCore ops: infeed, call, an
+// uncategorised op and outfeed, 10 ps each from 10 ps on.
+void AddChipTestTensorCoreOps(XPlaneBuilder& tc) {
+  XLineBuilder ops = tc.AddLine(0, "XLA Ops");
+  ops.AddEvent("op.1", 10, 10).Str("hlo_category", "infeed");
+  ops.AddEvent("op.2", 20, 10).Str("hlo_category", "call");
+  ops.AddEvent("op.3", 30, 10);
+  ops.AddEvent("op.4", 40, 10).Str("hlo_category", "outfeed");
+}
+
+// Adds four SparseCore ops at [10, 50) and a module [5, 55) to `sc`: the chip
+// is busy while they run (40) and idle for the rest of the module (10).
+void ExpectChipBusyWhileSparseCoreOpsRun(XSpace& space, XPlaneBuilder& sc) {
+  XLineBuilder sc_ops = sc.AddLine(0, "Sparse Core Ops");
+  for (int i = 1; i <= 4; ++i) sc_ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
+  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
+  OpStats s = OpStatsOf(space);
+  EXPECT_EQ(s.device_op_metrics_db.idle_time_ps, 10u);
+  EXPECT_EQ(s.device_op_metrics_db.busy_time_ps, 40u);
+}
+
 // xprof's test as it is: a TensorCore plane /device:TPU:0 without modules and
 // a second plane /device:TPU:1 holding SparseCore ops and a module [5, 55),
 // both on local chip 0 by their core_details. The chip is busy while the
@@ -347,38 +368,20 @@ TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeByCoreDetails) {
   XSpace space;
   XPlaneBuilder tc = TpuPlane(space, 0);
   tc.Str("device_type_string", "TPU v4").Bytes("core_details", details);
-  XLineBuilder ops = tc.AddLine(0, "XLA Ops");
-  ops.AddEvent("op.1", 10, 10).Str("hlo_category", "infeed");
-  ops.AddEvent("op.2", 20, 10).Str("hlo_category", "call");
-  ops.AddEvent("op.3", 30, 10);
-  ops.AddEvent("op.4", 40, 10).Str("hlo_category", "outfeed");
+  AddChipTestTensorCoreOps(tc);
   XPlaneBuilder sc = TpuPlane(space, 1);
   sc.Str("device_type_string", "TPU v4").Bytes("core_details", details);
-  XLineBuilder sc_ops = sc.AddLine(0, "Sparse Core Ops");
-  for (int i = 1; i <= 4; ++i) sc_ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
-  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
-  OpStats s = OpStatsOf(space);
-  EXPECT_EQ(s.device_op_metrics_db.idle_time_ps, 10u);
-  EXPECT_EQ(s.device_op_metrics_db.busy_time_ps, 40u);
+  ExpectChipBusyWhileSparseCoreOpsRun(space, sc);
 }
 
 TEST(XprofScenarioOpStats, MultiCoreChipBusyAndIdleTimeTest) {
   XSpace space;
   XPlaneBuilder tc = TpuPlane(space, 0);
   tc.Str("device_type_string", "TPU v4");
-  XLineBuilder ops = tc.AddLine(0, "XLA Ops");
-  ops.AddEvent("op.1", 10, 10).Str("hlo_category", "infeed");
-  ops.AddEvent("op.2", 20, 10).Str("hlo_category", "call");
-  ops.AddEvent("op.3", 30, 10);
-  ops.AddEvent("op.4", 40, 10).Str("hlo_category", "outfeed");
+  AddChipTestTensorCoreOps(tc);
   tc.AddLine(1, "XLA Modules").AddEvent("module.1", 5, 50);
   XPlaneBuilder sc = AddPlane(space, "/device:TPU:0 SparseCore 0", 1);
-  XLineBuilder sc_ops = sc.AddLine(0, "Sparse Core Ops");
-  for (int i = 1; i <= 4; ++i) sc_ops.AddEvent("op." + std::to_string(i), 10 * i, 10);
-  sc.AddLine(1, "Sparse Core Modules").AddEvent("module.1", 5, 50);
-  OpStats s = OpStatsOf(space);
-  EXPECT_EQ(s.device_op_metrics_db.idle_time_ps, 10u);
-  EXPECT_EQ(s.device_op_metrics_db.busy_time_ps, 40u);
+  ExpectChipBusyWhileSparseCoreOpsRun(space, sc);
 }
 
 // --- xplane_to_kernel_stats_db_test.cc ---------------------------------------

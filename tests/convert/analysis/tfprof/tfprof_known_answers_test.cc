@@ -137,14 +137,7 @@ TEST_F(TfprofShowPort, DumpScopeMode) {
                       {"params", "bytes", "peak_bytes", "residual_bytes", "output_bytes", "micros",
                        "accelerator_micros", "cpu_micros", "float_ops"}});
   EXPECT_EQ(
-      "node name | # parameters | # float_ops | requested bytes | peak bytes | residual bytes | output bytes | "
-      "total execution time | accelerator execution time | cpu execution time\n"
-      "_TFProfRoot (--/451 params, --/0 flops, --/0B, --/0B, --/0B, --/2.56KB, --/13us, --/0us, --/13us)\n"
-      "  DW (3x3x3x6, 162/162 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 1.28KB/1.28KB, 2us/2us, 0us/0us, "
-      "2us/2us)\n"
-      "  DW2 (2x2x6x12, 288/288 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 1.28KB/1.28KB, 11us/11us, 0us/0us, "
-      "11us/11us)\n"
-      "  ScalarW (1, 1/1 params, 0/0 flops, 0B/0B, 0B/0B, 0B/0B, 0B/0B, 0us/0us, 0us/0us, 0us/0us)\n",
+      tfprof_fixtures::kShowModelScopeAnswer,
       Show(model_, "scope", o).text);
 }
 

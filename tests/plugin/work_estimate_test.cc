@@ -1,0 +1,84 @@
+// The work estimate's rules, checked against figures worked out by hand from
+// them: a decoded model is twice its file (plus the inflated bytes held while
+// decoding), an answer its file's size (three times for the whole-trace
+// tools) up to twice the response limit, a legacy file three times what it
+// reads.
+#include "plugin/work_estimate.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "convert/tools/artifact_cache.h"
+#include "plugin/gzip.h"
+#include "plugin/route_util.h"
+#include "tests/testing/test_files.h"
+
+namespace tbprof {
+namespace {
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(WorkEstimate, Rules) {
+  EXPECT_EQ(DecodedModelBytes(100, std::nullopt), 200u);
+  EXPECT_EQ(DecodedModelBytes(100, 1000), 3000u);  // 1000 held + 2 x 1000 decoded
+  EXPECT_EQ(DecodedModelBytes(100, 40), 300u);     // a trailer stating less than the file: the file counts
+  EXPECT_EQ(ToolAnswerBytes(WorkCost::kModelAndTable, 100, 1000), 100u);
+  EXPECT_EQ(ToolAnswerBytes(WorkCost::kWholeTrace, 100, 1000), 300u);
+  EXPECT_EQ(ToolAnswerBytes(WorkCost::kWholeTrace, 1000, 1000), 2000u);  // 3000 capped at 2 x 1000
+  EXPECT_EQ(LegacyFileBytes(100, 400), 1500u);
+}
+
+TEST(WorkEstimate, PlanOfEachKind) {
+  const std::string plain = test_files::TempPath("work_estimate_plain.xplane.pb");
+  const std::string gzipped = test_files::TempPath("work_estimate_gzipped.xplane.pb.gz");
+  WriteBytes(plain, std::string(1000, 'x'));
+  auto packed = GzipCompress(std::string(5000, 'x'));
+  ASSERT_TRUE(packed.ok());
+  ASSERT_LT(packed->size(), 5000u);
+  WriteBytes(gzipped, *packed);
+  auto plain_id = FileIdentityOf(plain);
+  auto gzipped_id = FileIdentityOf(gzipped);
+  ASSERT_TRUE(plain_id.ok() && gzipped_id.ok());
+  const uint64_t g = gzipped_id->size;
+  // What the gzip'ed file may inflate to: its trailer's 5000 bytes, and one
+  // more so that a stream of exactly the stated size passes.
+  const uint64_t cap = 5001;
+
+  ArtifactCache cache(1 << 20);
+  const WorkLimits limits{nullptr, /*max_inflated_bytes=*/1 << 20, /*max_response_bytes=*/1 << 20};
+  EXPECT_EQ(ModelLoadBytes(cache, limits, plain, *plain_id), 2000u);
+  EXPECT_EQ(ModelLoadBytes(cache, limits, gzipped, *gzipped_id), 3 * cap);  // held + 2 x decoded
+
+  DataPlan overview;
+  overview.spec = FindProfileTool("overview_page");
+  ASSERT_NE(overview.spec, nullptr);
+  overview.files = {{plain, *plain_id}, {gzipped, *gzipped_id}};
+  EXPECT_EQ(WorkingBytes(cache, limits, overview), (2000u + 1000u) + (3 * cap + g));
+
+  DataPlan trace = overview;
+  trace.spec = FindProfileTool("trace_viewer");
+  ASSERT_NE(trace.spec, nullptr);
+  EXPECT_EQ(WorkingBytes(cache, limits, trace), (2000u + 3000u) + (3 * cap + 3 * g));
+
+  DataPlan legacy;
+  legacy.files = {{gzipped, *gzipped_id}};
+  EXPECT_EQ(WorkingBytes(cache, limits, legacy), 3 * (g + cap));  // inflated by a converter
+  legacy.legacy_gzip = true;  // sent as it is
+  EXPECT_EQ(WorkingBytes(cache, limits, legacy), 3 * g);
+  legacy.inflate_for_client = true;
+  EXPECT_EQ(WorkingBytes(cache, limits, legacy), 3 * g + (1u << 20));
+
+  RunContents run;
+  run.profiles.push_back(RunFile{});
+  run.profiles.back().path = gzipped;
+  run.profiles.back().format = ProfileFormat::kXPlane;
+  EXPECT_EQ(SummaryBytes(limits, run.profiles.back()), cap);
+  EXPECT_EQ(FirstModelLoadBytes(cache, limits, run), 3 * cap);
+  EXPECT_EQ(FirstModelLoadBytes(cache, limits, RunContents{}), 0u);
+}
+
+}  // namespace
+}  // namespace tbprof
