@@ -83,7 +83,7 @@ struct ToolSpec {
   // compares hosts). /data still serves it when asked.
   bool offered_with_several_hosts_only = false;
   // Another name of the same tool (tensorflow_stats of framework_op_stats): the menu shows one of the two.
-  std::string same_as;
+  std::string same_as = {};
   WorkCost cost = WorkCost::kModelAndTable;
 };
 
