@@ -68,6 +68,10 @@ DataTable TorchStepBreakdownTable(const TorchStepTable& steps,
   SetStepTimeProperties(result, t);
   t.SetProperty("framework", kPyTorchFramework);
   t.SetProperty("step_time_graph_column_ids", graph_ids);
+  // Each category's mean over the steps, so a page shows the served figure rather than one it averaged itself.
+  if (!steps.category_ms.empty()) {
+    for (const std::string& c : steps.categories) t.SetProperty("avg_ms_" + c, FixedDigits(MeanMs(steps, c), 6));
+  }
   const double dataloader = PercentOfStep(steps, "DataLoader");
   t.SetProperty("dataloader_percent", dataloader < 0 ? std::string("unknown") : OneDigit(dataloader) + "%");
   t.SetProperty("input_conclusion", TorchInputStatement(steps));

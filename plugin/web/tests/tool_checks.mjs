@@ -87,6 +87,7 @@ export const checks = {
     const steps = table(data, 1);
     const noSteps = isTable(steps) && steps.rows.length === 0;
     const isTpu = sp.hardware_type === 'TPU', cpuOnly = sp.hardware_type === 'CPU_ONLY';
+    const pytorch = (Array.isArray(data) ? data : [data]).some((t) => t?.p?.framework === 'PyTorch');
     // Average step time and, off TPU, xprof's nine generic breakdown figures (keys *_ms_avg with σ in *_ms_sdv).
     const stepFigures = [['steptime_ms_average', 'steptime_ms_standard_deviation']];
     const generic = ['other_time', 'compile_time', 'outfeed_time', 'infeed_time', 'kernel_launch_time', 'host_compute_time',
@@ -121,6 +122,8 @@ export const checks = {
       if (ap[key] === undefined) continue;
       const c = await statCard(page, key);
       if (cpuOnly && key.startsWith('device_')) { assert(c === null, `${key} shown on a CPU-only run`); continue; }
+      // PyTorch runs every op eagerly: a PyTorch run's page shows no eager-mode share (TensorFlow's split).
+      if (pytorch && key.includes('_eager_')) { assert(c === null, `${key} shown on a PyTorch run`); continue; }
       // xprof's "unknown" (a share of nothing) reads "—" with the reason, never a number.
       if (ap[key] === 'unknown') assert(c && c.value === '—' && /unknown/i.test(c.why ?? ''), `${key}: served unknown, shown ${c?.value}`);
       else assert(c && c.value === ap[key], `${key}: shown ${c?.value}, served ${ap[key]}`);

@@ -99,7 +99,7 @@ export async function renderInputPipeline(ctx: PageContext): Promise<void> {
 function dataLoaderSteps(steps: DataTable): HTMLElement {
   const sp = steps.p ?? {};
   const share = card('DataLoader share of the average step', sp.dataloader_percent === 'unknown' ? '' : sp.dataloader_percent ?? '', '',
-    { key: 'dataloader_percent', json: sp.dataloader_percent, jsonUnit: '%', unknown: sp.dataloader_percent === 'unknown' ? 'Unknown: no steps were found.' : undefined,
+    { key: 'dataloader_percent', json: sp.dataloader_percent, jsonUnit: '', unknown: sp.dataloader_percent === 'unknown' ? 'Unknown: no steps were found.' : undefined,
       tooltip: 'Time in enumerate(DataLoader)#…__next__ not covered by GPU work or runtime calls, as a share of the average step.' });
   const keep = new Set(['stepnum', 'DataLoader', 'stepTimeMs']);
   const table: DataTable = { ...steps, cols: steps.cols.filter((c) => keep.has(c.id)),

@@ -80,9 +80,8 @@ const TORCH_CATEGORY_TOOLTIPS: Record<string, string> = {
 function torchBreakdown(steps: DataTable): HTMLElement[] {
   const ids = (steps.p?.step_time_graph_column_ids ?? '').split(',').map((x) => x.trim()).filter((x) => x && x !== 'stepnum');
   return ids.map((id) => {
-    const c = steps.cols.findIndex((x) => x.id === id);
-    const values = steps.rows.map((r) => Number(r.c?.[c]?.v)).filter(Number.isFinite);
-    const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
+    const served = steps.p?.[`avg_ms_${id}`];
+    const mean = served === undefined ? NaN : Number(served);
     return card(id, Number.isFinite(mean) ? `${mean.toFixed(3)} ms` : '', '', { key: id, tooltip: TORCH_CATEGORY_TOOLTIPS[id],
       unknown: Number.isFinite(mean) ? undefined : 'No steps were found in this profile, so the step time is unknown.',
       json: Number.isFinite(mean) ? mean : undefined, jsonUnit: 'ms' });
