@@ -17,6 +17,7 @@ import { renderHloStats } from './pages/hlo_stats';
 import { renderOpProfile } from './pages/op_profile';
 import { renderRoofline } from './pages/roofline';
 import { renderTfprof } from './pages/tfprof';
+import { renderTraceAnalysis } from './pages/trace_analysis';
 import { renderTraceViewer } from './trace/page';
 import { installCaptureButton } from './capture';
 import { renderComparePage, CompareParams } from './pages/compare';
@@ -62,6 +63,7 @@ function rendererFor(tool: string): PageRenderer {
     case 'op_profile': return renderOpProfile;
     case 'roofline_model': return renderRoofline;
     case 'tfprof': return renderTfprof;
+    case 'trace_analysis': return renderTraceAnalysis;
     default: return renderGeneric;
   }
 }

@@ -9,7 +9,8 @@ import { checks } from './tool_checks.mjs';
 import { streamingSeen, flowFetchSeen, derivedLaneSeen } from './trace_checks.mjs';
 import { xlaChecks, runXlaLinkTests } from './xla_checks.mjs';
 import { checkJsonAgreement } from './json_checks.mjs';
-Object.assign(checks, xlaChecks);
+import { traceAnalysisChecks, runCriticalPathLinkTest } from './trace_analysis_checks.mjs';
+Object.assign(checks, xlaChecks, traceAnalysisChecks);
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -308,6 +309,7 @@ for (const run of withTools) {
 }
 
 await runXlaLinkTests({ test, openPage, waitReady, api, base, shot, assert, runs: runs.slice(0, maxRuns) });
+await runCriticalPathLinkTest({ test, openPage, waitReady, api, base, shot, assert, runs: runs.slice(0, maxRuns) });
 
 await test('a streamed trace fetched a narrower window on zoom', async () => {
   assert(streamingSeen.count > 0, 'no trace_viewer@ page was large enough to stream (filteredByVisibility was never true)');

@@ -146,3 +146,26 @@ export function flowPartners(layers: (Layer | null)[], bindId: number | string, 
   }
   return out.sort((a, b) => a.start - b.start);
 }
+
+// A flow drawn for its own sake (the critical path the server adds with `critical_path=STEP`): from a point of one
+// lane to a point of another, whatever is selected.
+export interface PathArrow { id: string; from: { lane: string; ts: number }; to: { lane: string; ts: number } }
+
+// The "s"/"t"/"f" flow events of category `cat`, joined by id in time order: one arrow per consecutive pair.
+export function flowArrows(events: RawEvent[], cat: string): PathArrow[] {
+  const byId = new Map<string, RawEvent[]>();
+  for (const e of events) {
+    if ((e.ph !== 's' && e.ph !== 't' && e.ph !== 'f') || e.cat !== cat || e.ts === undefined) continue;
+    const id = String(e.id ?? '');
+    byId.set(id, [...(byId.get(id) ?? []), e]);
+  }
+  const out: PathArrow[] = [];
+  for (const [id, list] of byId) {
+    list.sort((a, b) => Number(a.ts) - Number(b.ts) || (a.ph === 's' ? -1 : b.ph === 's' ? 1 : 0));
+    for (let i = 1; i < list.length; i++) {
+      const a = list[i - 1], b = list[i];
+      out.push({ id, from: { lane: `${a.pid}:${a.tid}`, ts: Number(a.ts) }, to: { lane: `${b.pid}:${b.tid}`, ts: Number(b.ts) } });
+    }
+  }
+  return out;
+}

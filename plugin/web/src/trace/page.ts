@@ -4,7 +4,7 @@
 import { el, clear, message } from '../dom';
 import { PageContext } from '../page';
 import { dataUrl, fetchJson } from '../api';
-import { buildLayer, firstVisible, flowPartners, Layer, NameTable, TraceJson, TraceMeta } from './model';
+import { buildLayer, firstVisible, flowArrows, flowPartners, Layer, NameTable, PathArrow, TraceJson, TraceMeta } from './model';
 import { TraceView, Selected, BoxSelection, WheelMode } from './view';
 import { fmtNum, fmtUs, fmtPreciseUs } from '../format';
 import { hloLinksForEvent } from '../pages/xla_common';
@@ -21,7 +21,9 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   bindViewControls(root, view, bar);
   const resolutionFor = () => Math.max(100, Math.round(view.plotWidth / 2) * 8);
 
-  const first = await ctx.load<TraceJson>(streaming ? { resolution: resolutionFor() } : {});
+  // trace_analysis links here with critical_path=STEP: the server adds that step's critical path as flows.
+  const criticalPath = new URL(location.href).searchParams.get('critical_path') ?? undefined;
+  const first = await ctx.load<TraceJson>({ ...(streaming ? { resolution: resolutionFor() } : {}), critical_path: criticalPath });
   const events = first.traceEvents ?? [];
   meta.absorb(events);
   const base = buildLayer(events, names);
@@ -44,6 +46,11 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
   if (deepLink) view.setView(vs * 1000, ve * 1000, false);
   else view.setView(span[0], span[1], false);
   windows.updateStatus();
+  let fitted = false;
+  if (criticalPath !== undefined) {
+    windows.extra = { critical_path: criticalPath };
+    fitted = showCriticalPath(bar.status, view, criticalPath, flowArrows(events, 'critical_path'), !deepLink);
+  }
 
   let timer = 0;
   view.onViewChange = () => {
@@ -58,13 +65,34 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
     (from, note, target) => windows.followFlow(from, note, target));
   view.onBox = (b) => { if (b) showAggregate(bar.details, b, view); };
   // A link to a window shows that window's detail at once, not only the coarse layer.
-  if (deepLink) void windows.maybeFetch();
+  if (deepLink || fitted) void windows.maybeFetch();
 
   bar.zoomIn.addEventListener('click', () => view.zoomBy(0.5));
   bar.zoomOut.addEventListener('click', () => view.zoomBy(2));
   bar.reset.addEventListener('click', () => view.setView(span[0], span[1]));
   bindSearch(ctx, view, names, windows, bar);
   root.setAttribute('data-streaming', String(canStream));
+}
+
+// The step's critical path: its arrows drawn over the lanes, the view fitted to them (unless a link named a window),
+// and a line saying how many there are (data-arrows, read by the browser tests).
+function showCriticalPath(status: HTMLElement, view: TraceView, step: string, arrows: PathArrow[], fit: boolean): boolean {
+  view.pathArrows = arrows;
+  const note = el('span', { class: 'hint', id: 'trace-critical-path', 'data-step': step, 'data-arrows': String(arrows.length) },
+    arrows.length ? `Critical path of step ${step}: ${arrows.length} flows (purple arrows)` : `The server added no critical path for step ${step}`);
+  status.before(note);
+  if (!arrows.length || !fit) return false;
+  const ts = arrows.flatMap((a) => [a.from.ts, a.to.ts]);
+  const t0 = Math.min(...ts), t1 = Math.max(...ts), pad = Math.max((t1 - t0) * 0.05, 1);
+  view.setView(t0 - pad, t1 + pad, false);
+  return true;
+}
+
+// Arrows of a window join those already known (a window fetched again brings the same ones).
+function mergeArrows(view: TraceView, more: PathArrow[]): void {
+  const key = (a: PathArrow) => `${a.id}|${a.from.lane}|${a.from.ts}|${a.to.lane}|${a.to.ts}`;
+  const known = new Set(view.pathArrows.map(key));
+  view.pathArrows = [...view.pathArrows, ...more.filter((a) => !known.has(key(a)))];
 }
 
 // The page's toolbar, timeline host, splitter and details panel.
@@ -113,6 +141,7 @@ class TraceWindows {
   private detailViewWidth = Infinity;
   private loadingWindow = false;
   private inflight: AbortController | null = null;
+  extra: Record<string, string> = {};   // kept on every window fetched (critical_path)
 
   constructor(private ctx: PageContext, private view: TraceView, private names: NameTable, private meta: TraceMeta,
     readonly base: Layer, readonly span: [number, number], readonly canStream: boolean, private counterMsg: string,
@@ -152,9 +181,10 @@ class TraceWindows {
     const f0 = Math.max(span[0], v0 - w * (FETCH_RATIO - 1) / 2), f1 = Math.min(span[1], v1 + w * (FETCH_RATIO - 1) / 2);
     this.loadingWindow = true; this.updateStatus();
     try {
-      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { resolution: this.resolutionFor(), start_time_ms: f0 / 1000, end_time_ms: f1 / 1000 }), abort.signal);
+      const res = await fetchJson<TraceJson>(dataUrl(ctx.sel, { ...this.extra, resolution: this.resolutionFor(), start_time_ms: f0 / 1000, end_time_ms: f1 / 1000 }), abort.signal);
       if (abort.signal.aborted) return;
       this.meta.absorb(res.traceEvents ?? []);
+      if (this.extra.critical_path !== undefined) mergeArrows(this.view, flowArrows(res.traceEvents ?? [], 'critical_path'));
       this.showDetail(buildLayer(res.traceEvents ?? [], this.names, [f0, f1]), w);
       ctx.root.setAttribute('data-windows-loaded', String(Number(ctx.root.getAttribute('data-windows-loaded') ?? '0') + 1));
     } catch (e) {

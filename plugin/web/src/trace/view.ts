@@ -1,6 +1,6 @@
 // Canvas timeline: one lane per process/thread, nested slices per depth row,
 // counters as step charts. Draws only what is visible, merging sub-pixel slices.
-import { Layer, Lane, NameTable, TraceMeta, RawEvent, firstVisible } from './model';
+import { Layer, Lane, NameTable, TraceMeta, RawEvent, PathArrow, firstVisible } from './model';
 import { PALETTE } from '../charts';
 
 export const HEADING_W = 230;
@@ -42,6 +42,8 @@ export class TraceView {
   selected: Selected | null = null;
   private frame = 0;
   private flowBoxes: { x0: number; x1: number; y: number; out: boolean }[] = [];
+  // Flows drawn whatever is selected (a step's critical path).
+  pathArrows: PathArrow[] = [];
   private mouseX = -1;
   onViewChange: () => void = () => {};
   onSelect: (s: Selected | null) => void = () => {};
@@ -199,6 +201,7 @@ export class TraceView {
       c.restore();
     }
     this.drawFlows();
+    this.drawPathArrows();
     c.restore();
     c.fillStyle = '#ccc'; c.fillRect(HEADING_W - 1, RULER_H, 1, h - RULER_H);
     this.drawRuler(w);
@@ -253,6 +256,41 @@ export class TraceView {
       c.beginPath(); c.moveTo(x1, y1); c.lineTo(x1 - 6, y1 - 4); c.lineTo(x1 - 6, y1 + 4); c.closePath(); c.fill();
     }
     c.lineWidth = 1;
+  }
+
+  // The y of the deepest slice of a lane that holds time `ts` (the lane's first row when none does); null when the
+  // lane is not laid out (its process is collapsed).
+  private yAt(laneKey: string, ts: number): number | null {
+    const box = this.lanes.find((l) => l.lane === laneKey);
+    if (!box) return null;
+    let depth = 0;
+    for (const layer of [this.detail, this.base]) {
+      const lane = layer?.lanes.get(laneKey);
+      if (!lane) continue;
+      lane.rows.forEach((row, d) => {
+        const i = firstVisible(row, ts);
+        if (i < row.start.length && row.start[i] <= ts && row.start[i] + row.dur[i] >= ts) depth = Math.max(depth, d);
+      });
+    }
+    return RULER_H + box.y - this.scrollY + 2 + depth * ROW_H + ROW_H / 2;
+  }
+
+  // The critical path's arrows, in a colour of their own; how many are on screen is kept for the browser tests.
+  private drawPathArrows(): void {
+    const c = this.ctx;
+    let drawn = 0;
+    c.strokeStyle = '#6f42c1'; c.fillStyle = '#6f42c1'; c.lineWidth = 2;
+    for (const a of this.pathArrows) {
+      const y0 = this.yAt(a.from.lane, a.from.ts), y1 = this.yAt(a.to.lane, a.to.ts);
+      if (y0 === null || y1 === null) continue;
+      const x0 = this.x(a.from.ts), x1 = this.x(a.to.ts);
+      if (Math.max(x0, x1) < HEADING_W || Math.min(x0, x1) > HEADING_W + this.plotWidth) continue;
+      drawn++;
+      c.beginPath(); c.moveTo(x0, y0); c.bezierCurveTo((x0 + x1) / 2, y0, (x0 + x1) / 2, y1, x1, y1); c.stroke();
+      c.beginPath(); c.moveTo(x1, y1); c.lineTo(x1 - 6, y1 - 4); c.lineTo(x1 - 6, y1 + 4); c.closePath(); c.fill();
+    }
+    c.lineWidth = 1;
+    this.canvas.dataset.pathArrowsDrawn = String(drawn);
   }
 
   // The detail layer covers its window; the coarse base layer fills in around it.

@@ -1,0 +1,142 @@
+// The trace analysis page against its /data answer: one row per rank in the rank table, the served shares in its
+// bars ("—" where the server has none), sorting by a column, the charts drawn from the served rows, no "NaN" or
+// "undefined" anywhere, the framework's own words; and the critical-path link, which opens the trace viewer with
+// the step's path drawn as flows. Expected figures are computed here from the raw JSON, not by the page's code.
+
+const pct = (v) => `${v.toFixed(1)}%`;
+const ranksOf = (data) => {
+  const all = new Set((data.ranks ?? []).map((r) => r.rank));
+  for (const s of [data.temporal_breakdown?.rows, data.kernel_breakdown?.kernel_types, data.comm_comp_overlap?.rows,
+    data.stragglers?.rows, data.kernel_launch?.summary]) for (const r of s ?? []) all.add(r.rank);
+  return [...all].sort((a, b) => a - b);
+};
+const WORDS = { PyTorch: /DataLoader/, TensorFlow: /tf\.data/, JAX: /jax\.jit/ };
+
+async function rankCells(page, col) {
+  return page.$$eval(`.grid-wrap[data-grid="ta-ranks"] tbody tr`, (trs, c) => trs.map((tr) => ({
+    rank: Number(tr.querySelector('td[data-col="rank"]').textContent), text: tr.querySelector(`td[data-col="${c}"]`)?.textContent ?? null,
+    value: tr.querySelector(`td[data-col="${c}"] [data-value]`)?.getAttribute('data-value') ?? null })), col);
+}
+
+async function checkRankTable(page, data, assert) {
+  const ranks = ranksOf(data);
+  const status = await page.textContent('.grid-wrap[data-grid="ta-ranks"] .grid-status');
+  assert(new RegExp(`^${ranks.length} of ${ranks.length} rows`).test(status), `rank table: "${status}" for ${ranks.length} ranks`);
+  // Each rank's idle and compute bars show the served share; a rank without one shows "—".
+  for (const [col, key] of [['idle', 'idle_time_pctg'], ['compute', 'compute_time_pctg'], ['non_compute', 'non_compute_time_pctg']]) {
+    const cells = await rankCells(page, col);
+    for (const rank of ranks) {
+      const served = (data.temporal_breakdown?.rows ?? []).find((r) => r.rank === rank)?.[key];
+      const cell = cells.find((c) => c.rank === rank);
+      const want = typeof served === 'number' ? pct(served) : '—';
+      assert(cell && cell.text === want, `rank ${rank} ${col}: shows "${cell?.text}", served ${served} (${want})`);
+    }
+  }
+  const overlap = await rankCells(page, 'overlap');
+  for (const row of data.comm_comp_overlap?.rows ?? []) {
+    const v = row.comp_comm_overlap_pctg, cell = overlap.find((c) => c.rank === row.rank);
+    assert(cell && cell.text === (typeof v === 'number' ? pct(v) : '—'), `rank ${row.rank} overlap: shows "${cell?.text}", served ${v}`);
+  }
+  // Sorting: a click on the idle column orders the ranks by their served idle share, largest first.
+  if (ranks.length > 1) {
+    await page.click('.grid-wrap[data-grid="ta-ranks"] th[data-col="idle"]');
+    const order = (await rankCells(page, 'idle')).map((c) => c.rank);
+    const idle = (r) => { const v = (data.temporal_breakdown?.rows ?? []).find((x) => x.rank === r)?.idle_time_pctg; return typeof v === 'number' ? v : -Infinity; };
+    const want = [...ranks].sort((a, b) => idle(b) - idle(a));
+    assert(order.map(idle).join() === want.map(idle).join(), `sorted by idle: ranks ${order}, want ${want}`);
+  }
+}
+
+async function checkCharts(page, data, assert) {
+  const types = (data.kernel_breakdown?.kernel_types ?? []).filter((k) => typeof k.sum_us === 'number' && k.sum_us > 0);
+  const bars = await page.$$eval('[data-chart="ta-kernel-types"] rect.bar', (r) => r.length);
+  assert(bars === types.length, `kernel types chart: ${bars} bars, ${types.length} served types with time`);
+  const idle = (data.idle_time_breakdown?.rows ?? []).filter((r) => typeof r.idle_time_us === 'number' && r.idle_time_us > 0);
+  assert(await page.$$eval('[data-chart="ta-idle-breakdown"] rect.bar', (r) => r.length) === idle.length, 'idle breakdown bars differ from the served rows');
+  const series = data.queue_length?.series ?? [];
+  if (series.length) {
+    const first = Math.min(...series.map((s) => s.rank));
+    const mine = series.filter((s) => s.rank === first);
+    const paths = await page.$$eval('[data-chart="ta-queue"] path.line', (p) => p.map((x) => Number(x.getAttribute('data-points'))));
+    assert(paths.length === mine.length && paths.every((n, i) => n === mine[i].points.length), `queue curves ${JSON.stringify(paths)} for rank ${first}'s ${mine.length} streams`);
+  }
+  const hist = data.kernel_launch?.delay_histogram ?? [];
+  if (hist.length) {
+    const bins = hist[0].bins.filter((b) => b.count > 0);
+    const drawn = await page.$$eval('[data-chart="ta-launch-delay"] rect.bar', (r) => r.map((x) => Number(x.getAttribute('data-value'))));
+    assert(drawn.join() === bins.map((b) => b.count).join(), `launch-delay histogram ${drawn} for counts ${bins.map((b) => b.count)}`);
+  }
+  const rows = data.op_roofline?.rows ?? [];
+  const plotted = rows.filter((r) => r.arithmetic_intensity > 0 && r.tflops_per_s > 0).length;
+  assert(await page.$$eval('[data-chart="ta-roofline"] circle.point', (c) => c.length) === plotted, `roofline points differ from the ${plotted} served operators with known figures`);
+  const roofs = data.op_roofline?.peaks ?? {};
+  if (plotted && typeof roofs.tflops === 'number') assert(await page.$('[data-chart="ta-roofline"] [data-roof="compute"]'), 'no compute roof drawn');
+  const drawnSomething = await page.$$eval('[data-chart^="ta-"]', (cs) => cs.some((c) => c.querySelector('rect.bar, path.line, circle.point')));
+  if (types.length) assert(drawnSomething, 'no chart of the page is drawn');
+}
+
+export const traceAnalysisChecks = {
+  async trace_analysis({ page, data, assert }) {
+    const text = await page.evaluate(() => document.querySelector('.page').innerText);
+    const bad = /\bNaN\b|undefined|Infinity/.exec(text);
+    assert(!bad, `the page shows "${bad?.[0]}": …${text.slice(Math.max(0, (bad?.index ?? 0) - 60), (bad?.index ?? 0) + 60)}…`);
+    const fw = data.framework ?? 'PyTorch';
+    assert(await page.getAttribute('.page', 'data-framework') === fw, `framework ${await page.getAttribute('.page', 'data-framework')}, served ${fw}`);
+    assert(WORDS[fw].test(text), `the advice is not in ${fw}'s words`);
+    await checkRankTable(page, data, assert);
+    await checkCharts(page, data, assert);
+    const cp = data.critical_path ?? {};
+    if (typeof cp.step === 'number' && (cp.segments ?? []).length) {
+      const href = await page.getAttribute('#ta-critical-path-link', 'href');
+      const q = new URLSearchParams(href?.slice(1) ?? '');
+      assert(q.get('critical_path') === String(cp.step) && /^trace_viewer/.test(q.get('tool') ?? ''), `critical path link: ${href}`);
+      assert(await page.getAttribute('#ta-critical-path', 'data-segments') === String(cp.segments.length), 'critical path segment count differs');
+    }
+  },
+};
+
+// Flows of one category in a trace answer, joined as the viewer joins them: one arrow per consecutive pair of an id.
+export function servedArrows(trace, cat) {
+  const byId = new Map();
+  for (const e of trace.traceEvents ?? []) if (['s', 't', 'f'].includes(e.ph) && e.cat === cat) byId.set(String(e.id), (byId.get(String(e.id)) ?? 0) + 1);
+  let n = 0;
+  for (const count of byId.values()) n += count - 1;
+  return n;
+}
+
+// From the page of the first run whose critical path has segments: the link opens the trace viewer, which asks for
+// the step's path and draws it as arrows on screen. Required of every server whose tool table has trace_analysis
+// (the dev mock's has no such tool and no critical-path flows in its trace).
+export async function runCriticalPathLinkTest({ test, openPage, waitReady, api, base, shot, assert, runs }) {
+  const table = (await api('tool_table', {})).json;
+  if (!Array.isArray(table) || !table.some((t) => t.name === 'trace_analysis')) return;
+  let found = null;
+  for (const run of runs) {
+    const tools = (await api('run_tools', { run })).json ?? [];
+    if (!tools.includes('trace_analysis')) continue;
+    const host = ((await api('hosts', { run, tag: 'trace_analysis' })).json ?? []).map((h) => h.hostname).find((h) => h !== 'ALL_HOSTS');
+    const d = (await api('data', { run, tag: 'trace_analysis', host })).json;
+    if (typeof d?.critical_path?.step === 'number' && (d.critical_path.segments ?? []).length) { found = { run, host, step: d.critical_path.step }; break; }
+  }
+  await test('trace_analysis: the critical-path link opens the trace viewer with the step\'s path as flows', async () => {
+    assert(found, 'no run has a trace_analysis critical path with segments');
+    const { run, host, step } = found;
+    const { page, errors } = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'trace_analysis', host })}`);
+    try {
+      assert(await waitReady(page, 120000) === 'true', 'trace_analysis page not ready');
+      await page.click('#ta-critical-path-link');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('tool')?.startsWith('trace_viewer'), null, { timeout: 30000 });
+      assert(await waitReady(page, 120000) === 'true', 'trace viewer not ready');
+      const url = new URL(page.url());
+      assert(url.searchParams.get('critical_path') === String(step), `the trace viewer lost the step: ${page.url()}`);
+      const trace = (await api('data', { run, tag: url.searchParams.get('tool'), host: url.searchParams.get('host'), critical_path: String(step), resolution: '100' })).json;
+      const want = servedArrows(trace, 'critical_path');
+      assert(want > 0, `the server's trace for critical_path=${step} has no critical_path flows`);
+      const shown = Number(await page.getAttribute('#trace-critical-path', 'data-arrows'));
+      assert(shown >= want, `the viewer knows ${shown} critical-path arrows, the first answer has ${want}`);
+      await page.waitForFunction(() => Number(document.querySelector('.trace-canvas')?.dataset.pathArrowsDrawn ?? 0) > 0, null, { timeout: 30000 });
+      await shot(page, 'trace_viewer-critical-path');
+      assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    } finally { await page.close(); }
+  });
+}
