@@ -8,7 +8,7 @@ import { PageContext } from '../page';
 import { DataGrid, GridColumn } from '../table';
 import { stackedColumns, horizontalBars, seriesColors } from '../charts';
 import { explain, Framework, frameworkOf } from './trace_analysis_words';
-import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, DASH, thresholdsText, rankLabel } from './trace_analysis_types';
+import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, whole, DASH, thresholdsText, rankLabel } from './trace_analysis_types';
 import { queueSection, launchSection, rooflineSection, criticalPathSection } from './trace_analysis_charts';
 
 interface RankRow {
@@ -152,7 +152,7 @@ function stragglerSection(d: TraceAnalysis, fw: Framework): HTMLElement | null {
     { id: 'rank', label: 'Rank', numeric: true, value: (c) => c.rank, render: (c) => String(c.rank) },
     { id: 'name', label: 'Collective', value: (c) => c.name, longText: true },
     { id: 'count', label: 'Count', numeric: true, value: (c) => c.count ?? NaN, render: (c) => figure(c.count, (x) => fmtNum(x)) },
-    { id: 'bytes', label: 'Bytes', numeric: true, value: (c) => c.bytes ?? NaN, render: (c) => figure(c.bytes, (x) => fmtNum(x), '', 'Unknown: the trace records no message size for this collective.') },
+    { id: 'bytes', label: 'Bytes', numeric: true, value: (c) => c.bytes ?? NaN, render: (c) => figure(c.bytes, whole, '', 'Unknown: the trace records no message size for this collective.') },
     { id: 'time_us', label: 'Time', numeric: true, value: (c) => c.time_us ?? NaN, render: (c) => figure(c.time_us, fmtUs, 'us') },
     { id: 'bus_bandwidth_gbps', label: 'Bus bandwidth (GB/s)', numeric: true, value: (c) => c.bus_bandwidth_gbps ?? NaN,
       render: (c) => figure(c.bus_bandwidth_gbps, (x) => fmtNum(x, 2), '', 'Unknown: the trace records no message size for this collective.') },

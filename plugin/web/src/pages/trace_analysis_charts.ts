@@ -7,7 +7,7 @@ import { dataUrl, fetchJson } from '../api';
 import { DataGrid, GridColumn } from '../table';
 import { PALETTE, stackedColumns, horizontalBars } from '../charts';
 import { explain, Framework } from './trace_analysis_words';
-import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, figure, isNum, pct, DASH, thresholdsText } from './trace_analysis_types';
+import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, figure, isNum, pct, whole, DASH, thresholdsText } from './trace_analysis_types';
 
 const W = 860, H = 300, LEFT = 64, RIGHT = 16, TOP = 10, BOTTOM = 40;
 
@@ -40,7 +40,7 @@ function queueChart(series: QueueSeries[]): HTMLElement {
       svg('text', { x: LEFT - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, fmtNum((top * i) / 4, 1)));
   }
   for (let i = 0; i <= 5; i++) {
-    root.append(svg('text', { x: LEFT + (plotW * i) / 5, y: TOP + plotH + 16, 'text-anchor': 'middle', class: 'axis' }, fmtUs((span * i) / 5)));
+    root.append(svg('text', { x: LEFT + (plotW * i) / 5, y: TOP + plotH + 16, 'text-anchor': 'middle', class: 'axis' }, i === 0 ? '0' : fmtUs((span * i) / 5)));
   }
   root.append(svg('text', { x: LEFT + plotW / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis' }, 'time since the first launch'),
     svg('text', { x: 12, y: TOP + plotH / 2, transform: `rotate(-90 12 ${TOP + plotH / 2})`, 'text-anchor': 'middle', class: 'axis' }, 'queue length'));
@@ -231,8 +231,8 @@ export function rooflineSection(d: TraceAnalysis, fw: Framework): HTMLElement {
     { id: 'op', label: 'Operator', value: (x) => x.op, longText: true },
     { id: 'count', label: 'Calls', numeric: true, value: (x) => x.count ?? NaN, render: (x) => figure(x.count, (v) => fmtNum(v)) },
     { id: 'time_us', label: 'Time', numeric: true, value: (x) => x.time_us ?? NaN, render: (x) => figure(x.time_us, fmtUs, 'us') },
-    { id: 'flops', label: 'FLOPs', numeric: true, value: (x) => x.flops ?? NaN, render: (x) => figure(x.flops, (v) => fmtNum(v), '', noShape) },
-    { id: 'bytes', label: 'Bytes', numeric: true, value: (x) => x.bytes ?? NaN, render: (x) => figure(x.bytes, (v) => fmtNum(v), '', noShape) },
+    { id: 'flops', label: 'FLOPs', numeric: true, value: (x) => x.flops ?? NaN, render: (x) => figure(x.flops, whole, '', noShape) },
+    { id: 'bytes', label: 'Bytes', numeric: true, value: (x) => x.bytes ?? NaN, render: (x) => figure(x.bytes, whole, '', noShape) },
     { id: 'tflops_per_s', label: 'TFLOP/s', numeric: true, value: (x) => x.tflops_per_s ?? NaN, render: (x) => figure(x.tflops_per_s, (v) => fmtNum(v, 3), '', noShape) },
     { id: 'arithmetic_intensity', label: 'FLOP/byte', numeric: true, value: (x) => x.arithmetic_intensity ?? NaN,
       render: (x) => figure(x.arithmetic_intensity, (v) => fmtNum(v, 3), '', noShape) },

@@ -48,6 +48,9 @@ export function figure(v: unknown, fmt: (x: number) => string, unit = '', why = 
 
 export const pct = (v: number) => `${v.toFixed(1)}%`;
 
+// Counts of FLOPs and bytes in full (never in exponent form), grouped by thousands.
+export const whole = (v: number) => Math.round(v).toLocaleString('en-US');
+
 // "name = value" of a thresholds object, as the server names them.
 export function thresholdsText(t: Record<string, unknown> | undefined): string {
   const parts = Object.entries(t ?? {}).filter(([, v]) => v !== null && typeof v !== 'object').map(([k, v]) => `${k} = ${String(v)}`);
