@@ -17,7 +17,9 @@ std::vector<IdleStreamRow> IdleTimeBreakdown(const RankKernels& rank, int64_t co
   std::vector<IdleStreamRow> rows;
   rows.reserve(rank.streams.size());
   for (const GpuStream& s : rank.streams) {
-    IdleStreamRow row{.rank = rank.rank, .device = s.device, .stream = s.stream, .idle_ps = {}};
+    if (s.kernels.empty()) continue;
+    IdleStreamRow row;
+    row.rank = rank.rank, row.device = s.device, row.stream = s.stream;
     for (size_t i = 1; i < s.kernels.size(); ++i) {
       const GpuKernel& k = s.kernels[i];
       const int64_t prev_end = s.kernels[i - 1].end_ps;
@@ -31,6 +33,7 @@ std::vector<IdleStreamRow> IdleTimeBreakdown(const RankKernels& rank, int64_t co
       // The gap as HTA sums it: the previous op's end to this one's start,
       // negative where a stream's ops overlap.
       row.idle_ps[static_cast<int>(c)] += gap;
+      ++row.gaps[static_cast<int>(c)];
     }
     rows.push_back(row);
   }
@@ -52,6 +55,7 @@ void AppendIdleTimeBreakdownJson(std::string& out, const std::vector<IdleStreamR
              ",\"stream\":" + std::to_string(r.stream);
       AppendStringMember(out, "idle_category", IdleCategoryName(static_cast<IdleCategory>(c)));
       AppendUsMember(out, "idle_time_us", r.idle_ps[c]);
+      out += ",\"gaps\":" + std::to_string(r.gaps[c]);
       AppendNumberMember(out, "idle_time_ratio",
                          total > 0 ? std::optional<double>(static_cast<double>(r.idle_ps[c]) /
                                                            static_cast<double>(total))

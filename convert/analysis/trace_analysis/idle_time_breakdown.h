@@ -27,6 +27,7 @@ struct IdleStreamRow {
   int device = 0;
   int64_t stream = 0;
   std::array<int64_t, kNumIdleCategories> idle_ps{};
+  std::array<int64_t, kNumIdleCategories> gaps{};  // how many gaps each category holds
 };
 
 std::vector<IdleStreamRow> IdleTimeBreakdown(const RankKernels& rank,

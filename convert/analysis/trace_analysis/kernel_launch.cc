@@ -41,7 +41,9 @@ KernelLaunchSummary KernelLaunchStats(const RankKernels& rank) {
   for (const Launch& l : rank.launches) {
     if (!EnqueuesWork(l.kind)) continue;
     const GpuKernel& k = rank.streams[l.stream].kernels[l.kernel];
-    LaunchRow row{l.correlation, l.kind, l.end_ps - l.begin_ps, k.end_ps - k.begin_ps, k.begin_ps - l.end_ps};
+    // A device op that starts before its call returns has no delay (HTA's max(0, …)).
+    LaunchRow row{l.correlation, l.kind, l.end_ps - l.begin_ps, k.end_ps - k.begin_ps,
+                  std::max<int64_t>(0, k.begin_ps - l.end_ps)};
     if (row.cpu_ps <= kRuntimeCutoffPs && row.gpu_ps < row.cpu_ps) ++s.short_kernels;
     if (row.cpu_ps > kRuntimeCutoffPs) ++s.runtime_outliers;
     if (row.delay_ps > kLaunchDelayCutoffPs) ++s.launch_delay_outliers;

@@ -1,8 +1,9 @@
 // Section 6 of trace_analysis: each launch and the device op it started,
 // linked by correlation id (HTA's get_cuda_kernel_launch_stats): the launch
 // call's CPU duration, the op's GPU duration and the launch delay (the op's
-// start less the call's end). Summaries per rank: short kernels (GPU time
-// under the call's, for calls up to `runtime_cutoff`), runtime outliers
+// start less the call's end, 0 when the op starts first). Summaries per
+// rank: short kernels (GPU time under the call's, for calls up to
+// `runtime_cutoff`), runtime outliers
 // (calls longer than `runtime_cutoff`), launch-delay outliers (delays over
 // `launch_delay_cutoff`), the delay's mean and percentiles and a histogram.
 // Launches are the calls that enqueue work: cudaLaunchKernel[ExC],
