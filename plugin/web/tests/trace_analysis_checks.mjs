@@ -4,46 +4,50 @@
 // the step's path drawn as flows. Expected figures are computed here from the raw JSON, not by the page's code.
 
 const pct = (v) => `${v.toFixed(1)}%`;
-const ranksOf = (data) => {
-  const all = new Set((data.ranks ?? []).map((r) => r.rank));
-  for (const s of [data.temporal_breakdown?.rows, data.kernel_breakdown?.kernel_types, data.comm_comp_overlap?.rows,
-    data.stragglers?.rows, data.kernel_launch?.summary]) for (const r of s ?? []) all.add(r.rank);
-  return [...all].sort((a, b) => a - b);
-};
+// The served ranks, and for each the row of a one-row-per-rank section that is its own: two hosts may state the same
+// rank, and the server writes its rows host by host in the order of `ranks` (the k-th row of rank r is the k-th
+// host of rank r).
+const ranksOf = (data) => (data.ranks ?? []).map((r, i) => ({ ...r, nth: (data.ranks ?? []).slice(0, i).filter((x) => x.rank === r.rank).length }));
+const nthIn = (rows, r) => ((rows ?? []).some((x) => x.host !== undefined) ? 0 : r.nth);
+const rowOf = (rows, r) => (rows ?? []).filter((x) => x.rank === r.rank && (x.host === undefined || x.host === r.host))[nthIn(rows, r)];
 const WORDS = { PyTorch: /DataLoader/, TensorFlow: /tf\.data/, JAX: /jax\.jit/ };
 
 async function rankCells(page, col) {
   return page.$$eval(`.grid-wrap[data-grid="ta-ranks"] tbody tr`, (trs, c) => trs.map((tr) => ({
-    rank: Number(tr.querySelector('td[data-col="rank"]').textContent), text: tr.querySelector(`td[data-col="${c}"]`)?.textContent ?? null,
-    value: tr.querySelector(`td[data-col="${c}"] [data-value]`)?.getAttribute('data-value') ?? null })), col);
+    rank: Number(tr.querySelector('td[data-col="rank"]').textContent), host: tr.querySelector('td[data-col="host"]')?.textContent ?? null,
+    text: tr.querySelector(`td[data-col="${c}"]`)?.textContent ?? null })), col);
 }
 
 async function checkRankTable(page, data, assert) {
   const ranks = ranksOf(data);
   const status = await page.textContent('.grid-wrap[data-grid="ta-ranks"] .grid-status');
   assert(new RegExp(`^${ranks.length} of ${ranks.length} rows`).test(status), `rank table: "${status}" for ${ranks.length} ranks`);
+  const several = new Set(ranks.map((r) => r.host)).size > 1;
+  const cellOf = (cells, r) => cells.find((c) => c.rank === r.rank && (!several || c.host === r.host));
   // Each rank's idle and compute bars show the served share; a rank without one shows "—".
   for (const [col, key] of [['idle', 'idle_time_pctg'], ['compute', 'compute_time_pctg'], ['non_compute', 'non_compute_time_pctg']]) {
     const cells = await rankCells(page, col);
-    for (const rank of ranks) {
-      const served = (data.temporal_breakdown?.rows ?? []).find((r) => r.rank === rank)?.[key];
-      const cell = cells.find((c) => c.rank === rank);
+    for (const r of ranks) {
+      const served = rowOf(data.temporal_breakdown?.rows, r)?.[key];
+      const cell = cellOf(cells, r);
       const want = typeof served === 'number' ? pct(served) : '—';
-      assert(cell && cell.text === want, `rank ${rank} ${col}: shows "${cell?.text}", served ${served} (${want})`);
+      assert(cell && cell.text === want, `rank ${r.rank} (${r.host}) ${col}: shows "${cell?.text}", served ${served} (${want})`);
     }
   }
   const overlap = await rankCells(page, 'overlap');
-  for (const row of data.comm_comp_overlap?.rows ?? []) {
-    const v = row.comp_comm_overlap_pctg, cell = overlap.find((c) => c.rank === row.rank);
-    assert(cell && cell.text === (typeof v === 'number' ? pct(v) : '—'), `rank ${row.rank} overlap: shows "${cell?.text}", served ${v}`);
+  for (const r of ranks) {
+    const row = rowOf(data.comm_comp_overlap?.rows, r);
+    if (!row) continue;
+    const v = row.comp_comm_overlap_pctg, cell = cellOf(overlap, r);
+    assert(cell && cell.text === (typeof v === 'number' ? pct(v) : '—'), `rank ${r.rank} (${r.host}) overlap: shows "${cell?.text}", served ${v}`);
   }
   // Sorting: a click on the idle column orders the ranks by their served idle share, largest first.
   if (ranks.length > 1) {
     await page.click('.grid-wrap[data-grid="ta-ranks"] th[data-col="idle"]');
-    const order = (await rankCells(page, 'idle')).map((c) => c.rank);
-    const idle = (r) => { const v = (data.temporal_breakdown?.rows ?? []).find((x) => x.rank === r)?.idle_time_pctg; return typeof v === 'number' ? v : -Infinity; };
-    const want = [...ranks].sort((a, b) => idle(b) - idle(a));
-    assert(order.map(idle).join() === want.map(idle).join(), `sorted by idle: ranks ${order}, want ${want}`);
+    const shown = (await rankCells(page, 'idle')).map((c) => (c.text === '—' ? -Infinity : Number(c.text.replace('%', ''))));
+    const want = ranks.map((r) => rowOf(data.temporal_breakdown?.rows, r)?.idle_time_pctg).map((v) => (typeof v === 'number' ? Number(v.toFixed(1)) : -Infinity))
+      .sort((a, b) => b - a);
+    assert(shown.join() === want.join(), `sorted by idle: ${shown}, want ${want}`);
   }
 }
 
@@ -55,8 +59,10 @@ async function checkCharts(page, data, assert) {
   assert(await page.$$eval('[data-chart="ta-idle-breakdown"] rect.bar', (r) => r.length) === idle.length, 'idle breakdown bars differ from the served rows');
   const series = data.queue_length?.series ?? [];
   if (series.length) {
-    const first = Math.min(...series.map((s) => s.rank));
-    const mine = series.filter((s) => s.rank === first);
+    // The chart opens on the first rank the series name (its first block of rows).
+    const mine = [];
+    for (const s of series) { if (s.rank !== series[0].rank || mine.some((m) => m.stream === s.stream && m.device === s.device)) break; mine.push(s); }
+    const first = series[0].rank;
     const paths = await page.$$eval('[data-chart="ta-queue"] path.line', (p) => p.map((x) => Number(x.getAttribute('data-points'))));
     assert(paths.length === mine.length && paths.every((n, i) => n === mine[i].points.length), `queue curves ${JSON.stringify(paths)} for rank ${first}'s ${mine.length} streams`);
   }

@@ -8,35 +8,36 @@ import { PageContext } from '../page';
 import { DataGrid, GridColumn } from '../table';
 import { stackedColumns, horizontalBars, seriesColors } from '../charts';
 import { explain, Framework, frameworkOf } from './trace_analysis_words';
-import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, whole, DASH, thresholdsText, rankLabel } from './trace_analysis_types';
+import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, whole, DASH, thresholdsText, rankLabel, rankId, withHosts } from './trace_analysis_types';
 import { queueSection, launchSection, rooflineSection, criticalPathSection } from './trace_analysis_charts';
 
 interface RankRow {
-  rank: number; host: string; temporal?: TemporalRow; communication: number | null; overlap: number | null | undefined;
+  id: string; rank: number; host: string; temporal?: TemporalRow; communication: number | null; overlap: number | null | undefined;
   straggler?: StragglerRow; launch?: LaunchSummary;
 }
 
 function rankRows(d: TraceAnalysis): RankRow[] {
-  const ranks = new Map<number, RankRow>();
-  const row = (rank: number) => {
-    let r = ranks.get(rank);
-    if (!r) { r = { rank, host: d.ranks?.find((x) => x.rank === rank)?.host ?? '', communication: null, overlap: undefined }; ranks.set(rank, r); }
+  const ranks = new Map<string, RankRow>();
+  const row = (x: { rank: number; host?: string }) => {
+    const id = rankId(x);
+    let r = ranks.get(id);
+    if (!r) { r = { id, rank: x.rank, host: x.host ?? '', communication: null, overlap: undefined }; ranks.set(id, r); }
     return r;
   };
-  for (const x of d.ranks ?? []) row(x.rank);
-  for (const t of d.temporal_breakdown?.rows ?? []) row(t.rank).temporal = t;
+  for (const x of d.ranks ?? []) row(x);
+  for (const t of d.temporal_breakdown?.rows ?? []) row(t).temporal = t;
   // Communication's share of kernel time: the COMMUNICATION class and every class it overlaps with.
   for (const k of d.kernel_breakdown?.kernel_types ?? []) {
     if (!/COMMUNICATION/.test(k.kernel_type) || !isNum(k.percentage)) continue;
-    const r = row(k.rank);
+    const r = row(k);
     r.communication = (r.communication ?? 0) + k.percentage;
   }
-  for (const o of d.comm_comp_overlap?.rows ?? []) row(o.rank).overlap = o.comp_comm_overlap_pctg;
-  for (const s of d.stragglers?.rows ?? []) row(s.rank).straggler = s;
-  for (const l of d.kernel_launch?.summary ?? []) row(l.rank).launch = l;
+  for (const o of d.comm_comp_overlap?.rows ?? []) row(o).overlap = o.comp_comm_overlap_pctg;
+  for (const s of d.stragglers?.rows ?? []) row(s).straggler = s;
+  for (const l of d.kernel_launch?.summary ?? []) row(l).launch = l;
   // A rank with kernels but no communication kernel has no communication time: 0 of its kernel time, a measured figure.
-  for (const r of ranks.values()) if (r.communication === null && (d.kernel_breakdown?.kernel_types ?? []).some((k) => k.rank === r.rank)) r.communication = 0;
-  return [...ranks.values()].sort((a, b) => a.rank - b.rank);
+  for (const r of ranks.values()) if (r.communication === null && (d.kernel_breakdown?.kernel_types ?? []).some((k) => rankId(k) === r.id)) r.communication = 0;
+  return [...ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host));
 }
 
 // A sparkline-sized bar with its percentage; unknown is "—" without a bar.
@@ -51,7 +52,7 @@ function barCell(v: number | null | undefined, kind: string, served: boolean, wh
 
 function rankTable(d: TraceAnalysis): HTMLElement {
   const rows = rankRows(d);
-  const multi = rows.length > 1;
+  const multi = new Set(rows.map((r) => r.host)).size > 1;
   const noComm = 'No communication kernel ran on this rank, so there is no communication to overlap.';
   const noFigure = 'Unknown: the server could not compute this figure for this rank.';
   const cols: GridColumn<RankRow>[] = [
@@ -86,16 +87,17 @@ function rankTable(d: TraceAnalysis): HTMLElement {
   return grid.root;
 }
 
-function kernelTypesSection(d: TraceAnalysis, fw: Framework, label: (r: number) => string): HTMLElement {
+function kernelTypesSection(d: TraceAnalysis, fw: Framework, label: (id: string) => string): HTMLElement {
   const kt = d.kernel_breakdown?.kernel_types ?? [];
-  const ranks = [...new Set(kt.map((k) => k.rank))].sort((a, b) => a - b);
+  const ranks = [...new Set(kt.map(rankId))];
   const types = [...new Set(kt.map((k) => k.kernel_type))];
   const colors = seriesColors(types);
   const series = types.map((t, i) => ({ name: t, id: t, color: colors[i],
-    values: ranks.map((r) => kt.find((k) => k.rank === r && k.kernel_type === t)?.sum_us ?? 0).map((us) => (isNum(us) ? us / 1000 : 0)) }));
+    values: ranks.map((r) => kt.find((k) => rankId(k) === r && k.kernel_type === t)?.sum_us ?? 0).map((us) => (isNum(us) ? us / 1000 : 0)) }));
   const top = (d.kernel_breakdown?.top_kernels ?? []);
   const grid = new DataGrid([
     { id: 'rank', label: 'Rank', numeric: true, value: (k) => k.rank, render: (k) => String(k.rank) },
+    { id: 'host', label: 'Host', value: (k) => k.host ?? '' },
     { id: 'kernel_type', label: 'Kernel type', value: (k) => k.kernel_type },
     { id: 'name', label: 'Kernel', value: (k) => k.name, longText: true },
     { id: 'sum_us', label: 'Total', numeric: true, value: (k) => k.sum_us ?? NaN, render: (k) => figure(k.sum_us, fmtUs, 'us') },
@@ -110,27 +112,30 @@ function kernelTypesSection(d: TraceAnalysis, fw: Framework, label: (r: number) 
     el('h3', {}, 'Top kernels per type'), grid.root);
 }
 
-function overlapSection(d: TraceAnalysis, fw: Framework, label: (r: number) => string): HTMLElement {
+function overlapSection(d: TraceAnalysis, fw: Framework, label: (id: string) => string): HTMLElement {
   const rows = d.comm_comp_overlap?.rows ?? [];
   const known = rows.filter((r) => isNum(r.comp_comm_overlap_pctg));
-  const none = rows.filter((r) => !isNum(r.comp_comm_overlap_pctg)).map((r) => label(r.rank));
+  const none = rows.filter((r) => !isNum(r.comp_comm_overlap_pctg)).map((r) => label(rankId(r)));
   return section('Communication overlapped by computation', explain('overlap', fw),
-    known.length ? horizontalBars(known.map((r) => ({ name: label(r.rank), value: r.comp_comm_overlap_pctg as number })), { unit: '%', name: 'ta-overlap' })
+    known.length ? horizontalBars(known.map((r) => ({ name: label(rankId(r)), value: r.comp_comm_overlap_pctg as number })), { unit: '%', name: 'ta-overlap' })
       : message('empty', 'No rank ran a communication kernel, so there is no overlap to measure.'),
     none.length && known.length ? el('p', { class: 'hint' }, `No communication kernel (overlap "—"): ${none.join(', ')}.`) : null);
 }
 
-function idleSection(d: TraceAnalysis, fw: Framework, label: (r: number) => string): HTMLElement {
+function idleSection(d: TraceAnalysis, fw: Framework, label: (id: string) => string): HTMLElement {
   const rows = d.idle_time_breakdown?.rows ?? [];
-  const keys = [...new Set(rows.map((r) => `${r.rank}|${r.stream}`))];
+  const streamOf = (r: (typeof rows)[number]) => `${r.device === undefined ? '' : `GPU ${String(r.device)} `}stream ${String(r.stream)}`;
+  const keyOf = (r: (typeof rows)[number]) => `${rankId(r)}#${streamOf(r)}`;
+  const keys = [...new Set(rows.map(keyOf))];
   const cats = ['host_wait', 'kernel_wait', 'other'].filter((c) => rows.some((r) => r.idle_category === c));
   const colors = ['#b07aa1', '#f28e2b', '#bab0ac'];
   const series = cats.map((c) => ({ name: c, id: c, color: colors[['host_wait', 'kernel_wait', 'other'].indexOf(c)],
-    values: keys.map((k) => { const v = rows.find((r) => `${r.rank}|${r.stream}` === k && r.idle_category === c)?.idle_time_us; return isNum(v) ? v / 1000 : 0; }) }));
-  const names = keys.map((k) => { const [rank, stream] = k.split('|'); return `${label(Number(rank))} · stream ${stream}`; });
+    values: keys.map((k) => { const v = rows.find((r) => keyOf(r) === k && r.idle_category === c)?.idle_time_us; return isNum(v) ? v / 1000 : 0; }) }));
+  const names = keys.map((k) => { const at = k.indexOf('#'); return `${label(k.slice(0, at))} · ${k.slice(at + 1)}`; });
   const grid = new DataGrid([
     { id: 'rank', label: 'Rank', numeric: true, value: (r) => r.rank, render: (r) => String(r.rank) },
-    { id: 'stream', label: 'Stream', value: (r) => String(r.stream) },
+    { id: 'host', label: 'Host', value: (r) => r.host ?? '' },
+    { id: 'stream', label: 'Stream', value: streamOf },
     { id: 'idle_category', label: 'Idle category', value: (r) => r.idle_category },
     { id: 'idle_time_us', label: 'Idle time', numeric: true, value: (r) => r.idle_time_us ?? NaN, render: (r) => figure(r.idle_time_us, fmtUs, 'us') },
     { id: 'idle_time_ratio', label: 'Share of the stream\'s idle time', numeric: true, value: (r) => r.idle_time_ratio ?? NaN,
@@ -159,17 +164,17 @@ function stragglerSection(d: TraceAnalysis, fw: Framework): HTMLElement | null {
   ] as GridColumn<Collective>[], coll, { name: 'ta-collectives', initialSort: { id: 'time_us', desc: true } });
   return section('Stragglers', explain('stragglers', fw, rule ? `Band: ${rule}.` : ''),
     el('p', { id: 'ta-stragglers', 'data-flagged': String(flagged.length) }, flagged.length
-      ? `Outside the band: ${flagged.map((r) => `rank ${r.rank}${r.reason ? ` (${r.reason})` : ''}`).join('; ')}.` : 'No rank is outside the band.'),
+      ? `Outside the band: ${flagged.map((r) => `${rankLabel(rankId(r), true)}${r.reason ? `: ${r.reason}` : ''}`).join('; ')}.` : 'No rank is outside the band.'),
     el('h3', {}, 'Collectives per rank'), coll.length ? grid.root : message('empty', 'No collective was recorded.'));
 }
 type Collective = NonNullable<NonNullable<TraceAnalysis['stragglers']>['collectives']>[number];
 
 export async function renderTraceAnalysis(ctx: PageContext): Promise<void> {
-  const d = await ctx.load<TraceAnalysis>();
+  const d = withHosts(await ctx.load<TraceAnalysis>());
   const fw = frameworkOf(d.framework);
   const ranks = d.ranks ?? [];
   const multi = ranks.length > 1;
-  const label = (r: number) => rankLabel(r, ranks, multi);
+  const label = (id: string) => rankLabel(id, multi);
   const root = ctx.root;
   root.setAttribute('data-framework', fw);
   for (const h of d.hosts_left_out ?? []) root.appendChild(message('info', `Host ${h.host} is left out: ${h.reason}`));

@@ -7,15 +7,15 @@ import { dataUrl, fetchJson } from '../api';
 import { DataGrid, GridColumn } from '../table';
 import { PALETTE, stackedColumns, horizontalBars } from '../charts';
 import { explain, Framework } from './trace_analysis_words';
-import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, figure, isNum, pct, whole, DASH, thresholdsText } from './trace_analysis_types';
+import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, figure, isNum, pct, whole, DASH, thresholdsText, rankId, withHosts } from './trace_analysis_types';
 
 const W = 860, H = 300, LEFT = 64, RIGHT = 16, TOP = 10, BOTTOM = 40;
 
 // A rank picker over the ranks a section has rows for (none when there is one rank).
-function rankPicker(id: string, ranks: number[], label: (r: number) => string, onPick: (r: number) => void): HTMLElement | null {
+function rankPicker(id: string, ranks: string[], label: (r: string) => string, onPick: (r: string) => void): HTMLElement | null {
   if (ranks.length < 2) return null;
-  const s = el('select', { id, 'aria-label': 'Rank' }, ...ranks.map((r) => el('option', { value: String(r) }, label(r))));
-  s.addEventListener('change', () => onPick(Number(s.value)));
+  const s = el('select', { id, 'aria-label': 'Rank' }, ...ranks.map((r) => el('option', { value: r }, label(r))));
+  s.addEventListener('change', () => onPick(s.value));
   return el('label', { class: 'toolbar' }, 'Rank ', s);
 }
 
@@ -24,6 +24,8 @@ function niceTop(v: number): number {
   const p = 10 ** Math.floor(Math.log10(v));
   return [1, 2, 2.5, 5, 10].map((m) => m * p).find((x) => x >= v) ?? 10 * p;
 }
+
+const streamName = (r: { device?: unknown; stream: unknown }) => `${r.device === undefined ? '' : `GPU ${String(r.device)} `}stream ${String(r.stream)}`;
 
 // Outstanding operations on each stream of one rank over time, as steps (the length holds until the next point).
 function queueChart(series: QueueSeries[]): HTMLElement {
@@ -52,10 +54,10 @@ function queueChart(series: QueueSeries[]): HTMLElement {
       d += j === 0 ? `M${px(t).toFixed(1)},${py(v).toFixed(1)}` : `H${px(t).toFixed(1)}V${py(v).toFixed(1)}`;
     });
     root.append(svg('path', { d, fill: 'none', stroke: color, 'stroke-width': 1.5, class: 'line', 'data-stream': String(s.stream), 'data-points': s.points.length },
-      svg('title', {}, `stream ${s.stream}`)));
+      svg('title', {}, streamName(s))));
     const sw = el('span', { class: 'swatch' });
     sw.style.background = color;
-    items.push(el('span', { class: 'legend-item' }, sw, `stream ${s.stream}`));
+    items.push(el('span', { class: 'legend-item' }, sw, streamName(s)));
   });
   return el('figure', { class: 'chart-box' }, root as unknown as Node, el('div', { class: 'legend' }, ...items));
 }
@@ -65,19 +67,20 @@ function queueGrid(rows: QueueRow[]): HTMLElement {
     ({ id, label, numeric: true, value: (r) => (r[id] as number | null) ?? NaN, render: (r) => figure(r[id], fmt, unit) });
   return new DataGrid<QueueRow>([
     { id: 'rank', label: 'Rank', numeric: true, value: (r) => r.rank, render: (r) => String(r.rank) },
-    { id: 'stream', label: 'Stream', value: (r) => String(r.stream) },
+    { id: 'host', label: 'Host', value: (r) => r.host ?? '' },
+    { id: 'stream', label: 'Stream', value: (r) => streamName(r) },
     n('count', 'Samples', (x) => fmtNum(x)), n('mean', 'Mean'), n('std', 'Std. dev.'), n('min', 'Min'), n('p25', 'p25'), n('p50', 'Median'),
     n('p75', 'p75'), n('max', 'Max'), n('time_blocked_on_full_queue_us', 'Blocked on a full queue', fmtUs, 'us'),
     n('blocked_pctg', 'Blocked (of the stream\'s span)', pct, '%'),
   ], rows, { name: 'ta-queue', initialSort: { id: 'max', desc: true } }).root;
 }
 
-export function queueSection(d: TraceAnalysis, fw: Framework, label: (r: number) => string): HTMLElement {
+export function queueSection(d: TraceAnalysis, fw: Framework, label: (r: string) => string): HTMLElement {
   const q = d.queue_length ?? {};
   const series = q.series ?? [];
-  const ranks = [...new Set(series.map((s) => s.rank))].sort((a, b) => a - b);
+  const ranks = [...new Set(series.map(rankId))];
   const box = el('div', { class: 'ta-queue-box' });
-  const draw = (rank: number) => { clear(box); box.appendChild(queueChart(series.filter((s) => s.rank === rank))); };
+  const draw = (rank: string) => { clear(box); box.appendChild(queueChart(series.filter((s) => rankId(s) === rank))); };
   const limit = isNum(q.max_queue_length) ? `The queue counts as full at ${q.max_queue_length} outstanding operations.` : '';
   const sec = section('Queue length per stream', explain('queue', fw, limit), rankPicker('ta-queue-rank', ranks, label, draw), box, queueGrid(q.rows ?? []));
   if (ranks.length) draw(ranks[0]); else box.appendChild(message('empty', 'No kernel launch was recorded, so there is no queue to show.'));
@@ -108,16 +111,17 @@ function launchGrids(k: NonNullable<TraceAnalysis['kernel_launch']>): HTMLElemen
   return [summary.root, el('h3', {}, 'Launches'), ...(capped ? [capped] : []), list.root];
 }
 
-export function launchSection(d: TraceAnalysis, fw: Framework, label: (r: number) => string): HTMLElement {
+export function launchSection(d: TraceAnalysis, fw: Framework, label: (r: string) => string): HTMLElement {
   const k = d.kernel_launch ?? {};
   const hist = k.delay_histogram ?? [];
-  const ranks = hist.map((h) => h.rank);
+  const ranks = hist.map(rankId);
   const box = el('div');
-  const draw = (rank: number) => {
+  const draw = (rank: string) => {
     clear(box);
-    const bins = hist.find((h) => h.rank === rank)?.bins ?? [];
+    const bins = hist.find((h) => rankId(h) === rank)?.bins ?? [];
     if (!bins.length) { box.appendChild(message('empty', 'No kernel launch was recorded on this rank.')); return; }
-    const names = bins.map((b) => `${fmtNum(b.from_us, 1)}–${fmtNum(b.to_us, 1)}`);
+    // The last bin may be open: "≥ from".
+    const names = bins.map((b) => (isNum(b.to_us) ? `${fmtNum(b.from_us, 1)}–${fmtNum(b.to_us, 1)}` : `≥ ${fmtNum(b.from_us, 1)}`));
     box.appendChild(stackedColumns(names, [{ name: 'launches', id: 'launches', color: PALETTE[0], values: bins.map((b) => b.count) }],
       { yLabel: 'launches', name: 'ta-launch-delay' }));
     box.appendChild(el('p', { class: 'hint' }, 'Launch delay in µs, from the launch call\'s start to the kernel\'s start.'));
@@ -132,8 +136,8 @@ export function launchSection(d: TraceAnalysis, fw: Framework, label: (r: number
 function traceLink(ctx: PageContext, d: TraceAnalysis, step: number, segments: Segment[]): HTMLElement | null {
   const tool = ctx.tools.find((t) => t === 'trace_viewer@') ?? ctx.tools.find((t) => baseToolName(t) === 'trace_viewer');
   if (!tool) return null;
-  const rank = segments[0]?.rank;
-  const host = ctx.sel.host && ctx.sel.host !== 'ALL_HOSTS' ? ctx.sel.host : d.ranks?.find((r) => r.rank === rank)?.host ?? ctx.sel.host;
+  const first = segments[0];
+  const host = ctx.sel.host && ctx.sel.host !== 'ALL_HOSTS' ? ctx.sel.host : first?.host || (d.ranks?.find((r) => r.rank === first?.rank)?.host ?? ctx.sel.host);
   const q = new URLSearchParams({ run: ctx.sel.run, tool, host, critical_path: String(step) });
   return el('a', { href: `?${q.toString()}`, id: 'ta-critical-path-link', class: 'button', 'data-step': String(step), 'data-host': host },
     `Show step ${step}'s critical path in the trace viewer`);
@@ -161,7 +165,7 @@ function pathBody(ctx: PageContext, d: TraceAnalysis, cp: NonNullable<TraceAnaly
 export function criticalPathSection(ctx: PageContext, d: TraceAnalysis, fw: Framework): HTMLElement {
   const cp = d.critical_path ?? {};
   const body = el('div');
-  body.appendChild(pathBody(ctx, d, cp));
+  body.appendChild(d.critical_path ? pathBody(ctx, d, cp) : message('empty', 'The server\'s answer has no critical_path section.'));
   const steps = cp.steps ?? [];
   let picker: HTMLElement | null = null;
   if (steps.length > 1) {
@@ -170,7 +174,7 @@ export function criticalPathSection(ctx: PageContext, d: TraceAnalysis, fw: Fram
     s.addEventListener('change', () => {
       clear(body);
       body.appendChild(el('div', { class: 'loading', role: 'status' }, `Loading the critical path of step ${s.value}…`));
-      fetchJson<TraceAnalysis>(dataUrl(ctx.sel, { step: s.value }), ctx.signal).then((next) => {
+      fetchJson<TraceAnalysis>(dataUrl(ctx.sel, { step: s.value }), ctx.signal).then(withHosts).then((next) => {
         clear(body); body.appendChild(pathBody(ctx, next, next.critical_path ?? {}));
       }, (e: Error) => { if (e.name !== 'AbortError') { clear(body); body.appendChild(message('error', `The critical path could not be loaded: ${e.message}`)); } });
     });
@@ -241,5 +245,6 @@ export function rooflineSection(d: TraceAnalysis, fw: Framework): HTMLElement {
   const device = peaks.device ? `Device: ${peaks.device}. ` : '';
   const roofs = `${device}Compute roof: ${tflops === null ? DASH : `${fmtNum(tflops, 1)} TFLOP/s`}; memory roof: ${gbps === null ? DASH : `${fmtNum(gbps, 1)} GB/s`}.`;
   return section('Operator roofline', explain('roofline', fw), el('p', { id: 'ta-roofs' }, roofs),
-    rows.length ? rooflineChart(rows, tflops, gbps) : message('empty', r.reason ?? 'No operator with recorded shapes in this profile.'), grid.root);
+    rows.length ? rooflineChart(rows, tflops, gbps) : message('empty', !d.op_roofline ? 'The server\'s answer has no op_roofline section.'
+      : r.reason ?? 'No operator with recorded shapes in this profile.'), grid.root);
 }
