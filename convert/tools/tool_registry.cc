@@ -6,6 +6,7 @@
 #include "convert/tools/model_tools.h"
 #include "convert/tools/ops_tools.h"
 #include "convert/tools/tfprof_tools.h"
+#include "convert/tools/trace_analysis_tools.h"
 #include "convert/tools/trace_viewer_tools.h"
 #include "convert/tools/xla_tools.h"
 #include "convert/xplane/xspace_reader.h"
@@ -46,6 +47,10 @@ std::vector<ToolSpec> MakeProfileTools() {
   t.push_back({.name = "pod_viewer", .display_name = "Pod Viewer", .run = PodViewerTool, .menu_rank = 10,
                .all_hosts = true, .hosts_entry = kOnly, .listing = Listing::kNever,
                .offered_with_several_hosts_only = true});
+  // HTA's analyses of every rank side by side; listed where the run has GPU work (any format).
+  t.push_back({.name = "trace_analysis", .display_name = "Trace Analysis", .run = TraceAnalysisTool,
+               .all_hosts = true, .hosts_entry = kOffered, .listing = Listing::kIfDataPresent,
+               .listed_if = HasGpuPlane});
   t.push_back({.name = "memory_profile", .display_name = "Memory Profile", .run = MemoryProfileTool, .menu_rank = 7});
   t.push_back({.name = "tf_data_bottleneck_analysis", .display_name = "tf.data Bottleneck Analysis",
                .run = TfDataBottleneckAnalysisTool, .formats = kXPlaneOnly, .all_hosts = true});

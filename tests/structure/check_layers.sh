@@ -43,7 +43,7 @@ declare -A ALLOWED=(
 
 # The rooms of convert/analysis/, bottom to top, and the rooms each may
 # include besides its own. tfprof/ and compare/ sit on top of every family.
-ANALYSIS_ROOMS="op_names hlo_program device self_time kernels op_stats op_stats_pages hlo host_events trace_viewer tfprof compare"
+ANALYSIS_ROOMS="op_names hlo_program device self_time kernels op_stats op_stats_pages hlo host_events trace_viewer trace_analysis tfprof compare"
 # The four bottom rooms, which every family reads and which read none.
 BOTTOM_ROOMS="op_names hlo_program device self_time"
 declare -A ROOM_ALLOWED=(
@@ -53,6 +53,7 @@ declare -A ROOM_ALLOWED=(
   [hlo]="$BOTTOM_ROOMS"
   [host_events]="$BOTTOM_ROOMS"
   [trace_viewer]="$BOTTOM_ROOMS"
+  [trace_analysis]="$BOTTOM_ROOMS"
   [tfprof]="op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
   [compare]="tfprof op_stats_pages op_stats kernels hlo host_events trace_viewer $BOTTOM_ROOMS"
 )

@@ -28,14 +28,21 @@ class TraceWriter {
     events_.push_back({"i", "cpu_instant_event", std::move(name), "1234", std::to_string(tid), ts_ns, -1, std::move(args)});
     return *this;
   }
-  // A kernel launched by `cudaLaunchKernel` on the host, linked by `correlation`
-  // and attributed to the op with `external_id`.
+  // A device op (a `kernel_cat` event on `stream`) launched by the host call
+  // `launch`, linked by `correlation` and attributed to the op with `external_id`.
   TraceWriter& Launch(int64_t host_ts, int64_t host_dur, int64_t kernel_ts, int64_t kernel_dur, std::string kernel,
-                      int correlation, int external_id, std::string kernel_args = "") {
+                      int correlation, int external_id, std::string kernel_args = "", int stream = 7,
+                      std::string launch = "cudaLaunchKernel", std::string kernel_cat = "kernel") {
     std::string link = "\"correlation\": " + std::to_string(correlation) + ", \"External id\": " + std::to_string(external_id);
-    Host("cuda_runtime", "cudaLaunchKernel", host_ts, host_dur, link);
-    return Device("kernel", std::move(kernel), kernel_ts, kernel_dur,
-                  link + ", \"device\": 0, \"stream\": 7" + (kernel_args.empty() ? "" : ", " + kernel_args));
+    Host("cuda_runtime", std::move(launch), host_ts, host_dur, link);
+    return Device(std::move(kernel_cat), std::move(kernel), kernel_ts, kernel_dur,
+                  link + ", \"device\": 0, \"stream\": " + std::to_string(stream) +
+                      (kernel_args.empty() ? "" : ", " + kernel_args));
+  }
+  // The trace's distributedInfo names its rank.
+  TraceWriter& Rank(int rank) {
+    distributed_ = "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + std::to_string(rank) + "},\n";
+    return *this;
   }
   TraceWriter& Properties(std::string json) {
     device_properties_ = std::move(json);
@@ -44,7 +51,7 @@ class TraceWriter {
 
   // `base_ns` 0: absolute integer µs (ns must be whole µs); otherwise fractional µs after base_ns.
   std::string Json(int64_t absolute_origin_ns = 1'600'000'000'000'000'000, bool relative = true) const {
-    std::string out = "{\"schemaVersion\": 1, \"deviceProperties\": [" + device_properties_ + "],\n";
+    std::string out = "{\"schemaVersion\": 1, \"deviceProperties\": [" + device_properties_ + "],\n" + distributed_;
     if (relative) out += "\"baseTimeNanoseconds\": " + std::to_string(absolute_origin_ns) + ",\n";
     out += "\"traceEvents\": [\n";
     for (size_t i = 0; i < events_.size(); ++i) {
@@ -73,6 +80,7 @@ class TraceWriter {
   }
   std::vector<Ev> events_;
   std::string device_properties_;
+  std::string distributed_;
 };
 
 }  // namespace tbprof::testing_kineto

@@ -1,0 +1,90 @@
+#include "convert/analysis/trace_analysis/trace_analysis.h"
+
+#include "convert/analysis/trace_analysis/comm_comp_overlap.h"
+#include "convert/analysis/trace_analysis/idle_time_breakdown.h"
+#include "convert/analysis/trace_analysis/kernel_breakdown.h"
+#include "convert/analysis/trace_analysis/kernel_launch.h"
+#include "convert/analysis/trace_analysis/queue_length.h"
+#include "convert/analysis/trace_analysis/temporal_breakdown.h"
+#include "convert/analysis/trace_analysis/trace_analysis_json.h"
+#include "convert/base/json.h"
+
+namespace tbprof::trace_analysis {
+
+std::vector<RankKernels> ExtractRanks(const std::vector<RankModel>& ranks) {
+  std::vector<RankKernels> out;
+  out.reserve(ranks.size());
+  for (const RankModel& r : ranks) {
+    out.push_back(ExtractRankKernels(*r.model, RankOfModel(*r.model, r.fallback_rank), r.host));
+  }
+  return out;
+}
+
+namespace {
+
+void AppendHeader(std::string& out, const std::vector<RankModel>& models, const std::vector<RankKernels>& ranks,
+                  const std::vector<HostLeftOut>& left_out) {
+  out += "{";
+  out += "\"framework\":";
+  AppendJsonString(out, models.empty() ? std::string_view("PyTorch") : FrameworkOfModel(*models[0].model));
+  out += ",\"ranks\":[";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"rank\":" + std::to_string(ranks[i].rank);
+    AppendStringMember(out, "host", ranks[i].host);
+    out += ",\"kernels\":" + std::to_string(ranks[i].num_kernels) + '}';
+  }
+  out += "],\"hosts_left_out\":[";
+  for (size_t i = 0; i < left_out.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"host\":";
+    AppendJsonString(out, left_out[i].host);
+    AppendStringMember(out, "reason", left_out[i].reason);
+    out += '}';
+  }
+  out += "]";
+}
+
+}  // namespace
+
+std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::vector<HostLeftOut>& left_out,
+                              const TraceAnalysisOptions& options) {
+  const std::vector<RankKernels> ranks = ExtractRanks(models);
+  std::vector<const RankKernels*> rank_ptrs;
+  std::vector<TemporalRow> temporal;
+  std::vector<KernelBreakdown> breakdown;
+  std::vector<CommCompOverlapRow> overlap;
+  std::vector<IdleStreamRow> idle;
+  std::vector<QueueStreamRow> queue;
+  std::vector<KernelLaunchSummary> launch;
+  for (const RankKernels& r : ranks) {
+    rank_ptrs.push_back(&r);
+    const MergedKernels merged = MergeKernelIntervals(r);
+    temporal.push_back(TemporalBreakdown(r, merged));
+    breakdown.push_back(ComputeKernelBreakdown(r, merged));
+    overlap.push_back(CommCompOverlap(r, merged));
+    std::vector<IdleStreamRow> i = IdleTimeBreakdown(r);
+    idle.insert(idle.end(), i.begin(), i.end());
+    std::vector<QueueStreamRow> q = QueueLength(r);
+    for (QueueStreamRow& row : q) queue.push_back(std::move(row));
+    launch.push_back(KernelLaunchStats(r));
+  }
+  std::string out;
+  AppendHeader(out, models, ranks, left_out);
+  out += ',';
+  AppendTemporalBreakdownJson(out, temporal);
+  out += ',';
+  AppendKernelBreakdownJson(out, rank_ptrs, breakdown, options.top_kernels);
+  out += ',';
+  AppendCommCompOverlapJson(out, overlap);
+  out += ',';
+  AppendIdleTimeBreakdownJson(out, idle);
+  out += ',';
+  AppendQueueLengthJson(out, queue);
+  out += ',';
+  AppendKernelLaunchJson(out, launch);
+  out += '}';
+  return out;
+}
+
+}  // namespace tbprof::trace_analysis
