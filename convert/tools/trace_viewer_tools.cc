@@ -1,4 +1,5 @@
 #include "convert/tools/trace_viewer_tools.h"
+#include "convert/analysis/trace_analysis/critical_path.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
@@ -8,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 namespace tbprof {
@@ -109,6 +111,74 @@ uint64_t EstimateHitsJsonBytes(const std::vector<StreamingTraceHost>& hosts,
   }
   const double per_event = static_cast<double>(sample.size()) / static_cast<double>(std::max<size_t>(sampled, 1));
   return kMetadataBytes + static_cast<uint64_t>(per_event * 1.05 * static_cast<double>(total));
+}
+
+// The step a `critical_path` parameter names; none for the default (the first step).
+StatusOr<std::optional<int64_t>> CriticalPathStep(const std::string& text) {
+  if (text.empty()) return std::optional<int64_t>();
+  int64_t step = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return InvalidArgument("trace viewer: critical_path='" + text + "' is not a step number");
+  }
+  return std::optional<int64_t>(step);
+}
+
+// The critical path of the step on every host, as flow events (Chrome's
+// ph "s" → "f", cat "critical_path") from each event of the path to the next,
+// each end at the time the path leaves or enters its event (kept inside it,
+// so the viewer binds the arrow to that slice), then `"criticalPath":{...}`
+// after the events. Appends "," after each flow event.
+StatusOr<std::string> AppendCriticalPathFlows(const std::vector<StreamingTraceHost>& hosts, const std::string& param,
+                                              std::string& out) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> step, CriticalPathStep(param));
+  std::string summary = ",\"criticalPath\":{\"hosts\":[";
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    const XSpaceModel& space = hosts[h].index->space();
+    auto path = trace_analysis::ComputeCriticalPath(space, step);
+    if (!path.ok()) return Status(path.status().code(), "trace viewer: " + path.status().message());
+    std::map<std::pair<uint32_t, uint32_t>, const TraceRow*> row_of;  // (plane, line) → row
+    for (const TraceRow& row : hosts[h].index->layout().rows) {
+      if (!row.derived) row_of[{row.plane, row.line}] = &row;
+    }
+    auto row_at = [&](const trace_analysis::CriticalPathEventRef& at) -> const TraceRow* {
+      const std::vector<LineModel>& lines = space.planes[at.plane].lines;
+      auto line = std::upper_bound(lines.begin(), lines.end(), at.event,
+                                   [](uint32_t e, const LineModel& l) { return e < l.first_event; });
+      if (line == lines.begin()) return nullptr;
+      auto it = row_of.find({at.plane, static_cast<uint32_t>(line - 1 - lines.begin())});
+      return it == row_of.end() ? nullptr : it->second;
+    };
+    auto end = [&](const char* ph, const trace_analysis::CriticalPathVisit& v, bool leaving, uint64_t id) {
+      const TraceRow* row = row_at(v.where);
+      if (row == nullptr) return false;
+      const Event& e = space.planes[v.where.plane].events[v.where.event];
+      // Inside the slice: a flow end on a slice's very edge may bind to its neighbour.
+      const int64_t inset = std::min<int64_t>(1000, e.duration_ps / 2);
+      const int64_t ts = std::clamp(leaving ? v.leave_ps : v.enter_ps, e.begin_ps + inset, e.end_ps() - inset);
+      out.append("{\"ph\":\"").append(ph).append("\",\"cat\":\"critical_path\",\"name\":\"critical_path\",\"id\":");
+      out.append(std::to_string(id)).append(",\"pid\":").append(std::to_string(row->pid + StreamingPidOffset(h)));
+      out.append(",\"tid\":").append(std::to_string(row->tid)).append(",\"ts\":");
+      AppendJsonDouble(out, static_cast<double>(ts) / 1e6);
+      out.append(leaving ? "}," : ",\"bp\":\"e\"},");
+      return true;
+    };
+    size_t flows = 0;
+    for (size_t i = 0; i + 1 < path->visits.size(); ++i) {
+      const uint64_t id = (static_cast<uint64_t>(h) << kUidHostShift) + i;
+      const size_t mark = out.size();
+      if (!end("s", path->visits[i], true, id) || !end("f", path->visits[i + 1], false, id)) {
+        out.resize(mark);  // an event the viewer does not show: no arrow
+        continue;
+      }
+      ++flows;
+    }
+    summary.append(h > 0 ? ",{\"step\":" : "{\"step\":").append(std::to_string(path->step));
+    summary.append(",\"length_us\":");
+    AppendJsonDouble(summary, static_cast<double>(path->length_ps) / 1e6);
+    summary.append(",\"flows\":").append(std::to_string(flows)).append("}");
+  }
+  return summary + "]}";
 }
 
 }  // namespace
@@ -236,8 +306,13 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
   for (size_t h = 0; h < hosts.size(); ++h) {
     RETURN_IF_ERROR(AppendHits(hosts[h], h, hits[h], with_stats, max_bytes, out));
   }
+  std::string critical_path;
+  if (params.count("critical_path")) {
+    ASSIGN_OR_RETURN(critical_path, AppendCriticalPathFlows(hosts, ParamStr(params, "critical_path"), out));
+  }
   if (out.back() == ',') out.pop_back();
-  out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0}");
+  out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0");
+  out.append(critical_path).append("}");
   return out;
 }
 

@@ -65,6 +65,13 @@ inline boost::json::object ParseTraceDocument(const std::string& json) {
       if (e.contains("args") && e.at("args").is_object()) {
         for (const auto& [k, v] : e.at("args").as_object()) EXPECT_TRUE(v.is_number()) << k;
       }
+    } else if (ph == "s" || ph == "f") {
+      // A flow's ends (the critical path's arrows): on a thread, with an id; the end binds to its slice.
+      EXPECT_TRUE(e.contains("tid") && e.contains("ts") && e.contains("id") && e.contains("cat"))
+          << boost::json::serialize(e);
+      if (ph == "f") {
+        EXPECT_EQ(e.at("bp"), "e") << boost::json::serialize(e);
+      }
     } else {
       ADD_FAILURE() << "unexpected phase " << ph;
     }
