@@ -286,7 +286,11 @@ export class TraceView {
       const x0 = this.x(a.from.ts), x1 = this.x(a.to.ts);
       if (Math.max(x0, x1) < HEADING_W || Math.min(x0, x1) > HEADING_W + this.plotWidth) continue;
       drawn++;
+      // At a zoom where the two ends meet, the path is one line through the slices: no heads piled on each other.
+      const len = Math.hypot(x1 - x0, y1 - y0);
+      if (len < 2) continue;
       c.beginPath(); c.moveTo(x0, y0); c.bezierCurveTo((x0 + x1) / 2, y0, (x0 + x1) / 2, y1, x1, y1); c.stroke();
+      if (len < 12) continue;
       c.beginPath(); c.moveTo(x1, y1); c.lineTo(x1 - 6, y1 - 4); c.lineTo(x1 - 6, y1 + 4); c.closePath(); c.fill();
     }
     c.lineWidth = 1;
