@@ -1,5 +1,6 @@
 #include "convert/tools/trace_analysis_tools.h"
 
+#include <charconv>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,15 @@ StatusOr<ToolOutput> TraceAnalysisTool(const ToolInput& input) {
   trace_analysis::TraceAnalysisOptions options;
   const int64_t top = ParamInt(input.params, "top_kernels", 10);
   options.top_kernels = top > 0 ? static_cast<size_t>(top) : 10;
+  // step=N: the step whose critical path is drawn (the first when absent).
+  if (const std::string step = ParamStr(input.params, "step"); !step.empty()) {
+    int64_t n = 0;
+    auto [ptr, ec] = std::from_chars(step.data(), step.data() + step.size(), n);
+    if (ec != std::errc() || ptr != step.data() + step.size()) {
+      return InvalidArgument("trace_analysis: step='" + step + "' is not a step number");
+    }
+    options.critical_path_step = n;
+  }
   ToolOutput out;
   out.body = trace_analysis::TraceAnalysisJson(ranks, left_out, options);
   if (out.body.size() > input.max_output_bytes) {

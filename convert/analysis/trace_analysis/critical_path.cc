@@ -157,10 +157,12 @@ StatusOr<CriticalPath> ComputeCriticalPath(const XSpaceModel& space, std::option
   return out;
 }
 
-void AppendCriticalPathJson(const std::vector<std::pair<int, const CriticalPath*>>& ranks, std::string& out) {
+void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::string& out) {
   const CriticalPath* longest = nullptr;
-  for (const auto& [rank, path] : ranks) {
-    if (longest == nullptr || path->length_ps > longest->length_ps) longest = path;
+  const RankCriticalPath* failed = nullptr;
+  for (const RankCriticalPath& r : ranks) {
+    if (!r.path && failed == nullptr) failed = &r;
+    if (r.path && (longest == nullptr || r.path->length_ps > longest->length_ps)) longest = &*r.path;
   }
   auto us = [&](int64_t ps) { AppendJsonDouble(out, static_cast<double>(ps) / 1e6); };
   out.append("\"critical_path\":{\"step\":");
@@ -176,11 +178,22 @@ void AppendCriticalPathJson(const std::vector<std::pair<int, const CriticalPath*
   } else {
     out.append("null");
   }
+  out.append(",\"reason\":");
+  if (failed) {
+    AppendJsonString(out, failed->reason);
+  } else {
+    out.append("null");
+  }
   out.append(",\"per_rank\":[");
   for (size_t i = 0; i < ranks.size(); ++i) {
-    const CriticalPath& p = *ranks[i].second;
-    out.append(i > 0 ? ",{\"rank\":" : "{\"rank\":").append(std::to_string(ranks[i].first));
-    out.append(",\"length_us\":");
+    out.append(i > 0 ? ",{\"rank\":" : "{\"rank\":").append(std::to_string(ranks[i].rank));
+    if (!ranks[i].path) {
+      AppendJsonStringMember(out, ",\"reason\":", ranks[i].reason);
+      out.push_back('}');
+      continue;
+    }
+    const CriticalPath& p = *ranks[i].path;
+    out.append(",\"step\":").append(std::to_string(p.step)).append(",\"length_us\":");
     us(p.length_ps);
     out.append(",\"step_start_us\":");
     us(p.step_begin_ps);
@@ -192,18 +205,19 @@ void AppendCriticalPathJson(const std::vector<std::pair<int, const CriticalPath*
   }
   out.append("],\"segments\":[");
   bool first = true;
-  for (const auto& [rank, path] : ranks) {
-    for (const CriticalPathSegment& s : path->segments) {
+  for (const RankCriticalPath& r : ranks) {
+    if (!r.path) continue;
+    for (const CriticalPathSegment& s : r.path->segments) {
       out.append(first ? "{\"kind\":\"" : ",{\"kind\":\"").append(CpSegmentKindName(s.kind)).append("\"");
       first = false;
       AppendJsonStringMember(out, ",\"name\":", s.name);
-      out.append(",\"rank\":").append(std::to_string(rank)).append(",\"start_us\":");
+      out.append(",\"rank\":").append(std::to_string(r.rank)).append(",\"start_us\":");
       us(s.start_ps);
       out.append(",\"duration_us\":");
       us(s.duration_ps);
       out.append(",\"share_pctg\":");
-      if (path->length_ps > 0) {
-        AppendJsonDouble(out, 100.0 * static_cast<double>(s.duration_ps) / static_cast<double>(path->length_ps));
+      if (r.path->length_ps > 0) {
+        AppendJsonDouble(out, 100.0 * static_cast<double>(s.duration_ps) / static_cast<double>(r.path->length_ps));
       } else {
         out.append("null");
       }

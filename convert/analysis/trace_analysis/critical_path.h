@@ -57,8 +57,16 @@ std::vector<int64_t> StepNumbers(const XSpaceModel& space);
 // when the events contradict each other.
 StatusOr<CriticalPath> ComputeCriticalPath(const XSpaceModel& space, std::optional<int64_t> step);
 
+// One rank's path, or why it has none.
+struct RankCriticalPath {
+  int64_t rank = 0;
+  std::optional<CriticalPath> path;
+  std::string reason;  // when no path
+};
+
 // `"critical_path":{...}` for the ranks given (ALL_HOSTS: side by side; the
-// top-level step and length are the longest rank's, the rank that sets the step).
-void AppendCriticalPathJson(const std::vector<std::pair<int, const CriticalPath*>>& ranks, std::string& out);
+// top-level step and length are the longest rank's, the rank that sets the
+// step; "reason" the first rank's without a path, else null).
+void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::string& out);
 
 }  // namespace tbprof::trace_analysis

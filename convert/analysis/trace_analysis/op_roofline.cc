@@ -15,15 +15,13 @@
 namespace tbprof::trace_analysis {
 namespace {
 
-// GPU time of the device activity each correlation id started.
-std::unordered_map<int64_t, int64_t> DevicePsByCorrelation(const XSpaceModel& space, StrId correlation) {
+// GPU time of the device op each launch's correlation id started, as the
+// room's kernel reading links them.
+std::unordered_map<int64_t, int64_t> DevicePsByCorrelation(const RankKernels& rank) {
   std::unordered_map<int64_t, int64_t> out;
-  if (correlation == kNoStr) return out;
-  for (const XPlaneModel& plane : space.planes) {
-    if (!schema::IsGpuPlane(space.Str(plane.name))) continue;
-    for (uint32_t e = 0; e < plane.events.size(); ++e) {
-      if (const Stat* s = plane.FindStat(e, correlation)) out[s->IntValue()] += plane.events[e].duration_ps;
-    }
+  for (const Launch& l : rank.launches) {
+    const GpuKernel& k = rank.streams[l.stream].kernels[l.kernel];
+    out[l.correlation] += k.end_ps - k.begin_ps;
   }
   return out;
 }
@@ -101,14 +99,14 @@ std::unordered_map<uint32_t, int64_t> KernelPsByOp(const XSpaceModel& space, con
 
 }  // namespace
 
-OpRoofline ComputeOpRoofline(const XSpaceModel& space) {
+OpRoofline ComputeOpRoofline(const XSpaceModel& space, const RankKernels& rank) {
   OpRoofline out;
   out.peaks = DevicePeaksOf(space);
   out.pytorch = schema::IsKinetoTrace(space);
   const XPlaneModel* host = space.FindPlane(schema::kHostPlane);
   if (!out.pytorch || host == nullptr) return out;
   const std::unordered_map<uint32_t, int64_t> by_op =
-      KernelPsByOp(space, *host, DevicePsByCorrelation(space, space.Find(schema::kCorrelationId)));
+      KernelPsByOp(space, *host, DevicePsByCorrelation(rank));
   const StrId dims = space.Find("Input Dims"), types = space.Find(schema::kKinetoInputType),
               concrete = space.Find("Concrete Inputs"), flops_stat = space.Find(schema::kFlops);
   // Calls alike in name, shapes, dtypes and concrete values share a row and a cost.

@@ -5,7 +5,8 @@
 // arithmetic intensity against the device's peaks.
 //
 // A kernel's time goes to the op that launched it: the innermost enclosing
-// cpu_op of its launch (linked by correlation id) that has a cost formula,
+// cpu_op of its launch (linked by correlation id, as trace_analysis_kernels
+// reads the rank's device ops and their launches) that has a cost formula,
 // else the innermost enclosing cpu_op (whose cost is then unknown), so an
 // aten::linear's kernels count once, for the aten::addmm inside it.
 #pragma once
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "convert/analysis/device/device_peaks.h"
+#include "convert/analysis/trace_analysis/trace_analysis_kernels.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof::trace_analysis {
@@ -34,7 +36,8 @@ struct OpRoofline {
   std::vector<OpRooflineRow> rows;  // by kernel time, longest first
 };
 
-OpRoofline ComputeOpRoofline(const XSpaceModel& space);
+// `rank`: the same model's GPU work (ExtractRankKernels).
+OpRoofline ComputeOpRoofline(const XSpaceModel& space, const RankKernels& rank);
 
 // `"op_roofline":{...}` for the given ranks' results (ALL_HOSTS: side by
 // side), appended to `out`.

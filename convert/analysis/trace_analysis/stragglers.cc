@@ -94,14 +94,30 @@ Stragglers FindStragglers(const std::vector<StragglerInput>& ranks) {
   for (const StragglerInput& r : ranks) {
     if (r.step_time_us) deviations.push_back(std::fabs(*r.step_time_us - *s.median_us));
   }
+  const bool mad_tells = deviations.size() >= 3;  // two ranks' MAD is half their difference, whatever it is
   s.mad_us = Median(std::move(deviations));
-  s.threshold_us = std::max(*s.median_us * kStragglerRatio, *s.median_us + kStragglerMads * *s.mad_us);
+  s.threshold_us = *s.median_us * kStragglerRatio;
+  if (mad_tells) s.threshold_us = std::max(*s.threshold_us, *s.median_us + kStragglerMads * *s.mad_us);
   for (StragglerRow& row : s.rows) {
     if (!row.figures.step_time_us || *row.figures.step_time_us <= *s.threshold_us) continue;
     row.straggler = true;
     row.reason = Reason(row.figures, ranks, *s.median_us);
   }
   return s;
+}
+
+StragglerInput StragglerFiguresOf(const XSpaceModel& space, const RankKernels& rank, const TemporalRow& temporal,
+                                  const MergedKernels& merged) {
+  StragglerInput in;
+  in.rank = static_cast<int>(rank.rank);
+  in.step_time_us = MeanStepTimeUs(space);
+  if (temporal.has_kernels) {
+    in.compute_us = static_cast<double>(temporal.compute_ps) / 1e6;
+    in.idle_us = static_cast<double>(temporal.idle_ps) / 1e6;
+    in.communication_us =
+        static_cast<double>(UnionLength(merged.by_type[static_cast<int>(KernelType::kCommunication)])) / 1e6;
+  }
+  return in;
 }
 
 std::optional<double> MeanStepTimeUs(const XSpaceModel& space) {
@@ -165,7 +181,7 @@ void AppendStragglersJson(const Stragglers& s, const std::vector<CollectiveRow>&
   out.append("\"stragglers\":{\"band\":{");
   AppendJsonStringMember(out, "\"rule\":",
                          "step_time_us > max(1.1 × median, median + 3 × MAD) of the ranks' step times (MAD: the "
-                         "median absolute deviation from the median)");
+                         "median absolute deviation from the median); with fewer than 3 ranks > 1.1 × median");
   opt(",\"median_us\":", s.median_us);
   opt(",\"mad_us\":", s.mad_us);
   opt(",\"threshold_us\":", s.threshold_us);

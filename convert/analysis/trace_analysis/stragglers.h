@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "convert/analysis/trace_analysis/temporal_breakdown.h"
+#include "convert/analysis/trace_analysis/trace_analysis_kernels.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof::trace_analysis {
@@ -26,7 +28,9 @@ struct StragglerInput {
 };
 
 // The band: a rank straggles when its step time exceeds
-// max(median × kStragglerRatio, median + kStragglerMads × MAD) over the ranks.
+// max(median × kStragglerRatio, median + kStragglerMads × MAD) over the ranks;
+// with fewer than three ranks, median × kStragglerRatio (two ranks' MAD is
+// half their difference, so the MAD edge would never be passed).
 inline constexpr double kStragglerRatio = 1.1;
 inline constexpr double kStragglerMads = 3.0;
 
@@ -42,6 +46,12 @@ struct Stragglers {
 };
 
 Stragglers FindStragglers(const std::vector<StragglerInput>& ranks);
+
+// A rank's figures as the answer's other sections have them: compute and
+// idle from its temporal breakdown, communication the union of its
+// COMMUNICATION kernels (the kernel breakdown's), step time its mean step.
+StragglerInput StragglerFiguresOf(const XSpaceModel& space, const RankKernels& rank, const TemporalRow& temporal,
+                                  const MergedKernels& merged);
 
 // The mean span of the host's steps (events with a step number), µs.
 std::optional<double> MeanStepTimeUs(const XSpaceModel& space);

@@ -1,10 +1,13 @@
 #include "convert/analysis/trace_analysis/trace_analysis.h"
 
 #include "convert/analysis/trace_analysis/comm_comp_overlap.h"
+#include "convert/analysis/trace_analysis/critical_path.h"
 #include "convert/analysis/trace_analysis/idle_time_breakdown.h"
 #include "convert/analysis/trace_analysis/kernel_breakdown.h"
 #include "convert/analysis/trace_analysis/kernel_launch.h"
+#include "convert/analysis/trace_analysis/op_roofline.h"
 #include "convert/analysis/trace_analysis/queue_length.h"
+#include "convert/analysis/trace_analysis/stragglers.h"
 #include "convert/analysis/trace_analysis/temporal_breakdown.h"
 #include "convert/analysis/trace_analysis/trace_analysis_json.h"
 #include "convert/base/json.h"
@@ -45,6 +48,32 @@ void AppendHeader(std::string& out, const std::vector<RankModel>& models, const 
   out += "]";
 }
 
+// Sections 7–9: stragglers (from the figures of sections 1–2), each rank's
+// critical path of the step, its op roofline.
+void AppendLaterSections(std::string& out, const std::vector<RankModel>& models, const std::vector<RankKernels>& ranks,
+                         const std::vector<StragglerInput>& figures, const TraceAnalysisOptions& options) {
+  std::vector<CollectiveRow> collectives;
+  std::vector<RankCriticalPath> paths;
+  std::vector<OpRoofline> rooflines;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const XSpaceModel& space = *models[i].model;
+    std::vector<CollectiveRow> c = CollectiveBandwidth(space, static_cast<int>(ranks[i].rank));
+    collectives.insert(collectives.end(), c.begin(), c.end());
+    StatusOr<CriticalPath> path = ComputeCriticalPath(space, options.critical_path_step);
+    paths.push_back({ranks[i].rank, path.ok() ? std::optional<CriticalPath>(std::move(*path)) : std::nullopt,
+                     path.ok() ? std::string() : path.status().message()});
+    rooflines.push_back(ComputeOpRoofline(space, ranks[i]));
+  }
+  out += ',';
+  AppendStragglersJson(FindStragglers(figures), collectives, out);
+  out += ',';
+  AppendCriticalPathJson(paths, out);
+  std::vector<std::pair<int, const OpRoofline*>> roofline_ranks;
+  for (size_t i = 0; i < ranks.size(); ++i) roofline_ranks.push_back({static_cast<int>(ranks[i].rank), &rooflines[i]});
+  out += ',';
+  AppendOpRooflineJson(roofline_ranks, out);
+}
+
 }  // namespace
 
 std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::vector<HostLeftOut>& left_out,
@@ -57,14 +86,17 @@ std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::v
   std::vector<IdleStreamRow> idle;
   std::vector<QueueStreamRow> queue;
   std::vector<KernelLaunchSummary> launch;
-  for (const RankKernels& r : ranks) {
+  std::vector<StragglerInput> straggler_figures;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankKernels& r = ranks[i];
     rank_ptrs.push_back(&r);
     const MergedKernels merged = MergeKernelIntervals(r);
     temporal.push_back(TemporalBreakdown(r, merged));
+    straggler_figures.push_back(StragglerFiguresOf(*models[i].model, r, temporal.back(), merged));
     breakdown.push_back(ComputeKernelBreakdown(r, merged));
     overlap.push_back(CommCompOverlap(r, merged));
-    std::vector<IdleStreamRow> i = IdleTimeBreakdown(r);
-    idle.insert(idle.end(), i.begin(), i.end());
+    std::vector<IdleStreamRow> idle_rows = IdleTimeBreakdown(r);
+    idle.insert(idle.end(), idle_rows.begin(), idle_rows.end());
     std::vector<QueueStreamRow> q = QueueLength(r);
     for (QueueStreamRow& row : q) queue.push_back(std::move(row));
     launch.push_back(KernelLaunchStats(r));
@@ -83,6 +115,7 @@ std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::v
   AppendQueueLengthJson(out, queue);
   out += ',';
   AppendKernelLaunchJson(out, launch);
+  AppendLaterSections(out, models, ranks, straggler_figures, options);
   out += '}';
   return out;
 }

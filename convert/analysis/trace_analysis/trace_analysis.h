@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct HostLeftOut {
 
 struct TraceAnalysisOptions {
   size_t top_kernels = 10;  // per kernel type and rank; the rest is one "others" row
+  std::optional<int64_t> critical_path_step;  // none: the first step
 };
 
 // Every rank's GPU work, in the order given.

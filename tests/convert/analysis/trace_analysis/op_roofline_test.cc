@@ -59,6 +59,8 @@ TEST(OpShapeCost, GemmConvAttentionElementwiseByHand) {
   EXPECT_FALSE(CostOf("aten::mm", "", "").flops);
 }
 
+OpRoofline RooflineOf(const XSpaceModel& space) { return ComputeOpRoofline(space, ExtractRankKernels(space, 0, "h")); }
+
 std::unique_ptr<XSpaceModel> Import(const std::string& json) {
   auto m = ParseKinetoTrace(json, "test.pt.trace.json");
   EXPECT_TRUE(m.ok()) << m.status().message();
@@ -77,7 +79,7 @@ TEST(OpRoofline, KernelTimeGoesToTheInnermostOpWithAFormula) {
   t.Launch(10'000, 5'000, 20'000, 5'000, "gemm_kernel", 7, 2);
   t.Host("cpu_op", "aten::index_select", 50'000, 10'000, R"("External id": 3, "Input Dims": [[30522, 512], [], [141]])");
   t.Launch(52'000, 3'000, 56'000, 2'000, "index_kernel", 8, 3);
-  OpRoofline r = ComputeOpRoofline(*Import(t.Json()));
+  OpRoofline r = RooflineOf(*Import(t.Json()));
   ASSERT_TRUE(r.pytorch);
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.rows[0].op, "aten::addmm");  // not aten::linear, which holds it
@@ -103,7 +105,7 @@ TEST(OpRoofline, TheProfilersOwnFlopsWin) {
   t.Host("cpu_op", "aten::mm", 0, 20'000,
          R"("External id": 1, "Input Dims": [[4, 4], [4, 4]], "Input type": ["float", "float"], "flops": 1000)");
   t.Launch(1'000, 2'000, 5'000, 1'000, "k", 1, 1);
-  OpRoofline r = ComputeOpRoofline(*Import(t.Json()));
+  OpRoofline r = RooflineOf(*Import(t.Json()));
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(*r.rows[0].flops, 1000.0);
   EXPECT_DOUBLE_EQ(*r.rows[0].bytes, 3 * 16 * 4.0);
@@ -136,7 +138,7 @@ void ExpectTraceLensGemms(const std::string& trace, const std::string& csv) {
   const fs::path data(TBPROF_TESTDATA);
   auto model = LoadProfileFile((data / trace).string());
   ASSERT_TRUE(model.ok()) << model.status().message();
-  OpRoofline r = ComputeOpRoofline(**model);
+  OpRoofline r = RooflineOf(**model);
   std::map<std::pair<std::string, std::string>, const OpRooflineRow*> ours;
   for (const OpRooflineRow& row : r.rows) ours[{row.op, NoSpaces(row.input_dims)}] = &row;
   std::ifstream in(data / csv);
@@ -174,7 +176,7 @@ TEST(OpRoofline, MatchesTraceLensGemmReports) {
 
 TEST(OpRoofline, NotAPyTorchTraceHasNoRowsAndSaysWhy) {
   XSpaceModel empty;
-  OpRoofline r = ComputeOpRoofline(empty);
+  OpRoofline r = RooflineOf(empty);
   EXPECT_FALSE(r.pytorch);
   std::string json;
   AppendOpRooflineJson({{0, &r}}, json);
