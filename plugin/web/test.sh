@@ -70,6 +70,9 @@ if [ "$target" = real ]; then
   # A PyTorch run in torch-tb-profiler's layout (<run>/<worker>.<ms>.pt.trace.json.gz): the walk covers an imported trace.
   mkdir -p "$logdir/pytorch_resnet50"
   cp "$testdata/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz" "$logdir/pytorch_resnet50/"
+  # A PyTorch run on an H100 that recorded its operators' shapes (TraceLens's test trace): trace_analysis' operator roofline.
+  mkdir -p "$logdir/pytorch_h100_bert"
+  cp "$testdata/kineto_nvidia/h100_bert_small.pt.trace.json.gz" "$logdir/pytorch_h100_bert/"
   # tfprof's own files (ProfileContext's profile_<step>): a run whose one tool is tfprof.
   "$repo/build/write_tfprof_profiles" "$logdir/tfprof_profile_dir"
   "$tbprof" serve --logdir "$logdir" --port "$port" --host 127.0.0.1 >"$artifacts/server.log" 2>&1 &

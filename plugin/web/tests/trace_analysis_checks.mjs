@@ -10,6 +10,8 @@ const pct = (v) => `${v.toFixed(1)}%`;
 const ranksOf = (data) => (data.ranks ?? []).map((r, i) => ({ ...r, nth: (data.ranks ?? []).slice(0, i).filter((x) => x.rank === r.rank).length }));
 const nthIn = (rows, r) => ((rows ?? []).some((x) => x.host !== undefined) ? 0 : r.nth);
 const rowOf = (rows, r) => (rows ?? []).filter((x) => x.rank === r.rank && (x.host === undefined || x.host === r.host))[nthIn(rows, r)];
+// Pages whose operator roofline drew points (the walk must see one: a run with recorded shapes is in the logdir).
+export const rooflineSeen = { count: 0 };
 const WORDS = { PyTorch: /DataLoader/, TensorFlow: /tf\.data/, JAX: /jax\.jit/ };
 
 async function rankCells(page, col) {
@@ -75,6 +77,7 @@ async function checkCharts(page, data, assert) {
   const rows = data.op_roofline?.rows ?? [];
   const plotted = rows.filter((r) => r.arithmetic_intensity > 0 && r.tflops_per_s > 0).length;
   assert(await page.$$eval('[data-chart="ta-roofline"] circle.point', (c) => c.length) === plotted, `roofline points differ from the ${plotted} served operators with known figures`);
+  if (plotted) rooflineSeen.count++;
   const roofs = data.op_roofline?.peaks ?? {};
   if (plotted && typeof roofs.tflops === 'number') assert(await page.$('[data-chart="ta-roofline"] [data-roof="compute"]'), 'no compute roof drawn');
   const drawnSomething = await page.$$eval('[data-chart^="ta-"]', (cs) => cs.some((c) => c.querySelector('rect.bar, path.line, circle.point')));
@@ -124,6 +127,9 @@ export async function runCriticalPathLinkTest({ test, openPage, waitReady, api, 
     const d = (await api('data', { run, tag: 'trace_analysis', host })).json;
     if (typeof d?.critical_path?.step === 'number' && (d.critical_path.segments ?? []).length) { found = { run, host, step: d.critical_path.step }; break; }
   }
+  await test('trace_analysis: a page drew its operator roofline', async () => {
+    assert(rooflineSeen.count > 0, 'no trace_analysis page had an operator with known FLOPs and bytes to draw');
+  });
   await test('trace_analysis: the critical-path link opens the trace viewer with the step\'s path as flows', async () => {
     assert(found, 'no run has a trace_analysis critical path with segments');
     const { run, host, step } = found;

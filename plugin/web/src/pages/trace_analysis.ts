@@ -80,8 +80,8 @@ function rankTable(d: TraceAnalysis): HTMLElement {
     cols.push({ id: 'step_time', label: 'Step time', numeric: true, value: (r) => r.straggler?.step_time_us ?? NaN,
       render: (r) => figure(r.straggler?.step_time_us, fmtUs, 'us', noFigure) });
     cols.push({ id: 'straggler', label: 'Straggler', value: (r) => (r.straggler?.straggler ? 'yes' : r.straggler ? 'no' : ''),
-      render: (r) => (r.straggler?.straggler ? el('strong', { class: 'ta-straggler', title: r.straggler.reason ?? '' }, 'yes') : r.straggler ? 'no'
-        : el('span', { class: 'unknown', title: noFigure }, DASH)) });
+      render: (r) => (r.straggler?.straggler ? el('strong', { class: 'ta-straggler', title: r.straggler.reason ?? '' }, 'yes')
+        : r.straggler && isNum(r.straggler.step_time_us) ? 'no' : el('span', { class: 'unknown', title: 'Unknown: the rank\'s step time is unknown.' }, DASH)) });
   }
   const grid = new DataGrid(multi ? cols : cols.filter((c) => c.id !== 'host'), rows, { name: 'ta-ranks', initialSort: { id: 'rank', desc: false } });
   return grid.root;

@@ -219,7 +219,7 @@ function rooflineChart(rows: RooflineRow[], tflops: number | null, gbps: number 
   }
   pts.forEach((r) => root.append(svg('circle', { cx: px(r.arithmetic_intensity as number), cy: py(r.tflops_per_s as number), r: 4.5, class: 'point',
     fill: r.bound === 'memory' ? PALETTE[1] : PALETTE[0], 'data-op': r.op },
-  svg('title', {}, `${r.op} (rank ${r.rank}): ${fmtNum(r.tflops_per_s as number, 3)} TFLOP/s at ${fmtNum(r.arithmetic_intensity as number, 3)} FLOP/byte, ${r.bound ?? 'bound unknown'}`))));
+  svg('title', {}, `${r.op}${r.input_dims ? ` ${r.input_dims}` : ''} (rank ${r.rank}): ${fmtNum(r.tflops_per_s as number, 3)} TFLOP/s at ${fmtNum(r.arithmetic_intensity as number, 3)} FLOP/byte, ${r.bound ?? 'bound unknown'}`))));
   return el('figure', { class: 'chart-box' }, root as unknown as Node,
     el('p', { class: 'hint' }, `${pts.length} of ${rows.length} operators drawn; the others have unknown FLOPs or bytes.`));
 }
@@ -233,6 +233,8 @@ export function rooflineSection(d: TraceAnalysis, fw: Framework): HTMLElement {
   const grid = new DataGrid<RooflineRow>([
     { id: 'rank', label: 'Rank', numeric: true, value: (x) => x.rank, render: (x) => String(x.rank) },
     { id: 'op', label: 'Operator', value: (x) => x.op, longText: true },
+    { id: 'input_dims', label: 'Input dims', value: (x) => x.input_dims ?? '', longText: true },
+    { id: 'input_types', label: 'Input types', value: (x) => x.input_types ?? '', longText: true },
     { id: 'count', label: 'Calls', numeric: true, value: (x) => x.count ?? NaN, render: (x) => figure(x.count, (v) => fmtNum(v)) },
     { id: 'time_us', label: 'Time', numeric: true, value: (x) => x.time_us ?? NaN, render: (x) => figure(x.time_us, fmtUs, 'us') },
     { id: 'flops', label: 'FLOPs', numeric: true, value: (x) => x.flops ?? NaN, render: (x) => figure(x.flops, whole, '', noShape) },

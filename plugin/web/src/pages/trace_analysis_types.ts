@@ -18,7 +18,7 @@ export interface Launch { rank: number; host?: string; correlation: number | str
 export interface StragglerRow { rank: number; host?: string; step_time_us: N; compute_us: N; communication_us: N; idle_us: N; straggler: boolean | null; reason: string | null }
 export interface Collective { rank: number; host?: string; name: string; count: N; bytes: N; time_us: N; bus_bandwidth_gbps: N }
 export interface Segment { kind: string; name: string; rank: number; host?: string; start_us: N; duration_us: N; share_pctg: N }
-export interface RooflineRow { rank: number; host?: string; op: string; count: N; time_us: N; flops: N; bytes: N; tflops_per_s: N; arithmetic_intensity: N; bound: string | null }
+export interface RooflineRow { rank: number; host?: string; op: string; input_dims?: string; input_types?: string; count: N; time_us: N; flops: N; bytes: N; tflops_per_s: N; arithmetic_intensity: N; bound: string | null }
 
 export interface TraceAnalysis {
   framework?: string;
