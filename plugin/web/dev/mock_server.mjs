@@ -24,6 +24,10 @@ const readJson = (rel) => {
   return (p.endsWith('.gz') ? zlib.gunzipSync(buf) : buf).toString('utf8');
 };
 
+// trace_analysis of tests/realdata/kineto_nvidia/h100_bert_small.pt.trace.json.gz, written by
+// `tbprof convert … --tool trace_analysis` (run it again when the tool's answer changes).
+const sample = (name) => zlib.gunzipSync(fs.readFileSync(path.join(here, 'samples', name))).toString('utf8');
+
 const trace = makeTrace({ events: 600000, seed: 7 });
 const RUNS = {
   tpu_training: {
@@ -48,6 +52,10 @@ const RUNS = {
       // A converter failure, as the real server reports one.
       framework_op_stats: () => { throw Object.assign(new Error('Failed to parse XSpace from host.xplane.pb: truncated message'), { status: 500 }); },
     },
+  },
+  pytorch_h100_bert: {
+    hosts: ['h100_bert_small'],
+    tools: { trace_analysis: () => sample('h100_bert_small.trace_analysis.json.gz') },
   },
   empty_run: { hosts: [], tools: {} },
 };

@@ -85,7 +85,7 @@ async function checkCharts(page, data, assert) {
 }
 
 export const traceAnalysisChecks = {
-  async trace_analysis({ page, data, assert }) {
+  async trace_analysis({ page, data, assert, api, run }) {
     const text = await page.evaluate(() => document.querySelector('.page').innerText);
     const bad = /\bNaN\b|undefined|Infinity/.exec(text);
     assert(!bad, `the page shows "${bad?.[0]}": …${text.slice(Math.max(0, (bad?.index ?? 0) - 60), (bad?.index ?? 0) + 60)}…`);
@@ -95,7 +95,8 @@ export const traceAnalysisChecks = {
     await checkRankTable(page, data, assert);
     await checkCharts(page, data, assert);
     const cp = data.critical_path ?? {};
-    if (typeof cp.step === 'number' && (cp.segments ?? []).length) {
+    const tools = (await api('run_tools', { run })).json ?? [];
+    if (typeof cp.step === 'number' && (cp.segments ?? []).length && tools.some((t) => /^trace_viewer/.test(t))) {
       const href = await page.getAttribute('#ta-critical-path-link', 'href');
       const q = new URLSearchParams(href?.slice(1) ?? '');
       assert(q.get('critical_path') === String(cp.step) && /^trace_viewer/.test(q.get('tool') ?? ''), `critical path link: ${href}`);
