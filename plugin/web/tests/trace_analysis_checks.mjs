@@ -126,17 +126,29 @@ export async function runCriticalPathLinkTest({ test, openPage, waitReady, api, 
     if (!tools.includes('trace_analysis')) continue;
     const host = ((await api('hosts', { run, tag: 'trace_analysis' })).json ?? []).map((h) => h.hostname).find((h) => h !== 'ALL_HOSTS');
     const d = (await api('data', { run, tag: 'trace_analysis', host })).json;
-    if (typeof d?.critical_path?.step === 'number' && (d.critical_path.segments ?? []).length) { found = { run, host, step: d.critical_path.step }; break; }
+    if (typeof d?.critical_path?.step === 'number' && (d.critical_path.segments ?? []).length) {
+      found = { run, host, step: d.critical_path.step, other: (d.critical_path.steps ?? []).find((s) => s !== d.critical_path.step) };
+      break;
+    }
   }
   await test('trace_analysis: a page drew its operator roofline', async () => {
     assert(rooflineSeen.count > 0, 'no trace_analysis page had an operator with known FLOPs and bytes to draw');
   });
   await test('trace_analysis: the critical-path link opens the trace viewer with the step\'s path as flows', async () => {
     assert(found, 'no run has a trace_analysis critical path with segments');
-    const { run, host, step } = found;
+    const { run, host, other } = found;
+    let { step } = found;
     const { page, errors } = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'trace_analysis', host })}`);
     try {
       assert(await waitReady(page, 120000) === 'true', 'trace_analysis page not ready');
+      // Another step chosen: its path (the server's answer for step=N) and a link to it.
+      if (other !== undefined) {
+        await page.selectOption('#ta-step', String(other));
+        await page.waitForSelector(`#ta-critical-path[data-step="${other}"]`, { timeout: 60000 });
+        const served = (await api('data', { run, tag: 'trace_analysis', host, step: String(other) })).json.critical_path;
+        assert(await page.getAttribute('#ta-critical-path', 'data-segments') === String(served.segments.length), `step ${other}: segment count differs from the server's`);
+        step = other;
+      }
       await page.click('#ta-critical-path-link');
       await page.waitForFunction(() => new URLSearchParams(location.search).get('tool')?.startsWith('trace_viewer'), null, { timeout: 30000 });
       assert(await waitReady(page, 120000) === 'true', 'trace viewer not ready');
