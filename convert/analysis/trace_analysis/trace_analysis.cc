@@ -57,15 +57,17 @@ std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::v
   std::vector<IdleStreamRow> idle;
   std::vector<QueueStreamRow> queue;
   std::vector<KernelLaunchSummary> launch;
-  for (const RankKernels& r : ranks) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankKernels& r = ranks[i];
     rank_ptrs.push_back(&r);
     const MergedKernels merged = MergeKernelIntervals(r);
     temporal.push_back(TemporalBreakdown(r, merged));
     breakdown.push_back(ComputeKernelBreakdown(r, merged));
     overlap.push_back(CommCompOverlap(r, merged));
-    std::vector<IdleStreamRow> i = IdleTimeBreakdown(r);
-    idle.insert(idle.end(), i.begin(), i.end());
+    std::vector<IdleStreamRow> gaps = IdleTimeBreakdown(r);
+    idle.insert(idle.end(), gaps.begin(), gaps.end());
     std::vector<QueueStreamRow> q = QueueLength(r);
+    SetTraceSpans(*models[i].model, q);
     for (QueueStreamRow& row : q) queue.push_back(std::move(row));
     launch.push_back(KernelLaunchStats(r));
   }
