@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "convert/analysis/trace_analysis/trace_analysis.h"
+#include "convert/base/file_name.h"
 #include "convert/tools/cached_loads.h"
 
 namespace tbprof {
@@ -17,7 +18,7 @@ StatusOr<ToolOutput> TraceAnalysisTool(const ToolInput& input) {
   std::vector<trace_analysis::HostLeftOut> left_out;
   Status first_error = Status::Ok();
   for (size_t i = 0; i < input.profile_paths.size(); ++i) {
-    const std::string host = i < input.hosts.size() ? input.hosts[i] : input.profile_paths[i];
+    const std::string host = i < input.hosts.size() ? input.hosts[i] : FileNameOfPath(input.profile_paths[i]);
     StatusOr<std::shared_ptr<const XSpaceModel>> model = LoadModelCached(input.profile_paths[i], input.cache);
     if (!model.ok()) {
       if (first_error.ok()) first_error = model.status();

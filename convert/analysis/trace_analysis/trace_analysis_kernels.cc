@@ -72,17 +72,30 @@ int64_t RankOfModel(const XSpaceModel& space, int64_t fallback) {
 
 std::string_view FrameworkOfModel(const XSpaceModel& space) {
   if (schema::IsKinetoTrace(space)) return "PyTorch";
+  // By the framework ops the GPU kernels name, the first few thousand.
   const StrId tf_op = space.Find(schema::kTfOp);
+  int64_t jax = 0, tf = 0;
   for (const XPlaneModel& p : space.planes) {
     if (!schema::IsGpuPlane(space.Str(p.name)) || tf_op == kNoStr) continue;
-    for (uint32_t e = 0; e < p.events.size(); ++e) {
-      const StrId op = schema::StatIds::StrOf(p, e, tf_op);
-      if (op == kNoStr) continue;
-      const TfOpCategory c = ParseTfOpFullname(space.Str(op)).category;
-      if (c == TfOpCategory::kTensorFlow) return "TensorFlow";
-      if (c == TfOpCategory::kJax) return "JAX";
+    for (const LineModel& line : p.lines) {
+      if (schema::IsDerivedThreadId(line.id)) continue;
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events && jax + tf < 4096; ++e) {
+        const StrId op = schema::StatIds::StrOf(p, e, tf_op);
+        if (op == kNoStr) continue;
+        // JAX names its ops by the traced function ("jit(train_step)/dot_general").
+        const std::string_view text = space.Str(op);
+        if (text.starts_with("XlaModule:")) continue;  // XLA's module, either framework's
+        const bool traced = text.find("jit(") != std::string_view::npos || text.find("pmap(") != std::string_view::npos;
+        const TfOpCategory c = ParseTfOpFullname(text).category;
+        if (traced || c == TfOpCategory::kJax) {
+          ++jax;
+        } else if (c == TfOpCategory::kTensorFlow && text.find(':') != std::string_view::npos) {
+          ++tf;
+        }
+      }
     }
   }
+  if (jax != tf) return jax > tf ? "JAX" : "TensorFlow";
   return space.Find(schema::kHloModule) != kNoStr ? "JAX" : "TensorFlow";
 }
 

@@ -15,6 +15,8 @@
 #include "convert/analysis/trace_analysis/queue_length.h"
 #include "convert/analysis/trace_analysis/temporal_breakdown.h"
 #include "convert/kineto/kineto_reader.h"
+#include "convert/xplane/xspace_reader.h"
+#include "proto/xspace_builder.h"
 #include "tests/convert/kineto/kineto_trace_writer.h"
 
 namespace tbprof::trace_analysis {
@@ -179,6 +181,53 @@ TEST(TraceAnalysisHand, NoCommunicationIsUnknownOverlap) {
   std::string out;
   AppendCommCompOverlapJson(out, {CommCompOverlap(l.rank, l.merged)});
   EXPECT_NE(out.find("\"comp_comm_overlap_pctg\":null"), std::string::npos) << out;
+}
+
+TEST(TraceAnalysisHand, KernelTypesByName) {
+  EXPECT_EQ(KernelTypeOfName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ncclWork*)"),
+            KernelType::kCommunication);
+  EXPECT_EQ(KernelTypeOfName("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+            KernelType::kCommunication);
+  EXPECT_EQ(KernelTypeOfName("void at::native::ncclKernel_x()"), KernelType::kCommunication);
+  EXPECT_EQ(KernelTypeOfName("Memcpy DtoH (Device -> Pinned)"), KernelType::kMemory);
+  EXPECT_EQ(KernelTypeOfName("Memset (Device)"), KernelType::kMemory);
+  EXPECT_EQ(KernelTypeOfName("MemcpyD2H"), KernelType::kMemory);  // xplane's CUPTI copies
+  EXPECT_EQ(KernelTypeOfName("hipLaunchKernel"), KernelType::kComputation);  // not HTA's `^hip` communication
+  EXPECT_EQ(KernelTypeOfName("sm90_xmma_gemm_bf16bf16_bf16f32"), KernelType::kComputation);
+  EXPECT_TRUE(IsCollectiveHloOp("all-reduce.3"));
+  EXPECT_TRUE(IsCollectiveHloOp("all-gather-start"));
+  EXPECT_TRUE(IsCollectiveHloOp("reduce-scatter.1"));
+  EXPECT_FALSE(IsCollectiveHloOp("fusion.12"));
+  EXPECT_EQ(LaunchKindOfName("cudaLaunchKernelExC"), LaunchKind::kKernel);
+  EXPECT_EQ(LaunchKindOfName("cudaMemsetAsync"), LaunchKind::kCopy);
+  EXPECT_EQ(LaunchKindOfName("cuLaunchKernelEx"), LaunchKind::kDriver);
+  EXPECT_EQ(LaunchKindOfName("cuMemcpyHtoDAsync_v2"), LaunchKind::kDriver);
+  EXPECT_EQ(LaunchKindOfName("hipExtModuleLaunchKernel"), LaunchKind::kHip);
+  EXPECT_EQ(LaunchKindOfName("cudaStreamSynchronize"), LaunchKind::kOther);
+}
+
+// On an XLA GPU profile a kernel of a collective HLO op is communication
+// whatever its name; the same name elsewhere stays computation.
+TEST(TraceAnalysisHand, XlaCollectiveKernelIsCommunication) {
+  tensorflow::profiler::XSpace space;
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 1);
+  XLineBuilder stream = gpu.AddLine(7, "Stream #7(Kernel)");
+  stream.AddEvent("generic_collective_kernel", 0, 10 * kPsPerUs).Str("hlo_op", "all-reduce.1").Str("hlo_module", "m");
+  stream.AddEvent("generic_collective_kernel", 20 * kPsPerUs, 10 * kPsPerUs).Str("hlo_op", "fusion.2");
+  stream.AddEvent("fusion_kernel", 25 * kPsPerUs, 10 * kPsPerUs).Str("hlo_op", "fusion.3");
+  std::string bytes;
+  ASSERT_TRUE(space.SerializeToString(&bytes));
+  auto model = ParseXSpace(bytes, "xla");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  const RankKernels r = ExtractRankKernels(**model, 0, "xla");
+  ASSERT_EQ(r.streams.size(), 1u);
+  ASSERT_EQ(r.streams[0].kernels.size(), 3u);
+  EXPECT_EQ(r.names[r.streams[0].kernels[0].name].type, KernelType::kCommunication);
+  EXPECT_EQ(r.names[r.streams[0].kernels[1].name].type, KernelType::kComputation);
+  EXPECT_EQ(r.names[r.streams[0].kernels[2].name].type, KernelType::kComputation);
+  const MergedKernels m = MergeKernelIntervals(r);
+  EXPECT_EQ(CommCompOverlap(r, m).communication_ps, 10 * kPsPerUs);
+  EXPECT_EQ(FrameworkOfModel(**model), "JAX");  // XLA ops, no TensorFlow op named
 }
 
 }  // namespace
