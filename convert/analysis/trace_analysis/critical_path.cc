@@ -4,6 +4,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "convert/analysis/trace_analysis/host_category.h"
 #include "convert/analysis/trace_analysis/step_spans.h"
 #include "convert/base/json.h"
 #include "convert/model/kineto_names.h"
@@ -46,14 +47,13 @@ HostKinds HostKindsOf(const XSpaceModel& space, const XPlaneModel& host) {
   k.runtime.assign(n, 0);
   k.blocking.assign(n, 0);
   const StrId category = space.Find(schema::kKinetoCategory);
-  const StrId python = space.Find("python_function"), cuda_runtime = space.Find("cuda_runtime"),
-              cuda_driver = space.Find("cuda_driver");
   for (uint32_t m = 0; m < n; ++m) {
     auto [b, end] = host.MetadataStatsOf(m);
     for (const Stat* s = b; s != end; ++s) {
       if (s->name != category || s->kind != StatKind::kStr || s->str == kNoStr) continue;
-      k.skipped[m] = s->str == python;
-      k.runtime[m] = s->str == cuda_runtime || s->str == cuda_driver;
+      const HostCategory c = HostCategoryOf(space.Str(s->str));
+      k.skipped[m] = c == HostCategory::kPython;
+      k.runtime[m] = c == HostCategory::kRuntime;
     }
     k.blocking[m] = IsBlockingCall(space.Str(host.event_metadata[m].name));
   }
@@ -88,6 +88,7 @@ Window BuildWindow(const XSpaceModel& space, const StepSpan& step) {
     }
   }
   lanes = 0;
+  std::vector<int64_t> outside_ends;  // of the device ops launched outside the window
   for (uint32_t p = 0; p < space.planes.size(); ++p) {
     const XPlaneModel& plane = space.planes[p];
     if (!schema::IsGpuPlane(space.Str(plane.name))) continue;
@@ -97,7 +98,10 @@ Window BuildWindow(const XSpaceModel& space, const StepSpan& step) {
         const Stat* corr = correlation == kNoStr ? nullptr : plane.FindStat(e, correlation);
         if (corr == nullptr) continue;
         auto launch = launch_of.find(corr->IntValue());
-        if (launch == launch_of.end()) continue;
+        if (launch == launch_of.end()) {
+          outside_ends.push_back(plane.events[e].end_ps());
+          continue;
+        }
         CpEvent c;
         c.gpu = true;
         c.begin_ps = plane.events[e].begin_ps;
@@ -110,6 +114,12 @@ Window BuildWindow(const XSpaceModel& space, const StepSpan& step) {
       }
       lanes += used;
     }
+  }
+  std::sort(outside_ends.begin(), outside_ends.end());
+  for (CpEvent& c : w.events) {
+    if (c.gpu || !c.blocking) continue;
+    auto it = std::lower_bound(outside_ends.begin(), outside_ends.end(), c.begin_ps);
+    c.waits_outside = it != outside_ends.end() && *it <= c.end_ps;
   }
   return w;
 }

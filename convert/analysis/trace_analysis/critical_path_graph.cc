@@ -41,7 +41,10 @@ class GraphBuilder {
     auto exit = [&] {
       const uint32_t e = stack.back();
       stack.pop_back();
-      if (last_node != kNoNode) Add(last_node, End(e), !waited_[e], e, CpuKind(e));
+      if (last_node != kNoNode) {
+        const CpSegmentKind kind = ev_[e].blocking && ev_[e].waits_outside ? CpSegmentKind::kCpuWait : CpuKind(e);
+        Add(last_node, End(e), !waited_[e], e, kind);
+      }
       if (stack.empty()) {
         last_node = kNoNode;
         last_top = End(e);

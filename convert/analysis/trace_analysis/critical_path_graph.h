@@ -16,6 +16,8 @@
 //   - GPU → CPU sync: the last kernel of each stream that ended while a
 //     blocking call (cudaDeviceSynchronize, cudaStreamSynchronize, ...) ran,
 //     launched before it, → the call's end.
+// A blocking call that only GPU work from before the window ended in keeps
+// its time, as "cpu_wait" (the CPU waiting on the GPU), not as the call's own.
 // Weights are the time between the two nodes (never below 0), except as said.
 // HTA gives the sync edge no weight; here it carries the call's return after
 // the GPU finished ("cpu_wait"), so a step that ends on a sync has a path as
@@ -40,6 +42,7 @@ struct CpEvent {
   uint32_t launch = kNoCpEvent;     // GPU: the CPU event that launched it
   bool runtime = false;             // CPU: a runtime API call (cudaLaunchKernel, ...)
   bool blocking = false;            // CPU: a call that waits for the GPU
+  bool waits_outside = false;       // CPU, blocking: GPU work launched before the window ended during it
 };
 
 enum class CpSegmentKind { kCpuOp, kLaunch, kKernel, kGpuWait, kCpuWait };

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "convert/analysis/trace_analysis/host_category.h"
 #include "convert/analysis/trace_analysis/op_shape_cost.h"
 #include "convert/base/json.h"
 #include "convert/model/event_nesting.h"
@@ -61,12 +62,14 @@ std::unordered_map<uint32_t, int64_t> KernelPsByOp(const XSpaceModel& space, con
   std::unordered_map<uint32_t, int64_t> by_op;
   const StrId category = space.Find(schema::kKinetoCategory);
   const StrId correlation = space.Find(schema::kCorrelationId);
-  const StrId cpu_op = space.Find("cpu_op");
   std::vector<char> is_op(host.event_metadata.size(), 0), has_formula(host.event_metadata.size(), 0);
   for (uint32_t m = 0; m < host.event_metadata.size(); ++m) {
     auto [b, end] = host.MetadataStatsOf(m);
     for (const Stat* s = b; s != end; ++s) {
-      if (s->name == category && s->kind == StatKind::kStr && s->str == cpu_op) is_op[m] = 1;
+      if (s->name == category && s->kind == StatKind::kStr &&
+          HostCategoryOf(space.Str(s->str)) == HostCategory::kOperator) {
+        is_op[m] = 1;
+      }
     }
     has_formula[m] = is_op[m] && HasCostFormula(space.Str(host.event_metadata[m].name));
   }

@@ -100,6 +100,25 @@ TEST(CriticalPath, LaunchAfterAnIdleStreamIsTheLaunchsDelay) {
   EXPECT_EQ(path->segments[4].name, "B");
 }
 
+// A step that begins by waiting for the previous step's kernel: the wait is
+// the CPU's waiting on the GPU (cpu_wait), not time spent in the call.
+TEST(CriticalPath, WaitForTheStepBeforesWorkIsCpuWait) {
+  TraceWriter t;
+  t.Host("user_annotation", "ProfilerStep#1", 0, 100'000, R"("External id": 1)");
+  t.Launch(5'000, 3'000, 10'000, 140'000, "long_kernel", 1, 1);  // runs until 150, into step 2
+  t.Host("user_annotation", "ProfilerStep#2", 100'000, 100'000, R"("External id": 2)");
+  t.Host("cuda_runtime", "cudaDeviceSynchronize", 101'000, 50'000, R"("correlation": 2, "External id": 2)");
+  t.Host("cpu_op", "aten::zeros", 160'000, 30'000, R"("External id": 3)");
+  auto path = ComputeCriticalPath(*Import(t.Json()), 2);
+  ASSERT_TRUE(path.ok()) << path.status().message();
+  EXPECT_EQ(path->length_ps, 100'000'000);
+  ASSERT_EQ(path->segments.size(), 5u);
+  EXPECT_EQ(path->segments[1].kind, CpSegmentKind::kCpuWait);
+  EXPECT_EQ(path->segments[1].name, "cudaDeviceSynchronize");
+  EXPECT_EQ(path->segments[1].duration_ps, 50'000'000);
+  EXPECT_EQ(path->segments[3].name, "aten::zeros");
+}
+
 // Real traces: the path of the first step is no longer than the step plus
 // what its kernels ran past it (HTA's toy trace_compare traces launch 50 ms
 // more kernels than their first step waits for), no shorter than most of the
