@@ -173,7 +173,8 @@ StatusOr<std::string> AppendCriticalPathFlows(const std::vector<StreamingTraceHo
       }
       ++flows;
     }
-    summary.append(h > 0 ? ",{\"step\":" : "{\"step\":").append(std::to_string(path->step));
+    summary.append(h > 0 ? ",{\"step\":" : "{\"step\":");
+    summary.append(path->whole_profile ? "null" : std::to_string(path->step));
     summary.append(",\"length_us\":");
     AppendJsonDouble(summary, static_cast<double>(path->length_ps) / 1e6);
     summary.append(",\"flows\":").append(std::to_string(flows)).append("}");
