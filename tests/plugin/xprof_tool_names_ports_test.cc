@@ -61,6 +61,8 @@ TEST(XprofToolNamesPorts, ToolsList) {
     if (c.has_hlo_module) want.insert(want.end(), {"op_profile", "hlo_stats", "roofline_model"});
     want.insert(want.end(), c.xprof_extra.begin(), c.xprof_extra.end());
     want.push_back("tfprof");  // tbprof's own tool, not xprof's: every xplane run can fill it
+    // tbprof's own too: HTA's analyses, wherever there is a GPU's work.
+    if (std::string_view(c.plane) == "/device:GPU:") want.push_back("trace_analysis");
     std::sort(want.begin(), want.end());
     EXPECT_EQ(ToolsOf(c.plane, c.has_hlo_module), want);
   }

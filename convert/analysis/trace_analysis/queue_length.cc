@@ -55,7 +55,6 @@ QueueStreamRow SummarizeStream(const RankKernels& rank, uint32_t s, const std::v
   const GpuStream& st = rank.streams[s];
   QueueStreamRow row;
   row.rank = rank.rank, row.device = st.device, row.stream = st.stream;
-  row.trace_ps = rank.trace_end_ps - rank.trace_begin_ps;
   std::vector<int64_t> counts;
   int64_t length = 0, prev_ts = 0, n = 0;
   double mean = 0, m2 = 0;
@@ -104,6 +103,14 @@ std::vector<QueueStreamRow> QueueLength(const RankKernels& rank, int64_t max_que
   return rows;
 }
 
+void SetTraceSpans(const XSpaceModel& space, std::vector<QueueStreamRow>& rows) {
+  bool blocked = false;
+  for (const QueueStreamRow& r : rows) blocked |= r.blocked_ps > 0;
+  if (!blocked) return;
+  const int64_t span = TraceSpanPs(space);
+  for (QueueStreamRow& r : rows) r.trace_ps = span;
+}
+
 void AppendQueueLengthJson(std::string& out, const std::vector<QueueStreamRow>& rows) {
   out += "\"queue_length\":{\"max_queue_length\":" + std::to_string(kMaxQueueLength) + ",\"rows\":[";
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -118,7 +125,11 @@ void AppendQueueLengthJson(std::string& out, const std::vector<QueueStreamRow>& 
     num("mean", r.mean), num("std", r.std), num("min", r.min), num("p25", r.p25), num("p50", r.p50);
     num("p75", r.p75), num("max", r.max);
     AppendUsMember(out, "time_blocked_on_full_queue_us", r.blocked_ps);
-    AppendPctgMember(out, "blocked_pctg", r.blocked_ps, r.trace_ps);
+    if (r.blocked_ps == 0) {
+      out += ",\"blocked_pctg\":0";
+    } else {
+      AppendPctgMember(out, "blocked_pctg", r.blocked_ps, r.trace_ps);
+    }
     out += '}';
   }
   out += "],\"series\":[";

@@ -30,11 +30,15 @@ struct QueueStreamRow {
   double mean = 0, std = 0;  // std: null (NaN) below two points
   double min = 0, p25 = 0, p50 = 0, p75 = 0, max = 0;
   int64_t blocked_ps = 0;
-  int64_t trace_ps = 0;  // the rank's trace span, for the blocked share
+  int64_t trace_ps = 0;  // the rank's trace span (TraceSpanPs), for the blocked share; set by the caller
   std::vector<std::pair<int64_t, int64_t>> series;  // (time ps, length), downsampled
 };
 
 std::vector<QueueStreamRow> QueueLength(const RankKernels& rank, int64_t max_queue_length = kMaxQueueLength);
+
+// Sets each row's trace_ps from the rank's model, which only a queue that was
+// ever full needs (a share of nothing blocked is 0 whatever the span).
+void SetTraceSpans(const XSpaceModel& space, std::vector<QueueStreamRow>& rows);
 
 // `"queue_length": {"max_queue_length": N, "rows": [...], "series": [...]}`.
 void AppendQueueLengthJson(std::string& out, const std::vector<QueueStreamRow>& rows);

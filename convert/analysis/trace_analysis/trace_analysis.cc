@@ -95,9 +95,10 @@ std::string TraceAnalysisJson(const std::vector<RankModel>& models, const std::v
     straggler_figures.push_back(StragglerFiguresOf(*models[i].model, r, temporal.back(), merged));
     breakdown.push_back(ComputeKernelBreakdown(r, merged));
     overlap.push_back(CommCompOverlap(r, merged));
-    std::vector<IdleStreamRow> idle_rows = IdleTimeBreakdown(r);
-    idle.insert(idle.end(), idle_rows.begin(), idle_rows.end());
+    std::vector<IdleStreamRow> gaps = IdleTimeBreakdown(r);
+    idle.insert(idle.end(), gaps.begin(), gaps.end());
     std::vector<QueueStreamRow> q = QueueLength(r);
+    SetTraceSpans(*models[i].model, q);
     for (QueueStreamRow& row : q) queue.push_back(std::move(row));
     launch.push_back(KernelLaunchStats(r));
   }

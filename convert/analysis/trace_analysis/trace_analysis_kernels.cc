@@ -259,8 +259,19 @@ void ReadLaunches(const XSpaceModel& space, RankKernels& out, const std::vector<
   }
 }
 
-// Step 3: the span of every event the rank recorded, host and device.
-void ReadTraceSpan(const XSpaceModel& space, RankKernels& out) {
+}  // namespace
+
+RankKernels ExtractRankKernels(const XSpaceModel& space, int64_t rank, std::string host) {
+  RankKernels out;
+  out.rank = rank;
+  out.host = std::move(host);
+  std::vector<std::vector<int64_t>> correlations;
+  ReadStreams(space, out, correlations);
+  ReadLaunches(space, out, correlations);
+  return out;
+}
+
+int64_t TraceSpanPs(const XSpaceModel& space) {
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   const StrId counters = space.Find(schema::kCountersLine);
   for (const XPlaneModel& p : space.planes) {
@@ -274,20 +285,7 @@ void ReadTraceSpan(const XSpaceModel& space, RankKernels& out) {
       }
     }
   }
-  if (lo <= hi) out.trace_begin_ps = lo, out.trace_end_ps = hi;
-}
-
-}  // namespace
-
-RankKernels ExtractRankKernels(const XSpaceModel& space, int64_t rank, std::string host) {
-  RankKernels out;
-  out.rank = rank;
-  out.host = std::move(host);
-  std::vector<std::vector<int64_t>> correlations;
-  ReadStreams(space, out, correlations);
-  ReadLaunches(space, out, correlations);
-  ReadTraceSpan(space, out);
-  return out;
+  return lo <= hi ? hi - lo : 0;
 }
 
 MergedKernels MergeKernelIntervals(const RankKernels& rank) {

@@ -75,13 +75,16 @@ struct RankKernels {
   std::vector<GpuStream> streams;  // by device, then stream id
   std::vector<KernelName> names;
   std::vector<Launch> launches;    // by begin; only those whose device op is known
-  // The span of every event of the rank (host and device), HTA's trace duration.
-  int64_t trace_begin_ps = 0, trace_end_ps = 0;
   size_t num_kernels = 0;
 };
 
 // Reads one rank's GPU work from its model. `host` names it in the output.
 RankKernels ExtractRankKernels(const XSpaceModel& space, int64_t rank, std::string host);
+
+// The span of every event of the model's host and GPU planes (HTA's trace
+// duration), in ps; 0 without events. A pass over every event: sections ask
+// for it only when they need it.
+int64_t TraceSpanPs(const XSpaceModel& space);
 
 // The rank a model's trace states ("rank <N>", as the Kineto importer names
 // a distributed rank's host), else `fallback`.

@@ -183,6 +183,40 @@ TEST(TraceAnalysisHand, NoCommunicationIsUnknownOverlap) {
   EXPECT_NE(out.find("\"comp_comm_overlap_pctg\":null"), std::string::npos) << out;
 }
 
+// 1500 launches, each 5 µs before its 1 µs kernel: 3000 changes (1, 0, 1, 0, …)
+// kept as 1500 points, each the larger of its two.
+TEST(TraceAnalysisHand, QueueSeriesIsDownsampled) {
+  TraceWriter w;
+  for (int i = 0; i < 1500; ++i) w.Launch(i * 10 * kUs, 1 * kUs, (i * 10 + 5) * kUs, 1 * kUs, "k", i + 1, i + 1);
+  Loaded l = Load(w.Json());
+  const std::vector<QueueStreamRow> rows = QueueLength(l.rank);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].count, 3000);
+  ASSERT_EQ(rows[0].series.size(), 1500u);
+  for (const auto& [ts, length] : rows[0].series) EXPECT_EQ(length, 1);
+  EXPECT_EQ(rows[0].series[1].first, 10 * kPsPerUs);
+}
+
+// Twelve kernel names of 1..12 µs: the top 10 listed, the 1 and 2 µs ones as "others".
+TEST(TraceAnalysisHand, KernelsPastTheTopAreOthers) {
+  TraceWriter w;
+  for (int i = 1; i <= 12; ++i) {
+    w.Launch(i * 100 * kUs, 1 * kUs, (i * 100 + 10) * kUs, i * kUs, "k" + std::to_string(i), i, i);
+  }
+  Loaded l = Load(w.Json());
+  const KernelBreakdown b = ComputeKernelBreakdown(l.rank, l.merged);
+  std::string out;
+  AppendKernelBreakdownJson(out, {&l.rank}, {b}, 10);
+  EXPECT_NE(out.find("\"name\":\"k12\",\"sum_us\":12"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"name\":\"k2\""), std::string::npos) << out;
+  // others: 1 and 2 µs, mean 1.5, sample std sqrt(0.5).
+  const std::string others = "\"name\":\"others\",\"sum_us\":3,\"max_us\":2,\"min_us\":1,\"stddev_us\":";
+  const size_t at = out.find(others);
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NEAR(std::stod(out.substr(at + others.size())), std::sqrt(0.5), 1e-12);
+  EXPECT_NE(out.find("\"mean_us\":1.5,\"count\":2}"), std::string::npos) << out;
+}
+
 TEST(TraceAnalysisHand, KernelTypesByName) {
   EXPECT_EQ(KernelTypeOfName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ncclWork*)"),
             KernelType::kCommunication);
