@@ -137,6 +137,10 @@ StatusOr<std::string> AppendCriticalPathFlows(const std::vector<StreamingTraceHo
     const XSpaceModel& space = hosts[h].index->space();
     auto path = trace_analysis::ComputeCriticalPath(space, step);
     if (!path.ok()) return Status(path.status().code(), "trace viewer: " + path.status().message());
+    constexpr size_t kFlowBytes = 256;  // one flow's two events, with room
+    if (out.capacity() - out.size() < path->visits.size() * kFlowBytes) {
+      RETURN_IF_ERROR(GrowClaimed(out, path->visits.size() * kFlowBytes, "trace viewer: the critical path's flows"));
+    }
     std::map<std::pair<uint32_t, uint32_t>, const TraceRow*> row_of;  // (plane, line) → row
     for (const TraceRow& row : hosts[h].index->layout().rows) {
       if (!row.derived) row_of[{row.plane, row.line}] = &row;
@@ -173,7 +177,8 @@ StatusOr<std::string> AppendCriticalPathFlows(const std::vector<StreamingTraceHo
       }
       ++flows;
     }
-    summary.append(h > 0 ? ",{\"step\":" : "{\"step\":").append(std::to_string(path->step));
+    summary.append(h > 0 ? ",{\"step\":" : "{\"step\":");
+    summary.append(path->whole_profile ? "null" : std::to_string(path->step));
     summary.append(",\"length_us\":");
     AppendJsonDouble(summary, static_cast<double>(path->length_ps) / 1e6);
     summary.append(",\"flows\":").append(std::to_string(flows)).append("}");

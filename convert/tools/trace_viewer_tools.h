@@ -14,6 +14,10 @@
 //     whose name starts with the prefix (ASCII case ignored).
 //   - `event_name` + `start_time_ms` (the event's ts in ms) [+ `duration_ms`,
 //     `unique_id` = args.uid of the event]: that one event with its args.
+//   - `critical_path=STEP` (empty: the first step) with any of the above: the
+//     step's critical path on every host (trace_analysis/critical_path.h) as
+//     flow events (ph "s" → "f", cat "critical_path") between the events on
+//     it, and "criticalPath": {"hosts": [{step, length_us, flows}]}.
 //   Malformed numbers give InvalidArgument, like xprof's GetTraceViewOption.
 #pragma once
 

@@ -126,19 +126,33 @@ Window BuildWindow(const XSpaceModel& space, const StepSpan& step) {
 
 }  // namespace
 
-std::vector<int64_t> StepNumbers(const XSpaceModel& space) {
-  std::vector<int64_t> out;
-  for (const StepSpan& s : HostSteps(space)) out.push_back(s.number);
-  return out;
+namespace {
+
+// The span of every host event: the window of a profile that marks no steps.
+std::optional<StepSpan> WholeProfile(const XSpaceModel& space) {
+  const XPlaneModel* host = space.FindPlane(schema::kHostPlane);
+  if (host == nullptr || host->events.empty()) return std::nullopt;
+  StepSpan all{0, host->events[0].begin_ps, host->events[0].end_ps()};
+  for (const Event& e : host->events) {
+    all.begin_ps = std::min(all.begin_ps, e.begin_ps);
+    all.end_ps = std::max(all.end_ps, e.end_ps());
+  }
+  return all;
 }
+
+}  // namespace
 
 StatusOr<CriticalPath> ComputeCriticalPath(const XSpaceModel& space, std::optional<int64_t> step) {
   const std::vector<StepSpan> steps = HostSteps(space);
+  constexpr std::string_view kNoSteps =
+      "the profile marks no steps (no host event carries a step number, as PyTorch's ProfilerStep#N does)";
+  std::optional<StepSpan> whole;
   if (steps.empty()) {
-    return NotFound("critical_path: the profile marks no steps (no host event carries a step number, as PyTorch's "
-                    "ProfilerStep#N does)");
+    if (step) return NotFound("critical_path: no step " + std::to_string(*step) + ": " + std::string(kNoSteps));
+    whole = WholeProfile(space);
+    if (!whole) return NotFound("critical_path: the profile has no host events");
   }
-  const StepSpan* chosen = &steps[0];
+  const StepSpan* chosen = whole ? &*whole : &steps[0];
   if (step) {
     auto it = std::find_if(steps.begin(), steps.end(), [&](const StepSpan& s) { return s.number == *step; });
     if (it == steps.end()) {
@@ -153,6 +167,7 @@ StatusOr<CriticalPath> ComputeCriticalPath(const XSpaceModel& space, std::option
   CriticalPath out;
   for (const StepSpan& s : steps) out.steps.push_back(s.number);
   out.step = chosen->number;
+  out.whole_profile = whole.has_value();
   out.step_begin_ps = chosen->begin_ps;
   out.step_end_ps = chosen->end_ps;
   out.window_end_ps = chosen->end_ps;
@@ -176,7 +191,8 @@ void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::str
   }
   auto us = [&](int64_t ps) { AppendJsonDouble(out, static_cast<double>(ps) / 1e6); };
   out.append("\"critical_path\":{\"step\":");
-  out.append(longest ? std::to_string(longest->step) : "null");
+  out.append(longest && !longest->whole_profile ? std::to_string(longest->step) : "null");
+  out.append(",\"whole_profile\":").append(longest && longest->whole_profile ? "true" : "false");
   out.append(",\"steps\":[");
   for (size_t i = 0; longest && i < longest->steps.size(); ++i) {
     if (i > 0) out.push_back(',');
@@ -203,7 +219,7 @@ void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::str
       continue;
     }
     const CriticalPath& p = *ranks[i].path;
-    out.append(",\"step\":").append(std::to_string(p.step)).append(",\"length_us\":");
+    out.append(",\"step\":").append(p.whole_profile ? "null" : std::to_string(p.step)).append(",\"length_us\":");
     us(p.length_ps);
     out.append(",\"step_start_us\":");
     us(p.step_begin_ps);

@@ -8,7 +8,8 @@
 // stack events left out, as HTA reads operators and runtime calls only), and
 // the GPU activity those events launched, even where it runs past the step's
 // end (the step then really ends later). Unless asked for another, the step
-// is the trace's first.
+// is the trace's first; a profile that marks no steps (a JAX program without
+// step annotations) is one window, the whole profile.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,7 @@ struct CriticalPathSegment {
 struct CriticalPath {
   std::vector<int64_t> steps;  // the step numbers the trace has, in time order
   int64_t step = 0;
+  bool whole_profile = false;  // no steps marked: the window is the whole profile
   int64_t step_begin_ps = 0, step_end_ps = 0;
   // The latest end of the window's events: past the step's end when its kernels outlast it.
   int64_t window_end_ps = 0;
@@ -50,11 +52,8 @@ struct CriticalPath {
   std::vector<CriticalPathVisit> visits;  // the path's events in order, for the trace viewer's flows
 };
 
-// The step numbers the host plane carries, in time order.
-std::vector<int64_t> StepNumbers(const XSpaceModel& space);
-
-// An error when the trace has no steps, when `step` is not one of them, or
-// when the events contradict each other.
+// An error when `step` is not one of the trace's, when there are no host
+// events, or when the events contradict each other.
 StatusOr<CriticalPath> ComputeCriticalPath(const XSpaceModel& space, std::optional<int64_t> step);
 
 // One rank's path, or why it has none.

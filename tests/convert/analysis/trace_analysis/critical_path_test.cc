@@ -57,7 +57,7 @@ TEST(CriticalPath, HandBuiltStepHasTheWorkedOutPath) {
 
   std::string json;
   AppendCriticalPathJson({RankCriticalPath{0, *path, ""}}, json);
-  EXPECT_NE(json.find(R"("critical_path":{"step":1,"steps":[1,2],"length_us":100,"reason":null,)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("critical_path":{"step":1,"whole_profile":false,"steps":[1,2],"length_us":100,"reason":null,)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"({"kind":"kernel","name":"K1","rank":0,"start_us":20,"duration_us":50,"share_pctg":50})"),
             std::string::npos)
       << json;
@@ -75,9 +75,17 @@ TEST(CriticalPath, ChosenStepAndUnknownStep) {
   auto missing = ComputeCriticalPath(*model, 7);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no step 7 in this profile; its steps: 1, 2"), std::string::npos);
+  // Without steps the window is the whole profile: mm (0–10 µs) launching K (12–20).
   TraceWriter no_steps;
-  no_steps.Host("cpu_op", "aten::mm", 0, 10, R"("External id": 1)");
-  EXPECT_FALSE(ComputeCriticalPath(*Import(no_steps.Json()), std::nullopt).ok());
+  no_steps.Host("cpu_op", "aten::mm", 0, 10'000, R"("External id": 1)");
+  no_steps.Launch(1'000, 2'000, 12'000, 8'000, "K", 1, 1);
+  auto whole = ComputeCriticalPath(*Import(no_steps.Json()), std::nullopt);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_TRUE(whole->whole_profile);
+  EXPECT_EQ(whole->length_ps, 20'000'000);  // mm 1, launch delay 11, K 8
+  auto asked = ComputeCriticalPath(*Import(no_steps.Json()), 3);
+  ASSERT_FALSE(asked.ok());
+  EXPECT_NE(asked.status().message().find("no step 3: the profile marks no steps"), std::string::npos);
 }
 
 // The stream was idle when the launch began: the launch edge, not the gap
