@@ -133,19 +133,21 @@ export function launchSection(d: TraceAnalysis, fw: Framework, label: (r: string
 }
 
 // The trace viewer on the rank's host with the path drawn as flows.
-function traceLink(ctx: PageContext, d: TraceAnalysis, step: number, segments: Segment[]): HTMLElement | null {
+// `step` null: a profile that marks no steps, whose path is the whole profile's (critical_path with no step).
+function traceLink(ctx: PageContext, d: TraceAnalysis, step: number | null, segments: Segment[]): HTMLElement | null {
   const tool = ctx.tools.find((t) => t === 'trace_viewer@') ?? ctx.tools.find((t) => baseToolName(t) === 'trace_viewer');
   if (!tool) return null;
   const first = segments[0];
   const host = ctx.sel.host && ctx.sel.host !== 'ALL_HOSTS' ? ctx.sel.host : first?.host || (d.ranks?.find((r) => r.rank === first?.rank)?.host ?? ctx.sel.host);
-  const q = new URLSearchParams({ run: ctx.sel.run, tool, host, critical_path: String(step) });
-  return el('a', { href: `?${q.toString()}`, id: 'ta-critical-path-link', class: 'button', 'data-step': String(step), 'data-host': host },
-    `Show step ${step}'s critical path in the trace viewer`);
+  const q = new URLSearchParams({ run: ctx.sel.run, tool, host, critical_path: step === null ? '' : String(step) });
+  return el('a', { href: `?${q.toString()}`, id: 'ta-critical-path-link', class: 'button', 'data-step': step === null ? '' : String(step), 'data-host': host },
+    step === null ? 'Show the whole profile\'s critical path in the trace viewer' : `Show step ${step}'s critical path in the trace viewer`);
 }
 
 function pathBody(ctx: PageContext, d: TraceAnalysis, cp: NonNullable<TraceAnalysis['critical_path']>): HTMLElement {
   const segs = cp.segments ?? [];
-  if (!isNum(cp.step) || !segs.length) return message('empty', cp.reason ?? 'No critical path: the profile has no complete step with kernels.');
+  const step = isNum(cp.step) ? cp.step : null;
+  if ((step === null && cp.whole_profile !== true) || !segs.length) return message('empty', cp.reason ?? 'No critical path: the profile has no complete step with kernels.');
   const kinds = new Map<string, number>();
   for (const s of segs) if (isNum(s.share_pctg)) kinds.set(s.kind, (kinds.get(s.kind) ?? 0) + s.share_pctg);
   const grid = new DataGrid<Segment>([
@@ -157,8 +159,9 @@ function pathBody(ctx: PageContext, d: TraceAnalysis, cp: NonNullable<TraceAnaly
     { id: 'duration_us', label: 'Duration', numeric: true, value: (s) => s.duration_us ?? NaN, render: (s) => figure(s.duration_us, fmtUs, 'us') },
     { id: 'share_pctg', label: 'Share of the path', numeric: true, value: (s) => s.share_pctg ?? NaN, render: (s) => figure(s.share_pctg, pct, '%') },
   ], segs, { name: 'ta-critical-path', initialSort: { id: 'order', desc: false } });
-  return el('div', { id: 'ta-critical-path', 'data-step': String(cp.step), 'data-segments': String(segs.length) },
-    el('p', {}, 'Length: ', figure(cp.length_us, fmtUs, 'us'), ` · ${segs.length} segments.`), traceLink(ctx, d, cp.step, segs),
+  return el('div', { id: 'ta-critical-path', 'data-step': step === null ? '' : String(step), 'data-segments': String(segs.length) },
+    el('p', {}, step === null ? 'The profile marks no steps: the path of the whole profile. ' : '', 'Length: ', figure(cp.length_us, fmtUs, 'us'),
+      ` · ${segs.length} segments.`), traceLink(ctx, d, step, segs),
     horizontalBars([...kinds].map(([name, value]) => ({ name, value })), { unit: '%', name: 'ta-critical-kinds' }), grid.root);
 }
 

@@ -32,7 +32,7 @@ export interface TraceAnalysis {
   kernel_launch?: { thresholds?: Record<string, unknown>; summary?: LaunchSummary[]; delay_histogram?: { rank: number; host?: string; bins: { from_us: number; to_us: number | null; count: number }[] }[];
     launches?: Launch[]; launches_total?: N };
   stragglers?: { band?: Record<string, unknown>; rows?: StragglerRow[]; collectives?: Collective[] };
-  critical_path?: { step?: N; steps?: number[]; length_us?: N; segments?: Segment[]; reason?: string };
+  critical_path?: { step?: N; whole_profile?: boolean; steps?: number[]; length_us?: N; segments?: Segment[]; reason?: string };
   op_roofline?: { peaks?: { tflops: N; memory_gbps: N; device?: string }; rows?: RooflineRow[]; reason?: string };
 }
 

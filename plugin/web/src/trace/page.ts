@@ -79,7 +79,7 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
 function showCriticalPath(status: HTMLElement, view: TraceView, step: string, arrows: PathArrow[], fit: boolean): boolean {
   view.pathArrows = arrows;
   const note = el('span', { class: 'hint', id: 'trace-critical-path', 'data-step': step, 'data-arrows': String(arrows.length) },
-    arrows.length ? `Critical path of step ${step}: ${arrows.length} flows (purple arrows)` : `The server added no critical path for step ${step}`);
+    `${step ? `Critical path of step ${step}` : 'Critical path'}: ${arrows.length ? `${arrows.length} flows (purple arrows)` : 'the server added none'}`);
   status.before(note);
   if (!arrows.length || !fit) return false;
   const ts = arrows.flatMap((a) => [a.from.ts, a.to.ts]);
