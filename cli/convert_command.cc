@@ -1,15 +1,40 @@
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <fstream>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "convert/base/file_name.h"
+#include "convert/base/memory_grant.h"
 #include "convert/load/profile_format.h"
 #include "convert/tools/tool_registry.h"
 
 namespace tbprof::cli {
+namespace {
+
+// Half of physical memory: a conversion may use much of the machine, never
+// all of it (a gzip bomb or a 2 GB string stops before the OOM killer).
+int64_t DefaultMemoryMb() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 4096;
+  return std::max<int64_t>(1, (int64_t{pages} * page / 2) >> 20);
+}
+
+// The conversion's grant: all of --memory_mb reserved, nothing more given.
+std::shared_ptr<MemoryGrant> CliMemoryGrant(int64_t memory_mb) {
+  return std::make_shared<MemoryGrant>(static_cast<uint64_t>(memory_mb) << 20, [memory_mb](uint64_t, uint64_t) {
+    return ResourceExhausted("needs more than --memory_mb " + std::to_string(memory_mb) +
+                             " MiB; raise --memory_mb to convert this file");
+  });
+}
+
+}  // namespace
+
 int ConvertCommand(int argc, char** argv) {
   Flags flags("convert", "FILE.xplane.pb|FILE.pt.trace.json[.gz] [FILE2 …] --tool NAME [--out F] [--param k=v …]",
               "Runs one converter over one host's XSpace or PyTorch (Kineto) trace (several files combine\n"
@@ -20,6 +45,9 @@ int ConvertCommand(int argc, char** argv) {
             "      may be repeated");
   flags.JoinRepeats("param", "&");
   flags.Add("list", "", "list the available tools", true);
+  flags.AddInt("memory_mb", DefaultMemoryMb(), 1, INT32_MAX,
+               "memory the conversion may claim (inflated bytes, decoded events, names, answers); more stops it\n"
+               "      with an error instead of growing (default: half of this machine's physical memory)");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (flags.Bool("list")) {
     for (const ToolSpec& t : ProfileTools()) std::printf("%s\n", t.name.c_str());
@@ -64,6 +92,7 @@ int ConvertCommand(int argc, char** argv) {
   // The registry's converters turn their own exceptions into errors; this
   // catches what escapes around them (argument copies, output) the same way.
   StatusOr<ToolOutput> out = Internal("not run");
+  MemoryGrantScope bounded(CliMemoryGrant(flags.Int("memory_mb")));
   try {
     out = spec->run(in);
   } catch (const std::exception& e) {

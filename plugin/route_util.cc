@@ -13,19 +13,44 @@ namespace {
 
 constexpr size_t kGzipAheadMinBytes = 1024;  // smaller cached bodies are sent as they are
 
-}  // namespace
+// Deflate writes at least one bit per 258 bytes out (1032:1 at most), so a
+// single-member trailer stating more than that of the file cannot be true: the
+// file is cut or damaged and its last four bytes are compressed data.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+// What a gzip'ed profile whose trailer is no size is assumed to inflate to for
+// admission (JSON traces inflate 5-15x); the work's claims ask for more.
+constexpr uint64_t kAssumedGzipRatio = 8;
 
-// The trailer is read through a confined descriptor (see route_util.h).
-std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated) {
+// The size `path`'s gzip trailer states: nullopt when not gzip'ed, 0 when the
+// trailer cannot be read, UINT64_MAX when it cannot be true. The trailer is
+// read through a confined descriptor (see route_util.h).
+std::optional<uint64_t> GzipStatedSize(const std::string& path, uint64_t file_size) {
   auto fd = OpenForRead(path);
   if (!fd.ok() || file_size < 18) return std::nullopt;
   unsigned char head[2], tail[4];
   if (pread(fd->get(), head, 2, 0) != 2 || !HasGzipMagic(std::string_view(reinterpret_cast<char*>(head), 2))) {
     return std::nullopt;
   }
-  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return max_inflated;
+  if (pread(fd->get(), tail, 4, static_cast<off_t>(file_size - 4)) != 4) return 0;
   const uint64_t stated = uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
-  return std::min(std::max(stated, file_size) + 1, max_inflated);  // + 1: a stream of exactly the stated size passes
+  return stated > file_size * kMaxDeflateRatio ? UINT64_MAX : stated;
+}
+
+}  // namespace
+
+std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated) {
+  const std::optional<uint64_t> stated = GzipStatedSize(path, file_size);
+  if (!stated) return std::nullopt;
+  if (*stated == 0 || *stated == UINT64_MAX) return max_inflated;
+  return std::min(std::max(*stated, file_size) + 1, max_inflated);  // + 1: a stream of exactly the stated size passes
+}
+
+std::optional<uint64_t> GzipInflatedEstimate(const std::string& path, uint64_t file_size, uint64_t max_inflated) {
+  const std::optional<uint64_t> stated = GzipStatedSize(path, file_size);
+  if (!stated) return std::nullopt;
+  if (*stated == 0) return max_inflated;
+  if (*stated == UINT64_MAX) return std::min(file_size * kAssumedGzipRatio, max_inflated);
+  return std::min(std::max(*stated, file_size) + 1, max_inflated);
 }
 
 void LimitInflationToEstimate(FileAccessScope& scope, const std::string& path, uint64_t max_inflated) {

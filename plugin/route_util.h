@@ -31,7 +31,14 @@ StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes)
 // at most `max_inflated`); nullopt when the file is not gzip'ed. Inflation is
 // limited to it (FileAccessScope::LimitInflation) so that the working memory
 // estimated from it holds even when the trailer lies or wrapped past 4 GiB.
+// A trailer that cannot be true (more than deflate's 1032:1 of the file: a cut
+// file) limits nothing below `max_inflated`: the work's memory claims bound it.
 std::optional<uint64_t> GzipInflationCap(const std::string& path, uint64_t file_size, uint64_t max_inflated);
+// What the working memory estimates take a gzip'ed profile to inflate to: the
+// cap, but for a trailer that cannot be true a typical ratio of the file, so
+// that a cut file is admitted and read to where it ends (422, damaged or
+// incomplete) instead of refused for a size its trailer never meant.
+std::optional<uint64_t> GzipInflatedEstimate(const std::string& path, uint64_t file_size, uint64_t max_inflated);
 // Limits the inflation of `path` in `scope` to GzipInflationCap when it is gzip'ed.
 void LimitInflationToEstimate(FileAccessScope& scope, const std::string& path, uint64_t max_inflated);
 

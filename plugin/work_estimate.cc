@@ -41,7 +41,7 @@ uint64_t ModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const st
                         const FileIdentity& id) {
   if (cache.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
   FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
-  return DecodedModelBytes(id.size, GzipInflationCap(path, id.size, limits.max_inflated_bytes));
+  return DecodedModelBytes(id.size, GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes));
 }
 
 uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const DataPlan& plan) {
@@ -57,7 +57,7 @@ uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const Data
   for (const auto& [path, id] : plan.files) {
     // A gzip'ed legacy file (trace.json.gz sent as it is, or a .pb.gz a converter reads) inflates first.
     const uint64_t inflated =
-        plan.legacy_gzip ? 0 : GzipInflationCap(path, id.size, limits.max_inflated_bytes).value_or(0);
+        plan.legacy_gzip ? 0 : GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes).value_or(0);
     bytes += LegacyFileBytes(id.size, inflated);
   }
   if (plan.inflate_for_client) bytes += limits.max_response_bytes;  // inflated up to the response limit
@@ -69,7 +69,7 @@ uint64_t SummaryBytes(const WorkLimits& limits, const RunFile& file) {
   FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
   auto id = FileIdentityOf(file.path);
   if (!id.ok()) return 0;
-  return GzipInflationCap(file.path, id->size, limits.max_inflated_bytes).value_or(0);
+  return GzipInflatedEstimate(file.path, id->size, limits.max_inflated_bytes).value_or(0);
 }
 
 uint64_t FirstModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const RunContents& contents) {

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "convert/base/file_name.h"
+#include "convert/base/inflate_claimed.h"
 
 namespace tbprof {
 
@@ -22,13 +23,42 @@ bool HasGzipMagic(std::string_view head) {
 }
 
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes) {
+  uint64_t claimed = 0;
+  StatusOr<std::string> out = InflateKeepingClaim(in, path, max_bytes, &claimed);
+  ReleaseMemory(claimed);
+  return out;
+}
+
+StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string& path, uint64_t max_bytes,
+                                          uint64_t* kept_claim) {
+  *kept_claim = 0;
   if (const FileAccessScope* scope = FileAccessScope::Current()) {
     max_bytes = std::min(max_bytes, scope->InflationLimitOf(path));
   }
   z_stream zs{};
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return Internal(path + ": zlib init failed");
   std::string out;
-  out.resize(std::min<uint64_t>(std::max<uint64_t>(uint64_t{in.size()} * 4, 1 << 16), std::max<uint64_t>(max_bytes, 1)));
+  // The buffer is claimed before each growth (both held while it is copied),
+  // so a bomb stops at the thread's memory grant as well as at `max_bytes`.
+  uint64_t claimed = 0;
+  auto fail = [&](Status s) {
+    inflateEnd(&zs);
+    out = std::string();
+    ReleaseMemory(claimed);
+    return s;
+  };
+  auto grow = [&](uint64_t size) {
+    RETURN_IF_ERROR(ClaimMemory(size, "decompressing " + FileNameOfPath(path)));
+    out.resize(size);
+    ReleaseMemory(claimed);
+    claimed = size;
+    return Status();
+  };
+  if (Status s = grow(std::min<uint64_t>(std::max<uint64_t>(uint64_t{in.size()} * 4, 1 << 16),
+                                         std::max<uint64_t>(max_bytes, 1)));
+      !s.ok()) {
+    return fail(s);
+  }
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size(), 1u << 30));
   size_t fed = zs.avail_in;
@@ -37,10 +67,9 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
   while (true) {
     if (produced == out.size()) {
       if (out.size() >= max_bytes) {
-        inflateEnd(&zs);
-        return ResourceExhausted(path + ": more than " + std::to_string(max_bytes) + " bytes when decompressed");
+        return fail(ResourceExhausted(path + ": more than " + std::to_string(max_bytes) + " bytes when decompressed"));
       }
-      out.resize(std::min<uint64_t>(out.size() * 2, max_bytes));
+      if (Status s = grow(std::min<uint64_t>(out.size() * 2, max_bytes)); !s.ok()) return fail(s);
     }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
@@ -55,18 +84,16 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
     }
     if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      inflateEnd(&zs);
-      return DataLoss(FileNameOfPath(path) + ": this file is damaged (" + std::to_string(in.size()) +
-                      " bytes; its gzip data is corrupt after byte " + std::to_string(zs.total_in) + "); re-capture it");
+      return fail(
+          DamagedProfileFile(path, in.size(), "its gzip data is corrupt after byte " + std::to_string(zs.total_in)));
     }
     if (rc == Z_BUF_ERROR && zs.avail_in == 0 && fed >= in.size()) {
-      inflateEnd(&zs);
-      return DataLoss(FileNameOfPath(path) + ": this file is incomplete (" + std::to_string(in.size()) +
-                      " bytes; it ends inside its gzip data); re-capture it");
+      return fail(DamagedProfileFile(path, in.size(), "it ends inside its gzip data"));
     }
   }
   inflateEnd(&zs);
   out.resize(produced);
+  *kept_claim = claimed;
   return out;
 }
 

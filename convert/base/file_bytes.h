@@ -28,7 +28,9 @@ bool HasGzipMagic(std::string_view head);
 
 // Inflates a gzip stream; `path` names it in errors. More than `max_bytes` out
 // (or than the active FileAccessScope allows) is ResourceExhausted, found
-// while inflating, so a small bomb never allocates more than the limit.
+// while inflating, so a small bomb never allocates more than the limit. The
+// buffer is claimed from the thread's memory grant as it grows (a refusal ends
+// the inflation) and released on return (inflate_claimed.h keeps the claim).
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes);
 
 // What identifies one version of a file: a rewrite changes the size or the

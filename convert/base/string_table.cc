@@ -5,10 +5,27 @@
 
 namespace tbprof {
 namespace {
+// Chunks grow from 256 bytes to 1 MiB (and the slots from 16): a profile of
+// 200,000 devices makes a table per device while it derives their lines, and
+// a first chunk of 1 MiB each took gigabytes for a few names apiece.
+constexpr size_t kFirstChunkBytes = 256;
 constexpr size_t kChunkBytes = 1 << 20;
+constexpr size_t kFirstSlots = 16;
+
+// What `chunks` chunks of growing size hold at most (a big string's own chunk
+// counted as a full one: MemoryBytes takes the larger of this and the strings).
+size_t ChunkBytes(size_t chunks) {
+  size_t bytes = 0;
+  for (size_t i = 0, size = kFirstChunkBytes; i < chunks; ++i, size = std::min(size * 2, kChunkBytes)) {
+    if (size == kChunkBytes) return bytes + (chunks - i) * kChunkBytes;
+    bytes += size;
+  }
+  return bytes;
 }
 
-StringTable::StringTable() : slots_(1024) { views_.emplace_back(); }
+}  // namespace
+
+StringTable::StringTable() : slots_(kFirstSlots) { views_.emplace_back(); }
 
 std::string_view StringTable::Store(std::string_view s) {
   if (s.size() > kChunkBytes / 4) {  // big strings get a chunk of their own
@@ -21,8 +38,8 @@ std::string_view StringTable::Store(std::string_view s) {
     return std::string_view(p, s.size());
   }
   if (chunks_.empty() || chunk_used_ + s.size() > chunk_size_) {
-    chunks_.emplace_back(new char[kChunkBytes]);
-    chunk_size_ = kChunkBytes;
+    chunk_size_ = std::max(chunk_size_ == 0 ? kFirstChunkBytes : std::min(chunk_size_ * 2, kChunkBytes), s.size());
+    chunks_.emplace_back(new char[chunk_size_]);
     chunk_used_ = 0;
   }
   char* dst = chunks_.back().get() + chunk_used_;
@@ -72,7 +89,7 @@ StrId StringTable::Find(std::string_view s) const {
 size_t StringTable::MemoryBytes() const {
   // A big string's chunk is its own size (Store): count the chunks or the
   // strings, whichever is more.
-  return std::max(chunks_.size() * kChunkBytes, stored_bytes_) + views_.capacity() * sizeof(std::string_view) +
+  return std::max(ChunkBytes(chunks_.size()), stored_bytes_) + views_.capacity() * sizeof(std::string_view) +
          slots_.capacity() * sizeof(Slot);
 }
 

@@ -310,6 +310,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
       if (external != kNone && correlation != kNone) external_of_correlation.try_emplace(correlation, external);
     }
   });
+  RETURN_IF_ERROR(tf_op_refused_);
   XSpaceModel& space = *space_;
   space.hostnames.push_back(HostName());
   std::vector<int> devices;
@@ -343,7 +344,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
             AddDeviceStats(devices[i], plane);
           }
           BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
-          built = ClaimHeld();  // the kernels' details, the names made for their operators
+          built = tf_op_refused_.ok() ? ClaimHeld() : tf_op_refused_;  // the kernels' details, their operators' names
         }
       },
       [&] { PopulateBackward(filled_for_sure); });

@@ -113,14 +113,25 @@ class KinetoBuilder {
   ArgNameCache arg_names_;
   // "<op>:<op>", the tf_op of a cpu_op and of what it launched, made once per op name.
   std::unordered_map<StrId, StrId> tf_op_of_name_;
+  // A name may be of any size: the text and its interned copy are claimed
+  // before they are made (the copy as ClaimHeld's, which counts it held); a
+  // refusal is kept in tf_op_refused_ and the name left without an op.
   StrId TfOpOf(StrId name) {
     auto [it, fresh] = tf_op_of_name_.try_emplace(name, kNoStr);
     if (fresh) {
       std::string_view text = space_->Str(name);
+      const uint64_t op_bytes = 2 * uint64_t{text.size()} + 1;
+      if (!tf_op_refused_.ok()) return kNoStr;
+      if (op_bytes > kClaimStep) {
+        tf_op_refused_ = ClaimMemory(2 * op_bytes, "loading the profile: its operators' names");
+        if (!tf_op_refused_.ok()) return kNoStr;
+        claimed_ += op_bytes;
+      }
       std::string op;
       op.reserve(2 * text.size() + 1);
       op.append(text).append(":").append(text);
       it->second = space_->strings.Intern(op);
+      if (op_bytes > kClaimStep) ReleaseMemory(op_bytes);  // the text, gone
     }
     return it->second;
   }
@@ -181,6 +192,7 @@ class KinetoBuilder {
   std::string source_;
   uint64_t parallel_min_bytes_;
   uint64_t claimed_ = 0;  // by ClaimHeld
+  Status tf_op_refused_;  // by TfOpOf
   std::string_view json_;
   std::unique_ptr<XSpaceModel> space_;
   std::vector<PendingEvent> events_;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "convert/base/file_bytes.h"
+#include "convert/base/inflate_claimed.h"
 #include "convert/kineto/kineto_builder.h"
 
 namespace tbprof {
@@ -31,10 +32,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, c
   MappedFile f;
   RETURN_IF_ERROR(f.Open(path, options.max_bytes));
   if (HasGzipMagic(f.view())) {
-    auto inflated = Inflate(f.view(), path, options.max_bytes);
-    RETURN_IF_ERROR(f.CheckUnchanged());
-    if (!inflated.ok()) return inflated.status();
-    return ParseKinetoTrace(*inflated, path, options);
+    return DecodeInflated(f, path, options.max_bytes,
+                          [&](std::string_view bytes) { return ParseKinetoTrace(bytes, path, options); });
   }
   auto model = Decode(f.view(), path, options, options.release_decoded_pages);
   RETURN_IF_ERROR(f.CheckUnchanged());

@@ -2,9 +2,32 @@
 
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
+#include "convert/base/memory_grant.h"
 #include "convert/load/profile_file.h"
 
 namespace tbprof {
+namespace {
+
+// The op-statistics path copies each name it shows many times over, none of
+// them in bulk: building OpStats (an op's row key, its name, its type and
+// category parsed from it, in three databases) and, per request, the tool's
+// protos, tables and JSON (each table twice: with and without idle). Measured
+// with heaptrack on a PyTorch trace of one 128 MB name: about 4 copies while
+// OpStats is built and 16 per framework_op_stats request. They are claimed
+// before they are made, from the names' bytes, so a profile of huge names
+// gets 413 at the bound instead of taking the process past it.
+constexpr uint64_t kOpStatsBuildCopies = 4;
+constexpr uint64_t kOpStatsToolCopies = 16;
+
+uint64_t NameBytes(const OpStats& stats) {
+  uint64_t bytes = 0;
+  for (const OpMetricsDb* db : {&stats.host_op_metrics_db, &stats.device_op_metrics_db, &stats.device_tf_op_metrics_db}) {
+    for (const auto& [key, metrics] : db->ops) bytes += key.size();
+  }
+  return bytes;
+}
+
+}  // namespace
 
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
   return GetForFile<XSpaceModel>(cache, "model", path, [&]() -> StatusOr<CacheValue<XSpaceModel>> {
@@ -46,6 +69,8 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
       ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(xplane_path, OpStatsLoadOptions()));
       model = std::move(loaded);
     }
+    // The names are among the model's strings (with its string stats): an upper bound.
+    RETURN_IF_ERROR(ClaimMemory(kOpStatsBuildCopies * model->strings.MemoryBytes(), "op statistics: their names"));
     std::shared_ptr<const EventGroups> groups = PeekGroupsCached(xplane_path, cache);
     auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model, &groups));
     // Stopped part-way for a client that left: partial statistics are no answer.
@@ -62,6 +87,7 @@ StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::
   std::vector<std::shared_ptr<const OpStats>> per_host;
   for (const std::string& path : profile_paths) {
     ASSIGN_OR_RETURN(auto s, LoadOpStatsCached(path, cache));
+    RETURN_IF_ERROR(ClaimMemory(kOpStatsToolCopies * NameBytes(*s), "the op tables: their names"));
     per_host.push_back(s);
   }
   if (per_host.size() == 1) return per_host[0];

@@ -192,6 +192,9 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
   auto build = [&]() -> StatusOr<CacheValue<TraceIndex>> {
     auto model = LoadModelCached(path, cache);
     if (!model.ok()) return model.status();
+    // The index orders every event twice over while it is built (a part per
+    // thread, then the whole): claimed first, as the model's arrays are.
+    RETURN_IF_ERROR(ClaimMemory(2 * sizeof(uint32_t) * (*model)->NumEvents(), "trace viewer: the index of its events"));
     std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, cache);
     std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model, &groups);
     if (CancelRequested()) return CancelledError("trace index of " + path);  // a partial index
@@ -270,6 +273,7 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
     query.min_events_to_filter = min_events_to_filter;
     for (size_t h = 0; h < hosts.size(); ++h) {
       TraceQueryResult r = hosts[h].index->Query(query);
+      RETURN_IF_ERROR(r.status);
       filtered |= r.filtered_by_visibility;
       hits[h] = std::move(r.hits);
     }

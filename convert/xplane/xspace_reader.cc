@@ -12,6 +12,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_bytes.h"
+#include "convert/base/inflate_claimed.h"
 #include "convert/base/file_name.h"
 #include "convert/base/run_both.h"
 #include "convert/xplane/damaged_file.h"
@@ -255,10 +256,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, c
   // writes at least a plane: an empty file is one whose writing failed.
   if (f.view().empty()) return EmptyProfileFile(path);
   if (HasGzipMagic(f.view())) {
-    auto inflated = Inflate(f.view(), path, options.max_bytes);
-    RETURN_IF_ERROR(f.CheckUnchanged());
-    if (!inflated.ok()) return inflated.status();
-    return Decode(*inflated, path, /*release_pages=*/false, options);
+    return DecodeInflated(f, path, options.max_bytes,
+                          [&](std::string_view bytes) { return Decode(bytes, path, /*release_pages=*/false, options); });
   }
   auto model = Decode(f.view(), path, options.release_decoded_pages, options);
   // Decoded bytes are only trusted when the file stayed the same throughout.

@@ -8,6 +8,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/huge_pages.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/run_both.h"
 #include "convert/base/strings.h"
 #include "convert/model/schema.h"
@@ -238,9 +239,24 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   // Groups with key > min_key represent bucket width 2^min_key >= res.
   const int min_key = res == 0 ? -1 : BitLength(static_cast<uint64_t>(res - 1));
 
+  // The candidates and the hits grow in claimed steps: a window of 25M
+  // events in one row holds a gigabyte of them. The hits' claim stays with
+  // the caller's request, which holds them; the candidates' goes with them.
   std::vector<Candidate> cands;
+  uint64_t cands_claimed = 0, hits_claimed = 0;
+  auto room = [&](auto& v, uint64_t& claimed) {
+    if (v.size() < v.capacity()) return true;
+    const size_t capacity = std::max<size_t>(v.capacity() * 2, 1024);
+    const uint64_t bytes = capacity * sizeof(v[0]);
+    result.status = ClaimMemory(bytes, "trace viewer: the events of this window");
+    if (!result.status.ok()) return false;
+    v.reserve(capacity);
+    ReleaseMemory(claimed);
+    claimed = bytes;
+    return true;
+  };
   std::vector<int64_t> last_end;
-  for (size_t r = 0; r < num_rows; ++r) {
+  for (size_t r = 0; r < num_rows && result.status.ok(); ++r) {
     const std::vector<Event>& events = EventsOf(r);
     cands.clear();
     for (int g = min_key + 1; g < kGroups; ++g) {
@@ -250,9 +266,12 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
         const Event& e = events[order_[p]];
         if (e.begin_ps > t1) break;
         const int64_t end = e.begin_ps + std::max<int64_t>(e.duration_ps, 0);
-        if (end >= t0) cands.push_back(Candidate{e.begin_ps, end, p});
+        if (end < t0) continue;
+        if (!room(cands, cands_claimed)) break;
+        cands.push_back(Candidate{e.begin_ps, end, p});
       }
     }
+    if (!result.status.ok()) break;
     std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
       return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
     });
@@ -268,9 +287,11 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
         last_end.resize(depth);
         last_end.push_back(c.end);
       }
+      if (!room(result.hits, hits_claimed)) break;
       result.hits.push_back(TraceHit{static_cast<uint32_t>(r), order_[c.pos], c.pos});
     }
   }
+  ReleaseMemory(cands_claimed);
   return result;
 }
 

@@ -36,6 +36,7 @@
 
 #include "convert/analysis/trace_viewer/derived_timeline.h"
 #include "convert/analysis/trace_viewer/xspace_to_trace_events.h"
+#include "convert/base/status.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {
@@ -63,6 +64,9 @@ struct TraceQueryResult {
   bool filtered_by_visibility = false;  // whether this trace is down-sampled at all
   int64_t resolution_ps = 0;           // narrowest distinguishable duration used (0: none)
   int64_t window_begin_ps = 0, window_end_ps = 0;
+  // Not OK when the calling thread's memory grant refused room for more hits
+  // (or for the candidates they are chosen from): `hits` is then partial.
+  Status status;
 };
 
 class TraceIndex {

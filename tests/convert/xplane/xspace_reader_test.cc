@@ -249,7 +249,7 @@ TEST(ReaderGzip, GzippedFileLoadsTheSame) {
   auto t = LoadXSpaceFile(p.string());
   fs::remove(p);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find(p.filename().string() + ": this file is incomplete ("), std::string::npos)
+  EXPECT_NE(t.status().message().find(p.filename().string() + ": this profile file is damaged or incomplete ("), std::string::npos)
       << t.status().message();
 }
 
