@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "convert/base/cancellation.h"
 #include "convert/base/file_name.h"
 
 namespace tbprof {
@@ -42,8 +43,13 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
       }
       out.resize(std::min<uint64_t>(out.size() * 2, max_bytes));
     }
+    if (CancelRequested()) {
+      inflateEnd(&zs);
+      return CancelledError("inflating " + FileNameOfPath(path));
+    }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
+    // 16 MiB at a time (tens of ms): the cancellation checkpoint's interval.
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 16u << 20));
     size_t before = zs.avail_out;
     rc = inflate(&zs, Z_NO_FLUSH);
     produced += before - zs.avail_out;
