@@ -82,24 +82,38 @@ double CpuWhenIdle(const ServeProcess& server) {
   return last;
 }
 
-TEST(CancellationProcess, AClientThatLeavesStopsItsConversion) {
-  ScratchDir t;
-  WriteRuns(t);
-  auto server = Serve(t);
-  ASSERT_GT(server->port(), 0);
-  const double whole = WholeConversionCpu(*server);
-  const double idle = server->CpuSeconds();
-  auto client = std::make_unique<RawClient>(server->port());
-  ASSERT_TRUE(client->SendRaw(OverviewRequest("cut")));
-  ASSERT_TRUE(WaitForCpu(*server, idle, whole / 4));
-  client.reset();  // the client disconnects a quarter into the conversion
+// A server that has converted run `whole` (taking `whole` CPU-s) and is a
+// quarter into converting run `cut` for `client`.
+class CancellationProcess : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteRuns(t_);
+    server_ = Serve(t_);
+    ASSERT_GT(server_->port(), 0);
+    whole_ = WholeConversionCpu(*server_);
+    const double idle = server_->CpuSeconds();
+    client_ = std::make_unique<RawClient>(server_->port());
+    ASSERT_TRUE(client_->SendRaw(OverviewRequest("cut")));
+    ASSERT_TRUE(WaitForCpu(*server_, idle, whole_ / 4));
+  }
+
+  ScratchDir t_;
+  std::unique_ptr<ServeProcess> server_;
+  double whole_ = 0;
+  std::unique_ptr<RawClient> client_;
+};
+
+TEST_F(CancellationProcess, AClientThatLeavesStopsItsConversion) {
+  ServeProcess* server = server_.get();
+  const double whole = whole_;
+  client_.reset();  // the client disconnects a quarter into the conversion
   const double at_close = server->CpuSeconds();
   Sleep(1.0);
   const double after_1s = server->CpuSeconds();
   const double at_idle = CpuWhenIdle(*server);
-  std::printf("whole conversion %.2f CPU-s; after the disconnect (at %.2f s) the server used %.2f s in the next "
-              "second, %.2f s in all\n",
-              whole, at_close - idle, after_1s - at_close, at_idle - at_close);
+  std::printf("whole conversion %.2f CPU-s; after the disconnect the server used %.2f s in the next second, "
+              "%.2f s in all\n",
+              whole, after_1s - at_close, at_idle - at_close);
   // Running to its end it would use about three quarters of `whole` more.
   EXPECT_LT(at_idle - at_close, whole / 4);
   EXPECT_LT(at_idle - after_1s, 0.05);  // stopped within the first second
@@ -109,16 +123,9 @@ TEST(CancellationProcess, AClientThatLeavesStopsItsConversion) {
   EXPECT_EQ(alive->status, 200);
 }
 
-TEST(CancellationProcess, SigtermDuringAConversionEndsTheProcessPromptly) {
-  ScratchDir t;
-  WriteRuns(t);
-  auto server = Serve(t);
-  ASSERT_GT(server->port(), 0);
-  const double whole = WholeConversionCpu(*server);
-  const double idle = server->CpuSeconds();
-  RawClient waiting(server->port());  // stays connected: only the signal can stop its work
-  ASSERT_TRUE(waiting.SendRaw(OverviewRequest("cut")));
-  ASSERT_TRUE(WaitForCpu(*server, idle, whole / 4));
+TEST_F(CancellationProcess, SigtermDuringAConversionEndsTheProcessPromptly) {
+  ServeProcess* server = server_.get();  // its client stays connected: only the signal can stop the work
+  const double whole = whole_;
   const double at_signal = server->CpuSeconds();
   const auto sent = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(server->pid(), SIGTERM), 0);
