@@ -143,5 +143,28 @@ TEST_F(CancellationProcess, SigtermDuringAConversionEndsTheProcessPromptly) {
   EXPECT_EQ(server->Stop(), 0);  // reaps it
 }
 
+// `serve` converts its newest run's overview and trace at start (--warm 1,
+// the default) with no client waiting: the signal cancels that work too.
+TEST(CancellationProcessWarmUp, SigtermDuringTheWarmUpEndsTheProcessPromptly) {
+  ScratchDir t;
+  WriteRuns(t);
+  ServeProcess server({"--logdir", t.path().string(), "--warm", "1", "--memory_mb", "4096"},
+                      (t.path() / "stderr.log").string());
+  ASSERT_GT(server.port(), 0);
+  ASSERT_TRUE(WaitForCpu(server, 0, 0.3));
+  const double at_signal = server.CpuSeconds();
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(server.pid(), SIGTERM), 0);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(server.pid()), &info, WEXITED | WNOWAIT), 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  const double after = server.CpuSeconds() - at_signal;
+  std::printf("SIGTERM during the warm-up: exited after %.2f s, %.2f CPU-s after the signal\n", seconds, after);
+  EXPECT_LT(seconds, 5.0);
+  // The warm-up's two conversions take over 2 CPU-s here; cancelled, they stop at once.
+  EXPECT_LT(after, 0.3);
+  EXPECT_EQ(server.Stop(), 0);
+}
+
 }  // namespace
 }  // namespace tbprof
