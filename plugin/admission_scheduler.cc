@@ -185,16 +185,19 @@ void AdmissionScheduler::DispatchLocked(WorkLane which) {
 }
 
 std::optional<HttpResponse> AdmissionScheduler::RunAdmitted(ProfileService::Deferred work,
-                                                            const std::atomic<bool>& stopped) {
+                                                            const std::atomic<bool>& stopped,
+                                                            std::shared_ptr<const CancellationToken> cancel) {
+  if (stopped) return std::nullopt;
   auto done = std::make_shared<std::promise<HttpResponse>>();
   std::future<HttpResponse> answer = done->get_future();
   Job job;
   job.working_bytes = work.working_bytes;
   job.lane = work.lane;
-  job.run = [this, work, done] {
+  job.run = [this, work, done, cancel] {
     HttpResponse r;
     std::shared_ptr<MemoryGrant> grant = GrantFor(work.lane, work.working_bytes);
     try {
+      CancellationScope cancellation(cancel);
       MemoryGrantScope memory(grant);
       r = work();
     } catch (const std::exception& e) {

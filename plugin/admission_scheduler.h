@@ -37,6 +37,7 @@
 #include <mutex>
 #include <optional>
 
+#include "convert/base/cancellation.h"
 #include "plugin/http_message.h"
 #include "plugin/routes.h"
 
@@ -112,9 +113,10 @@ class AdmissionScheduler {
   AdmissionCounts counts() const;
 
   // Runs `work` (and what it hands back) through admission as a job of its
-  // lane under its grant. Blocks until it ran; nullopt when it was refused or
-  // `stopped` became true while it waited.
-  std::optional<HttpResponse> RunAdmitted(ProfileService::Deferred work, const std::atomic<bool>& stopped);
+  // lane under its grant (and `cancel`, when given). Blocks until it ran;
+  // nullopt when it was refused or `stopped` became true while it waited.
+  std::optional<HttpResponse> RunAdmitted(ProfileService::Deferred work, const std::atomic<bool>& stopped,
+                                          std::shared_ptr<const CancellationToken> cancel = nullptr);
 
   // Memory beside a full cache: the most one piece of work may need.
   uint64_t WorkRoom() const;

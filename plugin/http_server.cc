@@ -169,6 +169,28 @@ struct HttpServer::Impl {
   std::optional<tcp::acceptor> acceptor;
   uint16_t port = 0;
   std::atomic<bool> stopped{false};
+  // Every request's deferred work, so that Stop() cancels what runs and what
+  // waits: shutdown does not wait for conversions to finish or queues to drain.
+  std::shared_ptr<CancellationToken> NewWorkToken() {
+    auto token = std::make_shared<CancellationToken>();
+    std::lock_guard<std::mutex> lock(work_tokens_mu);
+    if (stopped) token->Cancel();
+    if (work_tokens.size() >= 2 * work_tokens_live + 64) {  // forget those that ended, now and then
+      std::erase_if(work_tokens, [](const std::weak_ptr<CancellationToken>& t) { return t.expired(); });
+      work_tokens_live = work_tokens.size();
+    }
+    work_tokens.push_back(token);
+    return token;
+  }
+  void CancelAllWork() {
+    std::lock_guard<std::mutex> lock(work_tokens_mu);
+    for (const std::weak_ptr<CancellationToken>& t : work_tokens) {
+      if (std::shared_ptr<CancellationToken> live = t.lock()) live->Cancel();
+    }
+  }
+  std::mutex work_tokens_mu;
+  std::vector<std::weak_ptr<CancellationToken>> work_tokens;  // guarded by work_tokens_mu
+  size_t work_tokens_live = 0;
   bool check_host = false;    // listening on loopback only
   std::mutex logged_mu;
   std::unordered_set<std::string> logged_failures;  // guarded by logged_mu
@@ -296,7 +318,7 @@ class Session : public std::enable_shared_from_this<Session> {
       outcome = InternalError(e);
     }
     if (auto* ready = std::get_if<HttpResponse>(&outcome)) return Send(std::move(*ready));
-    token_ = std::make_shared<CancellationToken>();
+    token_ = server_->NewWorkToken();
     if (auto refusal = Admit(std::move(std::get<ProfileService::Deferred>(outcome)), token_)) {
       token_.reset();
       return Send(std::move(*refusal));
@@ -570,7 +592,7 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 std::optional<HttpResponse> HttpServer::RunAdmitted(ProfileService::Deferred work) {
-  return impl_->admission.RunAdmitted(std::move(work), impl_->stopped);
+  return impl_->admission.RunAdmitted(std::move(work), impl_->stopped, impl_->NewWorkToken());
 }
 
 HttpServer::WorkCounts HttpServer::work_counts() const {
@@ -672,7 +694,12 @@ void HttpServer::Run(bool handle_signals) {
 }
 
 void HttpServer::Stop() {
-  if (impl_->stopped.exchange(true)) return;
+  {
+    // Under the tokens' lock: a token made from here on is born cancelled.
+    std::lock_guard<std::mutex> lock(impl_->work_tokens_mu);
+    if (impl_->stopped.exchange(true)) return;
+  }
+  impl_->CancelAllWork();
   net::post(*impl_->contexts.front(), [impl = impl_.get()] {
     beast::error_code ec;
     if (impl->acceptor) impl->acceptor->close(ec);

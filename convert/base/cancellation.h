@@ -50,6 +50,17 @@ std::shared_ptr<const CancellationToken> CurrentCancellation();
 // it has gone. Cheap enough for every few thousand events.
 bool CancelRequested();
 
+// A checkpoint for loops over events, where looking at the token each time
+// would cost more than the work: Due() looks once every kEvery calls.
+class CancellationPoll {
+ public:
+  static constexpr uint32_t kEvery = 4096;
+  bool Due() { return (++calls_ & (kEvery - 1)) == 0 && CancelRequested(); }
+
+ private:
+  uint32_t calls_ = 0;
+};
+
 // What cancelled work returns (Unavailable: worth asking again); `what` names the work.
 Status CancelledError(const std::string& what);
 

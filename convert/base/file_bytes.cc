@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "convert/base/cancellation.h"
 #include "convert/base/file_name.h"
 #include "convert/base/inflate_claimed.h"
 
@@ -71,8 +72,13 @@ StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string
       }
       if (Status s = grow(std::min<uint64_t>(out.size() * 2, max_bytes)); !s.ok()) return fail(s);
     }
+    if (CancelRequested()) {
+      inflateEnd(&zs);
+      return CancelledError("inflating " + FileNameOfPath(path));
+    }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 1u << 30));
+    // 16 MiB at a time (tens of ms): the cancellation checkpoint's interval.
+    zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 16u << 20));
     size_t before = zs.avail_out;
     rc = inflate(&zs, Z_NO_FLUSH);
     produced += before - zs.avail_out;

@@ -1,4 +1,5 @@
 #include "convert/grouping/group_events.h"
+#include "convert/base/cancellation.h"
 #include "convert/grouping/device_groups.h"
 #include "convert/model/event_nesting.h"
 #include "convert/grouping/existing_groups.h"
@@ -56,6 +57,17 @@ struct GroupingStatIds : schema::StatIds {
         graph_type(s.Find(schema::kGraphType)),
         step_id(s.Find(schema::kId)) {}
 };
+
+// Every event in no group: what a space with TF loop ops gets, and what
+// grouping stopped by cancellation returns (a well-formed answer nobody keeps).
+EventGroups NoGroups(const XSpaceModel& space) {
+  EventGroups none;
+  none.group_of.resize(space.planes.size());
+  none.has_step_name.resize(space.planes.size());
+  none.tpu_steps.resize(space.planes.size());
+  for (size_t i = 0; i < space.planes.size(); ++i) none.group_of[i].assign(space.planes[i].events.size(), kNoGroup);
+  return none;
+}
 
 const Stat* FindIf(const XPlaneModel& p, uint32_t e, StrId name) {
   return name == kNoStr ? nullptr : p.FindStat(e, name);
@@ -163,8 +175,10 @@ class Grouper {
     std::stable_sort(planes_.begin(), planes_.end(),
                      [](const WorkPlane& a, const WorkPlane& b) { return a.is_host > b.is_host; });
     std::vector<LineLinks> lines = ReadLines();
+    if (CancelRequested()) return NoGroups(space_);
     BuildCrossEdges(lines);
     lines.clear();
+    if (CancelRequested()) return NoGroups(space_);
 
     // TensorFlow loops, when present, are the only roots (ProcessTensorFlowLoop).
     const std::vector<uint32_t> hosts = HostSpacePlanes();
@@ -194,6 +208,7 @@ class Grouper {
         }
       }
     }
+    if (CancelRequested()) return NoGroups(space_);
     std::stable_sort(roots.begin(), roots.end(), [](const Root& a, const Root& b) {
       return a.level != b.level ? a.level > b.level : a.begin < b.begin;
     });
@@ -204,6 +219,7 @@ class Grouper {
       NameGroup(static_cast<int32_t>(g), roots[g].plane, roots[g].event, out);
     }
     PropagateGroups(group);
+    if (CancelRequested()) return NoGroups(space_);
     GroupTpuStepsInLockStep(group, static_cast<int32_t>(roots.size()), out);
     for (uint32_t pi = 0; pi < planes_.size(); ++pi) {
       std::vector<int32_t>& g = group[pi];
@@ -401,7 +417,10 @@ class Grouper {
     ReserveLarge(w.launches_kernels ? links.launches : links.correlated, line.num_events);
     std::vector<uint32_t> async_events;  // kept only where regions need them
     LineNester nester;
+    CancellationPoll cancel;
+    bool cancelled = false;  // the rest of the line is skipped: Run() then drops what was read
     order.ForEach([&](uint32_t e) {
+      if (cancelled || (cancelled = cancel.Due())) return;
       const Stat* found[kLinkStats] = {};
       FindLinkStats(p, e, found);
       const Stat *root = found[kRoot], *async = found[kAsync], *corr = found[kCorrelation], *prod = found[kProducerId],
@@ -769,14 +788,7 @@ bool HasLoopOps(const XSpaceModel& space) {
 
 EventGroups GroupEvents(const XSpaceModel& space) {
   if (IsXSpaceGrouped(space)) return ReadExistingGroups(space);
-  if (HasLoopOps(space)) {
-    EventGroups none;
-    none.group_of.resize(space.planes.size());
-    none.has_step_name.resize(space.planes.size());
-    none.tpu_steps.resize(space.planes.size());
-    for (size_t i = 0; i < space.planes.size(); ++i) none.group_of[i].assign(space.planes[i].events.size(), kNoGroup);
-    return none;
-  }
+  if (HasLoopOps(space)) return NoGroups(space);
   return Grouper(space).Run();
 }
 

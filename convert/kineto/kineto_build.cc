@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
@@ -103,6 +104,7 @@ void PopulateBackward(const std::vector<std::pair<char*, size_t>>& ranges) {
     const uintptr_t begin = reinterpret_cast<uintptr_t>(r->first) & ~(page - 1);
     uintptr_t end = (reinterpret_cast<uintptr_t>(r->first) + r->second + page - 1) & ~(page - 1);
     while (end > begin) {
+      if (CancelRequested()) return;  // the building thread stops too
       const uintptr_t from = end - begin > kStep ? (end - kStep) & ~(page - 1) : begin;
       if (madvise(reinterpret_cast<void*>(from), end - from, MADV_POPULATE_WRITE) != 0) return;
       end = from;
@@ -206,7 +208,7 @@ Status KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order, XPla
   return Status::Ok();
 }
 
-void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
+Status KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                                const std::unordered_map<int64_t, StrId>& op_of_external,
                                const std::unordered_map<int64_t, int64_t>& external_of_correlation,
                                std::vector<std::pair<StrId, uint32_t>>& first_of_name) {
@@ -220,7 +222,9 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
   const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
   plane.AddEventMetadata({});  // index 0: nameless, MetadataIndex's "none yet"
   MetadataIndex metadata_index(plane, category_stat, first_of_name);
+  CancellationPoll cancel;
   for (uint32_t l : line_order) {
+    if (CancelRequested()) return CancelledError("loading " + source_);
     PendingLine& pl = lines_[l];
     auto outer_first = [&](uint32_t a, uint32_t b) {
       const PendingEvent& x = EventAt(a);
@@ -244,6 +248,7 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
     }
     plane.BeginLine();
     for (uint32_t idx : pl.events) {
+      if (cancel.Due()) return CancelledError("loading " + source_);
       const PendingEvent& pe = EventAt(idx);
       StrId name = pe.name;
       if (pe.kind == Kind::kMemory) {
@@ -282,9 +287,11 @@ void KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_ord
     }
     plane.EndLine(line);
   }
+  return Status::Ok();
 }
 
 StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
+  if (CancelRequested()) return CancelledError("loading " + source_);
   origin_ns_ = span_begin_ns_ == kNone ? std::numeric_limits<int64_t>::max() : span_begin_ns_;
   ForEachEvent([&](const PendingEvent& e) { origin_ns_ = std::min(origin_ns_, e.ts_ns); });
   if (origin_ns_ == std::numeric_limits<int64_t>::max()) origin_ns_ = 0;
@@ -343,8 +350,9 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
             plane.SetName(space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i])));
             AddDeviceStats(devices[i], plane);
           }
-          BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
-          built = tf_op_refused_.ok() ? ClaimHeld() : tf_op_refused_;  // the kernels' details, their operators' names
+          built = BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
+          // the kernels' details, their operators' names
+          if (built.ok()) built = tf_op_refused_.ok() ? ClaimHeld() : tf_op_refused_;
         }
       },
       [&] { PopulateBackward(filled_for_sure); });

@@ -183,7 +183,7 @@ class KinetoBuilder {
   std::vector<std::vector<uint32_t>> LinesByPlane(const std::vector<int>& devices) const;
   Status ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
                       std::vector<std::pair<char*, size_t>>& filled) const;
-  void BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
+  Status BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
                   const std::unordered_map<int64_t, StrId>& op_of_external,
                   const std::unordered_map<int64_t, int64_t>& external_of_correlation,
                   std::vector<std::pair<StrId, uint32_t>>& first_of_name);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "convert/base/huge_pages.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
@@ -144,7 +145,9 @@ void KinetoBuilder::ReleasePagesBefore(size_t offset) {
 // starts at `stop_at` (then `stopped`, that element not read).
 Status KinetoBuilder::ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped) {
   *stopped = false;
+  CancellationPoll cancel;
   while (js.NextElement()) {
+    if (cancel.Due()) return CancelledError("loading " + source_);
     if (js.offset() == stop_at) {
       *stopped = true;
       return Status::Ok();
@@ -190,6 +193,7 @@ Status KinetoBuilder::ParseTraceEvents(JsonScanner& js) {
   RETURN_IF_ERROR(front_status);
   if (!stopped) return Status::Ok();
   RETURN_IF_ERROR(back_status);
+  if (CancelRequested()) return CancelledError("loading " + source_);
   MergeFrom(back);
   js.ContinueAfterContainer(back_end);
   return Status::Ok();
@@ -296,7 +300,10 @@ Status KinetoBuilder::ParseArgs(JsonScanner& js) {
     if (!ReadStatValue(js, space_->strings, &s)) break;
     if (s.kind == StatKind::kNone) continue;
     stats_.push_back(s);
-    if ((stats_.size() & 0xffff) == 0) RETURN_IF_ERROR(ClaimHeld());  // one event may carry millions
+    if ((stats_.size() & 0xffff) == 0) {  // one event may carry millions
+      RETURN_IF_ERROR(ClaimHeld());
+      if (CancelRequested()) return CancelledError("loading " + source_);
+    }
     if (s.name == n_.external_id && args_external_ == kNone && s.IsInteger()) args_external_ = s.IntValue();
     if (s.name == n_.correlation && args_correlation_ == kNone && s.IsInteger()) args_correlation_ = s.IntValue();
   }

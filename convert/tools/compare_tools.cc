@@ -7,6 +7,7 @@
 #include "convert/analysis/compare/step_events.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_input_pipeline.h"
 #include "convert/analysis/op_stats_pages/op_stats_to_tf_stats.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/ops_tools.h"
@@ -128,6 +129,8 @@ StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::
                                    ArtifactCache* cache) {
   RunFigures f;
   RETURN_IF_ERROR(AddWholeModelFigures(side, sections, cache, f));
+  // Between stages: the memory profile and tf.data figures stop at none of their own.
+  if (CancelRequested()) return CancelledError("compare");
   RETURN_IF_ERROR(AddStepEvents(side, cache, f));
   if (sections.count(std::string(kInputPipeline)) || sections.count(std::string(kFrameworkOps)) ||
       sections.count(std::string(kKernels))) {

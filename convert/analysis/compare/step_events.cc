@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "convert/base/cancellation.h"
 #include "convert/base/strings.h"
 #include "convert/model/schema.h"
 
@@ -22,7 +23,9 @@ std::optional<Span> StepSpan(const XSpaceModel& space, const XPlaneModel& host, 
   const StrId step_num = space.Find(schema::kStepNum);
   if (step_num == kNoStr) return std::nullopt;
   std::optional<Span> span;
+  CancellationPoll cancel;
   for (uint32_t e = 0; e < host.events.size(); ++e) {
+    if (cancel.Due()) return std::nullopt;  // HostEventsOfStep answers cancelled
     const Stat* s = host.FindStat(e, step_num);
     if (s == nullptr || !s->IsInteger()) continue;
     seen.insert(s->IntValue());
@@ -48,9 +51,12 @@ StatusOr<std::vector<OpDeltaRow>> HostEventsOfStep(const std::vector<const XSpac
     const XPlaneModel* host = space->FindPlane(schema::kHostPlane);
     if (host == nullptr) continue;
     std::optional<Span> span = StepSpan(*space, *host, step, seen);
+    if (CancelRequested()) return CancelledError("compare: the step's host events");
     if (!span) continue;
     found = true;
+    CancellationPoll cancel;
     for (uint32_t e = 0; e < host->events.size(); ++e) {
+      if (cancel.Due()) return CancelledError("compare: the step's host events");
       const Event& ev = host->events[e];
       if (ev.begin_ps < span->begin_ps || ev.begin_ps >= span->end_ps) continue;
       std::string_view name = space->Str(host->EventName(e));

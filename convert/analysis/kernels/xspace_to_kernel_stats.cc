@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "convert/base/cancellation.h"
 #include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/kernels/kernel_launch_params.h"
 #include "convert/grouping/group_events.h"
@@ -127,9 +128,11 @@ struct KernelStatsCollector::Impl {
         zero_length_calls_(schema::IsKinetoTrace(space)) {}
 
   void AddPlane(const XPlaneModel& p) {
+    CancellationPoll cancel;
     for (const LineModel& line : p.lines) {
       if (schema::IsDerivedThreadId(line.id)) continue;
       for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (cancel.Due()) return;  // the caller discards what was built
         const Event& ev = p.events[e];
         uint64_t dur_ns = static_cast<uint64_t>(ev.duration_ps / 1000);
         // xprof leaves zero-length kernels out; a PyTorch trace's are kernels

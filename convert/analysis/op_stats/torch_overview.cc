@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "convert/base/cancellation.h"
 #include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
 
@@ -118,7 +119,9 @@ int64_t IntStatOr(const XPlaneModel& p, uint32_t e, StrId name, int64_t otherwis
 void ReadHost(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, StrId correlation, Events& ev) {
   const std::vector<std::string> cats = CategoriesOf(space, p, cat_stat);
   const StrId external = space.Find(schema::kKinetoExternalId), input_type = space.Find(schema::kKinetoInputType);
+  CancellationPoll cancel;
   for (uint32_t e = 0; e < p.events.size(); ++e) {
+    if (cancel.Due()) return;  // the caller discards what was read
     const std::string& cat = cats[p.events[e].metadata];
     std::string_view name = space.Str(p.EventName(e));
     const int64_t b = p.events[e].begin_ps, en = p.events[e].end_ps();
@@ -168,7 +171,9 @@ void ReadDevice(const XSpaceModel& space, const XPlaneModel& p, StrId cat_stat, 
   const std::vector<std::string> cats = CategoriesOf(space, p, cat_stat);
   const StrId blocks = space.Find(schema::kKinetoBlocksPerSm), occupancy = space.Find(schema::kKinetoOccupancy);
   const StrId external = space.Find(schema::kKinetoExternalId);
+  CancellationPoll cancel;
   for (uint32_t e = 0; e < p.events.size(); ++e) {
+    if (cancel.Due()) return;  // the caller discards what was read
     const std::string& cat = cats[p.events[e].metadata];
     TorchRole role = kTorchOther;
     const bool kernel = cat == "kernel";

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "convert/base/cancellation.h"
 #include "convert/analysis/self_time/op_self_time.h"
 #include "convert/model/event_nesting.h"
 #include "convert/model/kineto_names.h"
@@ -247,6 +248,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
     }
   }
   using Stack = SelfTimeStack<OpMetrics*>;
+  CancellationPoll cancel;
   for (const LineModel& line : p.lines) {
     if (schema::IsDerivedThreadId(line.id)) continue;
     Stack stack(/*ends_before_next_begin=*/true);
@@ -277,6 +279,7 @@ void OpMetricsDbBuilder::AddHostPlane(size_t plane_index, OpMetricsDb& db) const
       line_op_time += self;
     };
     for (uint32_t e : SortedLineEvents(p, line)) {
+      if (cancel.Due()) return;  // the caller discards what was built
       // A stage's event is its stage's op or, when no event categorizes the
       // stage, only what a tf_op stat names: never a TF op by its name.
       const Stat* stage = stage_rows.empty() ? nullptr : p.FindStat(e, ids_.ipl_stage_id);
@@ -327,10 +330,12 @@ void OpMetricsDbBuilder::AddGpuPlane(size_t pi, OpMetricsDb& db) {
   uint64_t op_time = 0;
   int32_t prev_group = kNoGroup;
   OpMetrics* prev = nullptr;
+  CancellationPoll cancel;
   for (const LineModel& line : p.lines) {
     if (schema::IsDerivedThreadId(line.id)) continue;
     prev = nullptr;
     for (uint32_t e : SortedLineEvents(p, line)) {
+      if (cancel.Due()) return;  // the caller discards what was built
       const Event& ev = p.events[e];
       first = std::min(first, ev.begin_ps);
       last = std::max(last, ev.end_ps());

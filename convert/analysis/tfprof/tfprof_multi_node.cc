@@ -4,6 +4,7 @@
 
 #include "convert/analysis/tfprof/tfprof_format.h"
 #include "convert/analysis/tfprof/tfprof_totals.h"
+#include "convert/base/cancellation.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -44,7 +45,9 @@ bool MultiNode::ReInit(const Model& model, int64_t step, const RegexList& accoun
   picked.clear();
   devices.clear();
   op_types.clear();
+  CancellationPoll cancel;
   for (const GraphNode* g : members) {
+    if (cancel.Due()) break;  // the op view's loop returns cancelled
     bool matches = account.MatchesAll();
     for (auto it = g->op_types.begin(); !matches && it != g->op_types.end(); ++it) matches = account.Matches(*it);
     if (matches) picked.push_back(g);

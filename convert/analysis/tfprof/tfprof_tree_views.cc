@@ -209,8 +209,9 @@ class TreeView {
 // into an empty table with no hint why.
 std::string AccountingNote(const Model& model, const Options& options) {
   if (options.account_type_regexes.MatchesAll()) return "";
+  CancellationPoll cancel;
   for (const GraphNode& node : model.nodes) {
-    if (IsAccounted(node.op_types, options)) return "";
+    if (IsAccounted(node.op_types, options) || cancel.Due()) return "";  // cancelled: the answer is dropped
   }
   std::string patterns;
   for (const std::string& p : options.account_type_regexes.patterns()) patterns += (patterns.empty() ? "" : ",") + p;

@@ -83,6 +83,25 @@ class TraceWriter {
   std::string distributed_;
 };
 
+// A training loop of `steps` ProfilerStep#N, each of `ops_per_step` aten ops
+// that launch one kernel each: a trace as large as a test needs (about 450
+// bytes of JSON per op).
+inline std::string TrainingLoopTrace(int steps, int ops_per_step) {
+  TraceWriter w;
+  const int64_t op_ns = 10'000, step_ns = int64_t{ops_per_step} * op_ns + 50'000;
+  int link = 1;
+  for (int s = 0; s < steps; ++s) {
+    const int64_t step_begin = s * step_ns;
+    w.Host("cpu_op", "ProfilerStep#" + std::to_string(s), step_begin, step_ns - 1'000);
+    for (int o = 0; o < ops_per_step; ++o, ++link) {
+      const int64_t at = step_begin + 20'000 + o * op_ns;
+      w.Host("cpu_op", o % 2 ? "aten::addmm" : "aten::relu", at, 8'000, "\"External id\": " + std::to_string(link));
+      w.Launch(at + 2'000, 3'000, at + 6'000, 7'000, o % 2 ? "volta_sgemm_128x64_nn" : "relu_kernel", link, link);
+    }
+  }
+  return w.Json();
+}
+
 // torch-tb-profiler's test_profiler.py "test_all_categories" (its times, in µs):
 // one step [50, 450) on two threads with every category. aten::nll_loss_backward
 // launches a copy (10 µs), a set (5) and a kernel (15); aten::to runs 60 µs
