@@ -50,9 +50,10 @@ namespace {
 
 // The files of a run's profiles that serve `spec` for the host(s) asked, as
 // xprof's _get_valid_hosts picks them: a listed host set for the trace
-// viewers, else ALL_HOSTS (or no host) for all files, else the one host named;
-// or the answer refusing the request (a tool the run's format cannot fill, a
-// host the run does not have).
+// viewers, else ALL_HOSTS (or no host) for all files, else the one host named
+// (for the tools /hosts offers for ALL_HOSTS only too: each host answers on its
+// own, so one damaged file does not hide the others); or the answer refusing the
+// request (a tool the run's format cannot fill, a host the run does not have).
 std::variant<HttpResponse, std::vector<const RunFile*>> SelectProfileFiles(
     const RunContents& contents, const ToolSpec& spec, const std::string& run, const std::string& host,
     const std::vector<std::string>& wanted_hosts) {
@@ -85,7 +86,7 @@ std::variant<HttpResponse, std::vector<const RunFile*>> SelectProfileFiles(
                          ") instead of " + std::string(kAllHosts));
   } else if (!host.empty() && host != kAllHosts && find_host(host) == nullptr) {
     return unknown_host(host);
-  } else if (host.empty() || host == kAllHosts || AllHostsOnlyInRun(tag, contents)) {
+  } else if (host.empty() || host == kAllHosts) {
     // A converter that cannot combine hosts (ToolSpec::all_hosts) gets the first when none is named.
     for (const RunFile& f : contents.profiles) {
       if (files.empty() || spec.all_hosts) files.push_back(&f);

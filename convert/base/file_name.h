@@ -30,4 +30,10 @@ inline Status EmptyProfileFile(std::string_view path) {
                   ": this profile file is empty (0 bytes): the profiler wrote nothing into it; re-capture it");
 }
 
+// Whether `s` is one of the two errors above for the file at `path`: what a run's other hosts can be
+// combined without.
+inline bool IsUnreadableProfileFile(const Status& s, std::string_view path) {
+  return s.code() == ErrorCode::kDataLoss && s.message().starts_with(FileNameOfPath(path) + ": this profile file is ");
+}
+
 }  // namespace tbprof

@@ -48,8 +48,8 @@ StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> KernelStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
-  const auto& db = (stats)->kernel_stats_db;
-  return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db));
+  const auto& db = stats->kernel_stats_db;
+  return in.csv ? Csv(KernelStatsToCsv(db)) : Json(KernelStatsToJson(db, /*complete=*/true));
 }
 
 StatusOr<ToolOutput> PodViewerTool(const ToolInput& in) {

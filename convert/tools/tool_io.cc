@@ -4,6 +4,8 @@
 #include <exception>
 #include <new>
 
+#include "convert/base/file_name.h"
+#include "convert/base/json.h"
 #include "convert/base/strings.h"
 
 namespace tbprof {
@@ -24,6 +26,61 @@ ToolFn Guarded(std::string tool, ToolFn fn) {
     } catch (...) {
       return Internal(tool + ": conversion failed with an unknown error");
     }
+  };
+}
+
+namespace {
+
+struct HostLeftOut {
+  std::string host, reason;
+};
+
+// `left_out` as the first member of the answer's object (or of its first table's).
+void NameHostsLeftOut(const std::vector<HostLeftOut>& left_out, ToolOutput& out) {
+  if (out.content_type != "application/json" || !out.content_encoding.empty()) return;  // CSV has no place for it
+  size_t at = out.body.find_first_not_of(" \n\t\r");
+  if (at != std::string::npos && out.body[at] == '[') at = out.body.find_first_not_of(" \n\t\r", at + 1);
+  if (at == std::string::npos || out.body[at] != '{') return;
+  std::string member = "\"hosts_left_out\":[";
+  for (size_t i = 0; i < left_out.size(); ++i) {
+    member += i ? ",{" : "{";
+    AppendJsonStringMember(member, "\"host\":", left_out[i].host);
+    AppendJsonStringMember(member, ",\"reason\":", left_out[i].reason);
+    member += '}';
+  }
+  member += ']';
+  const size_t next = out.body.find_first_not_of(" \n\t\r", at + 1);
+  if (next != std::string::npos && out.body[next] != '}') member += ',';
+  out.body.insert(at + 1, member);
+}
+
+}  // namespace
+
+ToolFn LeavingOutUnreadableHosts(ToolFn fn) {
+  return [fn = std::move(fn)](const ToolInput& in) -> StatusOr<ToolOutput> {
+    StatusOr<ToolOutput> first = fn(in);
+    if (first.ok() || in.profile_paths.size() < 2) return first;
+    // Each retry names the next unreadable file; the hosts read before are cached by file, so a retry
+    // costs the combination, not the loads.
+    ToolInput rest = in;
+    std::vector<HostLeftOut> left_out;
+    StatusOr<ToolOutput> r = first.status();
+    while (!r.ok() && rest.profile_paths.size() > 1) {
+      size_t i = 0;
+      while (i < rest.profile_paths.size() && !IsUnreadableProfileFile(r.status(), rest.profile_paths[i])) ++i;
+      if (i == rest.profile_paths.size()) return first;
+      left_out.push_back({i < rest.hosts.size() ? rest.hosts[i] : FileNameOfPath(rest.profile_paths[i]),
+                          r.status().message()});
+      rest.profile_paths.erase(rest.profile_paths.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i < rest.hosts.size()) rest.hosts.erase(rest.hosts.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i < rest.profile_formats.size()) {
+        rest.profile_formats.erase(rest.profile_formats.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      r = fn(rest);
+    }
+    if (!r.ok()) return first;
+    NameHostsLeftOut(left_out, *r);
+    return r;
   };
 }
 

@@ -55,6 +55,12 @@ using ToolFn = std::function<StatusOr<ToolOutput>(const ToolInput&)>;
 // names the tool. Every converter in the tables below is wrapped in it.
 ToolFn Guarded(std::string tool, ToolFn fn);
 
+// A tool that combines hosts (ToolSpec::all_hosts), run without the hosts whose file cannot be read (empty,
+// damaged, cut short) while others can: a JSON answer then names each host left out and why, as its first
+// member "hosts_left_out": [{"host", "reason"}] (the first table's, for an array of tables). With every
+// host's file unreadable, or one host asked for, the answer is the file's error.
+ToolFn LeavingOutUnreadableHosts(ToolFn fn);
+
 // Decodes %XX and '+' (when `plus_is_space`) of a URL component; nullopt on
 // a malformed escape.
 std::optional<std::string> PercentDecode(std::string_view s, bool plus_is_space);

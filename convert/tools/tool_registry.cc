@@ -83,7 +83,11 @@ std::vector<ToolSpec> MakeProfileTools() {
   t.push_back({.name = "compare", .display_name = "Compare", .run = CompareTool,
                .formats = {kXPlane, kKinetoTrace, kLegacyToolFile}, .all_hosts = true,
                .listing = Listing::kNever, .csv = true});
-  for (ToolSpec& spec : t) spec.run = Guarded(spec.name, std::move(spec.run));
+  for (ToolSpec& spec : t) {
+    // compare's input is two runs (a side and its baseline), not one run's hosts.
+    if (spec.all_hosts && spec.name != "compare") spec.run = LeavingOutUnreadableHosts(std::move(spec.run));
+    spec.run = Guarded(spec.name, std::move(spec.run));
+  }
   return t;
 }
 

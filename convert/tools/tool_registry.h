@@ -33,7 +33,7 @@ enum class AllHostsEntry {
 // When `/run_tools` lists a tool of a run whose format can fill it.
 enum class Listing {
   kAlways,         // every such run
-  kIfDataPresent,  // when `listed_if` holds for the run's first profile (xprof looks at the first only)
+  kIfDataPresent,  // when `listed_if` holds for the run's first profile that can be read (xprof looks at the first)
   kNever,          // servable, but not listed (as xprof)
 };
 

@@ -16,16 +16,24 @@ void SortTools(std::vector<std::string>& tools) {
   });
 }
 
-// Whether `t` is listed for a run of `format` whose first profile is `first`
-// (its summary read at most once, and only when a tool's listing needs it).
-bool Listed(const ToolSpec& t, ProfileFormat format, const RunFile* first, std::optional<ProfileSummary>& summary) {
+// The summary tools are listed by: xprof reads the run's first profile; a file that cannot be summarised
+// (empty, damaged, cut short) gives way to the next, so one damaged host does not take its run's tools away.
+ProfileSummary SummaryOfRun(const std::vector<RunFile>& profiles) {
+  for (const RunFile& f : profiles) {
+    if (!f.problem.empty()) continue;
+    if (auto s = SummarizeProfile(f.path, f.format); s.ok()) return *s;
+  }
+  return ProfileSummary{};
+}
+
+// Whether `t` is listed for a run of `format` with `profiles` (their summary read at most once, and only
+// when a tool's listing needs it).
+bool Listed(const ToolSpec& t, ProfileFormat format, const std::vector<RunFile>& profiles,
+            std::optional<ProfileSummary>& summary) {
   if (!t.formats.Has(format) || t.listing == Listing::kNever) return false;
   if (t.listing == Listing::kAlways || t.listed_if == nullptr) return true;
-  if (first == nullptr) return false;
-  if (!summary) {
-    auto s = SummarizeProfile(first->path, first->format);
-    summary = s.ok() ? *s : ProfileSummary{};
-  }
+  if (profiles.empty()) return false;
+  if (!summary) summary = SummaryOfRun(profiles);
   return t.listed_if(*summary);
 }
 
@@ -77,11 +85,10 @@ std::vector<std::string> ToolsOfRun(const RunContents& contents) {
   };
   // Whole profiles, else tfprof's own files: the tools their format fills.
   const ProfileFormat format = RunFormat(contents);
-  const RunFile* first = contents.profiles.empty() ? nullptr : &contents.profiles.front();
   std::optional<ProfileSummary> summary;
   if (format != ProfileFormat::kUnknown) {
     for (const ToolSpec& t : ProfileTools()) {
-      if (Listed(t, format, first, summary)) add(t.name);
+      if (Listed(t, format, contents.profiles, summary)) add(t.name);
     }
   }
   for (const RunFile& f : contents.legacy) {

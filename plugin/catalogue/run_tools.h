@@ -40,8 +40,8 @@ std::string LegacyToolOf(const RunFile& f);
 bool LegacyFileServesTag(const RunFile& f, std::string_view tag);
 
 // /run_tools: the tools the run's format can fill (conditional ones checked
-// on the first profile's summary, read from its structure) and servable
-// legacy files, in xprof's order.
+// on the summary of the first profile that can be summarised, read from its
+// structure) and servable legacy files, in xprof's order.
 std::vector<std::string> ToolsOfRun(const RunContents& contents);
 
 // /hosts for `tag` (trailing '^' already stripped), sorted.

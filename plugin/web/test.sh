@@ -60,6 +60,11 @@ if [ "$target" = real ]; then
     mkdir -p "$logdir/plugins/profile/$name"; cp "$dir"*.xplane.pb "$logdir/plugins/profile/$name/"
   done
   mkdir -p "$logdir/plugins/profile/corrupt"; cp "$testdata/xplane/corrupt/"*.xplane.pb "$logdir/plugins/profile/corrupt/host0.xplane.pb"
+  # A real GPU profile beside a copy of it cut short (named to sort first: the menu must not hang on it): ALL_HOSTS
+  # pages combine the good host and name the cut one, each host answers on its own.
+  gemm="$testdata/xplane/jax_rocm_mi300_gemm/tw003.xplane.pb"
+  mkdir -p "$logdir/plugins/profile/damaged_host"; cp "$gemm" "$logdir/plugins/profile/damaged_host/good.xplane.pb"
+  head -c 20000 "$gemm" >"$logdir/plugins/profile/damaged_host/cut.xplane.pb"
   cp -r "$testdata/legacy_logdir_tf22" "$logdir/legacy_tf22"
   cp -r "$testdata/legacy_logdir_tf23_cpu" "$logdir/legacy_tf23_cpu"   # trace.json.gz: the non-streaming trace viewer
   chmod -R u+w "$logdir/legacy_tf22" "$logdir/legacy_tf23_cpu"

@@ -4,9 +4,12 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "plugin/routes.h"
 #include "tests/convert/kineto/kineto_trace_writer.h"
 #include "tests/plugin/plugin_test_util.h"
+#include "tests/testing/test_paths.h"
 
 namespace tbprof {
 namespace {
@@ -53,10 +56,15 @@ TEST_F(DamagedFiles, CutShortFileIsAClientErrorThatSaysSo) {
     EXPECT_EQ(body.find(base_.string()), std::string::npos) << "names a server path: " << body;
     EXPECT_EQ(body.find("exceeds"), std::string::npos) << "decoder internals: " << body;
   }
-  // Combining hosts reads the damaged one too (overview_page always combines): the same client error.
-  HttpResponse all = Get("/data?run=run1&host=ALL_HOSTS&tag=framework_op_stats");
-  EXPECT_EQ(all.status, 422) << all.Body();
-  EXPECT_EQ(Get("/data?run=run1&host=good&tag=overview_page").status, 422);
+  // Combining hosts leaves the unreadable ones out and names them, each with its file's error.
+  json::value all = GetJson("/data?run=run1&host=ALL_HOSTS&tag=framework_op_stats");
+  const json::array& left = all.at(0).at("hosts_left_out").as_array();
+  ASSERT_EQ(left.size(), 2u) << all;
+  EXPECT_EQ(left[0].at("host"), "cut");
+  EXPECT_EQ(json::value_to<std::string>(left[0].at("reason")), Get("/data?run=run1&host=cut&tag=framework_op_stats").Body());
+  EXPECT_EQ(left[1].at("host"), "empty");
+  EXPECT_EQ(json::value_to<std::string>(left[1].at("reason")), Get("/data?run=run1&host=empty&tag=framework_op_stats").Body());
+  EXPECT_EQ(Get("/data?run=run1&host=good&tag=overview_page").status, 200);
   EXPECT_EQ(Get("/data?run=run1&host=good&tag=framework_op_stats").status, 200);
 }
 
@@ -105,6 +113,75 @@ TEST_F(DamagedTorchTraces, EmptyTraceIsNamedEmptyAndBinaryOneIsNoJson) {
   EXPECT_NE(binary.Body().find("not a JSON object"), std::string::npos) << binary.Body();
   EXPECT_EQ(binary.Body().find(base_.string()), std::string::npos) << "names a server path: " << binary.Body();
   EXPECT_EQ(Get("/data?run=torch&host=good&tag=trace_viewer").status, 200);
+}
+
+// A real GPU profile beside a copy of it cut short, named to sort first (xprof lists a run's tools by its
+// first file): run "alone" holds the good file only, so its answers are what the good host's must be.
+class DamagedHostBesideGood : public testing_plugin::ServiceTest {
+ protected:
+  void SetUp() override {
+    const std::string real = ReadFile(fs::path(TBPROF_TESTDATA) / "xplane/jax_rocm_mi300_gemm/tw003.xplane.pb");
+    ASSERT_FALSE(real.empty());
+    cut_bytes_ = 20000;  // inside its first plane: a summary of what is left finds no GPU plane, no programs
+    WriteFile(base_ / "plugins/profile/mixed/a_cut.xplane.pb", real.substr(0, cut_bytes_));
+    WriteFile(base_ / "plugins/profile/mixed/good.xplane.pb", real);
+    WriteFile(base_ / "plugins/profile/alone/good.xplane.pb", real);
+    StartService(base_);
+  }
+
+  // `body` without its "hosts_left_out" member (the object's, or its first table's), which it must have.
+  static json::value WithoutLeftOut(const std::string& body, json::array* left_out) {
+    json::value v = json::parse(body);
+    json::object& holder = v.is_array() ? v.as_array().at(0).as_object() : v.as_object();
+    EXPECT_TRUE(holder.contains("hosts_left_out")) << body.substr(0, 200);
+    if (holder.contains("hosts_left_out")) *left_out = holder.at("hosts_left_out").as_array();
+    holder.erase("hosts_left_out");
+    return v;
+  }
+
+  size_t cut_bytes_ = 0;
+};
+
+TEST_F(DamagedHostBesideGood, TheMenuIsTheGoodHosts) {
+  json::value alone = GetJson("/run_tools?run=alone");
+  EXPECT_EQ(GetJson("/run_tools?run=mixed"), alone);
+  for (const char* tool : {"kernel_stats", "hlo_stats", "op_profile", "roofline_model"}) {
+    EXPECT_NE(std::find(alone.as_array().begin(), alone.as_array().end(), json::value(tool)), alone.as_array().end())
+        << tool << " " << alone;
+  }
+}
+
+TEST_F(DamagedHostBesideGood, EachHostAnswersOnItsOwn) {
+  for (const char* tool : {"overview_page", "kernel_stats", "framework_op_stats", "hlo_stats", "pod_viewer"}) {
+    SCOPED_TRACE(tool);
+    HttpResponse good = Get(std::string("/data?run=mixed&host=good&tag=") + tool);
+    EXPECT_EQ(good.status, 200) << good.Body().substr(0, 300);
+    EXPECT_EQ(good.Body(), Get(std::string("/data?run=alone&host=good&tag=") + tool).Body());
+    HttpResponse cut = Get(std::string("/data?run=mixed&host=a_cut&tag=") + tool);
+    EXPECT_EQ(cut.status, 422);
+    EXPECT_EQ(cut.Body().rfind("a_cut.xplane.pb: this profile file is damaged or incomplete (" +
+                                   std::to_string(cut_bytes_) + " bytes; it ends inside ",
+                               0),
+              0u)
+        << cut.Body();
+  }
+}
+
+// ALL_HOSTS of every tool that combines hosts: the good host's answer, plus the host left out and why.
+TEST_F(DamagedHostBesideGood, AllHostsCombinesTheGoodHostsAndNamesTheOneLeftOut) {
+  for (const char* tool : {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",
+                           "pod_viewer", "tf_data_bottleneck_analysis", "hlo_stats", "op_profile", "roofline_model",
+                           "tfprof"}) {
+    SCOPED_TRACE(tool);
+    HttpResponse all = Get(std::string("/data?run=mixed&host=ALL_HOSTS&tag=") + tool);
+    ASSERT_EQ(all.status, 200) << all.Body().substr(0, 300);
+    json::array left;
+    json::value rest = WithoutLeftOut(all.Body(), &left);
+    EXPECT_EQ(rest, json::parse(Get(std::string("/data?run=alone&host=ALL_HOSTS&tag=") + tool).Body()));
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].at("host"), "a_cut");
+    EXPECT_EQ(json::value_to<std::string>(left[0].at("reason")), Get(std::string("/data?run=mixed&host=a_cut&tag=") + tool).Body());
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "convert/base/cancellation.h"
 #include "convert/analysis/op_names/tf_op_utils.h"
 #include "convert/analysis/kernels/kernel_launch_params.h"
+#include "convert/base/json.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/kineto_names.h"
 #include "convert/model/schema.h"
@@ -23,7 +24,6 @@ using tensorflow::profiler::KernelStatsDb;
 
 namespace {
 
-constexpr size_t kMaxNumOfKernels = 1000;
 
 // Step 2: the framework op of an XLA kernel, as an index into names() (0 for
 // a kernel of no XLA op): its HLO instruction's op_name metadata where the
@@ -174,7 +174,7 @@ struct KernelStatsCollector::Impl {
     std::vector<KernelReport*> all;
     for (auto& [k, r] : kernels_) all.push_back(&r);
     SortKernelReports(all);
-    for (size_t i = 0; i < all.size() && i < kMaxNumOfKernels; ++i) *db.add_reports() = *all[i];
+    for (const KernelReport* r : all) *db.add_reports() = *r;
   }
 
   using KernelKey = std::tuple<bool, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
@@ -243,7 +243,7 @@ std::string Dims(const google::protobuf::RepeatedField<uint32_t>& d) {
 }
 }  // namespace
 
-DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
+DataTable KernelStatsToDataTable(const KernelStatsDb& db, size_t max_rows, bool complete) {
   DataTable t;
   t.AddColumns({{"rank", "Rank", "number"}, {"kernel_name", "Kernel Name", "string"},
                 {"registers_per_thread", "Registers per thread", "number"},
@@ -260,7 +260,13 @@ DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
   // A launch figure the profile does not hold is an empty cell, not 0.
   DataTable::Cell unknown;
   auto known = [&](bool k, double v) { return k ? DataTable::Cell(v) : unknown; };
+  uint64_t hidden_ns = 0, hidden_occurrences = 0;
   for (const KernelReport& r : db.reports()) {
+    if (static_cast<size_t>(rank) == max_rows) {
+      hidden_ns += r.total_duration_ns();
+      hidden_occurrences += r.occurrences();
+      continue;
+    }
     uint64_t avg_ns = r.occurrences() ? r.total_duration_ns() / r.occurrences() : 0;
     t.AddRow({static_cast<double>(++rank), r.name(),
               known(r.has_registers_per_thread(), static_cast<double>(r.registers_per_thread())),
@@ -273,10 +279,19 @@ DataTable KernelStatsToDataTable(const KernelStatsDb& db) {
               static_cast<double>(avg_ns) / 1000.0, static_cast<double>(r.min_duration_ns()) / 1000.0,
               static_cast<double>(r.max_duration_ns()) / 1000.0});
   }
+  if (complete) {
+    t.SetProperty("hidden_kernels", std::to_string(db.reports_size() - rank));
+    t.SetProperty("hidden_occurrences", std::to_string(hidden_occurrences));
+    std::string us;
+    AppendJsonDouble(us, static_cast<double>(hidden_ns) / 1000.0);
+    t.SetProperty("hidden_total_duration_us", us);
+  }
   return t;
 }
 
-std::string KernelStatsToJson(const KernelStatsDb& db) { return KernelStatsToDataTable(db).ToJson(); }
-std::string KernelStatsToCsv(const KernelStatsDb& db) { return KernelStatsToDataTable(db).ToCsv(); }
+std::string KernelStatsToJson(const KernelStatsDb& db, bool complete) {
+  return KernelStatsToDataTable(db, kKernelTableRows, complete).ToJson();
+}
+std::string KernelStatsToCsv(const KernelStatsDb& db) { return KernelStatsToDataTable(db, SIZE_MAX).ToCsv(); }
 
 }  // namespace tbprof

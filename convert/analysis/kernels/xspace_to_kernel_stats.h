@@ -24,7 +24,8 @@ class KernelStatsCollector {
   KernelStatsCollector(const XSpaceModel& space, const HloPrograms& programs);
   ~KernelStatsCollector();
   void AddPlane(const XPlaneModel& gpu_plane);
-  // Sorted by total duration (ties by xprof's comparator tuple), top 1000.
+  // Every kernel, sorted by total duration (ties by xprof's comparator tuple); the table shows the first
+  // kKernelTableRows.
   tensorflow::profiler::KernelStatsDb Finish();
 
  private:
@@ -43,9 +44,18 @@ struct OpKernelSummary {
 // GroupKernelReportsByOpName.
 std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const tensorflow::profiler::KernelStatsDb& db);
 
-DataTable KernelStatsToDataTable(const tensorflow::profiler::KernelStatsDb& db);
-// A single table object, as current xprof returns it.
-std::string KernelStatsToJson(const tensorflow::profiler::KernelStatsDb& db);
+// The rows the kernel_stats table shows (xprof's kMaxNumOfKernels). OpStats keeps every kernel, so that
+// combining hosts adds up whole figures and the table can say what it leaves out.
+inline constexpr size_t kKernelTableRows = 1000;
+
+// The first `max_rows` of `db`'s reports. `complete`: `db` holds every kernel of the profile (a legacy
+// kernel_stats.pb was cut by its writer, so what it left out is unknown); the table's properties then count
+// the reports past `max_rows`: hidden_kernels, hidden_occurrences and hidden_total_duration_us.
+DataTable KernelStatsToDataTable(const tensorflow::profiler::KernelStatsDb& db, size_t max_rows = kKernelTableRows,
+                                 bool complete = false);
+// A single table object, as current xprof returns it: its first kKernelTableRows rows.
+std::string KernelStatsToJson(const tensorflow::profiler::KernelStatsDb& db, bool complete = false);
+// Every row: the download holds the kernels the page has no room for.
 std::string KernelStatsToCsv(const tensorflow::profiler::KernelStatsDb& db);
 
 }  // namespace tbprof

@@ -16,9 +16,6 @@ namespace {
 
 using tensorflow::profiler::KernelReport;
 
-// Kernel reports kept after combining hosts (kMaxNumOfKernels).
-constexpr size_t kMaxCombinedKernels = 1000;
-
 // A TPU step's span over all its cores (xprof StepTimespan).
 StepSpan TpuStepSpan(const PerCoreStepInfo& step) {
   uint64_t begin = std::numeric_limits<uint64_t>::max(), end = 0;
@@ -199,7 +196,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
   std::vector<KernelReport*> all;
   for (auto& [k, r] : kernels) all.push_back(&r);
   SortKernelReports(all);
-  for (size_t i = 0; i < all.size() && i < kMaxCombinedKernels; ++i) *out.kernel_stats_db.add_reports() = *all[i];
+  for (const KernelReport* r : all) *out.kernel_stats_db.add_reports() = *r;
   return out;
 }
 

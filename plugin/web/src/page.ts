@@ -32,6 +32,24 @@ export function toolLink(sel: Selection, tool: string, text: string): HTMLAnchor
   return el('a', { href: `?${q.toString()}`, class: 'tool-link', 'data-tool-link': tool }, text);
 }
 
+// The hosts an ALL_HOSTS answer was combined without (the server's "hosts_left_out": first member of its object,
+// or of its first table's), each with the reason its file could not be read.
+export function hostsLeftOut(data: unknown): { host: string; reason: string }[] {
+  const holder = Array.isArray(data) ? data[0] : data;
+  const list = holder && typeof holder === 'object' ? (holder as { hosts_left_out?: unknown }).hosts_left_out : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.filter((x) => x && typeof x.host === 'string').map((x) => ({ host: x.host, reason: String(x.reason ?? '') }));
+}
+
+function leftOutNote(left: { host: string; reason: string }[]): HTMLElement {
+  const box = message('info', `Combined without ${left.length === 1 ? 'host' : `${left.length} hosts`} whose profile could not be read:`);
+  box.id = 'hosts-left-out';
+  const list = el('ul', {});
+  for (const x of left) list.appendChild(el('li', { 'data-host': x.host }, el('b', {}, x.host), `: ${x.reason}`));
+  box.appendChild(list);
+  return box;
+}
+
 export function makeContext(sel: Selection, tools: string[], root: HTMLElement, signal: AbortSignal): PageContext {
   const load = async <T,>(extra: Record<string, string | number | undefined> = {}): Promise<T> => {
     const started = performance.now();
@@ -41,7 +59,10 @@ export function makeContext(sel: Selection, tools: string[], root: HTMLElement, 
     const timer = window.setInterval(tick, 500);
     root.appendChild(status);
     try {
-      return await fetchJson<T>(dataUrl(sel, extra), signal);
+      const data = await fetchJson<T>(dataUrl(sel, extra), signal);
+      const left = hostsLeftOut(data);
+      if (left.length) root.appendChild(leftOutNote(left));
+      return data;
     } finally {
       window.clearInterval(timer);
       status.remove();

@@ -91,6 +91,20 @@ function shot(page, name) {
   return page.screenshot({ path: path.join(artifacts, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.png`), fullPage: name.indexOf('trace') < 0 });
 }
 
+// An ALL_HOSTS answer combined without a host whose file could not be read ("hosts_left_out", on the answer's
+// object or its first table's): the page names each such host with the server's reason, and no page names others.
+function hostsLeftOut(data) {
+  const holder = Array.isArray(data) ? data[0] : data;
+  return Array.isArray(holder?.hosts_left_out) ? holder.hosts_left_out : [];
+}
+async function checkHostsLeftOut(page, data, assert) {
+  const want = hostsLeftOut(data);
+  const shown = await page.$$eval('#hosts-left-out li', (li) => li.map((x) => ({ host: x.getAttribute('data-host'), text: x.textContent })));
+  assert(shown.length === want.length, `page names ${shown.length} hosts left out, the server ${want.length}`);
+  want.forEach((x, i) => assert(shown[i].host === x.host && shown[i].text.includes(x.reason),
+    `host left out ${i}: page "${shown[i].host}: ${shown[i].text}", server "${x.host}: ${x.reason}"`));
+}
+
 const runs = ((await api('runs', {})).json ?? []).filter((r) => onlyRuns.test(r));
 const base_ = (t) => t.replace(/[\^@#]+$/, '');
 // The tool menu: run_tools with tensorflow_stats folded into framework_op_stats (one tool, two names), plus
@@ -176,6 +190,7 @@ for (const run of runs.slice(0, maxRuns)) {
           const shownData = tool === 'memory_viewer' ? (await api('data', { run, tag: tool, host, module_name: await page.inputValue('#mv-module'),
             memory_space: await page.inputValue('#mv-space') })).json : data.json;
           if (!tool.startsWith('trace_viewer')) await checkJsonAgreement({ page, data: shownData, assert, where: `${run}/${tool}` });
+          await checkHostsLeftOut(page, data.json, assert);
         } catch (e) {
           await shot(page, `${run}-${tool}-FAILED`);
           throw e;
@@ -187,6 +202,27 @@ for (const run of runs.slice(0, maxRuns)) {
     });
   }
 }
+
+// test.sh's damaged_host run: a good GPU profile and a copy cut short. The walk above saw each page agree with
+// /data; this makes sure the case is there to see, on the page that combines hosts only.
+await test('a run with a damaged host: ALL_HOSTS combines the good host and the page names the one left out', async () => {
+  const run = runs.find((r) => r === 'damaged_host');
+  assert(run, 'test.sh wrote no damaged_host run');
+  const menu = await menuTools(run);
+  assert(menu.includes('kernel_stats') && menu.includes('hlo_stats'), `the cut host took tools off the menu: ${menu}`);
+  const data = await api('data', { run, tag: 'overview_page', host: 'ALL_HOSTS' });
+  assert(data.status === 200, `ALL_HOSTS overview answered ${data.status}: ${data.text.slice(0, 200)}`);
+  const left = hostsLeftOut(data.json);
+  assert(left.length === 1 && left[0].host === 'cut' && /damaged or incomplete/.test(left[0].reason), `hosts_left_out: ${JSON.stringify(left)}`);
+  const { page, errors } = await openPage(`${base}/?${new URLSearchParams({ run, tool: 'overview_page', host: 'ALL_HOSTS' })}`);
+  try {
+    assert(await waitReady(page, 120000) === 'true', 'overview page did not render');
+    await checkHostsLeftOut(page, data.json, assert);
+    assert(/Combined without host/.test(await page.textContent('#hosts-left-out')), 'the note does not say what it is');
+    await shot(page, 'damaged_host-overview-left-out');
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  } finally { await page.close(); }
+});
 
 const withTools = [];
 for (const run of runs.slice(0, maxRuns)) if ((await menuTools(run)).length) withTools.push(run);

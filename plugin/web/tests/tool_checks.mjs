@@ -340,6 +340,19 @@ export const checks = {
     const t = isTable(data) ? data : table(data, 0);
     if (!isTable(t) || t.rows.length === 0) return;
     assert(await gridRows(page, 'kernels') === t.rows.length, 'kernel row count differs');
+    // Kernels past the table's rows: the page says how many, their time and launches, as served.
+    const hidden = Number(t.p?.hidden_kernels ?? 0);
+    const line = await page.$('#hidden-kernels');
+    assert(Boolean(line) === hidden > 0, `server hides ${hidden} kernels, page ${line ? 'says some' : 'says none'}`);
+    if (line) {
+      const text = await line.textContent();
+      assert(await line.getAttribute('data-hidden-us') === t.p.hidden_total_duration_us && await line.getAttribute('data-hidden-occurrences') === t.p.hidden_occurrences,
+        `hidden-kernels line marks other figures than ${JSON.stringify(t.p)}`);
+      const n = (v) => Number(v).toLocaleString('en-US', { maximumFractionDigits: 2 });
+      for (const v of [t.p.hidden_kernels, t.p.hidden_total_duration_us, t.p.hidden_occurrences]) {
+        assert(text.includes(n(v)), `hidden-kernels line "${text}" lacks ${n(v)}`);
+      }
+    }
     await checkDrawnRows(page, 'kernels', t.rows.length, assert);
     const ki = col(t, 'kernel_name'), oi = col(t, 'op_name'), di = col(t, 'total_duration_us');
     const top = t.rows.slice().sort((a, b) => Number(b.c[di]?.v) - Number(a.c[di]?.v))[0];

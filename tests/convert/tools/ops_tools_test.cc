@@ -278,6 +278,58 @@ TEST_F(OpsToolsTest, OpStatsComputedOncePerFile) {
   EXPECT_EQ(json::serialize(a), json::serialize(c));
 }
 
+// 1,200 distinct kernels on one GPU stream, kernel i running once for i+1 µs (i = 0…1199).
+tensorflow::profiler::XSpace ManyKernelsSpace(const std::string& host) {
+  tensorflow::profiler::XSpace space;
+  space.add_hostnames(host);
+  XPlaneBuilder gpu = AddPlane(space, "/device:GPU:0", 0);
+  XLineBuilder s = gpu.AddLine(7, "Stream #7(Compute)");
+  int64_t t = 0;
+  for (int i = 0; i < 1200; ++i) {
+    const int64_t dur = (i + 1) * ops_test::kUs;
+    s.AddEvent("kernel_" + std::to_string(i), t, dur)
+        .Ref("kernel_details", "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 block:32,1,1 occ_pct:50");
+    t += dur + ops_test::kUs;
+  }
+  return space;
+}
+
+// The table keeps xprof's 1,000 longest kernels and says what it leaves out. By hand: the 200 hidden are
+// kernels 0…199, 1+2+…+200 = 20,100 µs over 200 launches; two such hosts combined double each kernel
+// (40,200 µs, 400 launches: the kernels each host's own table would hide are still added up).
+TEST_F(OpsToolsTest, KernelStatsSaysWhatItsTableLeavesOut) {
+  const std::string one = ops_test::WriteSpace(ManyKernelsSpace("h1"), "many1");
+  const std::string two = ops_test::WriteSpace(ManyKernelsSpace("h2"), "many2");
+  json::value t = RunTool("kernel_stats", {one});
+  ASSERT_TRUE(t.is_object());
+  ASSERT_EQ(t.at("rows").as_array().size(), 1000u);
+  EXPECT_DOUBLE_EQ(Num(Cell(t, 0, 11)), 1200);
+  EXPECT_DOUBLE_EQ(Num(Cell(t, 999, 11)), 201);
+  EXPECT_EQ(Prop(t, "hidden_kernels"), "200");
+  EXPECT_EQ(Prop(t, "hidden_occurrences"), "200");
+  EXPECT_EQ(Prop(t, "hidden_total_duration_us"), "20100");
+
+  json::value both = RunTool("kernel_stats", {one, two});
+  ASSERT_EQ(both.at("rows").as_array().size(), 1000u);
+  EXPECT_DOUBLE_EQ(Num(Cell(both, 999, 11)), 402);
+  EXPECT_DOUBLE_EQ(Num(Cell(both, 999, 10)), 2);
+  EXPECT_EQ(Prop(both, "hidden_kernels"), "200");
+  EXPECT_EQ(Prop(both, "hidden_occurrences"), "400");
+  EXPECT_EQ(Prop(both, "hidden_total_duration_us"), "40200");
+
+  // The CSV download holds every kernel: a header line and 1,200 rows.
+  json::value csv = RunTool("kernel_stats", {one}, {}, nullptr, nullptr, /*csv=*/true);
+  const std::string text(csv.as_string());
+  size_t lines = 0;
+  for (size_t at = text.find("\r\n"); at != std::string::npos; at = text.find("\r\n", at + 2)) ++lines;
+  EXPECT_EQ(lines, 1201u);
+
+  // A table that holds every kernel says nothing is hidden.
+  json::value few = RunTool("kernel_stats", {gpu_});
+  EXPECT_EQ(Prop(few, "hidden_kernels"), "0");
+  EXPECT_EQ(Prop(few, "hidden_total_duration_us"), "0");
+}
+
 TEST_F(OpsToolsTest, CorruptFileIsAnError) {
   const char* dir = TBPROF_TESTDATA;
   std::string path = std::string(dir) + "/xplane/corrupt/utf8_mangled.xplane.pb";
