@@ -15,12 +15,31 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "convert/base/status.h"
 #include "synthetic/profile_generator.h"
 
 namespace tbprof::bench {
+
+// Times `load()`, which gives a StatusOr of a loaded model, once per
+// iteration: the events of the model it gave, or nullopt after an error
+// (the benchmark is then skipped with it).
+template <typename Load>
+std::optional<size_t> TimeLoads(benchmark::State& state, Load&& load) {
+  size_t events = 0;
+  for (auto _ : state) {
+    auto m = load();
+    if (!m.ok()) {
+      state.SkipWithError(m.status().message().c_str());
+      return std::nullopt;
+    }
+    events = (*m)->NumEvents();
+    benchmark::DoNotOptimize(m);
+  }
+  return events;
+}
 
 // A synthetic GPU training profile of `events` events (4 GPUs, 100 steps,
 // seed 1) at `path`, generated when missing or smaller than `min_bytes`.

@@ -37,20 +37,11 @@ void WriteRepeatedTrace(const std::string& out_path) {
   if (!text.ok()) std::abort();
   tbprof::JsonScanner js(*text);
   std::vector<std::string_view> events;
-  std::string_view key;
-  js.EnterObject();
-  while (js.NextKey(&key)) {
-    if (key != "traceEvents") {
-      js.SkipValue();
-      continue;
-    }
-    js.EnterArray();
-    while (js.NextElement()) {
-      std::string_view raw;
-      js.SkipValue(&raw);
-      events.push_back(raw);
-    }
-  }
+  tbprof::ForEachElementOfMember(js, "traceEvents", [&] {
+    std::string_view raw;
+    js.SkipValue(&raw);
+    events.push_back(raw);
+  });
   constexpr int64_t kShiftUs = 2'000'000;  // longer than the sample's span
   std::ofstream out(out_path, std::ios::binary);
   out << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
@@ -146,16 +137,9 @@ const std::string& XPlanePath() {
 template <bool kKineto>
 void BM_Load(benchmark::State& state) {
   const std::string& path = kKineto ? KinetoPath() : XPlanePath();
-  size_t events = 0;
-  for (auto _ : state) {
-    auto m = tbprof::LoadProfileFile(path);
-    if (!m.ok()) {
-      state.SkipWithError(m.status().message().c_str());
-      return;
-    }
-    events = (*m)->NumEvents();
-  }
-  state.counters["events"] = static_cast<double>(events);
+  const std::optional<size_t> events = tbprof::bench::TimeLoads(state, [&] { return tbprof::LoadProfileFile(path); });
+  if (!events) return;
+  state.counters["events"] = static_cast<double>(*events);
   state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
 }
 

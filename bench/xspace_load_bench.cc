@@ -50,17 +50,9 @@ const std::string& InputBytes() {
 void BM_OurLoadXSpaceFile(benchmark::State& state) {
   const std::string& path = InputPath();
   InputBytes();  // warms the page cache the same way for both contenders
-  size_t events = 0;
-  for (auto _ : state) {
-    auto m = tbprof::LoadXSpaceFile(path);
-    if (!m.ok()) {
-      state.SkipWithError(m.status().message().c_str());
-      return;
-    }
-    events = (*m)->NumEvents();
-    benchmark::DoNotOptimize(m);
-  }
-  state.counters["events"] = static_cast<double>(events);
+  const std::optional<size_t> events = tbprof::bench::TimeLoads(state, [&] { return tbprof::LoadXSpaceFile(path); });
+  if (!events) return;
+  state.counters["events"] = static_cast<double>(*events);
   state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(fs::file_size(path)));
 }

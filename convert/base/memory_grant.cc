@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "convert/base/locked.h"
+
 namespace tbprof {
 namespace {
 
@@ -33,25 +35,13 @@ void MemoryGrant::Release(uint64_t bytes) {
   claimed_ -= std::min(bytes, claimed_);
 }
 
-uint64_t MemoryGrant::reserved() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return reserved_;
-}
+uint64_t MemoryGrant::reserved() const { return UnderLock(mu_, [this] { return reserved_; }); }
 
-uint64_t MemoryGrant::claimed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return claimed_;
-}
+uint64_t MemoryGrant::claimed() const { return UnderLock(mu_, [this] { return claimed_; }); }
 
-bool MemoryGrant::refused() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return refused_;
-}
+bool MemoryGrant::refused() const { return UnderLock(mu_, [this] { return refused_; }); }
 
-uint64_t MemoryGrant::peak_claimed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return peak_claimed_;
-}
+uint64_t MemoryGrant::peak_claimed() const { return UnderLock(mu_, [this] { return peak_claimed_; }); }
 
 MemoryGrantScope::MemoryGrantScope(std::shared_ptr<MemoryGrant> grant) : previous_(std::exchange(t_grant, std::move(grant))) {}
 

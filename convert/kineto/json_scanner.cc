@@ -148,21 +148,17 @@ JsonType JsonScanner::Peek() {
   }
 }
 
-bool JsonScanner::EnterObject() {
-  if (Peek() != JsonType::kObject) return Fail("expected an object");
-  if (depth_ >= kMaxJsonDepth) return Fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth));
-  ++pos_;
-  has_member_[++depth_] = 0;
-  is_object_[depth_] = 1;
-  return true;
-}
+bool JsonScanner::EnterObject() { return Enter(JsonType::kObject); }
 
-bool JsonScanner::EnterArray() {
-  if (Peek() != JsonType::kArray) return Fail("expected an array");
+bool JsonScanner::EnterArray() { return Enter(JsonType::kArray); }
+
+bool JsonScanner::Enter(JsonType container) {
+  const bool object = container == JsonType::kObject;
+  if (Peek() != container) return Fail(object ? "expected an object" : "expected an array");
   if (depth_ >= kMaxJsonDepth) return Fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth));
   ++pos_;
   has_member_[++depth_] = 0;
-  is_object_[depth_] = 0;
+  is_object_[depth_] = object ? 1 : 0;
   return true;
 }
 

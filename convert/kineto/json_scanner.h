@@ -59,6 +59,7 @@ class JsonScanner {
   bool Fail(std::string what);
   void SkipSpace();
   bool ScanString(std::string_view* out, std::string* scratch);
+  bool Enter(JsonType container);  // kObject or kArray
   bool ExpectSeparatorBeforeMember(bool* closed, char close);
   bool SkipScalar();
 
@@ -91,5 +92,23 @@ std::optional<int64_t> JsonNumberToInt(std::string_view text);
 // whole nanoseconds (rounded half away from zero at the first dropped digit);
 // nullopt when the text is not a number or lies beyond ±9.2e15 µs.
 std::optional<int64_t> JsonMicrosToNanos(std::string_view text);
+
+// Steps `js`, at the start of a document, through the elements of the array
+// that the top-level object's member `key` holds (a trace's "traceEvents"):
+// `at_element` is called before each and reads or skips it; other members
+// are skipped.
+template <typename AtElement>
+void ForEachElementOfMember(JsonScanner& js, std::string_view key, AtElement&& at_element) {
+  std::string_view member;
+  js.EnterObject();
+  while (js.NextKey(&member)) {
+    if (member != key) {
+      js.SkipValue();
+      continue;
+    }
+    js.EnterArray();
+    while (js.NextElement()) at_element();
+  }
+}
 
 }  // namespace tbprof

@@ -28,18 +28,21 @@ std::string Dims(std::string_view text) {
   return std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," + std::to_string(dims[2]);
 }
 
-Stat IntStat(StrId name, int64_t v) {
+Stat NamedStat(StrId name, StatKind kind) {
   Stat s;
   s.name = name;
-  s.kind = StatKind::kInt64;
+  s.kind = kind;
+  return s;
+}
+
+Stat IntStat(StrId name, int64_t v) {
+  Stat s = NamedStat(name, StatKind::kInt64);
   s.i64 = v;
   return s;
 }
 
 Stat StrStat(StrId name, StrId v) {
-  Stat s;
-  s.name = name;
-  s.kind = StatKind::kStr;
+  Stat s = NamedStat(name, StatKind::kStr);
   s.str = v;
   return s;
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "convert/base/huge_pages.h"
 #include "convert/base/run_both.h"
@@ -85,27 +86,17 @@ Kind KindOf(std::string_view cat) {
 
 KinetoBuilder::KinetoBuilder(std::string_view source, uint64_t parallel_min_bytes)
     : source_(source), parallel_min_bytes_(parallel_min_bytes), space_(std::make_unique<XSpaceModel>()) {
-  StringTable& s = space_->strings;
-  n_.correlation = s.Intern("correlation");
-  n_.correlation_id = s.Intern(schema::kCorrelationId);
-  n_.device = s.Intern("device");
-  n_.device_id = s.Intern(schema::kDeviceId);
-  n_.stream = s.Intern("stream");
-  n_.external_id = s.Intern(kKinetoExternalIdStat);
-  n_.external_id_old = s.Intern("external id");
-  n_.registers = s.Intern("registers per thread");
-  n_.shared_memory = s.Intern("shared memory");
-  n_.grid = s.Intern("grid");
-  n_.block = s.Intern("block");
-  n_.occupancy = s.Intern(kKinetoOccupancyStat);
-  n_.name = s.Intern("name");
-  n_.bytes = s.Intern("Bytes");
-  n_.total_allocated = s.Intern("Total Allocated");
-  n_.total_reserved = s.Intern("Total Reserved");
-  n_.device_type = s.Intern("Device Type");
-  n_.device_index = s.Intern("Device Id");
-  n_.addr = s.Intern("Addr");
-  n_.trace_cat = s.Intern("Trace");
+  // The stat names the parse looks for, interned once.
+  const std::pair<StrId Names::*, std::string_view> kNames[] = {
+      {&Names::correlation, "correlation"}, {&Names::correlation_id, schema::kCorrelationId},
+      {&Names::device, "device"}, {&Names::device_id, schema::kDeviceId}, {&Names::stream, "stream"},
+      {&Names::external_id, kKinetoExternalIdStat}, {&Names::external_id_old, "external id"},
+      {&Names::registers, "registers per thread"}, {&Names::shared_memory, "shared memory"},
+      {&Names::grid, "grid"}, {&Names::block, "block"}, {&Names::occupancy, kKinetoOccupancyStat},
+      {&Names::name, "name"}, {&Names::bytes, "Bytes"}, {&Names::total_allocated, "Total Allocated"},
+      {&Names::total_reserved, "Total Reserved"}, {&Names::device_type, "Device Type"},
+      {&Names::device_index, "Device Id"}, {&Names::addr, "Addr"}, {&Names::trace_cat, "Trace"}};
+  for (const auto& [field, text] : kNames) n_.*field = space_->strings.Intern(text);
 }
 
 // Room for a typical event and its args per few hundred bytes of JSON:

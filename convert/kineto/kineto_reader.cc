@@ -1,5 +1,8 @@
 #include "convert/kineto/kineto_reader.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "convert/base/file_bytes.h"
 #include "convert/kineto/kineto_builder.h"
 
@@ -36,6 +39,19 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, c
   auto model = Decode(f.view(), path, options, options.release_decoded_pages);
   RETURN_IF_ERROR(f.CheckUnchanged());
   return model;
+}
+
+std::string KinetoFileDamage(const std::string& path) {
+  MappedFile f;
+  if (!f.Open(path, std::numeric_limits<uint64_t>::max()).ok()) return "";
+  const std::string_view bytes = f.view();
+  if (bytes.empty()) return "empty";
+  if (HasGzipMagic(bytes)) return "";
+  // Only the first page or so is read: what leads a JSON object is white space.
+  const std::string_view head = bytes.substr(0, std::min<size_t>(bytes.size(), 4096));
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return head.size() < bytes.size() ? "" : "damaged";
+  return head[first] == '{' ? "" : "damaged";
 }
 
 }  // namespace tbprof

@@ -45,4 +45,10 @@ StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, s
 // Maps (or, for gzip, inflates within options.max_bytes) and decodes a file.
 StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, const LoadOptions& options = {});
 
+// A cheap look at a listed trace, for marking it in host lists: "empty" (0
+// bytes), "damaged" (not gzip'ed and not beginning as a JSON object, as
+// binary bytes do), or "" (it begins as a trace does; decoding may still
+// find damage further on).
+std::string KinetoFileDamage(const std::string& path);
+
 }  // namespace tbprof

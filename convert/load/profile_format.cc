@@ -60,19 +60,9 @@ std::string InflateHead(std::string_view in, size_t limit) {
 }  // namespace
 
 std::string_view ProfileFormatName(ProfileFormat format) {
-  switch (format) {
-    case ProfileFormat::kXPlane:
-      return "xplane";
-    case ProfileFormat::kLegacyToolFile:
-      return "legacy tool file";
-    case ProfileFormat::kKinetoTrace:
-      return "PyTorch (Kineto) trace";
-    case ProfileFormat::kTfprofProfile:
-      return "tfprof profile";
-    case ProfileFormat::kUnknown:
-      break;
-  }
-  return "unknown";
+  constexpr std::string_view kNames[] = {"unknown", "xplane", "legacy tool file", "PyTorch (Kineto) trace",
+                                         "tfprof profile"};  // in ProfileFormat's order
+  return kNames[static_cast<size_t>(format)];
 }
 
 const std::vector<std::string>& LegacyToolFileSuffixes() {

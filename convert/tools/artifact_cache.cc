@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/locked.h"
 #include "convert/base/memory_grant.h"
 
 namespace tbprof {
@@ -145,20 +146,11 @@ void ArtifactCache::EvictLocked() {
   }
 }
 
-uint64_t ArtifactCache::evicted_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return evicted_;
-}
+uint64_t ArtifactCache::evicted_bytes() const { return UnderLock(mu_, [this] { return evicted_; }); }
 
-size_t ArtifactCache::bytes_used() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return used_;
-}
+size_t ArtifactCache::bytes_used() const { return UnderLock(mu_, [this] { return used_; }); }
 
-size_t ArtifactCache::entries() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return map_.size();
-}
+size_t ArtifactCache::entries() const { return UnderLock(mu_, [this] { return map_.size(); }); }
 
 void ArtifactCache::Clear() {
   std::lock_guard<std::mutex> lock(mu_);

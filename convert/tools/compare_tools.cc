@@ -18,8 +18,6 @@ namespace {
 
 using tensorflow::profiler::InputPipelineAnalysisResult;
 using tensorflow::profiler::KernelStatsDb;
-using tensorflow::profiler::OverviewPage;
-using tensorflow::profiler::TfStatsDatabase;
 
 constexpr std::string_view kInputPipeline = "input_pipeline_analyzer";
 constexpr std::string_view kFrameworkOps = "framework_op_stats";
@@ -58,10 +56,10 @@ StatusOr<RunFigures> LegacyFigures(const CompareSide& side, const std::set<std::
       ASSIGN_OR_RETURN(auto r, ReadLegacyProto<InputPipelineAnalysisResult>(path));
       f.input_pipeline = Shared(std::move(r));
     } else if (suffix == kLegacyOverview && sections.count(std::string(kInputPipeline))) {
-      ASSIGN_OR_RETURN(auto page, ReadLegacyProto<OverviewPage>(path));
+      ASSIGN_OR_RETURN(auto page, ReadLegacyProto<tensorflow::profiler::OverviewPage>(path));
       if (page.has_input_analysis()) from_overview = Shared(page.input_analysis());
     } else if (suffix == kLegacyTfStats && sections.count(std::string(kFrameworkOps))) {
-      ASSIGN_OR_RETURN(auto db, ReadLegacyProto<TfStatsDatabase>(path));
+      ASSIGN_OR_RETURN(auto db, ReadLegacyProto<tensorflow::profiler::TfStatsDatabase>(path));
       f.framework_ops = Shared(std::move(db));
     } else if (suffix == kLegacyKernels && sections.count(std::string(kKernels))) {
       ASSIGN_OR_RETURN(auto db, ReadLegacyProto<KernelStatsDb>(path));

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "convert/base/json.h"
+#include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
 #include "convert/xplane/damaged_file.h"
 
@@ -303,8 +304,8 @@ void AddRunFile(RunContents& out, const std::string& name, std::string path, Pro
       return;
     case ProfileFormat::kXPlane:
     case ProfileFormat::kKinetoTrace: {
-      // A PyTorch trace has no cheap structural check; only an empty one is marked before it is read.
-      std::string problem = format == ProfileFormat::kXPlane ? XSpaceFileDamage(path) : (st.st_size == 0 ? "empty" : "");
+      // A cheap look at the file's start; decoding may still find damage further on.
+      std::string problem = format == ProfileFormat::kXPlane ? XSpaceFileDamage(path) : KinetoFileDamage(path);
       out.profiles.push_back(RunFile{parsed.host, parsed.suffix, std::move(path), std::move(problem), format});
       return;
     }

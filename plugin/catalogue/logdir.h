@@ -43,8 +43,9 @@ struct RunFile {
   std::string host;    // "" for a bare "<suffix>" file
   std::string suffix;  // "xplane.pb", "overview_page.pb", …
   std::string path;
-  // For xplane files: "empty" or "damaged" when a cheap look at the listed
-  // file finds it so (XSpaceFileDamage), else "".
+  // For xplane and PyTorch trace files: "empty" or "damaged" when a cheap
+  // look at the listed file finds it so (XSpaceFileDamage, KinetoFileDamage);
+  // for other files "empty" at 0 bytes; else "".
   std::string problem;
   // Found once, when the run is listed (convert/load/profile_format.h).
   ProfileFormat format = ProfileFormat::kUnknown;

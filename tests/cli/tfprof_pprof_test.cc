@@ -98,14 +98,7 @@ std::vector<std::string> StackOf(const Profile& p, const perftools::profiles::Sa
 // main.py:10, and a gradient of the first (hung under a " (gradient)" copy
 // of the first one's stack): 100 + 50 + 40 us of cpu time.
 TEST(TfprofPprof, CodeViewSamplesWithCallStacks) {
-  ProfileWriter w;
-  w.Node("n1", "Conv2D").Trace("n1", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 20}});
-  w.Node("n2", "MatMul").Trace("n2", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 30}});
-  w.Node("gradients/n1_grad/Conv2DBackpropInput", "Conv2DBackpropInput")
-      .Trace("gradients/n1_grad/Conv2DBackpropInput", {{"/src/train.py", "minimize", 5}});
-  w.Run("n1", 0, ProfileWriter::Exec{kDevice, 1, {100}, {}});
-  w.Run("n2", 0, ProfileWriter::Exec{kDevice, 200, {50}, {}});
-  w.Run("gradients/n1_grad/Conv2DBackpropInput", 0, ProfileWriter::Exec{kDevice, 300, {40}, {}});
+  ProfileWriter w = tfprof_fixtures::CallStacksWriter(kDevice, "minimize");
   const std::string in = test_files::TempPath("pprof_profile_1");
   std::ofstream(in, std::ios::binary) << w.Serialize();
   const std::string out = test_files::TempPath("tfprof.pprof.gz");

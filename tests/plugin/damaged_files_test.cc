@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "plugin/routes.h"
+#include "tests/convert/kineto/kineto_trace_writer.h"
 #include "tests/plugin/plugin_test_util.h"
 
 namespace tbprof {
@@ -12,7 +13,17 @@ namespace {
 
 using namespace testing_plugin;
 
-class DamagedFiles : public testing_plugin::ServiceTest {
+class HostListTest : public testing_plugin::ServiceTest {
+ protected:
+  // /hosts of `run`: each entry keeps xprof's "hostname"; a problem is an extra field.
+  void ExpectHostList(const std::string& run, const json::array& want) {
+    HttpResponse r = Get("/hosts?run=" + run + "&tag=trace_viewer");
+    ASSERT_EQ(r.status, 200) << r.Body();
+    EXPECT_EQ(json::parse(r.Body()), json::value(want)) << r.Body();
+  }
+};
+
+class DamagedFiles : public HostListTest {
  protected:
   void SetUp() override {
     const fs::path run = base_ / "plugins/profile/run1";
@@ -57,12 +68,43 @@ TEST_F(DamagedFiles, EmptyFileIsNamedEmpty) {
 }
 
 TEST_F(DamagedFiles, HostListMarksEmptyAndCutFiles) {
-  HttpResponse r = Get("/hosts?run=run1&tag=trace_viewer");
-  ASSERT_EQ(r.status, 200) << r.Body();
-  // Each entry keeps xprof's "hostname"; a problem is an extra field.
-  json::array want{json::object{{"hostname", "cut"}, {"problem", "damaged"}},
-                   json::object{{"hostname", "empty"}, {"problem", "empty"}}, json::object{{"hostname", "good"}}};
-  EXPECT_EQ(json::parse(r.Body()), json::value(want)) << r.Body();
+  ExpectHostList("run1", {json::object{{"hostname", "cut"}, {"problem", "damaged"}},
+                          json::object{{"hostname", "empty"}, {"problem", "empty"}}, json::object{{"hostname", "good"}}});
+}
+
+// PyTorch traces: one that is no JSON at all (binary bytes) and an empty one
+// are marked in /hosts as an xplane would be, and each is answered with what
+// is wrong with it.
+class DamagedTorchTraces : public HostListTest {
+ protected:
+  void SetUp() override {
+    const fs::path run = base_ / "plugins/profile/torch";
+    testing_kineto::TraceWriter w;
+    w.Host("user_annotation", "ProfilerStep#1", 0, 100'000);
+    WriteFile(run / "good.pt.trace.json", w.Json());
+    WriteFile(run / "binary.pt.trace.json", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe", 18));
+    WriteFile(run / "empty.pt.trace.json", "");
+    StartService(base_);
+  }
+};
+
+TEST_F(DamagedTorchTraces, HostListMarksBinaryAndEmptyTraces) {
+  ExpectHostList("torch", {json::object{{"hostname", "binary"}, {"problem", "damaged"}},
+                           json::object{{"hostname", "empty"}, {"problem", "empty"}}, json::object{{"hostname", "good"}}});
+}
+
+TEST_F(DamagedTorchTraces, EmptyTraceIsNamedEmptyAndBinaryOneIsNoJson) {
+  HttpResponse empty = Get("/data?run=torch&host=empty&tag=trace_viewer");
+  EXPECT_EQ(empty.status, 422) << empty.Body();
+  EXPECT_EQ(empty.Body(),
+            "empty.pt.trace.json: this profile file is empty (0 bytes): the profiler wrote nothing into it; "
+            "re-capture it");
+  HttpResponse binary = Get("/data?run=torch&host=binary&tag=trace_viewer");
+  EXPECT_EQ(binary.status, 422) << binary.Body();
+  EXPECT_NE(binary.Body().find("binary.pt.trace.json"), std::string::npos) << binary.Body();
+  EXPECT_NE(binary.Body().find("not a JSON object"), std::string::npos) << binary.Body();
+  EXPECT_EQ(binary.Body().find(base_.string()), std::string::npos) << "names a server path: " << binary.Body();
+  EXPECT_EQ(Get("/data?run=torch&host=good&tag=trace_viewer").status, 200);
 }
 
 }  // namespace

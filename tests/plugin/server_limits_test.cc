@@ -358,13 +358,26 @@ TEST(PluginServerLimits, ALocalServerRefusesRequestsForOtherHosts) {
   }
 }
 
+// Raw requests to a server over a logdir of one run, "r", whose host "h"
+// has a pod viewer file.
+class RawRequests {
+ public:
+  RawRequests() : server_(OneRun(dir_), HttpServerOptions{}) {}
+  RawResponse operator()(const std::string& request) { return SendOneRequest(server_.port(), request); }
+
+ private:
+  static fs::path OneRun(const ScratchDir& dir) {
+    WriteFile(dir.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
+    return dir.path();
+  }
+  ScratchDir dir_;
+  InProcessServer server_;
+};
+
 // Error answers quote the request; raw bytes in it come back as U+FFFD, so
 // that every error body is UTF-8 (before: the bytes as sent).
 TEST(PluginServerLimits, ErrorAnswersAreUtf8WhateverBytesTheRequestHeld) {
-  ScratchDir t;
-  WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
-  InProcessServer server(t.path(), HttpServerOptions{});
-  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
+  RawRequests send;
   RawResponse host = send("GET /runs HTTP/1.1\r\nHost: \xff\xfe.example\r\n\r\n");
   EXPECT_EQ(host.status, 403);
   EXPECT_TRUE(IsValidUtf8(host.body)) << host.body;
@@ -380,10 +393,7 @@ TEST(PluginServerLimits, ErrorAnswersAreUtf8WhateverBytesTheRequestHeld) {
 
 // RFC 9112 3.2: exactly one Host header in HTTP/1.1 (none is allowed in HTTP/1.0).
 TEST(PluginServerLimits, RequestsWithTwoHostHeadersOrNoneAreRefused) {
-  ScratchDir t;
-  WriteFile(t.path() / "plugins/profile/r/h.pod_viewer.json", "{}");
-  InProcessServer server(t.path(), HttpServerOptions{});
-  auto send = [&](const std::string& request) { return SendOneRequest(server.port(), request); };
+  RawRequests send;
   RawResponse two = send("GET /runs HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n");
   EXPECT_EQ(two.status, 400);
   EXPECT_EQ(two.body, "more than one Host header");

@@ -210,4 +210,16 @@ ProfileWriter AdvisorTestWriter() {
   return w;
 }
 
+ProfileWriter CallStacksWriter(const std::string& device, const std::string& gradient_function) {
+  const std::string gradient = "gradients/n1_grad/Conv2DBackpropInput";
+  ProfileWriter w;
+  w.Node("n1", "Conv2D").Trace("n1", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 20}});
+  w.Node("n2", "MatMul").Trace("n2", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 30}});
+  w.Node(gradient, "Conv2DBackpropInput").Trace(gradient, {{"/src/train.py", gradient_function, 5}});
+  w.Run("n1", 0, ProfileWriter::Exec{device, 1, {100}, {}});
+  w.Run("n2", 0, ProfileWriter::Exec{device, 200, {50}, {}});
+  w.Run(gradient, 0, ProfileWriter::Exec{device, 300, {40}, {}});
+  return w;
+}
+
 }  // namespace tbprof::tfprof_fixtures

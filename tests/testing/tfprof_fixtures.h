@@ -79,4 +79,10 @@ inline constexpr char kShowModelScopeAnswer[] =
 // The two Conv2D nodes of advisor/tfprof_advisor_test.cc.
 ProfileWriter AdvisorTestWriter();
 
+// Code-view fixture: n1 (Conv2D) and n2 (MatMul) made by build() at model.py
+// lines 20 and 30, called from main.py:10, and n1's gradient, made by
+// train.py:5:<gradient_function>; they run 100, 50 and 40 us of cpu time on
+// `device`, starting at 1, 200 and 300 us.
+ProfileWriter CallStacksWriter(const std::string& device, const std::string& gradient_function);
+
 }  // namespace tbprof::tfprof_fixtures

@@ -3,16 +3,8 @@
 namespace tbprof {
 
 std::string_view RowPresenceName(RowPresence presence) {
-  switch (presence) {
-    case RowPresence::kAdded:
-      return "added";
-    case RowPresence::kRemoved:
-      return "removed";
-    case RowPresence::kOtherSideUnknown:
-      return "unknown";
-    default:
-      return "both";
-  }
+  constexpr std::string_view kNames[] = {"both", "added", "removed", "unknown"};  // in RowPresence's order
+  return kNames[static_cast<size_t>(presence)];
 }
 
 Figure DeltaOf(Figure a, Figure b) {

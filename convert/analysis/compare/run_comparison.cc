@@ -8,11 +8,13 @@
 namespace tbprof {
 namespace {
 
-using tensorflow::profiler::BottleneckAnalysis;
 using tensorflow::profiler::GenericStepTimeBreakdown;
 using tensorflow::profiler::InputPipelineAnalysisResult;
 using tensorflow::profiler::PerGenericStepDetails;
 using tensorflow::profiler::TpuStepTimeBreakdown;
+
+using GenericSummaryOf = const tensorflow::profiler::StepSummary& (GenericStepTimeBreakdown::*)() const;
+using StepFigureOf = double (PerGenericStepDetails::*)() const;
 
 // The step-time categories, named as the input-pipeline page's columns mean
 // them; each reads one run's average (from the breakdown) or one step's figure.
@@ -20,32 +22,29 @@ using tensorflow::profiler::TpuStepTimeBreakdown;
 // the breakdown holds 0 there, which would read as "measured, none".
 struct StepCategory {
   const char* name;
-  double (*average)(const GenericStepTimeBreakdown&);
-  double (*of_step)(const PerGenericStepDetails&);
+  GenericSummaryOf summary;
+  StepFigureOf figure;
+  StepFigureOf plus = nullptr;  // a second figure of the step the category adds up with `figure`
   bool needs_device = false;
+
+  double average(const GenericStepTimeBreakdown& b) const { return (b.*summary)().average(); }
+  double of_step(const PerGenericStepDetails& d) const {
+    return plus == nullptr ? (d.*figure)() : (d.*figure)() + (d.*plus)();
+  }
 };
 
+using B = GenericStepTimeBreakdown;
+using D = PerGenericStepDetails;
 constexpr StepCategory kStepCategories[] = {
-    {"input_ms", [](const GenericStepTimeBreakdown& b) { return b.input_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.host_wait_input_ms() + d.host_to_device_ms(); }},
-    {"host_compute_ms", [](const GenericStepTimeBreakdown& b) { return b.host_compute_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.host_compute_ms(); }},
-    {"device_compute_ms", [](const GenericStepTimeBreakdown& b) { return b.device_compute_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.device_compute_ms(); }, true},
-    {"kernel_launch_ms", [](const GenericStepTimeBreakdown& b) { return b.host_prepare_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.host_prepare_ms(); }, true},
-    {"device_collectives_ms",
-     [](const GenericStepTimeBreakdown& b) { return b.device_collectives_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.device_collectives_ms(); }, true},
-    {"device_to_device_ms",
-     [](const GenericStepTimeBreakdown& b) { return b.device_to_device_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.device_to_device_ms(); }, true},
-    {"output_ms", [](const GenericStepTimeBreakdown& b) { return b.output_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.output_ms(); }},
-    {"compile_ms", [](const GenericStepTimeBreakdown& b) { return b.host_compile_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.host_compile_ms(); }},
-    {"other_ms", [](const GenericStepTimeBreakdown& b) { return b.unknown_time_ms_summary().average(); },
-     [](const PerGenericStepDetails& d) { return d.unknown_time_ms(); }},
+    {"input_ms", &B::input_ms_summary, &D::host_wait_input_ms, &D::host_to_device_ms},
+    {"host_compute_ms", &B::host_compute_ms_summary, &D::host_compute_ms},
+    {"device_compute_ms", &B::device_compute_ms_summary, &D::device_compute_ms, nullptr, true},
+    {"kernel_launch_ms", &B::host_prepare_ms_summary, &D::host_prepare_ms, nullptr, true},
+    {"device_collectives_ms", &B::device_collectives_ms_summary, &D::device_collectives_ms, nullptr, true},
+    {"device_to_device_ms", &B::device_to_device_ms_summary, &D::device_to_device_ms, nullptr, true},
+    {"output_ms", &B::output_ms_summary, &D::output_ms},
+    {"compile_ms", &B::host_compile_ms_summary, &D::host_compile_ms},
+    {"other_ms", &B::unknown_time_ms_summary, &D::unknown_time_ms},
 };
 
 bool HasNoDevice(const InputPipelineAnalysisResult* r) { return r != nullptr && r->hardware_type() == "CPU_ONLY"; }
@@ -169,8 +168,9 @@ std::vector<MetricRow> StepPairMetrics(const PerGenericStepDetails* a, const Per
   rows.push_back({"step_time_ms", figure(a, [](const auto& d) { return d.step_time_ms(); }),
                   figure(b, [](const auto& d) { return d.step_time_ms(); })});
   for (const StepCategory& c : kStepCategories) {
-    rows.push_back({c.name, figure(c.needs_device && !device_a ? nullptr : a, c.of_step),
-                    figure(c.needs_device && !device_b ? nullptr : b, c.of_step)});
+    auto of_step = [&c](const PerGenericStepDetails& d) { return c.of_step(d); };
+    rows.push_back({c.name, figure(c.needs_device && !device_a ? nullptr : a, of_step),
+                    figure(c.needs_device && !device_b ? nullptr : b, of_step)});
   }
   return rows;
 }
@@ -233,7 +233,7 @@ std::vector<MetricRow> InputStageRows(const InputPipelineAnalysisResult* a, cons
 
 std::string InputClassification(const InputPipelineAnalysisResult* r) {
   if (r == nullptr || r->tag()) return "";
-  BottleneckAnalysis analysis;
+  tensorflow::profiler::BottleneckAnalysis analysis;
   if (!r->recommendation().bottleneck_analysis().UnpackTo(&analysis)) return "";
   return analysis.input_classification();
 }
@@ -254,22 +254,20 @@ TfDataSide TfDataSideOf(const TfDataStats* stats) {
 
 }  // namespace
 
+namespace {
+constexpr std::string_view kAlignmentNames[] = {"average", "step_number", "order"};  // in StepAlignment's order
+}  // namespace
+
 std::optional<StepAlignment> StepAlignmentFromName(std::string_view name) {
-  if (name.empty() || name == "average") return StepAlignment::kAverage;
-  if (name == "step_number") return StepAlignment::kStepNumber;
-  if (name == "order") return StepAlignment::kOrder;
+  if (name.empty()) return StepAlignment::kAverage;
+  for (size_t i = 0; i < std::size(kAlignmentNames); ++i) {
+    if (name == kAlignmentNames[i]) return static_cast<StepAlignment>(i);
+  }
   return std::nullopt;
 }
 
 std::string_view StepAlignmentName(StepAlignment alignment) {
-  switch (alignment) {
-    case StepAlignment::kStepNumber:
-      return "step_number";
-    case StepAlignment::kOrder:
-      return "order";
-    default:
-      return "average";
-  }
+  return kAlignmentNames[static_cast<size_t>(alignment)];
 }
 
 RunComparison CompareRuns(const RunFigures& a, const RunFigures& b, StepAlignment alignment) {

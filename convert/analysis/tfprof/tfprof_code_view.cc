@@ -8,6 +8,7 @@
 #include "convert/analysis/tfprof/tfprof_code_view.h"
 #include "convert/analysis/tfprof/tfprof_format.h"
 #include "convert/analysis/tfprof/tfprof_show.h"
+#include "convert/analysis/tfprof/tfprof_totals.h"
 
 namespace tbprof::tfprof {
 namespace {
@@ -132,13 +133,7 @@ class CodeView {
       std::vector<MultiNode*> kept_children = Account(node->children, depth + 1);
       node->account = node->ReInit(model_, o_.step, o_.account_type_regexes);
       if (node->account || !kept_children.empty()) {
-        node->show_children.clear();
-        node->ResetTotals();
-        node->AddSelfToTotals();
-        for (MultiNode* c : kept_children) {
-          node->AggregateTotals(*c);
-          node->show_children.push_back(c);
-        }
+        ShowWithKeptChildren(*node, kept_children);
         kept.push_back(node);
       }
     }

@@ -104,15 +104,11 @@ void MultiNode::AggregateTotals(const MultiNode& other) {
 bool ShouldShowMultiNode(const MultiNode& node, const Options& o, int64_t depth) {
   if (node.name == kTFProfRoot) return true;
   const MultiGraphNodeProto& p = node.proto;
-  if (p.total_requested_bytes() < o.min_bytes || p.total_peak_bytes() < o.min_peak_bytes ||
-      p.total_residual_bytes() < o.min_residual_bytes || p.total_output_bytes() < o.min_output_bytes ||
-      p.total_exec_micros() < o.min_micros || p.total_accelerator_exec_micros() < o.min_accelerator_micros ||
-      p.total_cpu_exec_micros() < o.min_cpu_micros || p.total_parameters() < o.min_params ||
+  if (!MeetsSharedTotalThresholds(p, o) || p.total_parameters() < o.min_params ||
       p.total_float_ops() < o.min_float_ops || depth > o.max_depth) {
     return false;
   }
-  if (!o.show_name_regexes.MatchesAll() && !o.show_name_regexes.Matches(node.name)) return false;
-  return !o.hide_name_regexes.Matches(node.name);
+  return NameIsShown(node.name, o);
 }
 
 void SortMultiNodes(std::vector<MultiNode*>& nodes, const Options& options) {

@@ -53,16 +53,10 @@ class RegexList {
 
 struct Options {
   int64_t max_depth = 10000;
-  int64_t min_bytes = 0;
-  int64_t min_peak_bytes = 0;
-  int64_t min_residual_bytes = 0;
-  int64_t min_output_bytes = 0;
-  int64_t min_micros = 0;
-  int64_t min_accelerator_micros = 0;
-  int64_t min_cpu_micros = 0;
-  int64_t min_params = 0;
-  int64_t min_float_ops = 0;
-  int64_t min_occurrence = 0;
+  // A node is shown when its figures reach these (0: every node).
+  int64_t min_bytes = 0, min_peak_bytes = 0, min_residual_bytes = 0, min_output_bytes = 0;
+  int64_t min_micros = 0, min_accelerator_micros = 0, min_cpu_micros = 0;
+  int64_t min_params = 0, min_float_ops = 0, min_occurrence = 0;
   int64_t step = -1;
   std::string order_by = "name";
   RegexList account_type_regexes = RegexList::Of({".*"});

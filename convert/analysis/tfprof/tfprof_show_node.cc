@@ -108,15 +108,11 @@ bool IsAccounted(const std::set<std::string>& op_types, const Options& options) 
 bool ShouldShowTreeNode(const ShowNode& node, const Options& o, int64_t depth) {
   if (node.name == kTFProfRoot) return true;
   const GraphNodeProto& p = node.proto;
-  if (p.total_requested_bytes() < o.min_bytes || p.total_peak_bytes() < o.min_peak_bytes ||
-      p.total_residual_bytes() < o.min_residual_bytes || p.total_output_bytes() < o.min_output_bytes ||
-      p.total_exec_micros() < o.min_micros || p.total_accelerator_exec_micros() < o.min_accelerator_micros ||
-      p.total_cpu_exec_micros() < o.min_cpu_micros || p.parameters() < o.min_params ||
-      p.float_ops() < o.min_float_ops || p.run_count() < o.min_occurrence || depth > o.max_depth) {
+  if (!MeetsSharedTotalThresholds(p, o) || p.parameters() < o.min_params || p.float_ops() < o.min_float_ops ||
+      p.run_count() < o.min_occurrence || depth > o.max_depth) {
     return false;
   }
-  if (!o.show_name_regexes.MatchesAll() && !o.show_name_regexes.Matches(node.name)) return false;
-  return !o.hide_name_regexes.Matches(node.name);
+  return NameIsShown(node.name, o);
 }
 
 void SortShowNodes(std::vector<ShowNode*>& nodes, const Options& options) {

@@ -8,6 +8,7 @@
 
 #include "convert/analysis/tfprof/tfprof_show.h"
 #include "convert/analysis/tfprof/tfprof_show_node.h"
+#include "convert/analysis/tfprof/tfprof_totals.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/memory_grant.h"
 
@@ -128,13 +129,7 @@ class TreeView {
       node->ReInit(model_, options_.step);
       node->account = IsAccounted(node->op_types(), options_);
       if (node->account || (!graph_ && !kept_children.empty())) {
-        node->show_children.clear();
-        node->ResetTotals();
-        node->AddSelfToTotals();
-        for (ShowNode* c : kept_children) {
-          node->AggregateTotals(*c);
-          node->show_children.push_back(c);
-        }
+        ShowWithKeptChildren(*node, kept_children);
         kept.push_back(node);
       } else if (graph_) {
         kept.insert(kept.end(), kept_children.begin(), kept_children.end());

@@ -75,4 +75,26 @@ class TraceWriter {
   std::string device_properties_;
 };
 
+// torch-tb-profiler's test_profiler.py "test_all_categories" (its times, in µs):
+// one step [50, 450) on two threads with every category. aten::nll_loss_backward
+// launches a copy (10 µs), a set (5) and a kernel (15); aten::to runs 60 µs
+// inside the DataLoader's 180.
+inline TraceWriter TbPluginAllCategories() {
+  constexpr int64_t us = 1000;
+  TraceWriter w;
+  w.Host("Operator", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 100 * us, 180 * us,
+         "\"External id\": 2", 123);
+  w.Host("Operator", "aten::to", 200 * us, 60 * us, "\"External id\": 3, \"Input Dims\": [[2, 8, 5], [], []]", 123);
+  w.Host("Operator", "aten::nll_loss_backward", 340 * us, 70 * us, "\"External id\": 4", 456);
+  w.Host("Operator", "ProfilerStep#1", 50 * us, 400 * us, "\"External id\": 1", 123);
+  w.Device("Memcpy", "Memcpy HtoD (Pageable -> Device)", 405 * us, 10 * us, "\"stream\": 7, \"correlation\": 334, \"external id\": 4");
+  w.Host("Runtime", "cudaMemcpyAsync", 360 * us, 20 * us, "\"correlation\": 334, \"external id\": 4", 456);
+  w.Device("Memset", "Memset (Device)", 420 * us, 5 * us, "\"stream\": 7, \"correlation\": 40344, \"external id\": 4");
+  w.Host("Runtime", "cudaMemsetAsync", 390 * us, 10 * us, "\"correlation\": 40344, \"external id\": 4", 456);
+  w.Device("Kernel", "void cunn_ClassNLLCriterion_updateGradInput_kernel<float>", 430 * us, 15 * us,
+           "\"correlation\": 40348, \"external id\": 4, \"device\": 0");
+  w.Host("Runtime", "cudaLaunchKernel", 405 * us, 5 * us, "\"correlation\": 40348, \"external id\": 4", 456);
+  return w;
+}
+
 }  // namespace tbprof::testing_kineto

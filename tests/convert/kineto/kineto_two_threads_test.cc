@@ -34,12 +34,13 @@ LoadOptions TwoThreads() {
   return o;
 }
 
-void ExpectSameStats(const std::vector<Stat>& a, const std::vector<Stat>& b, const char* what) {
+// Element by element, each of the given members equal.
+template <typename Rows, typename... Field>
+void ExpectSameRows(const Rows& a, const Rows& b, const char* what, Field... fields) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].name, b[i].name) << what << " " << i;
-    EXPECT_EQ(a[i].kind, b[i].kind) << what << " " << i;
-    EXPECT_EQ(a[i].u64, b[i].u64) << what << " " << i;
+    auto same = [&](auto field) { EXPECT_EQ(a[i].*field, b[i].*field) << what << " " << i; };
+    (same(fields), ...);
   }
 }
 
@@ -55,14 +56,8 @@ void ExpectSameModel(const XSpaceModel& a, const XSpaceModel& b) {
     SCOPED_TRACE(std::string(a.Str(x.name)));
     EXPECT_EQ(x.id, y.id);
     EXPECT_EQ(x.name, y.name);
-    ASSERT_EQ(x.lines.size(), y.lines.size());
-    for (size_t l = 0; l < x.lines.size(); ++l) {
-      EXPECT_EQ(x.lines[l].id, y.lines[l].id);
-      EXPECT_EQ(x.lines[l].display_id, y.lines[l].display_id);
-      EXPECT_EQ(x.lines[l].name, y.lines[l].name);
-      EXPECT_EQ(x.lines[l].first_event, y.lines[l].first_event);
-      EXPECT_EQ(x.lines[l].num_events, y.lines[l].num_events);
-    }
+    ExpectSameRows(x.lines, y.lines, "line", &LineModel::id, &LineModel::display_id, &LineModel::name,
+                   &LineModel::first_event, &LineModel::num_events);
     ASSERT_EQ(x.events.size(), y.events.size());
     for (size_t e = 0; e < x.events.size(); ++e) {
       ASSERT_EQ(x.events[e].begin_ps, y.events[e].begin_ps) << e;
@@ -70,16 +65,11 @@ void ExpectSameModel(const XSpaceModel& a, const XSpaceModel& b) {
       ASSERT_EQ(x.events[e].metadata, y.events[e].metadata) << e;
       ASSERT_EQ(x.events[e].first_stat, y.events[e].first_stat) << e;
     }
-    ASSERT_EQ(x.event_metadata.size(), y.event_metadata.size());
-    for (size_t m = 0; m < x.event_metadata.size(); ++m) {
-      EXPECT_EQ(x.event_metadata[m].id, y.event_metadata[m].id);
-      EXPECT_EQ(x.event_metadata[m].name, y.event_metadata[m].name);
-      EXPECT_EQ(x.event_metadata[m].first_stat, y.event_metadata[m].first_stat);
-      EXPECT_EQ(x.event_metadata[m].num_stats, y.event_metadata[m].num_stats);
-    }
-    ExpectSameStats(x.event_stats, y.event_stats, "event stats");
-    ExpectSameStats(x.metadata_stats, y.metadata_stats, "metadata stats");
-    ExpectSameStats(x.plane_stats, y.plane_stats, "plane stats");
+    ExpectSameRows(x.event_metadata, y.event_metadata, "event metadata", &EventMetadata::id,
+                   &EventMetadata::name, &EventMetadata::first_stat, &EventMetadata::num_stats);
+    ExpectSameRows(x.event_stats, y.event_stats, "event stat", &Stat::name, &Stat::kind, &Stat::u64);
+    ExpectSameRows(x.metadata_stats, y.metadata_stats, "metadata stat", &Stat::name, &Stat::kind, &Stat::u64);
+    ExpectSameRows(x.plane_stats, y.plane_stats, "plane stat", &Stat::name, &Stat::kind, &Stat::u64);
   }
 }
 
@@ -108,19 +98,10 @@ bool GuessIsAnEvent(std::string_view json) {
 std::vector<size_t> EventOffsets(std::string_view json) {
   std::vector<size_t> out;
   JsonScanner js(json);
-  std::string_view key;
-  js.EnterObject();
-  while (js.NextKey(&key)) {
-    if (key != "traceEvents") {
-      js.SkipValue();
-      continue;
-    }
-    js.EnterArray();
-    while (js.NextElement()) {
-      out.push_back(js.offset());
-      js.SkipValue();
-    }
-  }
+  ForEachElementOfMember(js, "traceEvents", [&] {
+    out.push_back(js.offset());
+    js.SkipValue();
+  });
   return out;
 }
 

@@ -16,10 +16,8 @@
 namespace tbprof {
 namespace {
 
-using tensorflow::profiler::GenericStepTimeBreakdown;
 using tensorflow::profiler::InputPipelineAnalysisResult;
 using tensorflow::profiler::KernelStatsDb;
-using tensorflow::profiler::PerGenericStepDetails;
 using tensorflow::profiler::TfStatsDatabase;
 
 struct Op {
@@ -49,7 +47,7 @@ std::shared_ptr<const InputPipelineAnalysisResult> Steps(std::initializer_list<s
   auto r = std::make_shared<InputPipelineAnalysisResult>();
   double sum = 0, compute = 0;
   for (const auto& [number, name, ms, device_ms] : steps) {
-    PerGenericStepDetails d;
+    tensorflow::profiler::PerGenericStepDetails d;
     d.set_step_number(number);
     d.set_step_name(name);
     d.set_step_time_ms(ms);
@@ -59,7 +57,7 @@ std::shared_ptr<const InputPipelineAnalysisResult> Steps(std::initializer_list<s
     compute += device_ms;
   }
   r->mutable_step_time_summary()->set_average(sum / steps.size());
-  GenericStepTimeBreakdown b;
+  tensorflow::profiler::GenericStepTimeBreakdown b;
   b.mutable_device_compute_ms_summary()->set_average(compute / steps.size());
   r->mutable_step_time_breakdown()->PackFrom(b);
   return r;

@@ -363,10 +363,15 @@ TEST(HloOpDb, AggregatedTpuEventsCountTheirRuns) {
 
 const std::string kRealTpuProfile = std::string(TBPROF_TESTDATA) + "/xplane/jax_tpu_v6e/tpu_inference_2.xplane.pb";
 
+// The real TPU profile as libprotobuf reads it, read once for the tests that count from it.
+const XSpace& RealTpuSpace() {
+  static const XSpace space = test_files::ParseWithLibprotobuf(kRealTpuProfile);
+  return space;
+}
+
 // TPU profile: per (program, op) the summed device_duration_ps of its `XLA Ops` events.
 TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
-  const std::string& path = kRealTpuProfile;
-  const XSpace space = test_files::ParseWithLibprotobuf(path);
+  const XSpace& space = RealTpuSpace();
   ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t total = 0;
@@ -386,7 +391,7 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
       }
     }
   }
-  auto model = LoadXSpaceFile(path);
+  auto model = LoadXSpaceFile(kRealTpuProfile);
   ASSERT_TRUE(model.ok());
   HloOpDb db = ConvertXSpaceToHloOpDb(**model);
   std::map<std::string, int64_t> got;
@@ -426,8 +431,7 @@ TEST(HloOpDbReal, TpuOpTimesEqualEventSums) {
 // reading of the file; framework_op_stats (OpStats) and hlo_stats must both
 // give these self times, and the idle time that is left.
 TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
-  const std::string& path = kRealTpuProfile;
-  const XSpace space = test_files::ParseWithLibprotobuf(path);
+  const XSpace& space = RealTpuSpace();
   ASSERT_GT(space.planes_size(), 0);
   std::map<std::string, int64_t> expected;
   int64_t idle = 0;
@@ -471,7 +475,7 @@ TEST(HloOpDbReal, TpuSelfTimesNestByDeviceSpanInclusion) {
   }
   ASSERT_TRUE(out_of_device_order);  // what the rule is about is in this file
 
-  auto model = LoadXSpaceFile(path);
+  auto model = LoadXSpaceFile(kRealTpuProfile);
   ASSERT_TRUE(model.ok());
   std::map<std::string, int64_t> hlo;
   for (const HloOpMetrics& m : ConvertXSpaceToHloOpDb(**model).ops) {

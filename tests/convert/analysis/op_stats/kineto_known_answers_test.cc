@@ -251,19 +251,7 @@ TEST(KinetoKnownAnswers, H100KernelStatsAreTraceLenss) {
 // so its device self and total time are 30 µs; aten::to ran 60 µs on the host;
 // aten::nll_loss_backward's host self time, 35, leaves out its runtime calls.
 TEST(KinetoKnownAnswers, TbPluginAllCategoriesOperators) {
-  constexpr int64_t us = 1000;
-  testing_kineto::TraceWriter w;
-  w.Host("Operator", "ProfilerStep#1", 50 * us, 400 * us, "\"External id\": 1", 123);
-  w.Host("Operator", "aten::to", 200 * us, 60 * us, "\"External id\": 3", 123);
-  w.Host("Operator", "aten::nll_loss_backward", 340 * us, 70 * us, "\"External id\": 4", 456);
-  w.Device("Memcpy", "Memcpy HtoD (Pageable -> Device)", 405 * us, 10 * us, "\"stream\": 7, \"correlation\": 334, \"external id\": 4");
-  w.Host("Runtime", "cudaMemcpyAsync", 360 * us, 20 * us, "\"correlation\": 334, \"external id\": 4", 456);
-  w.Device("Memset", "Memset (Device)", 420 * us, 5 * us, "\"stream\": 7, \"correlation\": 40344, \"external id\": 4");
-  w.Host("Runtime", "cudaMemsetAsync", 390 * us, 10 * us, "\"correlation\": 40344, \"external id\": 4", 456);
-  w.Device("Kernel", "void cunn_ClassNLLCriterion_updateGradInput_kernel<float>", 430 * us, 15 * us,
-           "\"correlation\": 40348, \"external id\": 4, \"device\": 0");
-  w.Host("Runtime", "cudaLaunchKernel", 405 * us, 5 * us, "\"correlation\": 40348, \"external id\": 4", 456);
-  auto m = ParseKinetoTrace(w.Json(0, false), "all_categories");
+  auto m = ParseKinetoTrace(testing_kineto::TbPluginAllCategories().Json(0, false), "all_categories");
   ASSERT_TRUE(m.ok()) << m.status().message();
   const OpStats stats = ConvertXSpaceToOpStats(**m);
   uint64_t device_ps = 0;

@@ -37,6 +37,15 @@ json::value ExpectedOverview() {
   return json::parse(first);
 }
 
+// The overview JSON's properties ("p") for a trace written by `w`.
+json::object OverviewProperties(const TraceWriter& w) {
+  auto m = ParseKinetoTrace(w.Json(), "overview");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  OpStats stats = ConvertXSpaceToOpStats(**m);
+  json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
+  return page.as_array()[0].at("p").as_object();
+}
+
 double Round2(double v) { return std::round(v * 100.0) / 100.0; }
 
 // torch-tb-profiler's seven step parts, in its order (Communication is ours).
@@ -124,18 +133,11 @@ TEST(TorchOverview, PriorityGivesEachInstantToOneRole) {
 // no occupancy: ROCm) are "unknown", never 0 %; a trace without kernels has
 // none of the three; an xplane's overview has no such properties at all.
 TEST(TorchOverview, OverviewJsonLeavesMissingGpuFiguresUnknown) {
-  auto props_of = [](const TraceWriter& w) {
-    auto m = ParseKinetoTrace(w.Json(), "gpu_summary");
-    EXPECT_TRUE(m.ok()) << m.status().message();
-    OpStats stats = ConvertXSpaceToOpStats(**m);
-    json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
-    return page.as_array()[0].at("p").as_object();
-  };
   TraceWriter rocm;  // a kernel busy 30 of the step's 100 µs, without blocks per SM or occupancy
   rocm.Host("user_annotation", "ProfilerStep#1", 0, 100'000);
   rocm.Host("cpu_op", "aten::relu", 0, 100'000, "\"External id\": 2");
   rocm.Launch(5'000, 10'000, 10'000, 30'000, "relu_kernel", 11, 2);
-  json::object p = props_of(rocm);
+  json::object p = OverviewProperties(rocm);
   EXPECT_EQ(p.at("gpu_utilization_percent").as_string(), "30.00%");
   EXPECT_EQ(p.at("sm_efficiency_percent").as_string(), "unknown");
   EXPECT_EQ(p.at("achieved_occupancy_percent").as_string(), "unknown");
@@ -143,7 +145,7 @@ TEST(TorchOverview, OverviewJsonLeavesMissingGpuFiguresUnknown) {
   TraceWriter cpu_only;
   cpu_only.Host("user_annotation", "ProfilerStep#1", 0, 100'000);
   cpu_only.Host("cpu_op", "aten::relu", 0, 100'000, "\"External id\": 2");
-  json::object c = props_of(cpu_only);
+  json::object c = OverviewProperties(cpu_only);
   for (const char* key : {"gpu_utilization_percent", "sm_efficiency_percent", "achieved_occupancy_percent"}) {
     EXPECT_EQ(c.at(key).as_string(), "unknown") << key;
   }
@@ -238,28 +240,8 @@ TEST(TorchOverview, StepsExtendToTheirDeviceWork) {
   EXPECT_EQ(o.steps[1].end_ps, 100'000'000);
 }
 
-// torch-tb-profiler's test_profiler.py "test_all_categories" (its times, in µs):
-// one step [50, 450) on two threads with every category.
-TraceWriter AllCategories() {
-  constexpr int64_t us = 1000;
-  TraceWriter w;
-  w.Host("Operator", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 100 * us, 180 * us,
-         "\"External id\": 2", 123);
-  w.Host("Operator", "aten::to", 200 * us, 60 * us, "\"External id\": 3, \"Input Dims\": [[2, 8, 5], [], []]", 123);
-  w.Host("Operator", "aten::nll_loss_backward", 340 * us, 70 * us, "\"External id\": 4", 456);
-  w.Host("Operator", "ProfilerStep#1", 50 * us, 400 * us, "\"External id\": 1", 123);
-  w.Device("Memcpy", "Memcpy HtoD (Pageable -> Device)", 405 * us, 10 * us, "\"stream\": 7, \"correlation\": 334, \"external id\": 4");
-  w.Host("Runtime", "cudaMemcpyAsync", 360 * us, 20 * us, "\"correlation\": 334, \"external id\": 4", 456);
-  w.Device("Memset", "Memset (Device)", 420 * us, 5 * us, "\"stream\": 7, \"correlation\": 40344, \"external id\": 4");
-  w.Host("Runtime", "cudaMemsetAsync", 390 * us, 10 * us, "\"correlation\": 40344, \"external id\": 4", 456);
-  w.Device("Kernel", "void cunn_ClassNLLCriterion_updateGradInput_kernel<float>", 430 * us, 15 * us,
-           "\"correlation\": 40348, \"external id\": 4, \"device\": 0");
-  w.Host("Runtime", "cudaLaunchKernel", 405 * us, 5 * us, "\"correlation\": 40348, \"external id\": 4", 456);
-  return w;
-}
-
 TEST(TorchOverview, TbPluginAllCategoriesStepBreakdown) {
-  auto m = ParseKinetoTrace(AllCategories().Json(0, false), "all_categories");
+  auto m = ParseKinetoTrace(testing_kineto::TbPluginAllCategories().Json(0, false), "all_categories");
   ASSERT_TRUE(m.ok()) << m.status().message();
   const TorchOverview o = ComputeTorchOverview(**m);
   ASSERT_EQ(o.steps.size(), 1u);
@@ -302,13 +284,6 @@ TEST(TorchOverview, PrecisionComesFromKernelNamesAndInputTypes) {
   EXPECT_EQ(PrecisionOfInputTypes(R"(["c10::BFloat16", "c10::BFloat16", ""])"), TorchPrecision::k16Bit);
   EXPECT_EQ(PrecisionOfInputTypes(R"(["float", "long int"])"), TorchPrecision::k32Bit);
   EXPECT_EQ(PrecisionOfInputTypes(R"(["long int", ""])"), TorchPrecision::kUnknown);
-  auto overview_of = [](const TraceWriter& w) {
-    auto m = ParseKinetoTrace(w.Json(), "precision");
-    EXPECT_TRUE(m.ok()) << m.status().message();
-    OpStats stats = ConvertXSpaceToOpStats(**m);
-    json::value page = json::parse(OverviewPageToJson(ConvertOpStatsToOverviewPage(stats), stats.torch_gpu));
-    return page.as_array()[0].at("p").as_object();
-  };
   TraceWriter w;
   w.Host("user_annotation", "ProfilerStep#1", 0, 100 * us);
   w.Host("cpu_op", "aten::mm", 0, 10 * us, R"("External id": 2, "Input type": ["c10::BFloat16", "c10::BFloat16"])");
@@ -318,7 +293,7 @@ TEST(TorchOverview, PrecisionComesFromKernelNamesAndInputTypes) {
            12, 3);
   w.Host("cpu_op", "aten::add", 40 * us, 10 * us, R"("External id": 4)");
   w.Launch(41 * us, 2 * us, 50 * us, 40 * us, "triton_poi_fused_add_0", 13, 4);
-  json::object p = overview_of(w);
+  json::object p = OverviewProperties(w);
   EXPECT_EQ(p.at("device_compute_16bit_percent").as_string(), "75.0%");  // 30 of the 40 µs known
   EXPECT_EQ(p.at("device_compute_32bit_percent").as_string(), "25.0%");
 
@@ -326,7 +301,7 @@ TEST(TorchOverview, PrecisionComesFromKernelNamesAndInputTypes) {
   unknown.Host("user_annotation", "ProfilerStep#1", 0, 100 * us);
   unknown.Host("cpu_op", "aten::add", 0, 10 * us, R"("External id": 4)");
   unknown.Launch(1 * us, 2 * us, 10 * us, 40 * us, "triton_poi_fused_add_0", 13, 4);
-  json::object q = overview_of(unknown);
+  json::object q = OverviewProperties(unknown);
   EXPECT_EQ(q.at("device_compute_16bit_percent").as_string(), "unknown");
   EXPECT_EQ(q.at("device_compute_32bit_percent").as_string(), "unknown");
 }

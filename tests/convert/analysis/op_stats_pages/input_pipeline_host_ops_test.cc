@@ -60,6 +60,19 @@ std::map<std::string, std::string> CategoryByOp(const tensorflow::profiler::Inpu
   return out;
 }
 
+// A breakdown's classes, µs: enqueue, demanded file read, advanced file read,
+// preprocessing, unclassified.
+struct Classes {
+  double enqueue, demanded, advanced, preprocessing, unclassified;
+};
+void ExpectClasses(const tensorflow::profiler::InputTimeBreakdown& b, const Classes& want) {
+  EXPECT_DOUBLE_EQ(b.enqueue_us(), want.enqueue);
+  EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), want.demanded);
+  EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), want.advanced);
+  EXPECT_DOUBLE_EQ(b.preprocessing_us(), want.preprocessing);
+  EXPECT_DOUBLE_EQ(b.unclassified_non_enqueue_us(), want.unclassified);
+}
+
 TEST(InputPipelineHostOps, ClassesByXprofsNameRules) {
   auto r = ConvertOpStatsToInputPipelineAnalysis(HostInputOps());
   EXPECT_EQ(CategoryByOp(r), (std::map<std::string, std::string>{
@@ -76,12 +89,7 @@ TEST(InputPipelineHostOps, ClassesByXprofsNameRules) {
   EXPECT_DOUBLE_EQ(r.input_op_details(0).self_time_in_percent(), 30.0);
   EXPECT_DOUBLE_EQ(r.input_op_details(0).self_time_in_ms(), 0.03);
   // No steps: r = 0, so the classes keep their own times.
-  const auto& b = r.input_time_breakdown();
-  EXPECT_DOUBLE_EQ(b.enqueue_us(), 30.0);
-  EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), 30.0);
-  EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), 30.0);
-  EXPECT_DOUBLE_EQ(b.preprocessing_us(), 10.0);
-  EXPECT_DOUBLE_EQ(b.unclassified_non_enqueue_us(), 0.0);
+  ExpectClasses(r.input_time_breakdown(), {30.0, 30.0, 30.0, 10.0, 0.0});
 }
 
 // Stages typed by `_ipl_stage_cat` (any case): enqueue 20, read 30,
@@ -99,12 +107,7 @@ TEST(InputPipelineHostOps, StagesClassedByTheirOwnCategory) {
                                                                  {"Decode", "Preprocessing"},
                                                                  {"Shuffle", "Unknown"}}));
   EXPECT_DOUBLE_EQ(r.input_op_details(0).self_time_in_percent(), 40.0);  // Shuffle, the largest
-  const auto& b = r.input_time_breakdown();
-  EXPECT_DOUBLE_EQ(b.enqueue_us(), 20.0);
-  EXPECT_DOUBLE_EQ(b.demanded_file_read_us(), 30.0);
-  EXPECT_DOUBLE_EQ(b.advanced_file_read_us(), 0.0);
-  EXPECT_DOUBLE_EQ(b.preprocessing_us(), 10.0);
-  EXPECT_DOUBLE_EQ(b.unclassified_non_enqueue_us(), 0.0);
+  ExpectClasses(r.input_time_breakdown(), {20.0, 30.0, 0.0, 10.0, 0.0});
 }
 
 TEST(InputPipelineHostOps, NonEnqueueTimeScaledByTheHostToDeviceShare) {

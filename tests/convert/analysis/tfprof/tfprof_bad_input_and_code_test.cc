@@ -66,14 +66,7 @@ TEST(TfprofBadInput, MissingStepAndViewNeeds) {
 // main.py:10; the gradient of n1 hangs under a " (gradient)" copy of n1's
 // stack. Totals: 100 + 50 under main, 40 under its gradient copy, 190 in all.
 TEST(TfprofCodeView, TreeOfCallStacks) {
-  ProfileWriter w;
-  w.Node("n1", "Conv2D").Trace("n1", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 20}});
-  w.Node("n2", "MatMul").Trace("n2", {{"/src/main.py", "main", 10}, {"/src/model.py", "build", 30}});
-  w.Node("gradients/n1_grad/Conv2DBackpropInput", "Conv2DBackpropInput")
-      .Trace("gradients/n1_grad/Conv2DBackpropInput", {{"/src/train.py", "a_really_long_function_name", 5}});
-  w.Run("n1", 0, ProfileWriter::Exec{kDevice, 1, {100}, {}});
-  w.Run("n2", 0, ProfileWriter::Exec{kDevice, 200, {50}, {}});
-  w.Run("gradients/n1_grad/Conv2DBackpropInput", 0, ProfileWriter::Exec{kDevice, 300, {40}, {}});
+  ProfileWriter w = tfprof_fixtures::CallStacksWriter(kDevice, "a_really_long_function_name");
   auto model = ReadFixture(w);
   tfprof::Options o;
   o.select = {"cpu_micros"};

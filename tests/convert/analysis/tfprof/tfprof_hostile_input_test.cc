@@ -100,6 +100,14 @@ TEST(TfprofHostileRegex, MatchingStopsWhenTheRequestIsCancelled) {
   }
 }
 
+// `view` of `model`, with the default options, is refused as data loss for `why`.
+void ExpectViewRefused(const tfprof::Model& model, const std::string& view, const std::string& why) {
+  auto shown = tfprof::ShowView(model, view, tfprof::Options{});
+  ASSERT_FALSE(shown.ok());
+  EXPECT_EQ(shown.status().code(), ErrorCode::kDataLoss);
+  EXPECT_NE(shown.status().message().find(why), std::string::npos) << shown.status().message();
+}
+
 // A call stack of 200,000 frames: the code view (and the advisor, which runs
 // it) is refused with the stack's size.
 TEST(TfprofHostileProfile, DeepCodeTraceIsRefusedNotRecursedInto) {
@@ -109,12 +117,7 @@ TEST(TfprofHostileProfile, DeepCodeTraceIsRefusedNotRecursedInto) {
   w.Node("deep", "MatMul").Trace("deep", frames);
   w.Run("deep", 0, ProfileWriter::Exec{kGpu, 1, {10}, {}, 0, 0, 0, 0});
   tfprof::Model model = ReadFixture(w);
-  tfprof::Options o;
-  auto code = tfprof::ShowView(model, "code", o);
-  ASSERT_FALSE(code.ok());
-  EXPECT_EQ(code.status().code(), ErrorCode::kDataLoss);
-  EXPECT_NE(code.status().message().find("a call stack of 200000 frames"), std::string::npos)
-      << code.status().message();
+  ExpectViewRefused(model, "code", "a call stack of 200000 frames");
   auto advice = tfprof::Advise(model, {});
   ASSERT_FALSE(advice.ok());
   EXPECT_EQ(advice.status().code(), ErrorCode::kDataLoss);
@@ -131,12 +134,7 @@ tfprof::Model InputChain(int length) {
 
 TEST(TfprofHostileProfile, DeepInputChainIsRefusedNotRecursedInto) {
   tfprof::Model model = InputChain(30000);  // three times the bound (the reported file had 200,000)
-  tfprof::Options o;
-  auto graph = tfprof::ShowView(model, "graph", o);
-  ASSERT_FALSE(graph.ok());
-  EXPECT_EQ(graph.status().code(), ErrorCode::kDataLoss);
-  EXPECT_NE(graph.status().message().find("deeper than 10000 levels"), std::string::npos)
-      << graph.status().message();
+  ExpectViewRefused(model, "graph", "deeper than 10000 levels");
 }
 
 TEST(TfprofHostileProfile, ChainsUpToTheBoundAreShown) {
@@ -151,10 +149,7 @@ TEST(TfprofHostileProfile, ChainsUpToTheBoundAreShown) {
 
 TEST(TfprofHostileProfile, NameOfTooManyScopesIsRefused) {
   tfprof::Model model = ProfileWithName(Repeat("a/", 20000) + "a");
-  auto scope = tfprof::ShowView(model, "scope", tfprof::Options{});
-  ASSERT_FALSE(scope.ok());
-  EXPECT_EQ(scope.status().code(), ErrorCode::kDataLoss);
-  EXPECT_NE(scope.status().message().find("more than 10000 scopes"), std::string::npos) << scope.status().message();
+  ExpectViewRefused(model, "scope", "more than 10000 scopes");
 }
 
 // a/a/.../a of 8,000 scopes is a 16 KB name whose scope view prints 8,000
