@@ -11,6 +11,7 @@
 #include "convert/base/json.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
+#include "convert/tools/tfprof_tools.h"
 #include "convert/model/xspace_model.h"
 #include "plugin/capture/capture.h"
 #include "plugin/gzip.h"
@@ -192,6 +193,17 @@ HttpResponse ProfileService::Handle(const HttpRequest& request) {
 
 namespace {
 
+// A /data tag that is no tool of any run: not a profile tool, tfprof, compare or a legacy file's tool (or its
+// old name). A trailing '^' is TBP 2.13–2.18's spelling.
+bool IsUnknownToolName(std::string tag) {
+  if (tag.size() > 1 && tag.back() == '^') tag.pop_back();
+  if (tag.empty() || tag == "compare" || tag == kTfprofToolName || FindProfileTool(tag) != nullptr) return false;
+  for (const LegacyToolSpec& l : LegacyConverters()) {
+    if (l.tool == tag || l.alias == tag) return false;
+  }
+  return true;
+}
+
 // Work for a worker thread on `lane`, with the working memory of a listing or a small answer.
 template <typename Fn>
 ProfileService::Deferred Later(WorkLane lane, Fn&& fn) {
@@ -312,6 +324,8 @@ ProfileService::Outcome ProfileService::RouteData(const RouteCall& call) {
   const Query& query = call.query;
   const bool csv = call.path == "/data_csv";
   const bool accepts_gzip = AcceptsGzip(HeaderOf(call.request, "accept-encoding"));
+  // A tag that names no tool: the answer lists the run's tools, which may read a profile's header (a worker's job).
+  if (IsUnknownToolName(query.Get("tag"))) return Later(call.lane, [this, query] { return UnknownTool(query); });
   // compare lists a second run, which is a worker's job whatever the first run's listing.
   std::optional<ListedRun> listed = query.Get("tag") == "compare" ? std::nullopt : FreshListedRun(query);
   if (!listed) {
@@ -565,6 +579,25 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
   const uint64_t bytes = contents->profiles.empty() ? 0 : SummaryBytes(EstimateLimits(), contents->profiles.front());
   if (bytes == 0) return list();
   return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
+}
+
+HttpResponse ProfileService::UnknownTool(const Query& q) {
+  std::string tag = q.Get("tag"), run = q.Get("run");
+  if (auto s = CheckPlainName("tag", tag); !s.ok()) return FromStatus(s);
+  // "No Data" first, as xprof's answer begins, for clients that look for it.
+  std::string answer = "No Data: tbprof has no tool \"" + tag + "\".";
+  if (run.empty()) return Text(404, answer + " Name a run (run=) to see its tools.");
+  auto ref = ResolveRun(run, q.Scope());
+  if (!ref.ok()) return FromStatus(ref.status());
+  std::shared_ptr<const RunContents> contents = Contents(ref->dir);
+  if (contents->out_of_descriptors) return RunNotListed();
+  FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
+  if (!contents->profiles.empty()) LimitInflationToEstimate(confined, contents->profiles.front().path, max_inflated_bytes_);
+  std::vector<std::string> tools = ToolsOfRun(*contents);
+  if (tools.empty()) return Text(404, answer + " Run \"" + run + "\" has no tool that tbprof can show.");
+  std::string list;
+  for (const std::string& t : tools) list += (list.empty() ? "" : ", ") + t;
+  return Text(404, answer + " Run \"" + run + "\" offers: " + list + ".");
 }
 
 HttpResponse ProfileService::Hosts(const Query& q, const ListedRun* listed) {

@@ -152,6 +152,8 @@ class ProfileService {
   Outcome RouteCaptureProfile(const RouteCall& call);
   HttpResponse Runs(const Query& q);
   std::variant<HttpResponse, Deferred> RunTools(const Query& q);
+  // /data for a tag that names no tool: which one, and the tools the run offers.
+  HttpResponse UnknownTool(const Query& q);
   // A run resolved and listed less than runs_ttl ago, as the network thread
   // finds it; the handler it is passed to neither resolves nor lists it again.
   struct ListedRun {

@@ -115,6 +115,10 @@ if [ -n "$job_pid" ]; then
   [ -n "$job_addr" ] && capture_args=(--capture-addr "$job_addr")
 fi
 status=0
+# First, while the server is cold: the trace viewer's first picture of the PyTorch run's ~50k-event trace.
+if [ "$target" = real ]; then
+  node tests/trace_first_paint_test.mjs --base "http://127.0.0.1:$port" --chromium "$chromium" || status=1
+fi
 node tests/browser_test.mjs --base "http://127.0.0.1:$port" --artifacts "$artifacts" --chromium "$chromium" "${capture_args[@]}" || status=$?
 if [ "$target" = real ]; then
   node tests/xla_viewers_test.mjs --base "http://127.0.0.1:$port" --chromium "$chromium" || status=1

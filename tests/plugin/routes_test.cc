@@ -200,11 +200,18 @@ TEST_F(PluginRoutes, DataSendsTraceJsonGzPrecompressed) {
 }
 
 TEST_F(PluginRoutes, DataNoDataShapes) {
-  // Unknown tool, and xplane tools without a registered converter: xprof's 404 "No Data".
+  // A tag that is no tool: xprof's 404 "No Data", which tool is unknown and the run's tools (its files'),
+  // so a bare "No Data" page does not leave the reader guessing.
   HttpResponse bogus = Get("/data?run=tf22/Cloud-TPU&tag=bogus_tool");
   EXPECT_EQ(bogus.status, 404);
   EXPECT_EQ(bogus.content_type, "text/plain");
-  EXPECT_EQ(bogus.Body(), "No Data");
+  std::string offers;
+  for (const json::value& t : CloudTpuTools()) offers += (offers.empty() ? "" : ", ") + std::string(t.as_string());
+  EXPECT_EQ(bogus.Body(), "No Data: tbprof has no tool \"bogus_tool\". Run \"tf22/Cloud-TPU\" offers: " + offers + ".");
+  EXPECT_EQ(Get("/data?run=empty_run&tag=bogus_tool").Body(),
+            "No Data: tbprof has no tool \"bogus_tool\". Run \"empty_run\" has no tool that tbprof can show.");
+  EXPECT_EQ(Get("/data?run=no_such_run&tag=bogus_tool").status, 404);
+  // Known tools without an answer stay xprof's bare "No Data".
   for (const char* tool : {"overview_page", "trace_viewer@", "framework_op_stats", "hlo_stats"}) {
     if (FindProfileTool(tool) != nullptr) continue;
     HttpResponse r = Get(std::string("/data?run=nested/deeper/train/run_multi&host=host1&tag=") + tool);

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "convert/base/data_table.h"
 #include "convert/base/json.h"
@@ -217,6 +220,51 @@ std::string Fit(const std::string& s, size_t width) {
   return s.substr(0, keep / 2) + "..." + s.substr(s.size() - (keep - keep / 2));
 }
 
+size_t CommonPrefix(const std::string& a, const std::string& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+// A long name cut around `at` (where it first differs from a name it would be confused with): its start, then
+// the part from just before `at`, then its end if room is left.
+std::string FitAround(const std::string& s, size_t width, size_t at) {
+  if (s.size() <= width || width < 16) return s;
+  const size_t head = (width - 6) / 4, context = 4;
+  size_t from = at > context ? at - context : 0;
+  if (from <= head + 3) return Fit(s, width);  // the difference is within the start that Fit keeps
+  size_t room = width - head - 3;
+  if (from + room >= s.size()) return s.substr(0, head) + "..." + s.substr(s.size() - room);
+  return s.substr(0, head) + "..." + s.substr(from, room - 3) + "...";
+}
+
+// Fit() for each name of one table, except that names that would print alike (kernels differing only in the
+// middle of a long template name) keep the part where they differ; any still alike are printed whole.
+std::vector<std::string> FitDistinct(const std::vector<std::string>& names, size_t width) {
+  std::vector<std::string> out;
+  std::map<std::string, std::vector<size_t>> by_text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out.push_back(Fit(names[i], width));
+    by_text[out.back()].push_back(i);
+  }
+  for (const auto& [text, group] : by_text) {
+    if (group.size() < 2) continue;
+    for (size_t i : group) {
+      size_t at = 0;
+      for (size_t j : group) {
+        if (j != i && names[j] != names[i]) at = std::max(at, CommonPrefix(names[i], names[j]));
+      }
+      out[i] = FitAround(names[i], width, at);
+    }
+  }
+  std::map<std::string, std::set<std::string>> originals;
+  for (size_t i = 0; i < names.size(); ++i) originals[out[i]].insert(names[i]);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (originals[out[i]].size() > 1) out[i] = names[i];
+  }
+  return out;
+}
+
 void AppendLine(std::string& out, const std::vector<std::pair<std::string, int>>& cells) {
   for (const auto& [text, width] : cells) {
     char buf[512];
@@ -249,11 +297,14 @@ void AppendOpTable(std::string& out, const std::string& title, const std::vector
          std::to_string(removed) + " removed; largest |delta| first)\n";
   AppendLine(out, {{"name", -44}, {"type", -16}, {"A us", 13}, {"B us", 13}, {"delta us", 13}, {"delta %", 9},
                    {"count A", 8}, {"count B", 8}, {"", -7}});
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < rows.size() && i < top; ++i) shown.push_back(rows[i].name);
+  shown = FitDistinct(shown, 44);
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
     const OpDeltaRow& r = rows[i];
     std::string type = r.where.empty() ? r.type : r.type.empty() ? r.where : r.where + ":" + r.type;
     std::string mark = r.presence == RowPresence::kBoth ? "" : std::string(RowPresenceName(r.presence));
-    AppendLine(out, {{Fit(r.name, 44), -44}, {Fit(type, 16), -16}, {Number(r.time_us_a, 1), 13},
+    AppendLine(out, {{shown[i], -44}, {Fit(type, 16), -16}, {Number(r.time_us_a, 1), 13},
                      {Number(r.time_us_b, 1), 13}, {Signed(r.Delta(), 1), 13}, {Signed(r.DeltaPercent(), 1, "%"), 9},
                      {Number(r.occurrences_a, 0), 8}, {Number(r.occurrences_b, 0), 8}, {mark, -7}});
   }

@@ -18,11 +18,14 @@ using StepFigureOf = double (PerGenericStepDetails::*)() const;
 
 // The step-time categories, named as the input-pipeline page's columns mean
 // them; each reads one run's average (from the breakdown) or one step's figure.
+// A category that happens on a device (or launches work onto one) is unknown for a run without one (CPU_ONLY):
+// the breakdown holds 0 there, which would read as "measured, none".
 struct StepCategory {
   const char* name;
   GenericSummaryOf summary;
   StepFigureOf figure;
   StepFigureOf plus = nullptr;  // a second figure of the step the category adds up with `figure`
+  bool needs_device = false;
 
   double average(const GenericStepTimeBreakdown& b) const { return (b.*summary)().average(); }
   double of_step(const PerGenericStepDetails& d) const {
@@ -35,14 +38,16 @@ using D = PerGenericStepDetails;
 constexpr StepCategory kStepCategories[] = {
     {"input_ms", &B::input_ms_summary, &D::host_wait_input_ms, &D::host_to_device_ms},
     {"host_compute_ms", &B::host_compute_ms_summary, &D::host_compute_ms},
-    {"device_compute_ms", &B::device_compute_ms_summary, &D::device_compute_ms},
-    {"kernel_launch_ms", &B::host_prepare_ms_summary, &D::host_prepare_ms},
-    {"device_collectives_ms", &B::device_collectives_ms_summary, &D::device_collectives_ms},
-    {"device_to_device_ms", &B::device_to_device_ms_summary, &D::device_to_device_ms},
+    {"device_compute_ms", &B::device_compute_ms_summary, &D::device_compute_ms, nullptr, true},
+    {"kernel_launch_ms", &B::host_prepare_ms_summary, &D::host_prepare_ms, nullptr, true},
+    {"device_collectives_ms", &B::device_collectives_ms_summary, &D::device_collectives_ms, nullptr, true},
+    {"device_to_device_ms", &B::device_to_device_ms_summary, &D::device_to_device_ms, nullptr, true},
     {"output_ms", &B::output_ms_summary, &D::output_ms},
     {"compile_ms", &B::host_compile_ms_summary, &D::host_compile_ms},
     {"other_ms", &B::unknown_time_ms_summary, &D::unknown_time_ms},
 };
+
+bool HasNoDevice(const InputPipelineAnalysisResult* r) { return r != nullptr && r->hardware_type() == "CPU_ONLY"; }
 
 // The generic (non-TPU) steps of a result; empty when it has none or is a TPU result.
 std::vector<PerGenericStepDetails> GenericSteps(const InputPipelineAnalysisResult* r) {
@@ -64,7 +69,9 @@ std::vector<Figure> StepAverages(const InputPipelineAnalysisResult* r) {
   figures[1] = r->step_time_summary().average();
   GenericStepTimeBreakdown breakdown;
   if (r->tag() || !r->step_time_breakdown().UnpackTo(&breakdown)) return figures;
-  for (size_t i = 0; i < std::size(kStepCategories); ++i) figures[2 + i] = kStepCategories[i].average(breakdown);
+  for (size_t i = 0; i < std::size(kStepCategories); ++i) {
+    if (!(kStepCategories[i].needs_device && HasNoDevice(r))) figures[2 + i] = kStepCategories[i].average(breakdown);
+  }
   return figures;
 }
 
@@ -150,7 +157,9 @@ std::string StepLabel(const PerGenericStepDetails& d) {
   return d.step_name().empty() ? std::to_string(d.step_number()) : d.step_name();
 }
 
-std::vector<MetricRow> StepPairMetrics(const PerGenericStepDetails* a, const PerGenericStepDetails* b) {
+// `device_a` / `device_b`: whether that run has a device (its device categories are unknown otherwise).
+std::vector<MetricRow> StepPairMetrics(const PerGenericStepDetails* a, const PerGenericStepDetails* b, bool device_a,
+                                       bool device_b) {
   auto figure = [](const PerGenericStepDetails* d, auto&& read) -> Figure {
     if (d == nullptr) return std::nullopt;
     return read(*d);
@@ -160,12 +169,13 @@ std::vector<MetricRow> StepPairMetrics(const PerGenericStepDetails* a, const Per
                   figure(b, [](const auto& d) { return d.step_time_ms(); })});
   for (const StepCategory& c : kStepCategories) {
     auto of_step = [&c](const PerGenericStepDetails& d) { return c.of_step(d); };
-    rows.push_back({c.name, figure(a, of_step), figure(b, of_step)});
+    rows.push_back({c.name, figure(c.needs_device && !device_a ? nullptr : a, of_step),
+                    figure(c.needs_device && !device_b ? nullptr : b, of_step)});
   }
   return rows;
 }
 
-StepPair MakeStepPair(const PerGenericStepDetails* a, const PerGenericStepDetails* b) {
+StepPair MakeStepPair(const PerGenericStepDetails* a, const PerGenericStepDetails* b, bool device_a, bool device_b) {
   StepPair pair;
   if (a != nullptr) {
     pair.number_a = a->step_number();
@@ -175,7 +185,7 @@ StepPair MakeStepPair(const PerGenericStepDetails* a, const PerGenericStepDetail
     pair.number_b = b->step_number();
     pair.name_b = StepLabel(*b);
   }
-  pair.metrics = StepPairMetrics(a, b);
+  pair.metrics = StepPairMetrics(a, b, device_a, device_b);
   return pair;
 }
 
@@ -184,9 +194,10 @@ std::vector<StepPair> PairSteps(const InputPipelineAnalysisResult* ra, const Inp
   std::vector<StepPair> pairs;
   std::vector<PerGenericStepDetails> a = GenericSteps(ra), b = GenericSteps(rb);
   if (alignment == StepAlignment::kAverage || a.empty() || b.empty()) return pairs;
+  const bool device_a = !HasNoDevice(ra), device_b = !HasNoDevice(rb);
   if (alignment == StepAlignment::kOrder) {
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      pairs.push_back(MakeStepPair(i < a.size() ? &a[i] : nullptr, i < b.size() ? &b[i] : nullptr));
+      pairs.push_back(MakeStepPair(i < a.size() ? &a[i] : nullptr, i < b.size() ? &b[i] : nullptr, device_a, device_b));
     }
     return pairs;
   }
@@ -194,7 +205,9 @@ std::vector<StepPair> PairSteps(const InputPipelineAnalysisResult* ra, const Inp
   std::map<int, std::pair<const PerGenericStepDetails*, const PerGenericStepDetails*>> by_number;
   for (const auto& d : a) by_number[d.step_number()].first = &d;
   for (const auto& d : b) by_number[d.step_number()].second = &d;
-  for (const auto& [number, both] : by_number) pairs.push_back(MakeStepPair(both.first, both.second));
+  for (const auto& [number, both] : by_number) {
+    pairs.push_back(MakeStepPair(both.first, both.second, device_a, device_b));
+  }
   return pairs;
 }
 

@@ -87,6 +87,8 @@ const server = http.createServer((req, res) => {
     if (route === '/hosts') return send(res, 200, 'application/json', JSON.stringify(run ? run.hosts.map((h) => ({ hostname: h })) : []));
     if (route === '/data' || route === '/data_csv') {
       const tool = run?.tools[q.tag];
+      // As the real server: a tag that is no tool of the run names it and lists the run's tools.
+      if (!tool && run) return send(res, 404, 'text/plain', `No Data: tbprof has no tool "${q.tag}". Run "${q.run}" offers: ${Object.keys(run.tools).join(', ')}.`);
       if (!tool) return send(res, 404, 'text/plain', 'No Data');
       // As the real server: an unknown host is not found, and the answer names the run's hosts.
       if (q.host && !run.hosts.includes(q.host)) {

@@ -127,7 +127,7 @@ class App {
     if (q.get('view') === 'compare') {
       await this.showCompare({ run: q.get('run') ?? '', host: q.get('host') ?? '', base_run: q.get('base_run') ?? '',
         base_host: q.get('base_host') ?? '', align: q.get('align') ?? '', step: q.get('step') ?? '',
-        base_step: q.get('base_step') ?? '' });
+        base_step: q.get('base_step') ?? '', tool: q.get('tool') ?? '' });
       return;
     }
     await this.resolve(this.fromUrl(), push);
@@ -141,6 +141,7 @@ class App {
     document.title = `Compare · tbprof`;
     const pageRoot = el('div', { class: 'page', 'data-tool': 'compare' });
     this.content.appendChild(pageRoot);
+    void this.showCompareSelection(params, abort.signal);
     const navigate = (p: CompareParams) => {
       const next = new URLSearchParams({ view: 'compare' });
       for (const [k, v] of Object.entries(p)) if (v) next.set(k, v);
@@ -157,6 +158,34 @@ class App {
     }
   }
 
+  // The top bar on the compare page keeps showing run B, the tool the user came from (or the run's first) and
+  // B's host; '' is the server's default host, which combines a run's hosts.
+  private async showCompareSelection(p: CompareParams, signal: AbortSignal): Promise<void> {
+    const runs = await fetchJson<string[]>(apiUrl('runs', {}), signal).catch(() => []);
+    if (signal.aborted) return;
+    const known = Array.isArray(runs) ? runs : [];
+    if (!p.run || !known.includes(p.run)) {
+      this.fill(this.runSelect, ['', ...known], '', (r) => r || '— choose a run —');
+      this.fill(this.toolSelect, [], ''); this.fill(this.hostSelect, [], '');
+      return;
+    }
+    this.fill(this.runSelect, known, p.run);
+    await loadToolTable();
+    const listed = await fetchJson<string[]>(apiUrl('run_tools', { run: p.run }), signal).catch(() => []);
+    if (signal.aborted) return;
+    const offered = menuTools(Array.isArray(listed) ? listed : []);
+    const want = p.tool ?? '';
+    const tool = offered.includes(want) ? want : offered.find((t) => want && baseToolName(t) === baseToolName(want)) ?? offered[0] ?? '';
+    this.fill(this.toolSelect, offered, tool, displayName);
+    const hostList = tool ? await fetchJson<(HostEntry | string)[]>(apiUrl('hosts', { run: p.run, tag: tool }), signal).catch(() => []) : [];
+    if (signal.aborted) return;
+    const hosts = (Array.isArray(hostList) ? hostList : []).map((h) => (typeof h === 'string' ? h : h.hostname));
+    if (!hosts.includes(p.host)) hosts.unshift(p.host);
+    this.fill(this.hostSelect, hosts, p.host, (h) => h || 'default');
+    this.tools = offered;
+    this.sel = { run: p.run, tool, host: p.host };
+  }
+
   private fill(select: HTMLSelectElement, values: string[], chosen: string, label: (v: string) => string = (v) => v): void {
     clear(select);
     for (const v of values) select.appendChild(el('option', { value: v }, label(v)));
@@ -170,7 +199,8 @@ class App {
     const status = (text: string) => { clear(this.content); this.content.appendChild(el('div', { class: 'loading', role: 'status' }, text)); };
     try {
       status('Loading runs…');
-      const runs = await fetchJson<string[]>(apiUrl('runs', {}));
+      // The tool table is wanted next: asked for together with the runs (a page's first picture waits on both).
+      const [runs] = await Promise.all([fetchJson<string[]>(apiUrl('runs', {})), loadToolTable()]);
       if (!Array.isArray(runs) || runs.length === 0) {
         this.fill(this.runSelect, [], ''); this.fill(this.toolSelect, [], ''); this.fill(this.hostSelect, [], '');
         clear(this.content);
@@ -200,11 +230,10 @@ class App {
         this.content.appendChild(message('empty', `Run "${run}" has no profile data that tbprof can show.`));
         return;
       }
-      for (const extra of unlistedTools()) {
-        if (tools.some((t) => baseToolName(t) === extra)) continue;
-        const servable = await fetchJson<unknown[]>(apiUrl('hosts', { run, tag: extra })).catch(() => []);
-        if (Array.isArray(servable) && servable.length > 0) tools.push(extra);
-      }
+      // The tools /run_tools leaves out, each asked of /hosts at once rather than one after another.
+      const extras = unlistedTools().filter((extra) => !tools.some((t) => baseToolName(t) === extra));
+      const servable = await Promise.all(extras.map((extra) => fetchJson<unknown[]>(apiUrl('hosts', { run, tag: extra })).catch(() => [])));
+      extras.forEach((extra, i) => { if (Array.isArray(servable[i]) && servable[i].length > 0) tools.push(extra); });
       const offered = menuTools(tools);
       this.tools = offered;
       const wantBase = baseToolName(want.tool);
@@ -246,7 +275,7 @@ class App {
       const host = hosts.includes(want.host) ? want.host : hosts[0];
       this.fill(this.hostSelect, hosts, host, hostLabel);
       this.sel = { run, tool: chosen, host };
-      this.compareLink.setAttribute('href', `?${new URLSearchParams({ view: 'compare', run, host })}`);
+      this.compareLink.setAttribute('href', `?${new URLSearchParams({ view: 'compare', run, host, tool: chosen })}`);
       this.writeUrl(push);
       document.title = `${displayName(chosen)} · ${run} · tbprof`;
       await this.renderPage();

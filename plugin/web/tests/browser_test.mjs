@@ -443,14 +443,53 @@ if (runs.includes('naive') && runs.includes('cache')) {
     await waitReady(page);
     const href = await page.getAttribute('#compare-link', 'href');
     assert(new URLSearchParams(href.slice(1)).get('run') === 'cache', `compare link keeps the run: ${href}`);
+    const toolBefore = await page.inputValue('#tool-select'), hostBefore = await page.inputValue('#host-select');
     await page.click('#compare-link');
     await page.waitForSelector('#compare-base-run', { timeout: 30000 });
     await page.selectOption('#compare-base-run', 'naive');
     assert((await waitReady(page, 120000)) === 'true', 'compare page not ready');
     await page.waitForSelector('[data-chart="paired-steps"]', { timeout: 60000 });
+    // The top bar keeps showing run B and the tool and host the user came from.
+    await page.waitForFunction(() => document.querySelector('#run-select').value !== '' && document.querySelector('#tool-select').value !== '', null, { timeout: 10000 })
+      .catch(() => {});
+    const bar = await page.evaluate(() => ['#run-select', '#tool-select', '#host-select'].map((id) => {
+      const s = document.querySelector(id);
+      return { value: s.value, text: s.selectedOptions[0]?.textContent ?? '' };
+    }));
+    assert(bar[0].value === 'cache' && bar[1].value === toolBefore && bar[1].text !== '' && bar[2].text !== '',
+      `the top bar on the compare page shows run "${bar[0].value}", tool "${bar[1].text}" (${bar[1].value}, came from ${toolBefore}), host "${bar[2].text}" (came from ${hostBefore})`);
     const c = (await api('data', { tag: 'compare', run: 'cache', base_run: 'naive' })).json;
     const bars = await page.$$eval('[data-chart="paired-steps"] rect.bar', (r) => r.length);
     assert(bars === 2 * c.steps.filter((m) => m.name !== 'steps').length, `paired bars: ${bars}`);
+    // The legend's squares are drawn in A's and B's bar colours (not the axis grey of its text).
+    const legend = await page.evaluate(() => {
+      const fill = (el) => (el ? getComputedStyle(el).fill : null);
+      const chart = document.querySelector('[data-chart="paired-steps"]');
+      return ['A', 'B'].map((side) => ({ swatch: fill(chart.querySelector(`.legend-swatch[data-side="${side}"]`)),
+        bar: fill(chart.querySelector(`rect.bar[data-side="${side}"]`)) }));
+    });
+    assert(legend.every((l) => l.swatch && l.swatch === l.bar) && legend[0].swatch !== legend[1].swatch,
+      `legend squares ${legend.map((l) => `${l.swatch} (bars ${l.bar})`).join(', ')}`);
+    // The demo's harness runs have no device (CPU_ONLY): their device categories are unknown ("—"), not 0 → 0.
+    for (const name of ['device_compute_ms', 'device_to_device_ms', 'device_collectives_ms', 'kernel_launch_ms']) {
+      const m = c.steps.find((x) => x.name === name);
+      assert(m && m.a === null && m.b === null && m.delta === null, `${name} of two CPU-only runs served as ${JSON.stringify(m)}`);
+    }
+    const deviceRow = await page.$$eval('[data-grid="compare-steps"] tbody tr', (rows) =>
+      rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'Device compute'));
+    assert(deviceRow && deviceRow.slice(1).every((cell) => cell === '—'), `Device compute shown as ${JSON.stringify(deviceRow)}`);
+    // At 1400 px every column of each table fits: the page does not scroll sideways, and a table wider than its
+    // box scrolls within it (its Δ columns reachable there).
+    const fit = await page.evaluate(() => ({ page: document.documentElement.scrollWidth - window.innerWidth,
+      grids: Array.from(document.querySelectorAll('[data-grid^="compare-"]')).map((g) => {
+        const box = g.querySelector('.grid-scroll'), r = box.getBoundingClientRect();
+        const ths = Array.from(g.querySelectorAll('th')).map((th) => th.getBoundingClientRect().right - r.left + box.scrollLeft);
+        return { name: g.dataset.grid, right: r.right, scrolls: box.scrollWidth > box.clientWidth, lastTh: Math.max(...ths), width: box.scrollWidth };
+      }) }));
+    assert(fit.page <= 0, `the compare page is ${fit.page} px wider than the 1400 px window`);
+    for (const g of fit.grids) {
+      assert(g.right <= 1400 && g.lastTh <= g.width + 1, `${g.name}: its box ends at ${g.right} px, its last column at ${g.lastTh} of ${g.width} px`);
+    }
     // The step-time delta shown is the server's B − A.
     const stepRow = await page.$$eval('[data-grid="compare-steps"] tbody tr', (rows) =>
       rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'Step time'));
@@ -495,6 +534,20 @@ if (runs.includes('pytorch_hta_pair')) {
     assert(presences.length === 6 && presences.every((p) => p === 'both'), `self-comparison presences: ${presences}`);
     assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
     await page.close();
+  });
+}
+
+// A /data tag that is no tool: the answer names it and lists the run's tools (not a bare "No Data").
+if (runs.length) {
+  await test('data: an unknown tag names the tool and lists what the run offers', async () => {
+    const run = runs[0];
+    const offered = (await api('run_tools', { run })).json ?? [];
+    const { page } = await openPage(`${API}/data?${new URLSearchParams({ run, tag: 'nosuchtool' })}`);
+    const text = await page.textContent('body');
+    await page.close();
+    assert(text.includes('"nosuchtool"'), `the answer does not name the tool: ${text.slice(0, 200)}`);
+    const missing = offered.filter((t) => !text.includes(t));
+    assert(offered.length > 0 && missing.length === 0, `the answer does not list ${missing.join(', ')} (run ${run} offers ${offered.join(', ')}): ${text.slice(0, 300)}`);
   });
 }
 

@@ -193,14 +193,21 @@ async function checkBoxSelect(page, json, assert) {
   const total = Number((await page.textContent('#trace-range-count')).replace(/,/g, ''));
   assert(total === rows.reduce((s, r) => s + r.count, 0), 'the event total is not the sum of the rows');
   if (await agg.getAttribute('data-layer') !== 'base' || (json.traceEvents ?? []).some((e) => e.ph === 'B')) return;
-  const want = new Map();
+  // Each served event once (the same lane, start, duration and name twice is one event), and only its time
+  // inside the range: an event that starts before the range adds its part after t0, one ending after it its part before t1.
+  const want = new Map(), seen = new Set();
   for (const e of json.traceEvents ?? []) {
     if (!['X', 'i', 'I', 'R', 'n'].includes(e.ph) || !lanes.has(`${e.pid}:${e.tid}`)) continue;
     const d = e.ph === 'X' ? Math.max(0, Number(e.dur ?? 0)) : 0;
     if (e.ts > t1 || e.ts + d < t0) continue;
+    const id = `${e.pid}:${e.tid}|${e.ts}|${d}|${e.name ?? ''}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
     const w = want.get(e.name ?? '') ?? { count: 0, total: 0 };
-    w.count++; w.total += d; want.set(e.name ?? '', w);
+    w.count++; w.total += Math.min(e.ts + d, t1) - Math.max(e.ts, t0); want.set(e.name ?? '', w);
   }
+  const rangeLength = t1 - t0;
+  for (const r of rows) assert(r.total <= r.count * rangeLength * (1 + 1e-9), `${r.name}: ${r.total} µs in a ${rangeLength} µs range over ${r.count} events`);
   assert(rows.length === want.size, `${rows.length} names in the range table, ${want.size} served`);
   for (const r of rows) {
     const w = want.get(r.name);

@@ -28,6 +28,7 @@ export interface Comparison {
 // step / base_step: a step whose host events to compare as well (HTA's trace diff of one iteration).
 export interface CompareParams {
   run: string; host: string; base_run: string; base_host: string; align: string; step?: string; base_step?: string;
+  tool?: string;  // the tool the user came from: the top bar keeps showing it, "Back" returns to it
 }
 
 const UNKNOWN = '—';
@@ -78,8 +79,11 @@ function pairedBars(rows: Metric[]): HTMLElement {
       root.appendChild(svg('text', { x: labelW + w + 6, y: y + dy + 10, class: 'axis' }, `${side} ${v === null ? UNKNOWN : fmtNum(v, 3) + ' ms'}`));
     });
   });
-  root.appendChild(svg('text', { x: labelW, y: 14, class: 'axis', fill: COLOR_A }, `■ A (baseline)`));
-  root.appendChild(svg('text', { x: labelW + 130, y: 14, class: 'axis', fill: COLOR_B }, `■ B`));
+  // The legend's squares are shapes of the bars' colours (the axis class greys text, fill and all).
+  ([['A', 'A (baseline)', COLOR_A, 0], ['B', 'B', COLOR_B, 130]] as const).forEach(([side, text, color, dx]) => {
+    root.appendChild(svg('rect', { x: labelW + dx, y: 5, width: 10, height: 10, fill: color, class: 'legend-swatch', 'data-side': side }));
+    root.appendChild(svg('text', { x: labelW + dx + 14, y: 14, class: 'axis' }, text));
+  });
   return el('figure', { class: 'chart-box' }, root as unknown as Node);
 }
 
@@ -209,7 +213,7 @@ export async function renderComparePage(root: HTMLElement, params: CompareParams
       .map(([v, t]) => el('option', { value: v }, t)));
   align.value = params.align || 'average';
   align.addEventListener('change', () => navigate({ ...params, align: align.value }));
-  const back = el('a', { href: `?${new URLSearchParams({ run: params.run, host: params.host })}`, class: 'tool-link' }, `Back to ${params.run || 'the runs'}`);
+  const back = el('a', { href: `?${new URLSearchParams({ run: params.run, ...(params.tool ? { tool: params.tool } : {}), host: params.host })}`, class: 'tool-link' }, `Back to ${params.run || 'the runs'}`);
   const controls: (HTMLElement | null)[] = [pick('compare-base-run', 'A (baseline)', params.base_run, 'base_run'), baseHost,
     pick('compare-run', 'B', params.run, 'run'), host, el('label', { class: 'selector' }, el('span', {}, 'Steps'), align),
     stepBox('compare-base-step', 'A step', params.base_step, 'base_step'), stepBox('compare-step', 'B step', params.step, 'step'), back];

@@ -23,10 +23,13 @@ export async function renderTraceViewer(ctx: PageContext): Promise<void> {
 
   // trace_analysis links here with critical_path=STEP: the server adds that step's critical path as flows.
   const criticalPath = new URL(location.href).searchParams.get('critical_path') ?? undefined;
+  performance.mark('tbprof-trace-request');
   const first = await ctx.load<TraceJson>({ ...(streaming ? { resolution: resolutionFor() } : {}), critical_path: criticalPath });
+  performance.mark('tbprof-trace-parsed');
   const events = first.traceEvents ?? [];
   meta.absorb(events);
   const base = buildLayer(events, names);
+  performance.mark('tbprof-trace-built');
   if (base.eventCount === 0) {
     clear(root);
     root.appendChild(message('empty', 'No trace events data returned for this host.'));
@@ -407,26 +410,39 @@ function resizable(splitter: HTMLElement, panel: HTMLElement): void {
   });
 }
 
-// The events of the chosen lanes that overlap the range, by name: count, total and average duration.
-function showAggregate(box: HTMLElement, b: BoxSelection, view: TraceView): void {
-  clear(box);
-  const { layer, which } = view.layerFor(b.t0, b.t1);
+// The events of the chosen lanes that overlap the range, by name: count, and the total and average of the
+// time each spends inside the range (a step that starts before the range adds only its part after the start).
+// An event served twice (the same lane, start, duration and name) is counted once.
+export function rangeAggregate(layer: Layer | null, lanes: string[], t0: number, t1: number, names: NameTable):
+  Map<string, { count: number; total: number }> {
   const agg = new Map<string, { count: number; total: number }>();
-  for (const key of b.lanes) {
+  const seen = new Set<string>();
+  for (const key of new Set(lanes)) {
     for (const row of layer?.lanes.get(key)?.rows ?? []) {
-      for (let i = 0; i < row.start.length; i++) {
-        if (row.start[i] > b.t1 || row.start[i] + row.dur[i] < b.t0) continue;
-        const name = view.names.names[row.name[i]];
+      for (let i = firstVisible(row, t0); i < row.start.length && row.start[i] <= t1; i++) {
+        const start = row.start[i], end = start + row.dur[i];
+        if (end < t0) continue;
+        const id = `${key}|${start}|${row.dur[i]}|${row.name[i]}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const name = names.names[row.name[i]];
         const a = agg.get(name) ?? { count: 0, total: 0 };
-        a.count++; a.total += row.dur[i];
+        a.count++; a.total += Math.max(0, Math.min(end, t1) - Math.max(start, t0));
         agg.set(name, a);
       }
     }
   }
+  return agg;
+}
+
+function showAggregate(box: HTMLElement, b: BoxSelection, view: TraceView): void {
+  clear(box);
+  const { layer, which } = view.layerFor(b.t0, b.t1);
+  const agg = rangeAggregate(layer, b.lanes, b.t0, b.t1, view.names);
   const rows = Array.from(agg, ([name, a]) => ({ name, ...a })).sort((x, y) => y.total - x.total);
   const count = rows.reduce((s, r) => s + r.count, 0);
   const table = el('table', { class: 'grid aggregate', id: 'trace-aggregate', 'data-lanes': JSON.stringify(b.lanes), 'data-range': `${b.t0},${b.t1}`, 'data-layer': which },
-    el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', { class: 'num' }, 'Count'), el('th', { class: 'num' }, 'Total'), el('th', { class: 'num' }, 'Average'))),
+    el('thead', {}, el('tr', {}, el('th', {}, 'Name'), el('th', { class: 'num' }, 'Count'), el('th', { class: 'num', title: 'The time of these events inside the range' }, 'Total'), el('th', { class: 'num', title: 'Total ÷ count: the average time inside the range' }, 'Average'))),
     el('tbody', {}, ...rows.map((r) => el('tr', { 'data-name': r.name, 'data-count': String(r.count), 'data-total': String(r.total) },
       el('td', { title: r.name }, r.name), el('td', { class: 'num' }, fmtNum(r.count)), el('td', { class: 'num' }, fmtUs(r.total)),
       el('td', { class: 'num' }, fmtUs(r.total / r.count))))));
@@ -437,5 +453,6 @@ function showAggregate(box: HTMLElement, b: BoxSelection, view: TraceView): void
       el('tr', {}, el('th', {}, 'Lanes'), el('td', {}, String(b.lanes.length))),
       el('tr', {}, el('th', {}, 'Events'), el('td', { id: 'trace-range-count' }, fmtNum(count)))),
     rows.length ? table : el('p', { class: 'hint' }, 'No events in this range.'));
+  if (rows.length) box.appendChild(el('p', { class: 'hint', id: 'trace-range-clipped' }, 'Total: each event\'s time inside the range, counted once.'));
   if (which === 'base' && view.layers()[1]) box.appendChild(el('p', { class: 'hint' }, 'Counted from the coarse layer: the range reaches outside the loaded detail window.'));
 }

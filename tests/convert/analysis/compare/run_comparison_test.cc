@@ -174,6 +174,46 @@ TEST(RunComparison, KernelsMatchByNameSummingTheirReports) {
   EXPECT_NE(Find(c.kernels, "gelu", RowPresence::kAdded), nullptr);
 }
 
+TEST(ComparisonText, LongNamesThatDifferOnlyInTheMiddleStayDistinct) {
+  // Two kernels of one template, 97 characters each, differing only at characters 47-50 ("128x" / "256x"): cut
+  // to the 44 columns by keeping start and end they would print alike.
+  const std::string one = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4_ampere_epilogue>(P)";
+  std::string two = one;
+  two.replace(one.find("128x128"), 3, "256");
+  ASSERT_EQ(one.size(), two.size());
+  ASSERT_NE(one, two);
+  auto db = [](const std::string& name, uint64_t ns) {
+    auto k = std::make_shared<tensorflow::profiler::KernelStatsDb>();
+    auto* r = k->add_reports();
+    r->set_name(name);
+    r->set_total_duration_ns(ns);
+    r->set_occurrences(1);
+    return std::shared_ptr<const tensorflow::profiler::KernelStatsDb>(k);
+  };
+  RunFigures a, b;
+  a.kernels = db(one, 5000);
+  b.kernels = db(two, 7000);
+  RunComparison c = CompareRuns(a, b, StepAlignment::kAverage);
+  ASSERT_EQ(c.kernels.size(), 2u);
+  std::string text = ComparisonToText(c, "A", "B", 10);
+  // Each kernel's line names it by a different cut, and each cut shows the part that tells them apart.
+  std::vector<std::string> names;
+  size_t at = text.find("\nKernels");
+  ASSERT_NE(at, std::string::npos) << text;
+  for (size_t line = text.find('\n', text.find("count B", at)); line != std::string::npos && line + 1 < text.size();
+       line = text.find('\n', line + 1)) {
+    std::string row = text.substr(line + 1, 44);
+    if (row.rfind("void cut", 0) == 0) names.push_back(row);
+  }
+  ASSERT_EQ(names.size(), 2u) << text;
+  EXPECT_NE(names[0], names[1]) << text;
+  EXPECT_TRUE((names[0].find("128x128") != std::string::npos && names[1].find("256x128") != std::string::npos) ||
+              (names[1].find("128x128") != std::string::npos && names[0].find("256x128") != std::string::npos))
+      << text;
+  // Cut names keep the column: 44 characters, three dots where text is left out.
+  for (const std::string& n : names) EXPECT_NE(n.find("..."), std::string::npos) << n;
+}
+
 TEST(RunComparison, HloOpsMatchByCategoryAndName) {
   auto db = [](std::initializer_list<std::tuple<const char*, const char*, uint64_t>> ops) {
     auto d = std::make_shared<HloOpDb>();
@@ -247,6 +287,32 @@ TEST(RunComparison, UnknownSidesGiveNoDelta) {
   EXPECT_NE(json.find(R"("name":"step_time_ms","a":null,"b":5,"delta":null)"), std::string::npos) << json;
   std::string csv = ComparisonToCsv(c);
   EXPECT_NE(csv.find("steps,,step_time_ms,,,,,5,,"), std::string::npos) << csv;
+}
+
+TEST(RunComparison, DeviceCategoriesOfACpuOnlyRunAreUnknownNotZero) {
+  // A measured CPU-only run holds 0 in its device categories: it has no device, so they are unknown (null,
+  // "--"), while a GPU run's 0 device time stays a measured 0. Its host figures stay known.
+  RunFigures a, b;
+  auto cpu = std::make_shared<InputPipelineAnalysisResult>(*Steps({{1, "1", 5, 0}, {2, "2", 7, 0}}));
+  cpu->set_hardware_type("CPU_ONLY");
+  a.input_pipeline = cpu;
+  auto gpu = std::make_shared<InputPipelineAnalysisResult>(*Steps({{1, "1", 4, 0}, {2, "2", 6, 3}}));
+  gpu->set_hardware_type("GPU");
+  b.input_pipeline = gpu;
+  RunComparison c = CompareRuns(a, b, StepAlignment::kStepNumber);
+  for (const char* name : {"device_compute_ms", "kernel_launch_ms", "device_collectives_ms", "device_to_device_ms"}) {
+    EXPECT_FALSE(Metric(c.steps, name).a.has_value()) << name;
+    EXPECT_FALSE(DeltaOf(Metric(c.steps, name).a, Metric(c.steps, name).b).has_value()) << name;
+  }
+  EXPECT_EQ(Metric(c.steps, "device_compute_ms").b, 1.5);  // (0 + 3) / 2
+  EXPECT_EQ(Metric(c.steps, "step_time_ms").a, 6.0);
+  EXPECT_EQ(Metric(c.steps, "host_compute_ms").a, 0.0);
+  ASSERT_EQ(c.step_pairs.size(), 2u);
+  EXPECT_FALSE(Metric(c.step_pairs[0].metrics, "device_compute_ms").a.has_value());
+  EXPECT_EQ(Metric(c.step_pairs[0].metrics, "device_compute_ms").b, 0.0);
+  EXPECT_EQ(Metric(c.step_pairs[1].metrics, "device_compute_ms").b, 3.0);
+  std::string json = ComparisonToJson(c, "A", "B");
+  EXPECT_NE(json.find(R"("name":"device_compute_ms","a":null,"b":1.5,"delta":null)"), std::string::npos) << json;
 }
 
 TEST(RunComparison, InputStagesOfARunWithoutInputOpsAreUnknown) {
