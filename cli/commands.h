@@ -19,5 +19,6 @@ int HarnessCommand(int argc, char** argv);
 int CaptureCommand(int argc, char** argv);
 int CompareCommand(int argc, char** argv);
 int TfprofCommand(int argc, char** argv);
+int SummarizeCommand(int argc, char** argv);
 
 }  // namespace tbprof::cli

@@ -14,6 +14,7 @@ const Command kCommands[] = {
     {"serve", "serve a logdir to TensorBoard's profile frontend (xprof-compatible HTTP API)", ServeCommand},
     {"synth", "write a synthetic GPU training profile (logdir) of any size", SynthCommand},
     {"capture", "capture a profile from running jobs' profiler servers into a new run of a logdir", CaptureCommand},
+    {"summarize", "write each profile file's summary (a run's ALL_HOSTS pages then load no profile); --shard I/N", SummarizeCommand},
     {"tfprof", "TensorFlow tfprof's scope/op/code/graph views and advisor over a profile", TfprofCommand},
     {"harness", "run profiling workloads (tf.data-like pipelines) and write their profiles", HarnessCommand},
 };

@@ -1,15 +1,34 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "convert/base/strings.h"
+#include "convert/tools/op_stats_summary.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 
 namespace tbprof::cli {
+namespace {
+
+// OpStats loads read summaries beside the profiles or under --summary_dir (paths
+// relative to the logdir), and write them only when told.
+void UseSummaries(const Flags& flags, const std::string& logdir_root) {
+  SummaryPolicy policy;
+  policy.write = flags.Bool("write_summaries");
+  policy.root = logdir_root;
+  if (const std::string& dir = flags.Get("summary_dir"); !dir.empty()) {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(dir, ec);
+    policy.summary_dir = ec ? dir : canonical.string();
+  }
+  SetSummaryPolicy(std::move(policy));
+}
+
+}  // namespace
 
 int ServeCommand(int argc, char** argv) {
   Flags flags("serve", "--logdir DIR [--port 6006] [--host 127.0.0.1 | --bind_all] [flags]",
@@ -43,6 +62,11 @@ int ServeCommand(int argc, char** argv) {
   flags.Add("verbose", "", "log one line per request (otherwise only failed requests and errors)", true);
   flags.Add("log_level", "info", "debug | info | warn | error (errors are always logged) | off");
   flags.Add("no_capture", "", "refuse capture_profile (the UI hides Capture Profile); nothing is ever written", true);
+  flags.Add("summary_dir", "",
+            "where profile summaries (tbprof summarize) are read from, mirroring the logdir; empty: beside each file");
+  flags.Add("write_summaries", "",
+            "write the summary of each profile whose op statistics are computed (beside it, or under --summary_dir)",
+            true);
   flags.Add("web_dir", "", "directory of the built web UI (default: the build's plugin/web/dist, then <exe dir>/web)");
   flags.Require("logdir");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
@@ -87,6 +111,8 @@ int ServeCommand(int argc, char** argv) {
     flags.Error(service.status().message());
     return 1;
   }
+
+  UseSummaries(flags, (*service)->logdir().root());
 
   std::vector<std::string> hosts = {flags.Get("host")};
   if (flags.Bool("bind_all")) hosts = {"::", "0.0.0.0"};  // dual-stack first, IPv4 where IPv6 is off

@@ -1,11 +1,19 @@
 #include "convert/load/profile_file.h"
 
+#include <atomic>
+
 #include "convert/base/file_name.h"
 #include "convert/kineto/kineto_reader.h"
 
 namespace tbprof {
+namespace {
+std::atomic<uint64_t> g_loads{0};
+}  // namespace
+
+uint64_t ProfileFileLoads() { return g_loads.load(); }
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadProfileFile(const std::string& path, const LoadOptions& options) {
+  g_loads.fetch_add(1, std::memory_order_relaxed);
   const ProfileFileName name = ParseProfileFileName(FileNameOfPath(path));
   const bool json = name.format == ProfileFormat::kKinetoTrace || name.content_decides ||
                     name.suffix.ends_with(".json") || name.suffix.ends_with(".json.gz");

@@ -20,4 +20,8 @@ namespace tbprof {
 // tool that reads it.
 StatusOr<std::unique_ptr<XSpaceModel>> LoadProfileFile(const std::string& path, const LoadOptions& options = {});
 
+// How many times LoadProfileFile was called in this process (so a test can tell
+// that an answer came from summaries, without a profile being imported).
+uint64_t ProfileFileLoads();
+
 }  // namespace tbprof

@@ -1,9 +1,12 @@
 #include "convert/tools/cached_loads.h"
 
+#include <optional>
+
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/memory_grant.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/op_stats_summary.h"
 
 namespace tbprof {
 namespace {
@@ -62,23 +65,75 @@ void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups
       [&]() -> StatusOr<std::pair<std::shared_ptr<const EventGroups>, size_t>> { return std::make_pair(groups, bytes); });
 }
 
+namespace {
+
+// OpStats computed from the profile itself (its model from the cache when there).
+StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path, ArtifactCache* cache) {
+  std::shared_ptr<const XSpaceModel> model = PeekModelCached(path, cache);
+  if (!model) {
+    ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(path, OpStatsLoadOptions()));
+    model = std::move(loaded);
+  }
+  // The names are among the model's strings (with its string stats): an upper bound.
+  RETURN_IF_ERROR(ClaimMemory(kOpStatsBuildCopies * model->strings.MemoryBytes(), "op statistics: their names"));
+  std::shared_ptr<const EventGroups> groups = PeekGroupsCached(path, cache);
+  auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model, &groups));
+  // Stopped part-way for a client that left: partial statistics are no answer.
+  if (CancelRequested()) return CancelledError("op statistics of " + path);
+  KeepGroupsCached(path, std::move(groups), cache);
+  return std::shared_ptr<const OpStats>(std::move(stats));
+}
+
+// Whether the profile still has the size and mtime `before` saw (its digest
+// was read then): statistics of a file rewritten meanwhile are kept from disk.
+bool Unchanged(const std::string& path, const ProfileIdentity& before) {
+  auto now = FileIdentityOf(path);
+  return now.ok() && now->size == before.size && now->mtime_ns == before.mtime_ns;
+}
+
+// The profile's OpStats from a summary whose identity matches, else computed
+// from the profile (and written as its summary when the policy says so).
+StatusOr<std::shared_ptr<const OpStats>> OpStatsOfFile(const std::string& path, ArtifactCache* cache) {
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  const bool present = policy.read && AnySummaryPresent(path, policy);
+  std::optional<ProfileIdentity> identity;
+  if (present || policy.write) {
+    if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
+  }
+  if (present && identity) {
+    if (auto stats = ReadSummaryFor(path, *identity, policy)) return stats;
+  }
+  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, cache));
+  if (policy.write && identity && Unchanged(path, *identity)) {
+    const std::string target = SummaryPathFor(path, policy.summary_dir, policy.root);
+    if (Status w = WriteSummaryFile(target, EncodeSummary(*identity, *stats)); !w.ok()) {
+      LogSummaryLine(policy, "summary not written: " + w.message());
+    }
+  }
+  return stats;
+}
+
+}  // namespace
+
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
   return GetForFile<OpStats>(cache, "op_stats", xplane_path, [&]() -> StatusOr<CacheValue<OpStats>> {
-    std::shared_ptr<const XSpaceModel> model = PeekModelCached(xplane_path, cache);
-    if (!model) {
-      ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(xplane_path, OpStatsLoadOptions()));
-      model = std::move(loaded);
-    }
-    // The names are among the model's strings (with its string stats): an upper bound.
-    RETURN_IF_ERROR(ClaimMemory(kOpStatsBuildCopies * model->strings.MemoryBytes(), "op statistics: their names"));
-    std::shared_ptr<const EventGroups> groups = PeekGroupsCached(xplane_path, cache);
-    auto stats = std::make_shared<const OpStats>(ConvertXSpaceToOpStats(*model, &groups));
-    // Stopped part-way for a client that left: partial statistics are no answer.
-    if (CancelRequested()) return CancelledError("op statistics of " + xplane_path);
-    KeepGroupsCached(xplane_path, std::move(groups), cache);
+    ASSIGN_OR_RETURN(auto stats, OpStatsOfFile(xplane_path, cache));
     size_t bytes = stats->ApproxBytes();
     return CacheValue<OpStats>{std::move(stats), bytes, {}};
   });
+}
+
+StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path) {
+  ASSIGN_OR_RETURN(ProfileIdentity identity, IdentityOfProfile(path));
+  // An outdated or damaged summary there is simply rewritten.
+  if (auto existing = ReadSummaryFile(summary_path); existing.ok() && DecodeSummary(*existing, identity).ok()) {
+    return SummarizeResult{.summary_bytes = existing->size(), .already_current = true};
+  }
+  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, nullptr));
+  if (!Unchanged(path, identity)) return Unavailable(path + " changed while it was read");
+  const std::string bytes = EncodeSummary(identity, *stats);
+  RETURN_IF_ERROR(WriteSummaryFile(summary_path, bytes));
+  return SummarizeResult{.summary_bytes = bytes.size(), .already_current = false};
 }
 
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,

@@ -28,10 +28,20 @@ std::shared_ptr<const EventGroups> PeekGroupsCached(const std::string& path, Art
 // Keeps `groups` (computed from the file at `path`) in `cache`, if not there yet.
 void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups> groups, ArtifactCache* cache);
 
-// OpStats of each file, computed once per file identity when `cache` is set.
-// The file is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache
+// OpStats of each file, computed once per file identity when `cache` is set:
+// read from the file's summary when the summary policy (op_stats_summary.h)
+// finds one whose identity matches, else computed from the file, which is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache
 // already holds its whole model; the model is not cached for OpStats' sake.
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
+
+// Writes the summary of the profile at `path` to `summary_path` (OpStats
+// computed from the profile, never from another summary), unless a summary of
+// this very file is there already.
+struct SummarizeResult {
+  uint64_t summary_bytes = 0;
+  bool already_current = false;
+};
+StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path);
 
 // One host: its OpStats; several: the combination.
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,

@@ -1,0 +1,234 @@
+#include "convert/tools/op_stats_summary.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+#include "convert/analysis/op_stats/op_stats_serial.h"
+#include "convert/base/file_bytes.h"
+
+namespace tbprof {
+namespace {
+
+constexpr char kMagic[] = "TBPSUM";
+constexpr size_t kMagicBytes = 6;
+constexpr size_t kHeaderBytes = kMagicBytes + 2 + 4 + 8 + 8 + 8 + 8 + 8;
+constexpr size_t kDigestSpan = 64 * 1024;
+// A host's OpStats is a few MB; a "summary" far larger is no summary of ours.
+constexpr uint64_t kMaxSummaryBytes = uint64_t{1} << 30;
+
+uint64_t Fnv1a(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
+  for (char c : bytes) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+void PutFixed(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+uint64_t GetFixed(std::string_view in, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
+  return v;
+}
+
+Status ReadAt(int fd, uint64_t offset, size_t n, std::string& out, const std::string& path) {
+  out.resize(n);
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return Unavailable(path + " could not be read (it changed while it was read?)");
+    done += static_cast<size_t>(r);
+  }
+  return Status::Ok();
+}
+
+bool UnderScopeRoot(const std::string& path) {
+  const FileAccessScope* scope = FileAccessScope::Current();
+  if (scope == nullptr || scope->root() == nullptr) return false;
+  const std::string& root = scope->root()->path();
+  return path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/';
+}
+
+// A summary beside the profile is opened as the profile is (confined to the
+// logdir); one under the server's summary folder, which a request never
+// names, is opened without following a final symlink.
+StatusOr<UniqueFd> OpenSummary(const std::string& path) {
+  if (UnderScopeRoot(path)) return OpenForRead(path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return errno == ENOENT ? NotFound(path) : PermissionDenied(path + ": " + std::strerror(errno));
+  return UniqueFd(fd);
+}
+
+}  // namespace
+
+StatusOr<std::string> ReadSummaryFile(const std::string& path) {
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenSummary(path));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return DataLoss(path + " is not a regular file");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > kMaxSummaryBytes) return DataLoss(path + " is too large to be a summary");
+  std::string bytes;
+  RETURN_IF_ERROR(ReadAt(fd.get(), 0, size, bytes, path));
+  return bytes;
+}
+
+void LogSummaryLine(const SummaryPolicy& policy, const std::string& line) {
+  if (policy.log) return policy.log(line);
+  std::fprintf(stderr, "[W] %s\n", line.c_str());
+}
+
+namespace {
+
+std::mutex& PolicyMutex() {
+  static std::mutex mu;
+  return mu;
+}
+SummaryPolicy& PolicySlot() {
+  static SummaryPolicy policy;
+  return policy;
+}
+
+// `path` relative to `root` ("" when not under it).
+std::string RelativeTo(const std::string& path, const std::string& root) {
+  if (root.empty()) return "";
+  std::string r = root;
+  while (r.size() > 1 && r.back() == '/') r.pop_back();
+  if (path.size() <= r.size() + 1 || path.compare(0, r.size(), r) != 0 || path[r.size()] != '/') return "";
+  return path.substr(r.size() + 1);
+}
+
+}  // namespace
+
+StatusOr<ProfileIdentity> IdentityOfProfile(const std::string& path) {
+  ASSIGN_OR_RETURN(FileIdentity id, FileIdentityOf(path));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenForRead(path));
+  ProfileIdentity out{.size = id.size, .mtime_ns = id.mtime_ns, .digest = 0};
+  std::string head, tail;
+  RETURN_IF_ERROR(ReadAt(fd.get(), 0, std::min<uint64_t>(id.size, kDigestSpan), head, path));
+  const uint64_t tail_at = std::max<uint64_t>(head.size(), id.size > kDigestSpan ? id.size - kDigestSpan : 0);
+  RETURN_IF_ERROR(ReadAt(fd.get(), tail_at, id.size - tail_at, tail, path));
+  out.digest = Fnv1a(tail, Fnv1a(head));
+  return out;
+}
+
+std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats) {
+  const std::string payload = SerializeOpStats(stats);
+  std::string out(kMagic, kMagicBytes);
+  PutFixed(out, kSummaryFormatVersion, 2);
+  PutFixed(out, kOpStatsSerialVersion, 4);
+  PutFixed(out, identity.size, 8);
+  PutFixed(out, static_cast<uint64_t>(identity.mtime_ns), 8);
+  PutFixed(out, identity.digest, 8);
+  PutFixed(out, payload.size(), 8);
+  PutFixed(out, Fnv1a(payload), 8);
+  return out + payload;
+}
+
+StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& expected) {
+  if (bytes.size() < kHeaderBytes || bytes.substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
+    return DataLoss("not a tbprof summary (no header)");
+  }
+  const uint64_t format = GetFixed(bytes, 6, 2), layout = GetFixed(bytes, 8, 4);
+  if (format != kSummaryFormatVersion || layout != kOpStatsSerialVersion) {
+    return InvalidArgument("a summary of another version (" + std::to_string(format) + "." +
+                              std::to_string(layout) + "; this tbprof reads " +
+                              std::to_string(kSummaryFormatVersion) + "." + std::to_string(kOpStatsSerialVersion) + ")");
+  }
+  const ProfileIdentity id{.size = GetFixed(bytes, 12, 8),
+                           .mtime_ns = static_cast<int64_t>(GetFixed(bytes, 20, 8)),
+                           .digest = GetFixed(bytes, 28, 8)};
+  if (!(id == expected)) return InvalidArgument("a summary of another version of the profile (size, mtime or bytes differ)");
+  const uint64_t length = GetFixed(bytes, 36, 8), checksum = GetFixed(bytes, 44, 8);
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (payload.size() != length) return DataLoss("a damaged summary (cut short or too long)");
+  if (Fnv1a(payload) != checksum) return DataLoss("a damaged summary (checksum differs)");
+  return DeserializeOpStats(payload);
+}
+
+void SetSummaryPolicy(SummaryPolicy policy) {
+  std::lock_guard<std::mutex> lock(PolicyMutex());
+  PolicySlot() = std::move(policy);
+}
+
+SummaryPolicy CurrentSummaryPolicy() {
+  std::lock_guard<std::mutex> lock(PolicyMutex());
+  return PolicySlot();
+}
+
+std::string SummaryPathFor(const std::string& profile_path, const std::string& summary_dir,
+                           const std::string& root) {
+  if (summary_dir.empty()) return profile_path + kSummarySuffix;
+  std::string rel = RelativeTo(profile_path, root);
+  if (rel.empty()) rel = std::filesystem::path(profile_path).filename().string();
+  return (std::filesystem::path(summary_dir) / rel).string() + kSummarySuffix;
+}
+
+std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy) {
+  if (policy.summary_dir.empty()) return {profile_path + kSummarySuffix};
+  std::vector<std::string> out{SummaryPathFor(profile_path, policy.summary_dir, policy.root)};
+  // Each folder from the root down to the profile's own, taken as the root.
+  std::string rel = RelativeTo(profile_path, policy.root);
+  for (size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
+    out.push_back((std::filesystem::path(policy.summary_dir) / rel.substr(slash + 1)).string() + kSummarySuffix);
+  }
+  if (rel.empty()) out.push_back(SummaryPathFor(profile_path, policy.summary_dir, ""));
+  return out;
+}
+
+bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy) {
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,
+                                              const SummaryPolicy& policy) {
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+    auto bytes = ReadSummaryFile(candidate);
+    if (!bytes.ok()) {
+      if (bytes.status().code() != ErrorCode::kNotFound) LogSummaryLine(policy, "summary " + candidate + " ignored: " + bytes.status().message());
+      continue;
+    }
+    auto stats = DecodeSummary(*bytes, identity);
+    if (stats.ok()) return std::make_shared<const OpStats>(std::move(*stats));
+    LogSummaryLine(policy, "summary " + candidate + " ignored: " + stats.status().message());
+  }
+  return nullptr;
+}
+
+Status WriteSummaryFile(const std::string& summary_path, std::string_view bytes) {
+  const std::filesystem::path target(summary_path);
+  std::error_code ec;
+  std::filesystem::create_directories(target.parent_path(), ec);
+  static std::atomic<uint64_t> serial{0};
+  const std::string temp = summary_path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return PermissionDenied("cannot write " + temp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  const bool written = done == bytes.size() && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!written || ::rename(temp.c_str(), summary_path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temp.c_str());
+    return Unavailable("cannot write " + summary_path + ": " + why);
+  }
+  return Status::Ok();
+}
+
+}  // namespace tbprof

@@ -1,0 +1,93 @@
+// A profile file's summary on disk: its per-host OpStats, written by
+// `tbprof summarize` (or by `tbprof serve --write_summaries`) and read back in
+// place of loading the profile, so ALL_HOSTS pages of a run of hundreds of
+// hosts start from small files, possibly computed on other machines.
+//
+// Layout (integers little-endian): "TBPSUM", u16 summary format version, u32
+// OpStats layout version (op_stats_serial.h), the profile's identity (u64 size,
+// i64 mtime ns, u64 digest of its first and last 64 KiB), u64 payload length,
+// u64 payload checksum, the payload (SerializeOpStats). A summary is used only
+// when every one of these matches; one of another version or identity, or a
+// damaged one, is ignored (one log line) and the profile is read instead.
+//
+// Where: `<file>.tbprof-summary` beside the profile, or under a summary
+// directory mirroring the profile's path relative to a root (the logdir, the
+// run or the folder summarized). Written to a temporary file in the same
+// folder and renamed, so a reader never sees half of one.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/analysis/op_stats/op_stats.h"
+#include "convert/base/status.h"
+
+namespace tbprof {
+
+inline constexpr char kSummarySuffix[] = ".tbprof-summary";
+inline constexpr uint16_t kSummaryFormatVersion = 1;
+
+// What identifies the profile a summary was computed from.
+struct ProfileIdentity {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  uint64_t digest = 0;  // of the first and last 64 KiB
+  bool operator==(const ProfileIdentity&) const = default;
+};
+
+// Stats the profile (through the active FileAccessScope) and reads its first
+// and last 64 KiB for the digest; the rest of it is not read.
+StatusOr<ProfileIdentity> IdentityOfProfile(const std::string& path);
+
+std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats);
+// The OpStats of a summary of the profile `expected` identifies.
+// InvalidArgument when it is of another version or identity, DataLoss when
+// damaged (cut short, garbled, a wrong checksum).
+StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& expected);
+
+// How OpStats loads use summaries (process-wide; `tbprof serve` sets it from
+// its flags before serving). Read beside the file by default; written never
+// unless asked.
+struct SummaryPolicy {
+  bool read = true;
+  bool write = false;
+  // Empty: beside each profile. Else summaries live here, a profile's at its
+  // path relative to `root` (reading also tries each folder between `root`
+  // and the profile as the root, so summaries made of a run or of one of its
+  // folders are found too).
+  std::string summary_dir;
+  std::string root;
+  // Where a summary that is ignored or cannot be written is told; stderr when empty.
+  std::function<void(const std::string&)> log;
+};
+void SetSummaryPolicy(SummaryPolicy policy);
+SummaryPolicy CurrentSummaryPolicy();
+
+// `<path>.tbprof-summary` beside it, or under `summary_dir` at `path`'s place
+// relative to `root` (its file name alone when `path` is not under `root`).
+std::string SummaryPathFor(const std::string& profile_path, const std::string& summary_dir,
+                           const std::string& root);
+// The places a summary of `profile_path` is looked for under `policy`, first first.
+std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy);
+
+// The OpStats of the first candidate summary that is present and valid for
+// `identity`; null when none (each one present but ignored is logged).
+std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,
+                                              const SummaryPolicy& policy);
+// Whether any candidate summary file exists (no profile byte read).
+bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy);
+
+// The bytes of a summary file (at most 1 GiB; a summary beside a profile is
+// opened as confined as the profile); NotFound when there is none.
+StatusOr<std::string> ReadSummaryFile(const std::string& path);
+// Tells `line` where `policy` says (stderr by default, as a warning).
+void LogSummaryLine(const SummaryPolicy& policy, const std::string& line);
+
+// Writes `bytes` to `summary_path` atomically (temp file + rename), making its folders.
+Status WriteSummaryFile(const std::string& summary_path, std::string_view bytes);
+
+}  // namespace tbprof
