@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/hostile_inputs.h"
 #include "bench/http_client.h"
 #include "bench/soak_util.h"
 
@@ -48,28 +49,7 @@ using tbprof::bench::Env;
 using Clock = tbprof::bench::SoakClock;
 
 // A gzip member of `zeros` zero bytes, streamed (never held inflated).
-void WriteGzipOfZeros(const fs::path& path, uint64_t zeros) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  z_stream zs{};
-  deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
-  std::vector<unsigned char> in(1 << 20, 0), buf(1 << 16);
-  for (uint64_t left = zeros;;) {
-    const uint64_t n = std::min<uint64_t>(left, in.size());
-    left -= n;
-    zs.next_in = in.data();
-    zs.avail_in = static_cast<uInt>(n);
-    const int flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
-    do {
-      zs.next_out = buf.data();
-      zs.avail_out = static_cast<uInt>(buf.size());
-      deflate(&zs, flush);
-      out.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(buf.size() - zs.avail_out));
-    } while (zs.avail_out == 0);
-    if (left == 0) break;
-  }
-  deflateEnd(&zs);
-}
+void WriteGzipOfZeros(const fs::path& path, uint64_t zeros) { tbprof::bench::WriteGzipStream(path, "", zeros, '\0', ""); }
 
 // Answers by status, for one kind of traffic.
 struct Tally {

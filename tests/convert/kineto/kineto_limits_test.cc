@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/hostile_inputs.h"
 #include "convert/base/memory_grant.h"
 #include "convert/kineto/kineto_reader.h"
 #include "tests/convert/kineto/kineto_trace_writer.h"
@@ -75,16 +76,6 @@ std::pair<Status, uint64_t> ImportBounded(const std::string& json, uint64_t boun
   return {s, grant->peak_claimed()};
 }
 
-std::string ManyDevices(int devices) {
-  std::string json = "{\"traceEvents\": [\n";
-  for (int d = 0; d < devices; ++d) {
-    json += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":" + std::to_string(d) +
-            ",\"tid\":\"stream 7\",\"ts\":" + std::to_string(d) + ",\"dur\":1,\"args\":{\"device\":" +
-            std::to_string(d) + ",\"stream\":7}}" + (d + 1 < devices ? ",\n" : "\n");
-  }
-  return json + "]}";
-}
-
 // Each shape loads with room, claiming at least what it must hold, and
 // stops at half of that: the claims are what the import holds, not a guess.
 void ExpectHeldToTheBound(const std::string& json, uint64_t must_hold) {
@@ -97,7 +88,7 @@ void ExpectHeldToTheBound(const std::string& json, uint64_t must_hold) {
 }
 
 TEST(KinetoLimits, ManyDevicesStopAtTheBound) {
-  const std::string json = ManyDevices(20'000);
+  const std::string json = bench::ManyDevicesTrace(20'000);
   // A plane per device, with its line, event and two stats.
   ExpectHeldToTheBound(json, 20'000 * (sizeof(XPlaneModel) + sizeof(LineModel) + sizeof(Event) + 2 * sizeof(Stat)));
   auto m = ParseKinetoTrace(json, "big.pt.trace.json");
