@@ -15,7 +15,7 @@
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_name.h"
-#include "convert/base/inflate_claimed.h"
+#include "convert/base/memory_grant.h"
 
 namespace tbprof {
 
@@ -72,10 +72,7 @@ StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string
       }
       if (Status s = grow(std::min<uint64_t>(out.size() * 2, max_bytes)); !s.ok()) return fail(s);
     }
-    if (CancelRequested()) {
-      inflateEnd(&zs);
-      return CancelledError("inflating " + FileNameOfPath(path));
-    }
+    if (CancelRequested()) return fail(CancelledError("inflating " + FileNameOfPath(path)));
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     // 16 MiB at a time (tens of ms): the cancellation checkpoint's interval.
     zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, 16u << 20));

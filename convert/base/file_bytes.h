@@ -30,8 +30,14 @@ bool HasGzipMagic(std::string_view head);
 // (or than the active FileAccessScope allows) is ResourceExhausted, found
 // while inflating, so a small bomb never allocates more than the limit. The
 // buffer is claimed from the thread's memory grant as it grows (a refusal ends
-// the inflation) and released on return (inflate_claimed.h keeps the claim).
+// the inflation) and released on return.
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes);
+
+// Inflate, the claim of the returned buffer kept: `*claimed` is what the
+// caller releases when it drops the bytes (0 on error). inflate_claimed.h
+// holds the bytes claimed while a loader decodes them.
+StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string& path, uint64_t max_bytes,
+                                          uint64_t* claimed);
 
 // What identifies one version of a file: a rewrite changes the size or the
 // modification time, a replacement the inode.

@@ -12,11 +12,6 @@
 
 namespace tbprof {
 
-// Inflate (file_bytes.h), the claim of the returned buffer kept: `*claimed`
-// is what the caller releases when it drops the bytes (0 on error).
-StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string& path, uint64_t max_bytes,
-                                          uint64_t* claimed);
-
 // Inflates the gzip'ed mapped file `f` and returns `decode(bytes)`, the
 // inflated bytes claimed while it runs; a change of the file during the
 // inflation outranks what was read.
