@@ -21,6 +21,7 @@
 #include "convert/kineto/json_scanner.h"
 #include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/model_image_file.h"
 #include "proto/xplane.pb.h"
 
 #ifdef TBPROF_HAVE_SIMDJSON
@@ -207,6 +208,31 @@ void BM_SimdjsonOnDemandPass(benchmark::State& state) {
 }
 BENCHMARK(BM_SimdjsonOnDemandPass)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 #endif
+
+// Reopening the trace from the model image `tbprof summarize` writes beside it:
+// the model read back instead of imported.
+const std::string& ImagePath() {
+  static const std::string path = [] {
+    const std::string p = KinetoPath() + tbprof::kModelImageSuffix;
+    auto identity = tbprof::IdentityOfProfile(KinetoPath());
+    auto m = tbprof::LoadKinetoFile(KinetoPath());
+    if (!identity.ok() || !m.ok() || !tbprof::WriteModelImageFile(p, *identity, **m).ok()) std::abort();
+    return p;
+  }();
+  return path;
+}
+
+void BM_ModelImageRead(benchmark::State& state) {
+  const std::string& path = ImagePath();
+  auto identity = tbprof::IdentityOfProfile(KinetoPath());
+  if (!identity.ok()) return state.SkipWithError("no identity");
+  const std::optional<size_t> events =
+      tbprof::bench::TimeLoads(state, [&] { return tbprof::ReadModelImageFile(path, *identity); });
+  if (!events) return;
+  state.counters["events"] = static_cast<double>(*events);
+  state.counters["image_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
+}
+BENCHMARK(BM_ModelImageRead)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 
 void BM_KinetoPeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", KinetoPath()); }
 void BM_XPlanePeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", XPlanePath()); }
