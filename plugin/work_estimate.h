@@ -20,7 +20,10 @@ struct DataPlan;  // plugin/route_util.h
 
 // The rules, by file size (and what a gzip'ed file inflates to, when it is).
 // Decoding a whole model: the inflated bytes are held while they are decoded.
-uint64_t DecodedModelBytes(uint64_t file_size, std::optional<uint64_t> inflated_size);
+// A PyTorch trace's JSON makes a model of a fraction of its size (`format`
+// says which importer reads the file).
+uint64_t DecodedModelBytes(uint64_t file_size, std::optional<uint64_t> inflated_size,
+                           ProfileFormat format = ProfileFormat::kXPlane);
 // A tool's answer beside its model, at most twice the response limit.
 uint64_t ToolAnswerBytes(WorkCost cost, uint64_t file_size, uint64_t max_response_bytes);
 // A legacy file read whole, parsed or sent with a gzip'ed copy.

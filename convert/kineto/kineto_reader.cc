@@ -30,9 +30,10 @@ StatusOr<std::unique_ptr<XSpaceModel>> ParseKinetoTrace(std::string_view json, s
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
-  RETURN_IF_ERROR(f.Open(path, options.max_bytes));
+  const uint64_t max_bytes = options.max_bytes != 0 ? options.max_bytes : kMaxKinetoTraceBytes;
+  RETURN_IF_ERROR(f.Open(path, max_bytes));
   if (HasGzipMagic(f.view())) {
-    return DecodeInflated(f, path, options.max_bytes,
+    return DecodeInflated(f, path, max_bytes,
                           [&](std::string_view bytes) { return ParseKinetoTrace(bytes, path, options); });
   }
   auto model = Decode(f.view(), path, options, options.release_decoded_pages);

@@ -121,7 +121,7 @@ ProfileFormat ProfileFormatOf(std::string_view file_name, std::string_view head)
 
 std::string ReadProfileHead(const std::string& path, size_t limit) {
   MappedFile f;
-  if (!f.Open(path, kMaxXSpaceBytes).ok()) return {};
+  if (!f.Open(path, std::max(kMaxXSpaceBytes, kMaxKinetoTraceBytes)).ok()) return {};
   std::string_view view = f.view();
   std::string head = HasGzipMagic(view) ? InflateHead(view, limit) : std::string(view.substr(0, std::min(view.size(), limit)));
   return f.CheckUnchanged().ok() ? head : std::string();

@@ -12,12 +12,18 @@ namespace tbprof {
 // Files past this size are rejected with a clear error rather than decoded
 // (event indices are 32-bit, and libprotobuf itself stops at 2 GiB).
 inline constexpr uint64_t kMaxXSpaceBytes = uint64_t{4} << 30;
+// A PyTorch trace's JSON may be larger: its model holds a fraction of the
+// text. At 16 GiB every index stays within 32 bits (an event takes at least
+// 30 bytes of JSON and a stat 6: 0.6G events, 2.9G stats at most).
+inline constexpr uint64_t kMaxKinetoTraceBytes = uint64_t{16} << 30;
 
 struct LoadOptions {
   // Return already-decoded pages of the mapped file to the kernel while
   // decoding, so the peak footprint is the model plus a small window.
   bool release_decoded_pages = true;
-  uint64_t max_bytes = kMaxXSpaceBytes;
+  // The largest file (inflated, when gzip'ed) the importer reads; 0: its
+  // own bound (kMaxXSpaceBytes for an xplane, kMaxKinetoTraceBytes for a trace).
+  uint64_t max_bytes = 0;
   // When set, events keep only the stats it accepts, asked once for each plane
   // (by name) and stat name; plane and metadata stats are always kept. An
   // analysis that reads a known set of event stats loads with it and skips

@@ -251,12 +251,13 @@ StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_by
 
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
-  RETURN_IF_ERROR(f.Open(path, options.max_bytes));
+  const uint64_t max_bytes = options.max_bytes != 0 ? options.max_bytes : kMaxXSpaceBytes;
+  RETURN_IF_ERROR(f.Open(path, max_bytes));
   // Serialised, an XSpace with nothing set is empty too, but a profiler always
   // writes at least a plane: an empty file is one whose writing failed.
   if (f.view().empty()) return EmptyProfileFile(path);
   if (HasGzipMagic(f.view())) {
-    return DecodeInflated(f, path, options.max_bytes,
+    return DecodeInflated(f, path, max_bytes,
                           [&](std::string_view bytes) { return Decode(bytes, path, /*release_pages=*/false, options); });
   }
   auto model = Decode(f.view(), path, options.release_decoded_pages, options);
