@@ -15,8 +15,10 @@ build_only=false
 PKGS=(cmake ninja-build g++ pkg-config libboost1.81-dev libboost-json1.81-dev libprotobuf-dev
       protobuf-compiler zlib1g-dev ccache libgrpc++-dev protobuf-compiler-grpc libre2-dev)
 # Tests: Slurm and munge, because the summarize array test starts its own one-node cluster;
-# Debian's python3-yaml for the Kubernetes manifest's test.
-TEST_PKGS=(libgtest-dev libbenchmark-dev universal-ctags slurmctld slurmd slurm-client munge python3-yaml)
+# Debian's python3-yaml for the Kubernetes manifest's test; simdjson, the Kineto import
+# benchmark's baseline.
+TEST_PKGS=(libgtest-dev libbenchmark-dev universal-ctags slurmctld slurmd slurm-client munge python3-yaml
+           libsimdjson-dev)
 if ! $build_only; then
   PKGS+=("${TEST_PKGS[@]}")
   if [ -f plugin/web/packages.txt ]; then
