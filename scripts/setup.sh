@@ -4,16 +4,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --build-only: just what building the tbprof binary needs (scripts/k8s/Dockerfile's build stage),
+# without the test tools, Slurm or the browser UI.
+build_only=false
+[ "${1:-}" = --build-only ] && build_only=true
+
 # gRPC (capture client and the harness's profiler server) comes from Debian; it ships pkg-config
 # files but no CMake config, so CMakeLists.txt finds it through pkg-config.
-# Slurm and munge: the summarize array test starts its own one-node cluster. simdjson: the
-# Kineto import benchmark's baseline.
 # Versioned Boost only: unversioned libboost-*-dev is 1.74, conflicts with 1.81 and lacks Boost.JSON.
 PKGS=(cmake ninja-build g++ pkg-config libboost1.81-dev libboost-json1.81-dev libprotobuf-dev
-      protobuf-compiler zlib1g-dev libgtest-dev libbenchmark-dev ccache
-      libgrpc++-dev protobuf-compiler-grpc universal-ctags libre2-dev
-      slurmctld slurmd slurm-client munge libsimdjson-dev)
-[ -f plugin/web/packages.txt ] && mapfile -t -O "${#PKGS[@]}" PKGS < <(grep -v '^#' plugin/web/packages.txt)
+      protobuf-compiler zlib1g-dev ccache libgrpc++-dev protobuf-compiler-grpc libre2-dev)
+# Tests: Slurm and munge, because the summarize array test starts its own one-node cluster;
+# Debian's python3-yaml for the Kubernetes manifest's test; simdjson, the Kineto import
+# benchmark's baseline.
+TEST_PKGS=(libgtest-dev libbenchmark-dev universal-ctags slurmctld slurmd slurm-client munge python3-yaml
+           libsimdjson-dev)
+if ! $build_only; then
+  PKGS+=("${TEST_PKGS[@]}")
+  if [ -f plugin/web/packages.txt ]; then
+    mapfile -t -O "${#PKGS[@]}" PKGS < <(grep -v '^#' plugin/web/packages.txt)
+  fi
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -29,5 +40,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The browser UI's npm packages (esbuild bundle, test driver).
-if [ -x plugin/web/setup.sh ]; then plugin/web/setup.sh; fi
+if ! $build_only && [ -x plugin/web/setup.sh ]; then plugin/web/setup.sh; fi
 echo "setup: ok"
