@@ -207,6 +207,8 @@ DevicePeaks DevicePeaksOf(const XSpaceModel& space) {
   caps.sram_wr_gbps = PlaneDouble(space, *p, "peak_sram_wr_bw_gigabytes_per_second");
   peaks = GpuPeaks(caps);
   peaks.device_count = static_cast<int>(gpus.size());
+  peaks.gpu_name = caps.device_name;
+  peaks.datasheet = GpuDatasheetOf(caps.device_name);
   std::string model = GpuModelName(caps.vendor, caps.cc_major, caps.cc_minor, caps.device_name);
   peaks.device_type = model.empty() ? "GPU" : model;
   return peaks;

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "convert/analysis/device/gpu_datasheets.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {
@@ -31,6 +32,12 @@ struct DevicePeaks {
   double cmem_rd_gbps = -1, cmem_wr_gbps = -1;
   double vmem_rd_gbps = -1, vmem_wr_gbps = -1;
   bool megacore = false, has_cmem = false, has_merged_vmem = false;
+  // A GPU's name as its plane states it (gpu_device_name) and that part's
+  // datasheet (nullptr: not a part gpu_datasheets.h knows). The figures above
+  // stay the profile's own; a reader that needs a rate per precision, or a
+  // roof the profile does not state, takes the datasheet's.
+  std::string gpu_name;
+  const GpuDatasheet* datasheet = nullptr;
 };
 
 // What a GPU plane says about its device; a number below 0 is absent.

@@ -25,7 +25,12 @@ int64_t IntersectionLength(const std::vector<Interval>& a, const std::vector<Int
 CommCompOverlapRow CommCompOverlap(const RankKernels& rank, const MergedKernels& merged) {
   const std::vector<Interval>& comm = merged.by_type[static_cast<int>(KernelType::kCommunication)];
   const std::vector<Interval>& comp = merged.by_type[static_cast<int>(KernelType::kComputation)];
-  return {rank.rank, IntersectionLength(comm, comp), UnionLength(comm)};
+  CommCompOverlapRow row;
+  row.rank = rank.rank;
+  row.host = rank.host;
+  row.overlap_ps = IntersectionLength(comm, comp);
+  row.communication_ps = UnionLength(comm);
+  return row;
 }
 
 void AppendCommCompOverlapJson(std::string& out, const std::vector<CommCompOverlapRow>& rows) {
@@ -33,6 +38,7 @@ void AppendCommCompOverlapJson(std::string& out, const std::vector<CommCompOverl
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i > 0) out += ',';
     out += "{\"rank\":" + std::to_string(rows[i].rank);
+    AppendStringMember(out, "host", rows[i].host);
     AppendUsMember(out, "overlap_us", rows[i].overlap_ps);
     AppendUsMember(out, "communication_us", rows[i].communication_ps);
     AppendPctgMember(out, "comp_comm_overlap_pctg", rows[i].overlap_ps, rows[i].communication_ps);

@@ -14,6 +14,7 @@ namespace tbprof::trace_analysis {
 
 struct CommCompOverlapRow {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   int64_t overlap_ps = 0, communication_ps = 0;
 };
 

@@ -213,6 +213,7 @@ void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::str
   out.append(",\"per_rank\":[");
   for (size_t i = 0; i < ranks.size(); ++i) {
     out.append(i > 0 ? ",{\"rank\":" : "{\"rank\":").append(std::to_string(ranks[i].rank));
+    AppendJsonStringMember(out, ",\"host\":", ranks[i].host);
     if (!ranks[i].path) {
       AppendJsonStringMember(out, ",\"reason\":", ranks[i].reason);
       out.push_back('}');
@@ -237,7 +238,9 @@ void AppendCriticalPathJson(const std::vector<RankCriticalPath>& ranks, std::str
       out.append(first ? "{\"kind\":\"" : ",{\"kind\":\"").append(CpSegmentKindName(s.kind)).append("\"");
       first = false;
       AppendJsonStringMember(out, ",\"name\":", s.name);
-      out.append(",\"rank\":").append(std::to_string(r.rank)).append(",\"start_us\":");
+      out.append(",\"rank\":").append(std::to_string(r.rank));
+      AppendJsonStringMember(out, ",\"host\":", r.host);
+      out.append(",\"start_us\":");
       us(s.start_ps);
       out.append(",\"duration_us\":");
       us(s.duration_ps);

@@ -61,6 +61,7 @@ struct RankCriticalPath {
   int64_t rank = 0;
   std::optional<CriticalPath> path;
   std::string reason;  // when no path
+  std::string host;  // the rank's host: two hosts may state one rank
 };
 
 // `"critical_path":{...}` for the ranks given (ALL_HOSTS: side by side; the

@@ -20,6 +20,7 @@ std::vector<IdleStreamRow> IdleTimeBreakdown(const RankKernels& rank, int64_t co
     if (s.kernels.empty()) continue;
     IdleStreamRow row;
     row.rank = rank.rank, row.device = s.device, row.stream = s.stream;
+    row.host = rank.host;
     for (size_t i = 1; i < s.kernels.size(); ++i) {
       const GpuKernel& k = s.kernels[i];
       const int64_t prev_end = s.kernels[i - 1].end_ps;
@@ -51,8 +52,9 @@ void AppendIdleTimeBreakdownJson(std::string& out, const std::vector<IdleStreamR
     for (int c = 0; c < kNumIdleCategories; ++c) {
       if (!first) out += ',';
       first = false;
-      out += "{\"rank\":" + std::to_string(r.rank) + ",\"device\":" + std::to_string(r.device) +
-             ",\"stream\":" + std::to_string(r.stream);
+      out += "{\"rank\":" + std::to_string(r.rank);
+      AppendStringMember(out, "host", r.host);
+      out += ",\"device\":" + std::to_string(r.device) + ",\"stream\":" + std::to_string(r.stream);
       AppendStringMember(out, "idle_category", IdleCategoryName(static_cast<IdleCategory>(c)));
       AppendUsMember(out, "idle_time_us", r.idle_ps[c]);
       out += ",\"gaps\":" + std::to_string(r.gaps[c]);

@@ -24,6 +24,7 @@ std::string_view IdleCategoryName(IdleCategory c);  // "host_wait", "kernel_wait
 
 struct IdleStreamRow {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   int device = 0;
   int64_t stream = 0;
   std::array<int64_t, kNumIdleCategories> idle_ps{};

@@ -84,9 +84,10 @@ std::array<std::vector<KernelNameStats>, kNumKernelTypes> StatsByName(const Rank
   return out;
 }
 
-void AppendKernelRow(std::string& out, int64_t rank, KernelType type, std::string_view name, int64_t count,
-                     int64_t sum_ps, int64_t max_ps, int64_t min_ps, double mean_us, double stddev_us) {
-  out += "{\"rank\":" + std::to_string(rank);
+void AppendKernelRow(std::string& out, const KernelBreakdown& rank, KernelType type, std::string_view name,
+                     int64_t count, int64_t sum_ps, int64_t max_ps, int64_t min_ps, double mean_us, double stddev_us) {
+  out += "{\"rank\":" + std::to_string(rank.rank);
+  AppendStringMember(out, "host", rank.host);
   AppendStringMember(out, "kernel_type", KernelTypeName(type));
   AppendStringMember(out, "name", name);
   AppendUsMember(out, "sum_us", sum_ps);
@@ -99,7 +100,7 @@ void AppendKernelRow(std::string& out, int64_t rank, KernelType type, std::strin
 
 // The kernels past the first `top` of a type as one row, their figures over
 // every kernel they hold.
-void AppendOthersRow(std::string& out, int64_t rank, KernelType type, const std::vector<KernelNameStats>& v,
+void AppendOthersRow(std::string& out, const KernelBreakdown& rank, KernelType type, const std::vector<KernelNameStats>& v,
                      size_t top) {
   int64_t count = 0, sum = 0, mx = 0, mn = std::numeric_limits<int64_t>::max();
   double mean_sum = 0, sq = 0;  // Σ mean·n and Σ (σ²(n-1) + n·mean²) in µs²
@@ -122,6 +123,7 @@ void AppendOthersRow(std::string& out, int64_t rank, KernelType type, const std:
 KernelBreakdown ComputeKernelBreakdown(const RankKernels& rank, const MergedKernels& merged) {
   KernelBreakdown b;
   b.rank = rank.rank;
+  b.host = rank.host;
   OverlapClassTimes(merged, b.class_ps, b.class_seen);
   b.kernels = StatsByName(rank);
   return b;
@@ -139,6 +141,7 @@ void AppendKernelBreakdownJson(std::string& out, const std::vector<const RankKer
       if (!first) out += ',';
       first = false;
       out += "{\"rank\":" + std::to_string(b.rank);
+      AppendStringMember(out, "host", b.host);
       AppendStringMember(out, "kernel_type", OverlapClassName(m));
       AppendUsMember(out, "sum_us", b.class_ps[m]);
       AppendPctgMember(out, "percentage", b.class_ps[m], total);
@@ -154,13 +157,13 @@ void AppendKernelBreakdownJson(std::string& out, const std::vector<const RankKer
         if (!first) out += ',';
         first = false;
         const KernelNameStats& s = v[i];
-        AppendKernelRow(out, rows[r].rank, static_cast<KernelType>(t), ranks[r]->names[s.name].text, s.count,
+        AppendKernelRow(out, rows[r], static_cast<KernelType>(t), ranks[r]->names[s.name].text, s.count,
                         s.sum_ps, s.max_ps, s.min_ps, s.mean_us, s.stddev_us);
       }
       if (v.size() > top) {
         if (!first) out += ',';
         first = false;
-        AppendOthersRow(out, rows[r].rank, static_cast<KernelType>(t), v, top);
+        AppendOthersRow(out, rows[r], static_cast<KernelType>(t), v, top);
       }
     }
   }

@@ -27,6 +27,7 @@ struct KernelNameStats {
 
 struct KernelBreakdown {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   std::array<int64_t, kNumOverlapClasses> class_ps{};  // [0] unused: nothing runs
   std::array<bool, kNumOverlapClasses> class_seen{};    // some time (maybe none) was in the class
   std::array<std::vector<KernelNameStats>, kNumKernelTypes> kernels;  // by sum_ps, largest first

@@ -36,6 +36,7 @@ double Percentile(std::vector<int64_t>& v, double q) {
 KernelLaunchSummary KernelLaunchStats(const RankKernels& rank) {
   KernelLaunchSummary s;
   s.rank = rank.rank;
+  s.host = rank.host;
   std::vector<int64_t> delays;
   double delay_sum = 0;
   for (const Launch& l : rank.launches) {
@@ -71,8 +72,9 @@ void AppendKernelLaunchJson(std::string& out, const std::vector<KernelLaunchSumm
     const int64_t n = static_cast<int64_t>(s.launches.size());
     total += n;
     if (i > 0) out += ',';
-    out += "{\"rank\":" + std::to_string(s.rank) + ",\"launches\":" + std::to_string(n) +
-           ",\"short_kernels\":" + std::to_string(s.short_kernels);
+    out += "{\"rank\":" + std::to_string(s.rank);
+    AppendStringMember(out, "host", s.host);
+    out += ",\"launches\":" + std::to_string(n) + ",\"short_kernels\":" + std::to_string(s.short_kernels);
     AppendPctgMember(out, "short_kernel_pctg", s.short_kernels, n);
     out += ",\"runtime_outliers\":" + std::to_string(s.runtime_outliers) +
            ",\"launch_delay_outliers\":" + std::to_string(s.launch_delay_outliers);
@@ -85,7 +87,9 @@ void AppendKernelLaunchJson(std::string& out, const std::vector<KernelLaunchSumm
   out += "],\"delay_histogram\":[";
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i > 0) out += ',';
-    out += "{\"rank\":" + std::to_string(rows[i].rank) + ",\"bins\":[";
+    out += "{\"rank\":" + std::to_string(rows[i].rank);
+    AppendStringMember(out, "host", rows[i].host);
+    out += ",\"bins\":[";
     for (size_t b = 0; b < kDelayBinFromUs.size(); ++b) {
       if (b > 0) out += ',';
       out += "{\"from_us\":" + std::to_string(kDelayBinFromUs[b]) + ",\"to_us\":" +
@@ -101,7 +105,9 @@ void AppendKernelLaunchJson(std::string& out, const std::vector<KernelLaunchSumm
       const LaunchRow& l = s.launches[i];
       if (!first) out += ',';
       first = false;
-      out += "{\"rank\":" + std::to_string(s.rank) + ",\"correlation\":" + std::to_string(l.correlation);
+      out += "{\"rank\":" + std::to_string(s.rank);
+      AppendStringMember(out, "host", s.host);
+      out += ",\"correlation\":" + std::to_string(l.correlation);
       AppendStringMember(out, "launch", LaunchKindName(l.kind));
       AppendUsMember(out, "cpu_duration_us", l.cpu_ps);
       AppendUsMember(out, "gpu_duration_us", l.gpu_ps);

@@ -37,6 +37,7 @@ inline constexpr std::array<int64_t, 11> kDelayBinFromUs = {0, 1, 2, 5, 10, 20, 
 
 struct KernelLaunchSummary {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   std::vector<LaunchRow> launches;  // by launch begin
   int64_t short_kernels = 0, runtime_outliers = 0, launch_delay_outliers = 0;
   double mean_delay_us = 0, p50_delay_us = 0, p95_delay_us = 0;

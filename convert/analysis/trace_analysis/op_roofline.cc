@@ -127,8 +127,10 @@ OpRoofline ComputeOpRoofline(const XSpaceModel& space, const RankKernels& rank) 
       if (std::get<1>(key) != kNoStr) row.input_dims = CompactJson(space.Str(std::get<1>(key)));
       if (std::get<2>(key) != kNoStr) row.input_types = CompactJson(space.Str(std::get<2>(key)));
       row.flops = row.bytes = 0.0;
-      cost_of_row.push_back(OpCostOf(row.op, ParseOpArgs(row.input_dims, row.input_types),
-                                     ParseConcreteInputs(space.Str(std::get<3>(key)))));
+      const std::vector<OpArgShape> args = ParseOpArgs(row.input_dims, row.input_types);
+      row.cost_class = CostClassOf(row.op);
+      row.float_type = FloatTypeOfArgs(args);
+      cost_of_row.push_back(OpCostOf(row.op, args, ParseConcreteInputs(space.Str(std::get<3>(key)))));
       out.rows.push_back(std::move(row));
     }
     OpRooflineRow& row = out.rows[it->second];
@@ -147,6 +149,84 @@ OpRoofline ComputeOpRoofline(const XSpaceModel& space, const RankKernels& rank) 
   return out;
 }
 
+std::string_view RoofPrecisionName(RoofPrecision p) {
+  switch (p) {
+    case RoofPrecision::kFp32: return "fp32";
+    case RoofPrecision::kTf32: return "tf32";
+    case RoofPrecision::kFp16: return "fp16";
+    case RoofPrecision::kBf16: return "bf16";
+    case RoofPrecision::kUnknown: break;
+  }
+  return "";
+}
+
+namespace {
+
+// The rule of the header: which of the datasheet's rates an op is held to.
+RoofPrecision PrecisionOf(const OpRooflineRow& row, const GpuDatasheet* sheet) {
+  switch (row.cost_class) {
+    case CostClass::kElementwise:
+      return RoofPrecision::kFp32;
+    case CostClass::kConvolution:
+      if (row.float_type == FloatType::kFp32) {
+        return sheet != nullptr && sheet->tf32_tflops > 0 ? RoofPrecision::kTf32 : RoofPrecision::kFp32;
+      }
+      [[fallthrough]];
+    case CostClass::kGemm:
+    case CostClass::kAttention:
+      switch (row.float_type) {
+        case FloatType::kFp32: return RoofPrecision::kFp32;
+        case FloatType::kFp16: return RoofPrecision::kFp16;
+        case FloatType::kBf16: return RoofPrecision::kBf16;
+        case FloatType::kNone: break;
+      }
+      break;
+    case CostClass::kNone:
+      break;
+  }
+  return RoofPrecision::kUnknown;
+}
+
+std::optional<double> Known(double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; }
+
+std::optional<double> PeakTflops(const GpuDatasheet* sheet, RoofPrecision p) {
+  if (sheet == nullptr) return std::nullopt;
+  switch (p) {
+    case RoofPrecision::kFp32: return Known(sheet->fp32_tflops);
+    case RoofPrecision::kTf32: return Known(sheet->tf32_tflops);
+    case RoofPrecision::kFp16: return Known(sheet->fp16_tflops);
+    case RoofPrecision::kBf16: return Known(sheet->bf16_tflops);
+    case RoofPrecision::kUnknown: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> MemoryRoofGbps(const DevicePeaks& peaks) {
+  if (peaks.hbm_gbps > 0) return peaks.hbm_gbps;
+  return peaks.datasheet != nullptr ? Known(peaks.datasheet->memory_gbps) : std::nullopt;
+}
+
+OpRoofs RoofsOf(const OpRooflineRow& row, const DevicePeaks& peaks) {
+  OpRoofs r;
+  r.precision = PrecisionOf(row, peaks.datasheet);
+  if (row.flops && row.kernel_ps > 0) {
+    r.achieved_tflops = *row.flops / (static_cast<double>(row.kernel_ps) * 1e-12) / 1e12;
+  }
+  if (row.flops && row.bytes && *row.bytes > 0) r.arithmetic_intensity = *row.flops / *row.bytes;
+  r.compute_roof_tflops = PeakTflops(peaks.datasheet, r.precision);
+  const std::optional<double> gbps = MemoryRoofGbps(peaks);
+  if (r.arithmetic_intensity && gbps) r.memory_roof_tflops = *r.arithmetic_intensity * *gbps * 1e9 / 1e12;
+  if (r.compute_roof_tflops && gbps) r.ridge_intensity = *r.compute_roof_tflops * 1e12 / (*gbps * 1e9);
+  if (r.compute_roof_tflops && r.memory_roof_tflops) {
+    r.roof_tflops = std::min(*r.compute_roof_tflops, *r.memory_roof_tflops);
+    r.bound = *r.arithmetic_intensity >= *r.ridge_intensity ? "compute" : "memory";
+    if (r.achieved_tflops) r.roof_pctg = 100.0 * *r.achieved_tflops / *r.roof_tflops;
+  }
+  return r;
+}
+
 namespace {
 
 void AppendOptional(std::string& out, std::string_view key, std::optional<double> v) {
@@ -158,8 +238,19 @@ void AppendOptional(std::string& out, std::string_view key, std::optional<double
   }
 }
 
-void AppendRow(int rank, const OpRooflineRow& row, const DevicePeaks& peaks, std::string& out) {
-  out.append("{\"rank\":").append(std::to_string(rank));
+void AppendOptionalString(std::string& out, std::string_view key, std::string_view v) {
+  out.append(",\"").append(key).append("\":");
+  if (v.empty()) {
+    out.append("null");
+  } else {
+    AppendJsonString(out, v);
+  }
+}
+
+void AppendRow(const RankRoofline& rank, const OpRooflineRow& row, std::string& out) {
+  const OpRoofs roofs = RoofsOf(row, rank.roofline->peaks);
+  out.append("{\"rank\":").append(std::to_string(rank.rank));
+  AppendJsonStringMember(out, ",\"host\":", rank.host);
   AppendJsonStringMember(out, ",\"op\":", row.op);
   AppendJsonStringMember(out, ",\"input_dims\":", row.input_dims);
   AppendJsonStringMember(out, ",\"input_types\":", row.input_types);
@@ -167,32 +258,44 @@ void AppendRow(int rank, const OpRooflineRow& row, const DevicePeaks& peaks, std
   AppendJsonDouble(out, static_cast<double>(row.kernel_ps) / 1e6);
   AppendOptional(out, "flops", row.flops);
   AppendOptional(out, "bytes", row.bytes);
-  std::optional<double> tflops, intensity;
-  if (row.flops && row.kernel_ps > 0) tflops = *row.flops / (static_cast<double>(row.kernel_ps) * 1e-12) / 1e12;
-  if (row.flops && row.bytes && *row.bytes > 0) intensity = *row.flops / *row.bytes;
-  AppendOptional(out, "tflops_per_s", tflops);
-  AppendOptional(out, "arithmetic_intensity", intensity);
-  out.append(",\"bound\":");
-  if (intensity && peaks.peak_tflops > 0 && peaks.hbm_gbps > 0) {
-    // The ridge point: the intensity at which the memory roof meets the compute roof.
-    const double ridge = peaks.peak_tflops * 1e12 / (peaks.hbm_gbps * 1e9);
-    out.append(*intensity >= ridge ? "\"compute\"" : "\"memory\"");
-  } else {
-    out.append("null");
-  }
+  AppendOptional(out, "tflops_per_s", roofs.achieved_tflops);
+  AppendOptional(out, "arithmetic_intensity", roofs.arithmetic_intensity);
+  AppendOptionalString(out, "roof_precision", RoofPrecisionName(roofs.precision));
+  AppendOptional(out, "compute_roof_tflops", roofs.compute_roof_tflops);
+  AppendOptional(out, "memory_roof_tflops", roofs.memory_roof_tflops);
+  AppendOptional(out, "roof_tflops", roofs.roof_tflops);
+  AppendOptional(out, "ridge_intensity", roofs.ridge_intensity);
+  AppendOptional(out, "roof_pctg", roofs.roof_pctg);
+  AppendOptionalString(out, "bound", roofs.bound);
   out.push_back('}');
+}
+
+// The device's roofs: each precision's datasheet peak, the memory bandwidth,
+// and `tflops`, the highest compute roof (the one a chart draws flat).
+void AppendPeaks(const DevicePeaks& peaks, std::string& out) {
+  out.append("\"peaks\":{\"device\":");
+  AppendJsonString(out, peaks.device_type);
+  AppendOptionalString(out, "gpu_name", peaks.gpu_name);
+  AppendOptionalString(out, "datasheet", peaks.datasheet != nullptr ? peaks.datasheet->model : std::string_view());
+  std::optional<double> best;
+  for (RoofPrecision p : {RoofPrecision::kFp32, RoofPrecision::kTf32, RoofPrecision::kFp16, RoofPrecision::kBf16}) {
+    const std::optional<double> v = PeakTflops(peaks.datasheet, p);
+    if (v && (!best || *v > *best)) best = v;
+  }
+  AppendOptional(out, "tflops", best);
+  AppendOptional(out, "memory_gbps", MemoryRoofGbps(peaks));
+  for (RoofPrecision p : {RoofPrecision::kFp32, RoofPrecision::kTf32, RoofPrecision::kFp16, RoofPrecision::kBf16}) {
+    AppendOptional(out, std::string(RoofPrecisionName(p)) + "_tflops", PeakTflops(peaks.datasheet, p));
+  }
+  out.append("}");
 }
 
 }  // namespace
 
-void AppendOpRooflineJson(const std::vector<std::pair<int, const OpRoofline*>>& ranks, std::string& out) {
-  const DevicePeaks peaks = ranks.empty() ? DevicePeaks{} : ranks[0].second->peaks;
-  out.append("\"op_roofline\":{\"peaks\":{\"device\":");
-  AppendJsonString(out, peaks.device_type);
-  AppendOptional(out, "tflops", peaks.peak_tflops > 0 ? std::optional<double>(peaks.peak_tflops) : std::nullopt);
-  AppendOptional(out, "memory_gbps", peaks.hbm_gbps > 0 ? std::optional<double>(peaks.hbm_gbps) : std::nullopt);
-  out.append("}");
-  const bool any_pytorch = std::any_of(ranks.begin(), ranks.end(), [](const auto& r) { return r.second->pytorch; });
+void AppendOpRooflineJson(const std::vector<RankRoofline>& ranks, std::string& out) {
+  out.append("\"op_roofline\":{");
+  AppendPeaks(ranks.empty() ? DevicePeaks{} : ranks[0].roofline->peaks, out);
+  const bool any_pytorch = std::any_of(ranks.begin(), ranks.end(), [](const auto& r) { return r.roofline->pytorch; });
   out.append(",\"reason\":");
   if (any_pytorch) {
     out.append("null");
@@ -202,11 +305,11 @@ void AppendOpRooflineJson(const std::vector<std::pair<int, const OpRoofline*>>& 
   }
   out.append(",\"rows\":[");
   bool first = true;
-  for (const auto& [rank, roofline] : ranks) {
-    for (const OpRooflineRow& row : roofline->rows) {
+  for (const RankRoofline& rank : ranks) {
+    for (const OpRooflineRow& row : rank.roofline->rows) {
       if (!first) out.push_back(',');
       first = false;
-      AppendRow(rank, row, roofline->peaks, out);
+      AppendRow(rank, row, out);
     }
   }
   out.append("]}");

@@ -312,6 +312,13 @@ int DtypeBytes(std::string_view t) {
   return 0;
 }
 
+FloatType FloatTypeOf(std::string_view t) {
+  if (t == "float") return FloatType::kFp32;
+  if (t == "c10::Half") return FloatType::kFp16;
+  if (t == "c10::BFloat16") return FloatType::kBf16;
+  return FloatType::kNone;
+}
+
 std::vector<OpArgShape> ParseOpArgs(std::string_view input_dims, std::string_view input_types) {
   std::vector<OpArgShape> args;
   ArrayText dims(input_dims);
@@ -329,7 +336,7 @@ std::vector<OpArgShape> ParseOpArgs(std::string_view input_dims, std::string_vie
     for (size_t i = 0;; ++i) {
       std::string_view type;
       if (!types.Str(&type)) break;
-      if (i < args.size()) args[i].dtype_bytes = DtypeBytes(type);
+      if (i < args.size()) args[i].dtype_bytes = DtypeBytes(type), args[i].float_type = FloatTypeOf(type);
       if (!types.Eat(',')) break;
     }
   }
@@ -348,11 +355,23 @@ std::vector<std::string_view> ParseConcreteInputs(std::string_view concrete_inpu
   }
 }
 
-bool HasCostFormula(std::string_view name) {
+CostClass CostClassOf(std::string_view name) {
   static constexpr std::array<std::string_view, 6> kGemm = {"aten::mm",      "aten::addmm",  "aten::bmm",
                                                             "aten::baddbmm", "aten::linear", "aten::matmul"};
-  return std::find(kGemm.begin(), kGemm.end(), name) != kGemm.end() || ConvArgsOf(name) || AttentionArgsOf(name) ||
-         !ElementwiseBase(name).empty();
+  if (std::find(kGemm.begin(), kGemm.end(), name) != kGemm.end()) return CostClass::kGemm;
+  if (ConvArgsOf(name)) return CostClass::kConvolution;
+  if (AttentionArgsOf(name)) return CostClass::kAttention;
+  if (!ElementwiseBase(name).empty()) return CostClass::kElementwise;
+  return CostClass::kNone;
+}
+
+bool HasCostFormula(std::string_view name) { return CostClassOf(name) != CostClass::kNone; }
+
+FloatType FloatTypeOfArgs(const std::vector<OpArgShape>& args) {
+  for (const OpArgShape& a : args) {
+    if (a.tensor && a.dtype_bytes > 0) return a.float_type;
+  }
+  return FloatType::kNone;
 }
 
 OpCost OpCostOf(std::string_view name, const std::vector<OpArgShape>& args,

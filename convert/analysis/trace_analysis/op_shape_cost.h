@@ -23,11 +23,15 @@
 
 namespace tbprof::trace_analysis {
 
+// The floating-point types whose peak rates a datasheet states.
+enum class FloatType { kNone, kFp32, kFp16, kBf16 };
+
 // A tensor argument's shape; `tensor` false for a scalar, list or absent argument.
 struct OpArgShape {
   bool tensor = false;
   std::vector<int64_t> dims;
   int dtype_bytes = 0;  // 0: unknown dtype
+  FloatType float_type = FloatType::kNone;  // kNone: an integer, double or unknown dtype
 };
 
 // The op's arguments from its args' JSON texts; an empty result when "Input
@@ -42,6 +46,13 @@ struct OpCost {
   std::optional<double> bytes;
 };
 
+// Which formula an op's cost comes from; kNone: it has none.
+enum class CostClass { kNone, kGemm, kConvolution, kAttention, kElementwise };
+CostClass CostClassOf(std::string_view op_name);
+
+// The floating type of the op's first tensor argument (kNone: none has one).
+FloatType FloatTypeOfArgs(const std::vector<OpArgShape>& args);
+
 // Whether an op of this name has a formula (its cost may still be unknown
 // when the args are missing).
 bool HasCostFormula(std::string_view op_name);
@@ -52,5 +63,6 @@ OpCost OpCostOf(std::string_view op_name, const std::vector<OpArgShape>& args,
 // Bytes of one element of a dtype as the profiler names it ("c10::BFloat16",
 // "float", "long int", ...); 0 when not a known tensor dtype.
 int DtypeBytes(std::string_view type);
+FloatType FloatTypeOf(std::string_view type);
 
 }  // namespace tbprof::trace_analysis

@@ -55,6 +55,7 @@ QueueStreamRow SummarizeStream(const RankKernels& rank, uint32_t s, const std::v
   const GpuStream& st = rank.streams[s];
   QueueStreamRow row;
   row.rank = rank.rank, row.device = st.device, row.stream = st.stream;
+  row.host = rank.host;
   std::vector<int64_t> counts;
   int64_t length = 0, prev_ts = 0, n = 0;
   double mean = 0, m2 = 0;
@@ -116,8 +117,10 @@ void AppendQueueLengthJson(std::string& out, const std::vector<QueueStreamRow>& 
   for (size_t i = 0; i < rows.size(); ++i) {
     const QueueStreamRow& r = rows[i];
     if (i > 0) out += ',';
-    out += "{\"rank\":" + std::to_string(r.rank) + ",\"device\":" + std::to_string(r.device) +
-           ",\"stream\":" + std::to_string(r.stream) + ",\"count\":" + std::to_string(r.count);
+    out += "{\"rank\":" + std::to_string(r.rank);
+    AppendStringMember(out, "host", r.host);
+    out += ",\"device\":" + std::to_string(r.device) + ",\"stream\":" + std::to_string(r.stream) +
+           ",\"count\":" + std::to_string(r.count);
     const bool known = r.count > 0;
     auto num = [&](std::string_view k, double v) {
       AppendNumberMember(out, k, known && std::isfinite(v) ? std::optional<double>(v) : std::nullopt);
@@ -136,8 +139,9 @@ void AppendQueueLengthJson(std::string& out, const std::vector<QueueStreamRow>& 
   for (size_t i = 0; i < rows.size(); ++i) {
     const QueueStreamRow& r = rows[i];
     if (i > 0) out += ',';
-    out += "{\"rank\":" + std::to_string(r.rank) + ",\"device\":" + std::to_string(r.device) +
-           ",\"stream\":" + std::to_string(r.stream) + ",\"points\":[";
+    out += "{\"rank\":" + std::to_string(r.rank);
+    AppendStringMember(out, "host", r.host);
+    out += ",\"device\":" + std::to_string(r.device) + ",\"stream\":" + std::to_string(r.stream) + ",\"points\":[";
     for (size_t p = 0; p < r.series.size(); ++p) {
       if (p > 0) out += ',';
       out += '[';

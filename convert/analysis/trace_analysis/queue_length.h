@@ -24,6 +24,7 @@ inline constexpr size_t kMaxQueueSeriesPoints = 2000;
 
 struct QueueStreamRow {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   int device = 0;
   int64_t stream = 0;
   int64_t count = 0;

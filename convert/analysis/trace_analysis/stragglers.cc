@@ -110,6 +110,7 @@ StragglerInput StragglerFiguresOf(const XSpaceModel& space, const RankKernels& r
                                   const MergedKernels& merged) {
   StragglerInput in;
   in.rank = static_cast<int>(rank.rank);
+  in.host = rank.host;
   in.step_time_us = MeanStepTimeUs(space);
   if (temporal.has_kernels) {
     in.compute_us = static_cast<double>(temporal.compute_ps) / 1e6;
@@ -128,7 +129,7 @@ std::optional<double> MeanStepTimeUs(const XSpaceModel& space) {
   return sum / static_cast<double>(steps.size()) / 1e6;
 }
 
-std::vector<CollectiveRow> CollectiveBandwidth(const XSpaceModel& space, int rank) {
+std::vector<CollectiveRow> CollectiveBandwidth(const XSpaceModel& space, int rank, std::string_view host) {
   const StrId collective = space.Find("Collective name"), in_nelems = space.Find("In msg nelems"),
               out_nelems = space.Find("Out msg nelems"), dtype = space.Find("dtype"), group = space.Find("Group size");
   std::map<std::string, CollectiveRow> by_name;
@@ -148,6 +149,7 @@ std::vector<CollectiveRow> CollectiveBandwidth(const XSpaceModel& space, int ran
       const double bytes = static_cast<double>(elems->IntValue()) * bytes_per;
       CollectiveRow& row = by_name[key];
       row.rank = rank;
+      row.host = std::string(host);
       row.name = key;
       ++row.count;
       row.bytes += bytes;
@@ -189,6 +191,7 @@ void AppendStragglersJson(const Stragglers& s, const std::vector<CollectiveRow>&
   for (size_t i = 0; i < s.rows.size(); ++i) {
     const StragglerRow& r = s.rows[i];
     out.append(i > 0 ? ",{\"rank\":" : "{\"rank\":").append(std::to_string(r.figures.rank));
+    AppendJsonStringMember(out, ",\"host\":", r.figures.host);
     opt(",\"step_time_us\":", r.figures.step_time_us);
     opt(",\"compute_us\":", r.figures.compute_us);
     opt(",\"communication_us\":", r.figures.communication_us);
@@ -205,6 +208,7 @@ void AppendStragglersJson(const Stragglers& s, const std::vector<CollectiveRow>&
   for (size_t i = 0; i < collectives.size(); ++i) {
     const CollectiveRow& c = collectives[i];
     out.append(i > 0 ? ",{\"rank\":" : "{\"rank\":").append(std::to_string(c.rank));
+    AppendJsonStringMember(out, ",\"host\":", c.host);
     AppendJsonStringMember(out, ",\"name\":", c.name);
     out.append(",\"count\":").append(std::to_string(c.count)).append(",\"bytes\":");
     AppendJsonDouble(out, c.bytes);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/analysis/trace_analysis/temporal_breakdown.h"
@@ -25,6 +26,7 @@ struct StragglerInput {
   int rank = 0;
   std::optional<double> step_time_us;  // mean step span; unknown without steps
   std::optional<double> compute_us, communication_us, idle_us;
+  std::string host;  // the rank's host: two hosts may state one rank
 };
 
 // The band: a rank straggles when its step time exceeds
@@ -58,6 +60,7 @@ std::optional<double> MeanStepTimeUs(const XSpaceModel& space);
 
 struct CollectiveRow {
   int rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   std::string name;  // the collective ("allreduce", "_allgather_base", ...)
   int64_t count = 0;
   double bytes = 0;
@@ -66,7 +69,7 @@ struct CollectiveRow {
 };
 
 // The NCCL kernels of one rank that carry "Collective name" and message sizes.
-std::vector<CollectiveRow> CollectiveBandwidth(const XSpaceModel& space, int rank);
+std::vector<CollectiveRow> CollectiveBandwidth(const XSpaceModel& space, int rank, std::string_view host = {});
 
 void AppendStragglersJson(const Stragglers& s, const std::vector<CollectiveRow>& collectives, std::string& out);
 

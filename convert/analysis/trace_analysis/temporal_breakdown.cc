@@ -13,6 +13,7 @@ int64_t UnionLength(const std::vector<Interval>& intervals) {
 TemporalRow TemporalBreakdown(const RankKernels& rank, const MergedKernels& merged) {
   TemporalRow row;
   row.rank = rank.rank;
+  row.host = rank.host;
   if (merged.all.empty()) return row;
   row.has_kernels = true;
   row.kernel_ps = merged.all.back().end_ps - merged.all.front().begin_ps;
@@ -29,6 +30,7 @@ void AppendTemporalBreakdownJson(std::string& out, const std::vector<TemporalRow
     const TemporalRow& r = rows[i];
     if (i > 0) out += ',';
     out += "{\"rank\":" + std::to_string(r.rank);
+    AppendStringMember(out, "host", r.host);
     const bool known = r.has_kernels;
     AppendUsMember(out, "idle_time_us", r.idle_ps, known);
     AppendUsMember(out, "compute_time_us", r.compute_ps, known);

@@ -16,6 +16,7 @@ namespace tbprof::trace_analysis {
 
 struct TemporalRow {
   int64_t rank = 0;
+  std::string host;  // the rank's host: two hosts may state one rank
   bool has_kernels = false;  // without device ops every figure is unknown
   int64_t idle_ps = 0, compute_ps = 0, non_compute_ps = 0, kernel_ps = 0;
 };

@@ -57,19 +57,27 @@ void AppendLaterSections(std::string& out, const std::vector<RankModel>& models,
   std::vector<OpRoofline> rooflines;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const XSpaceModel& space = *models[i].model;
-    std::vector<CollectiveRow> c = CollectiveBandwidth(space, static_cast<int>(ranks[i].rank));
+    std::vector<CollectiveRow> c = CollectiveBandwidth(space, static_cast<int>(ranks[i].rank), ranks[i].host);
     collectives.insert(collectives.end(), c.begin(), c.end());
     StatusOr<CriticalPath> path = ComputeCriticalPath(space, options.critical_path_step);
-    paths.push_back({ranks[i].rank, path.ok() ? std::optional<CriticalPath>(std::move(*path)) : std::nullopt,
-                     path.ok() ? std::string() : path.status().message()});
+    RankCriticalPath& p = paths.emplace_back();
+    p.rank = ranks[i].rank;
+    p.host = ranks[i].host;
+    if (path.ok()) {
+      p.path = std::move(*path);
+    } else {
+      p.reason = path.status().message();
+    }
     rooflines.push_back(ComputeOpRoofline(space, ranks[i]));
   }
   out += ',';
   AppendStragglersJson(FindStragglers(figures), collectives, out);
   out += ',';
   AppendCriticalPathJson(paths, out);
-  std::vector<std::pair<int, const OpRoofline*>> roofline_ranks;
-  for (size_t i = 0; i < ranks.size(); ++i) roofline_ranks.push_back({static_cast<int>(ranks[i].rank), &rooflines[i]});
+  std::vector<RankRoofline> roofline_ranks;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    roofline_ranks.push_back({static_cast<int>(ranks[i].rank), ranks[i].host, &rooflines[i]});
+  }
   out += ',';
   AppendOpRooflineJson(roofline_ranks, out);
 }

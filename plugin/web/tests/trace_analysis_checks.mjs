@@ -5,13 +5,11 @@
 
 const pct = (v) => `${v.toFixed(1)}%`;
 // The served ranks, and for each the row of a one-row-per-rank section that is its own: two hosts may state the same
-// rank, and the server writes its rows host by host in the order of `ranks` (the k-th row of rank r is the k-th
-// host of rank r).
-const ranksOf = (data) => (data.ranks ?? []).map((r, i) => ({ ...r, nth: (data.ranks ?? []).slice(0, i).filter((x) => x.rank === r.rank).length }));
-const nthIn = (rows, r) => ((rows ?? []).some((x) => x.host !== undefined) ? 0 : r.nth);
-const rowOf = (rows, r) => (rows ?? []).filter((x) => x.rank === r.rank && (x.host === undefined || x.host === r.host))[nthIn(rows, r)];
+// rank, and the server names every row's host beside its rank.
+const ranksOf = (data) => data.ranks ?? [];
+const rowOf = (rows, r) => (rows ?? []).find((x) => x.rank === r.rank && x.host === r.host);
 // Pages whose operator roofline drew points (the walk must see one: a run with recorded shapes is in the logdir).
-export const rooflineSeen = { count: 0 };
+export const rooflineSeen = { count: 0, underDatasheetRoofs: 0 };
 const WORDS = { PyTorch: /DataLoader/, TensorFlow: /tf\.data/, JAX: /jax\.jit/ };
 
 async function rankCells(page, col) {
@@ -80,6 +78,24 @@ async function checkCharts(page, data, assert) {
   if (plotted) rooflineSeen.count++;
   const roofs = data.op_roofline?.peaks ?? {};
   if (plotted && typeof roofs.tflops === 'number') assert(await page.$('[data-chart="ta-roofline"] [data-roof="compute"]'), 'no compute roof drawn');
+  // Every precision's served peak is a flat roof at that height; the memory roof is drawn where the bandwidth is served.
+  const peaks = ['fp32_tflops', 'tf32_tflops', 'fp16_tflops', 'bf16_tflops'].map((k) => roofs[k]).filter((v) => typeof v === 'number');
+  if (plotted && peaks.length) {
+    const drawn = await page.$$eval('[data-chart="ta-roofline"] [data-roof="compute"]', (p) => p.map((x) => Number(x.getAttribute('data-tflops'))));
+    assert([...new Set(peaks)].sort((a, b) => a - b).join() === drawn.sort((a, b) => a - b).join(), `compute roofs drawn at ${drawn}, served peaks ${peaks}`);
+    if (typeof roofs.memory_gbps === 'number') assert(await page.$('[data-chart="ta-roofline"] [data-roof="memory"]'), 'no memory roof drawn');
+    const text = await page.textContent('#ta-roofs');
+    if (roofs.datasheet) assert(text.includes(roofs.datasheet), `the roofs line "${text}" does not name the datasheet ${roofs.datasheet}`);
+    // Each drawn operator's colour class is its served bound.
+    const bounds = await page.$$eval('[data-chart="ta-roofline"] circle.point', (c) => c.map((x) => x.getAttribute('data-bound')).sort());
+    const served = rows.filter((r) => r.arithmetic_intensity > 0 && r.tflops_per_s > 0).map((r) => r.bound ?? '').sort();
+    assert(bounds.join() === served.join(), 'roofline points\' bounds differ from the served ones');
+    if (roofs.datasheet && served.some((b) => b)) rooflineSeen.underDatasheetRoofs++;
+  }
+  // A row's host is the server's: every row names one.
+  for (const section of ['temporal_breakdown', 'comm_comp_overlap', 'stragglers', 'op_roofline']) {
+    for (const r of data[section]?.rows ?? []) assert(typeof r.host === 'string', `${section} row of rank ${r.rank} names no host`);
+  }
   const drawnSomething = await page.$$eval('[data-chart^="ta-"]', (cs) => cs.some((c) => c.querySelector('rect.bar, path.line, circle.point')));
   if (types.length) assert(drawnSomething, 'no chart of the page is drawn');
 }
@@ -135,6 +151,9 @@ export async function runCriticalPathLinkTest({ test, openPage, waitReady, api, 
   }
   await test('trace_analysis: a page drew its operator roofline', async () => {
     assert(rooflineSeen.count > 0, 'no trace_analysis page had an operator with known FLOPs and bytes to draw');
+  });
+  await test('trace_analysis: a page drew its operators under a GPU datasheet\'s roofs, each with its bound', async () => {
+    assert(rooflineSeen.underDatasheetRoofs > 0, 'no trace_analysis page drew operators under roofs from a datasheet');
   });
   await test('trace_analysis: the critical-path link opens the trace viewer with the step\'s path as flows', async () => {
     assert(found, 'no run has a trace_analysis critical path with segments');

@@ -8,7 +8,7 @@ import { PageContext } from '../page';
 import { DataGrid, GridColumn } from '../table';
 import { stackedColumns, horizontalBars, seriesColors } from '../charts';
 import { explain, Framework, frameworkOf } from './trace_analysis_words';
-import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, whole, DASH, thresholdsText, rankLabel, rankId, withHosts } from './trace_analysis_types';
+import { TraceAnalysis, TemporalRow, StragglerRow, LaunchSummary, figure, isNum, pct, whole, DASH, thresholdsText, rankLabel, rankId } from './trace_analysis_types';
 import { queueSection, launchSection, rooflineSection, criticalPathSection } from './trace_analysis_charts';
 
 interface RankRow {
@@ -170,7 +170,7 @@ function stragglerSection(d: TraceAnalysis, fw: Framework): HTMLElement | null {
 type Collective = NonNullable<NonNullable<TraceAnalysis['stragglers']>['collectives']>[number];
 
 export async function renderTraceAnalysis(ctx: PageContext): Promise<void> {
-  const d = withHosts(await ctx.load<TraceAnalysis>());
+  const d = await ctx.load<TraceAnalysis>();
   const fw = frameworkOf(d.framework);
   const ranks = d.ranks ?? [];
   const multi = ranks.length > 1;

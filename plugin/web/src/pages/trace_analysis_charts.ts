@@ -7,7 +7,7 @@ import { dataUrl, fetchJson } from '../api';
 import { DataGrid, GridColumn } from '../table';
 import { PALETTE, stackedColumns, horizontalBars } from '../charts';
 import { explain, Framework } from './trace_analysis_words';
-import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, figure, isNum, pct, whole, DASH, thresholdsText, rankId, withHosts } from './trace_analysis_types';
+import { TraceAnalysis, QueueRow, QueueSeries, Launch, LaunchSummary, Segment, RooflineRow, RooflinePeaks, figure, isNum, pct, whole, DASH, thresholdsText, rankId } from './trace_analysis_types';
 
 const W = 860, H = 300, LEFT = 64, RIGHT = 16, TOP = 10, BOTTOM = 40;
 
@@ -177,7 +177,7 @@ export function criticalPathSection(ctx: PageContext, d: TraceAnalysis, fw: Fram
     s.addEventListener('change', () => {
       clear(body);
       body.appendChild(el('div', { class: 'loading', role: 'status' }, `Loading the critical path of step ${s.value}…`));
-      fetchJson<TraceAnalysis>(dataUrl(ctx.sel, { step: s.value }), ctx.signal).then(withHosts).then((next) => {
+      fetchJson<TraceAnalysis>(dataUrl(ctx.sel, { step: s.value }), ctx.signal).then((next) => {
         clear(body); body.appendChild(pathBody(ctx, next, next.critical_path ?? {}));
       }, (e: Error) => { if (e.name !== 'AbortError') { clear(body); body.appendChild(message('error', `The critical path could not be loaded: ${e.message}`)); } });
     });
@@ -186,13 +186,28 @@ export function criticalPathSection(ctx: PageContext, d: TraceAnalysis, fw: Fram
   return section('Critical path of a step', explain('critical_path', fw), picker, body);
 }
 
+// The device's compute roofs, one per precision its datasheet states (precisions with the same peak share a roof).
+interface ComputeRoof { name: string; tflops: number }
+function computeRoofs(peaks: RooflinePeaks): ComputeRoof[] {
+  const out: ComputeRoof[] = [];
+  for (const [name, v] of [['FP32', peaks.fp32_tflops], ['TF32', peaks.tf32_tflops], ['FP16', peaks.fp16_tflops], ['BF16', peaks.bf16_tflops]] as const) {
+    if (!isNum(v)) continue;
+    const same = out.find((r) => r.tflops === v);
+    if (same) same.name += `/${name}`; else out.push({ name, tflops: v });
+  }
+  // A server that states one roof only (no datasheet precisions) still draws it.
+  if (!out.length && isNum(peaks.tflops)) out.push({ name: 'peak', tflops: peaks.tflops });
+  return out;
+}
+
 // Operators on log-log axes: arithmetic intensity (FLOP/byte) against achieved TFLOP/s, under the device's roofs.
-function rooflineChart(rows: RooflineRow[], tflops: number | null, gbps: number | null): HTMLElement {
+function rooflineChart(rows: RooflineRow[], roofs: ComputeRoof[], gbps: number | null): HTMLElement {
   const pts = rows.filter((r) => isNum(r.arithmetic_intensity) && isNum(r.tflops_per_s) && r.arithmetic_intensity > 0 && r.tflops_per_s > 0);
   if (!pts.length) return message('empty', 'No operator has known FLOPs and bytes (its input shapes were not recorded), so nothing is drawn.');
   const xs = pts.map((r) => r.arithmetic_intensity as number), ys = pts.map((r) => r.tflops_per_s as number);
-  if (tflops !== null) ys.push(tflops * 2);
-  if (tflops !== null && gbps !== null) xs.push((tflops * 1000) / gbps);
+  const top = roofs.length ? Math.max(...roofs.map((r) => r.tflops)) : null;
+  if (top !== null) ys.push(top * 2);
+  if (top !== null && gbps !== null) xs.push((top * 1000) / gbps);
   const lx0 = Math.floor(Math.log10(Math.min(...xs))), lx1 = Math.max(lx0 + 1, Math.ceil(Math.log10(Math.max(...xs))));
   const ly0 = Math.floor(Math.log10(Math.min(...ys))), ly1 = Math.max(ly0 + 1, Math.ceil(Math.log10(Math.max(...ys))));
   const h = 420, plotW = W - LEFT - RIGHT, plotH = h - TOP - BOTTOM;
@@ -208,33 +223,47 @@ function rooflineChart(rows: RooflineRow[], tflops: number | null, gbps: number 
     svg('text', { x: 12, y: TOP + plotH / 2, transform: `rotate(-90 12 ${TOP + plotH / 2})`, 'text-anchor': 'middle', class: 'axis' }, 'TFLOP/s'));
   const xMin = 10 ** lx0, xMax = 10 ** lx1, yMin = 10 ** ly0;
   if (gbps !== null) {
-    // The memory roof: TFLOP/s = intensity × bandwidth, up to the compute roof.
-    const knee = tflops !== null ? (tflops * 1000) / gbps : xMax;
+    // The memory roof: TFLOP/s = intensity × bandwidth, up to the highest compute roof.
+    const knee = top !== null ? (top * 1000) / gbps : xMax;
     const from = Math.max(xMin, (yMin * 1000) / gbps);
     const to = Math.min(xMax, knee);
     if (to > from) root.append(svg('polyline', { class: 'roof', 'data-roof': 'memory', points: `${px(from)},${py((from * gbps) / 1000)} ${px(to)},${py((to * gbps) / 1000)}` },
       svg('title', {}, `Memory roof: ${fmtNum(gbps, 1)} GB/s`)));
   }
-  if (tflops !== null) {
-    const from = gbps !== null ? Math.max(xMin, (tflops * 1000) / gbps) : xMin;
-    root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', points: `${px(from)},${py(tflops)} ${px(xMax)},${py(tflops)}` },
-      svg('title', {}, `Compute roof: ${fmtNum(tflops, 1)} TFLOP/s`)));
+  for (const roof of roofs) {
+    // Each compute roof runs flat from its ridge point (where it meets the memory roof).
+    const from = gbps !== null ? Math.max(xMin, (roof.tflops * 1000) / gbps) : xMin;
+    root.append(svg('polyline', { class: 'roof', 'data-roof': 'compute', 'data-precision': roof.name, 'data-tflops': String(roof.tflops),
+      points: `${px(from)},${py(roof.tflops)} ${px(xMax)},${py(roof.tflops)}` }, svg('title', {}, `${roof.name} compute roof: ${fmtNum(roof.tflops, 1)} TFLOP/s`)),
+    svg('text', { x: LEFT + plotW - 4, y: py(roof.tflops) - 4, 'text-anchor': 'end', class: 'axis roof-label' }, `${roof.name} ${fmtNum(roof.tflops, 1)}`));
   }
   pts.forEach((r) => root.append(svg('circle', { cx: px(r.arithmetic_intensity as number), cy: py(r.tflops_per_s as number), r: 4.5, class: 'point',
-    fill: r.bound === 'memory' ? PALETTE[1] : PALETTE[0], 'data-op': r.op },
-  svg('title', {}, `${r.op}${r.input_dims ? ` ${r.input_dims}` : ''} (rank ${r.rank}): ${fmtNum(r.tflops_per_s as number, 3)} TFLOP/s at ${fmtNum(r.arithmetic_intensity as number, 3)} FLOP/byte, ${r.bound ?? 'bound unknown'}`))));
+    fill: r.bound === 'memory' ? PALETTE[1] : PALETTE[0], 'data-op': r.op, 'data-bound': r.bound ?? '' },
+  svg('title', {}, `${r.op}${r.input_dims ? ` ${r.input_dims}` : ''} (rank ${r.rank}): ${fmtNum(r.tflops_per_s as number, 3)} TFLOP/s at ${fmtNum(r.arithmetic_intensity as number, 3)} FLOP/byte, `
+    + `${r.bound ? `${r.bound} bound under the ${(r.roof_precision ?? '').toUpperCase()} roof` : 'bound unknown'}`))));
   return el('figure', { class: 'chart-box' }, root as unknown as Node,
     el('p', { class: 'hint' }, `${pts.length} of ${rows.length} operators drawn; the others have unknown FLOPs or bytes.`));
+}
+
+function roofsText(peaks: RooflinePeaks, roofs: ComputeRoof[], gbps: number | null): string {
+  const device = peaks.device ? `Device: ${peaks.gpu_name ? `${peaks.gpu_name} (${peaks.device})` : peaks.device}. ` : '';
+  const source = peaks.datasheet ? `Roofs from NVIDIA's datasheet for the ${peaks.datasheet} (dense, without sparsity). `
+    : roofs.length || gbps !== null ? 'Roofs as the profile states them. '
+      : 'The profile states no peaks and this device is not in tbprof\'s datasheet table, so the roofs and each operator\'s bound are unknown. ';
+  const compute = roofs.length ? roofs.map((r) => `${r.name} ${fmtNum(r.tflops, 1)} TFLOP/s`).join(', ') : DASH;
+  return `${device}${source}Compute roofs: ${compute}; memory roof: ${gbps === null ? DASH : `${fmtNum(gbps, 1)} GB/s`}.`;
 }
 
 export function rooflineSection(d: TraceAnalysis, fw: Framework): HTMLElement {
   const r = d.op_roofline ?? {};
   const rows = r.rows ?? [];
-  const peaks = r.peaks ?? { tflops: null, memory_gbps: null };
-  const tflops = isNum(peaks.tflops) ? peaks.tflops : null, gbps = isNum(peaks.memory_gbps) ? peaks.memory_gbps : null;
+  const peaks: RooflinePeaks = r.peaks ?? { tflops: null, memory_gbps: null };
+  const roofs = computeRoofs(peaks), gbps = isNum(peaks.memory_gbps) ? peaks.memory_gbps : null;
   const noShape = 'Unknown: the operator\'s input shapes or dtypes were not recorded.';
+  const noRoof = 'Unknown: the device\'s peak for this operator\'s precision, or its FLOPs and bytes, are unknown.';
   const grid = new DataGrid<RooflineRow>([
     { id: 'rank', label: 'Rank', numeric: true, value: (x) => x.rank, render: (x) => String(x.rank) },
+    { id: 'host', label: 'Host', value: (x) => x.host ?? '' },
     { id: 'op', label: 'Operator', value: (x) => x.op, longText: true },
     { id: 'input_dims', label: 'Input dims', value: (x) => x.input_dims ?? '', longText: true },
     { id: 'input_types', label: 'Input types', value: (x) => x.input_types ?? '', longText: true },
@@ -245,11 +274,12 @@ export function rooflineSection(d: TraceAnalysis, fw: Framework): HTMLElement {
     { id: 'tflops_per_s', label: 'TFLOP/s', numeric: true, value: (x) => x.tflops_per_s ?? NaN, render: (x) => figure(x.tflops_per_s, (v) => fmtNum(v, 3), '', noShape) },
     { id: 'arithmetic_intensity', label: 'FLOP/byte', numeric: true, value: (x) => x.arithmetic_intensity ?? NaN,
       render: (x) => figure(x.arithmetic_intensity, (v) => fmtNum(v, 3), '', noShape) },
-    { id: 'bound', label: 'Bound', value: (x) => x.bound ?? '', render: (x) => x.bound ?? el('span', { class: 'unknown', title: noShape }, DASH) },
+    { id: 'roof_precision', label: 'Roof', value: (x) => x.roof_precision ?? '', render: (x) => x.roof_precision ? x.roof_precision.toUpperCase() : el('span', { class: 'unknown', title: noRoof }, DASH) },
+    { id: 'roof_tflops', label: 'Roof TFLOP/s', numeric: true, value: (x) => x.roof_tflops ?? NaN, render: (x) => figure(x.roof_tflops, (v) => fmtNum(v, 3), '', noRoof) },
+    { id: 'roof_pctg', label: 'Of roof', numeric: true, value: (x) => x.roof_pctg ?? NaN, render: (x) => figure(x.roof_pctg, pct, '%', noRoof) },
+    { id: 'bound', label: 'Bound', value: (x) => x.bound ?? '', render: (x) => x.bound ?? el('span', { class: 'unknown', title: noRoof }, DASH) },
   ], rows, { name: 'ta-roofline', initialSort: { id: 'time_us', desc: true } });
-  const device = peaks.device ? `Device: ${peaks.device}. ` : '';
-  const roofs = `${device}Compute roof: ${tflops === null ? DASH : `${fmtNum(tflops, 1)} TFLOP/s`}; memory roof: ${gbps === null ? DASH : `${fmtNum(gbps, 1)} GB/s`}.`;
-  return section('Operator roofline', explain('roofline', fw), el('p', { id: 'ta-roofs' }, roofs),
-    rows.length ? rooflineChart(rows, tflops, gbps) : message('empty', !d.op_roofline ? 'The server\'s answer has no op_roofline section.'
+  return section('Operator roofline', explain('roofline', fw), el('p', { id: 'ta-roofs', 'data-datasheet': peaks.datasheet ?? '' }, roofsText(peaks, roofs, gbps)),
+    rows.length ? rooflineChart(rows, roofs, gbps) : message('empty', !d.op_roofline ? 'The server\'s answer has no op_roofline section.'
       : r.reason ?? 'No operator with recorded shapes in this profile.'), grid.root);
 }

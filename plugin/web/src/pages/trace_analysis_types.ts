@@ -18,7 +18,10 @@ export interface Launch { rank: number; host?: string; correlation: number | str
 export interface StragglerRow { rank: number; host?: string; step_time_us: N; compute_us: N; communication_us: N; idle_us: N; straggler: boolean | null; reason: string | null }
 export interface Collective { rank: number; host?: string; name: string; count: N; bytes: N; time_us: N; bus_bandwidth_gbps: N }
 export interface Segment { kind: string; name: string; rank: number; host?: string; start_us: N; duration_us: N; share_pctg: N }
-export interface RooflineRow { rank: number; host?: string; op: string; input_dims?: string; input_types?: string; count: N; time_us: N; flops: N; bytes: N; tflops_per_s: N; arithmetic_intensity: N; bound: string | null }
+export interface RooflineRow { rank: number; host?: string; op: string; input_dims?: string; input_types?: string; count: N; time_us: N; flops: N; bytes: N; tflops_per_s: N; arithmetic_intensity: N;
+  roof_precision?: string | null; compute_roof_tflops?: N; memory_roof_tflops?: N; roof_tflops?: N; ridge_intensity?: N; roof_pctg?: N; bound: string | null }
+export interface RooflinePeaks { device?: string; gpu_name?: string | null; datasheet?: string | null; tflops: N; memory_gbps: N;
+  fp32_tflops?: N; tf32_tflops?: N; fp16_tflops?: N; bf16_tflops?: N }
 
 export interface TraceAnalysis {
   framework?: string;
@@ -33,52 +36,13 @@ export interface TraceAnalysis {
     launches?: Launch[]; launches_total?: N };
   stragglers?: { band?: Record<string, unknown>; rows?: StragglerRow[]; collectives?: Collective[] };
   critical_path?: { step?: N; whole_profile?: boolean; steps?: number[]; length_us?: N; segments?: Segment[]; reason?: string };
-  op_roofline?: { peaks?: { tflops: N; memory_gbps: N; device?: string }; rows?: RooflineRow[]; reason?: string };
+  op_roofline?: { peaks?: RooflinePeaks; rows?: RooflineRow[]; reason?: string };
 }
 
 export const DASH = '—';
 
-// Two hosts may state the same rank (two runs of one job side by side), and the server's rows name the rank only.
-// Rows come host by host in the order of `ranks`: the k-th block of a rank's rows is the k-th host with that rank;
-// a block ends where a row's key (its stream, category…) repeats. A row that names its host keeps it.
-function assignHosts<R extends { rank: number; host?: string }>(rows: R[] | undefined, ranks: { rank: number; host: string }[], key: (r: R) => string): void {
-  const block = new Map<number, { at: number; seen: Set<string> }>();
-  for (const r of rows ?? []) {
-    if (typeof r.host === 'string') continue;
-    const hosts = ranks.filter((x) => x.rank === r.rank).map((x) => x.host);
-    const b = block.get(r.rank) ?? { at: 0, seen: new Set<string>() };
-    const k = key(r);
-    if (b.seen.has(k)) { b.at++; b.seen.clear(); }
-    b.seen.add(k);
-    block.set(r.rank, b);
-    r.host = hosts[Math.min(b.at, hosts.length - 1)] ?? '';
-  }
-}
-
-// Gives every row of every section its host, so that a rank is known by rank and host together (rankId).
-export function withHosts(d: TraceAnalysis): TraceAnalysis {
-  const ranks = d.ranks ?? [];
-  const one = () => '';
-  const stream = (r: { device?: unknown; stream: unknown }) => `${String(r.device ?? '')}/${String(r.stream)}`;
-  assignHosts(d.temporal_breakdown?.rows, ranks, one);
-  assignHosts(d.kernel_breakdown?.kernel_types, ranks, (r) => r.kernel_type);
-  assignHosts(d.kernel_breakdown?.top_kernels, ranks, (r) => `${r.kernel_type}|${r.name}`);
-  assignHosts(d.comm_comp_overlap?.rows, ranks, one);
-  assignHosts(d.idle_time_breakdown?.rows, ranks, (r) => `${stream(r)}|${r.idle_category}`);
-  assignHosts(d.queue_length?.rows, ranks, stream);
-  assignHosts(d.queue_length?.series, ranks, stream);
-  assignHosts(d.kernel_launch?.summary, ranks, one);
-  assignHosts(d.kernel_launch?.delay_histogram, ranks, one);
-  assignHosts(d.kernel_launch?.launches, ranks, (r) => String(r.correlation));
-  assignHosts(d.stragglers?.rows, ranks, one);
-  assignHosts(d.stragglers?.collectives, ranks, (r) => r.name);
-  let segment = 0;
-  assignHosts(d.critical_path?.segments, ranks, () => String(segment++));
-  assignHosts(d.op_roofline?.rows, ranks, (r) => r.op);
-  return d;
-}
-
 // A rank as the page knows it: its number and its host.
+// The server names every row's host beside its rank: two hosts may state the same rank.
 export function rankId(r: { rank: number; host?: string }): string { return `${r.rank}|${r.host ?? ''}`; }
 
 export function isNum(v: unknown): v is number { return typeof v === 'number' && Number.isFinite(v); }

@@ -121,8 +121,11 @@ export const WORDS: Record<Topic, Words> = {
   },
   roofline: {
     means: 'Each operator\'s achieved TFLOP/s against its arithmetic intensity (FLOPs per byte moved), from its recorded input '
-      + 'shapes and dtypes, under the device\'s compute roof (flat) and memory roof (slanted). Operators whose shapes were not '
-      + 'recorded are unknown and not drawn.',
+      + 'shapes and dtypes, under the device\'s compute roofs (flat, one per precision) and memory roof (slanted). Each operator is '
+      + 'held to the roof of its dtype as PyTorch runs it by default: bf16/fp16 matmuls on Tensor Cores, fp32 matmuls on CUDA cores '
+      + '(TF32 is off for matmuls), fp32 convolutions as TF32 (cuDNN allows it), elementwise ops on the FP32 CUDA cores. The ridge '
+      + 'point, where the roofs meet, splits memory-bound operators (left) from compute-bound ones (right). Operators whose shapes '
+      + 'were not recorded are unknown and not drawn.',
     tryThis: {
       PyTorch: 'Far under the slanted roof: memory bound — fuse elementwise ops (torch.compile), use bf16/fp16 (torch.autocast). '
         + 'Far under the flat roof at high intensity: use Tensor Cores (bf16, or TF32 via torch.backends.cuda.matmul.allow_tf32) '

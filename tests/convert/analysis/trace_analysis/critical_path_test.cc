@@ -56,9 +56,9 @@ TEST(CriticalPath, HandBuiltStepHasTheWorkedOutPath) {
   EXPECT_EQ(path->visits[5].enter_ps, 85'000'000);  // the sync, entered at its end
 
   std::string json;
-  AppendCriticalPathJson({RankCriticalPath{0, *path, ""}}, json);
+  AppendCriticalPathJson({RankCriticalPath{0, *path, "", "h"}}, json);
   EXPECT_NE(json.find(R"("critical_path":{"step":1,"whole_profile":false,"steps":[1,2],"length_us":100,"reason":null,)"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"({"kind":"kernel","name":"K1","rank":0,"start_us":20,"duration_us":50,"share_pctg":50})"),
+  EXPECT_NE(json.find(R"({"kind":"kernel","name":"K1","rank":0,"host":"h","start_us":20,"duration_us":50,"share_pctg":50})"),
             std::string::npos)
       << json;
 }

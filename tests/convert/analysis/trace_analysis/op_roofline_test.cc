@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json.hpp>
+
 #include "convert/analysis/trace_analysis/op_roofline.h"
 #include "convert/analysis/trace_analysis/op_shape_cost.h"
 #include "convert/kineto/kineto_reader.h"
@@ -91,7 +93,7 @@ TEST(OpRoofline, KernelTimeGoesToTheInnermostOpWithAFormula) {
   EXPECT_EQ(r.rows[1].kernel_ps, 2'000'000);
   EXPECT_FALSE(r.rows[1].flops.has_value());
   std::string json;
-  AppendOpRooflineJson({{0, &r}}, json);
+  AppendOpRooflineJson({{0, "h", &r}}, json);
   // 73,996,800 FLOPs in 5 µs: 14.79936 TFLOP/s; intensity 73996800 / 814080.
   EXPECT_NE(json.find(R"("tflops_per_s":14.79936)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("arithmetic_intensity":90.89622641509433)"), std::string::npos) << json;
@@ -174,12 +176,211 @@ TEST(OpRoofline, MatchesTraceLensGemmReports) {
                        "kineto_nvidia/h100_qwen1.5_0.5b_tracelens_csvs/GEMM.csv");
 }
 
+// One GPU of the named part running, one call each (kernel times in µs):
+// bf16 mm 4096×4096×4096 (500), fp16 mm 16×4096×4096 (20), fp32 mm
+// 1024×1024×1024 (200), bf16 add of two 4096×4096 (100).
+std::unique_ptr<XSpaceModel> FourOpsOn(const std::string& device_name) {
+  TraceWriter t;
+  t.Properties(R"({"id": 0, "name": ")" + device_name +
+               R"(", "totalGlobalMem": 85899345920, "computeMajor": 8, "computeMinor": 0, "numSms": 108, "warpSize": 32})");
+  struct Op {
+    std::string name, dims, types;
+    int64_t kernel_us;
+  };
+  const std::vector<Op> ops = {
+      {"aten::mm", "[[4096, 4096], [4096, 4096]]", R"(["c10::BFloat16", "c10::BFloat16"])", 500},
+      {"aten::mm", "[[16, 4096], [4096, 4096]]", R"(["c10::Half", "c10::Half"])", 20},
+      {"aten::mm", "[[1024, 1024], [1024, 1024]]", R"(["float", "float"])", 200},
+      {"aten::add", "[[4096, 4096], [4096, 4096], []]", R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])", 100},
+  };
+  int64_t at = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int id = static_cast<int>(i) + 1;
+    const int64_t dur = ops[i].kernel_us * 1000;
+    t.Host("cpu_op", ops[i].name, at, dur + 20'000,
+           R"("External id": )" + std::to_string(id) + R"(, "Input Dims": )" + ops[i].dims + R"(, "Input type": )" +
+               ops[i].types);
+    t.Launch(at + 1'000, 2'000, at + 5'000, dur, "kernel_" + std::to_string(id), id, id);
+    at += dur + 30'000;
+  }
+  return Import(t.Json());
+}
+
+const OpRooflineRow& RowWithDims(const OpRoofline& r, std::string_view dims) {
+  for (const OpRooflineRow& row : r.rows) {
+    if (row.input_dims == dims) return row;
+  }
+  ADD_FAILURE() << "no row " << dims;
+  return r.rows.front();
+}
+
+// By hand on an A100 SXM4 80GB (datasheet: FP32 19.5, BF16/FP16 tensor 312
+// TFLOP/s, HBM 2,039 GB/s): ridge points 312e12 / 2039e9 = 153.016… and
+// 19.5e12 / 2039e9 = 9.5635… FLOP/byte.
+TEST(OpRoofline, GemmsAndAnAddOnAnA100ByHand) {
+  auto model = FourOpsOn("NVIDIA A100-SXM4-80GB");
+  OpRoofline r = RooflineOf(*model);
+  ASSERT_EQ(r.rows.size(), 4u);
+  const double ridge_tensor = 312e12 / 2039e9, ridge_fp32 = 19.5e12 / 2039e9;
+
+  // bf16 4096³: 2·4096³ = 137,438,953,472 FLOPs over 3·4096²·2 = 100,663,296
+  // bytes, 1,365.33 FLOP/byte: right of the ridge, compute bound; 274.88
+  // TFLOP/s achieved in 500 µs, 88.1 % of the 312 roof.
+  const OpRoofs big = RoofsOf(RowWithDims(r, "[[4096,4096],[4096,4096]]"), r.peaks);
+  EXPECT_EQ(big.precision, RoofPrecision::kBf16);
+  EXPECT_DOUBLE_EQ(*big.arithmetic_intensity, 137438953472.0 / 100663296.0);
+  EXPECT_DOUBLE_EQ(*big.ridge_intensity, ridge_tensor);
+  EXPECT_EQ(big.bound, "compute");
+  EXPECT_DOUBLE_EQ(*big.compute_roof_tflops, 312);
+  EXPECT_DOUBLE_EQ(*big.roof_tflops, 312);
+  EXPECT_NEAR(*big.achieved_tflops, 274.877906944, 1e-9);
+  EXPECT_NEAR(*big.roof_pctg, 100 * 274.877906944 / 312, 1e-9);
+
+  // fp16 16×4096×4096: 536,870,912 FLOPs over (16·4096·2 + 4096²)·2 =
+  // 33,816,576 bytes, 15.876 FLOP/byte: left of the ridge, memory bound
+  // under a roof of 15.876 × 2,039 GB/s = 32.37 TFLOP/s.
+  const OpRoofs skinny = RoofsOf(RowWithDims(r, "[[16,4096],[4096,4096]]"), r.peaks);
+  EXPECT_EQ(skinny.precision, RoofPrecision::kFp16);
+  EXPECT_EQ(skinny.bound, "memory");
+  EXPECT_NEAR(*skinny.roof_tflops, 536870912.0 / 33816576.0 * 2039 / 1000, 1e-9);
+
+  // fp32 1024³: 2,147,483,648 FLOPs over 12,582,912 bytes, 170.67 FLOP/byte:
+  // compute bound on the CUDA cores' 19.5 (TF32 is off for matmuls).
+  const OpRoofs fp32 = RoofsOf(RowWithDims(r, "[[1024,1024],[1024,1024]]"), r.peaks);
+  EXPECT_EQ(fp32.precision, RoofPrecision::kFp32);
+  EXPECT_DOUBLE_EQ(*fp32.ridge_intensity, ridge_fp32);
+  EXPECT_EQ(fp32.bound, "compute");
+  EXPECT_DOUBLE_EQ(*fp32.roof_tflops, 19.5);
+
+  // add: 16,777,216 FLOPs over 3·4096²·2 bytes, 1/6 FLOP/byte: memory bound,
+  // roof 2,039 / 6 GFLOP/s.
+  const OpRoofs add = RoofsOf(RowWithDims(r, "[[4096,4096],[4096,4096],[]]"), r.peaks);
+  EXPECT_EQ(add.precision, RoofPrecision::kFp32);
+  EXPECT_DOUBLE_EQ(*add.arithmetic_intensity, 1.0 / 6);
+  EXPECT_EQ(add.bound, "memory");
+  EXPECT_NEAR(*add.roof_tflops, 2039.0 / 6 / 1000, 1e-12);
+
+  // The JSON: the device's roofs, and each row's.
+  std::string json;
+  AppendOpRooflineJson({{0, "h", &r}}, json);
+  const boost::json::object doc = boost::json::parse("{" + json + "}").as_object().at("op_roofline").as_object();
+  const boost::json::object& peaks = doc.at("peaks").as_object();
+  EXPECT_EQ(peaks.at("gpu_name"), "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(peaks.at("datasheet"), "A100 SXM4 80GB");
+  EXPECT_EQ(peaks.at("memory_gbps").to_number<double>(), 2039);
+  EXPECT_EQ(peaks.at("tflops").to_number<double>(), 312);
+  EXPECT_EQ(peaks.at("fp32_tflops").to_number<double>(), 19.5);
+  EXPECT_EQ(peaks.at("tf32_tflops").to_number<double>(), 156);
+  int bound = 0;
+  for (const auto& row : doc.at("rows").as_array()) {
+    EXPECT_EQ(row.at("host"), "h");
+    if (row.at("input_dims") == "[[4096,4096],[4096,4096]]") {
+      EXPECT_EQ(row.at("bound"), "compute");
+      EXPECT_EQ(row.at("roof_precision"), "bf16");
+      EXPECT_EQ(row.at("roof_tflops").to_number<double>(), 312);
+      EXPECT_NEAR(row.at("ridge_intensity").to_number<double>(), ridge_tensor, 1e-9);
+      ++bound;
+    }
+  }
+  EXPECT_EQ(bound, 1);
+}
+
+// A part the table does not know: FLOPs and bytes stay known, every roof and
+// bound unknown (null), not 0.
+TEST(OpRoofline, UnknownDeviceLeavesRoofsUnknown) {
+  auto model = FourOpsOn("NVIDIA A100-PG509-200");
+  OpRoofline r = RooflineOf(*model);
+  ASSERT_EQ(r.rows.size(), 4u);
+  for (const OpRooflineRow& row : r.rows) {
+    const OpRoofs roofs = RoofsOf(row, r.peaks);
+    EXPECT_TRUE(roofs.arithmetic_intensity.has_value());
+    EXPECT_FALSE(roofs.roof_tflops.has_value());
+    EXPECT_FALSE(roofs.ridge_intensity.has_value());
+    EXPECT_TRUE(roofs.bound.empty());
+  }
+  std::string json;
+  AppendOpRooflineJson({{0, "h", &r}}, json);
+  EXPECT_NE(json.find(R"("datasheet":null,"tflops":null,"memory_gbps":null)"), std::string::npos) << json;
+  EXPECT_EQ(json.find(R"("bound":"memory")"), std::string::npos);
+  EXPECT_EQ(json.find(R"("bound":"compute")"), std::string::npos);
+}
+
+OpRoofline RealRoofline(const std::string& trace) {
+  auto model = LoadProfileFile((fs::path(TBPROF_TESTDATA) / trace).string());
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  return model.ok() ? RooflineOf(**model) : OpRoofline{};
+}
+
+// vLLM on a B200 (HGX B200 brief: BF16 tensor 2,250 TFLOP/s dense, 8 TB/s):
+// the o_proj addmm, bias [640] + [888, 2880] × [2880, 640] in bf16, is
+// 2·888·640·2880 + 888·640 = 3,274,091,520 FLOPs over (888·2880 + 2880·640 +
+// 888·640 + 640)·2 = 9,939,200 bytes a call: 329.4 FLOP/byte, right of the
+// ridge at 2,250e12 / 8,000e9 = 281.25, so compute bound under 2,250.
+TEST(OpRoofline, RealB200TraceHasDatasheetRoofs) {
+  OpRoofline r = RealRoofline("kineto_nvidia/b200_vllm_eager.pt.trace.json.gz");
+  ASSERT_NE(r.peaks.datasheet, nullptr);
+  EXPECT_EQ(r.peaks.gpu_name, "NVIDIA B200");
+  const OpRooflineRow& addmm = RowWithDims(r, "[[640],[888,2880],[2880,640],[],[]]");
+  ASSERT_EQ(addmm.op, "aten::addmm");
+  ASSERT_GT(addmm.count, 0);
+  const double calls = static_cast<double>(addmm.count);
+  EXPECT_DOUBLE_EQ(*addmm.flops / calls, 3274091520.0);
+  EXPECT_DOUBLE_EQ(*addmm.bytes / calls, 9939200.0);
+  const OpRoofs roofs = RoofsOf(addmm, r.peaks);
+  EXPECT_EQ(roofs.precision, RoofPrecision::kBf16);
+  EXPECT_DOUBLE_EQ(*roofs.ridge_intensity, 281.25);
+  EXPECT_EQ(roofs.bound, "compute");
+  EXPECT_DOUBLE_EQ(*roofs.roof_tflops, 2250);
+  // Every row with known FLOPs and bytes and a precision has a bound: the
+  // trace's three addmm shapes, the lm_head mm and one integer aten::sub
+  // (the trace's other ops have no formula: MoE, collectives, copies, norms).
+  int bounded = 0;
+  for (const OpRooflineRow& row : r.rows) {
+    const OpRoofs o = RoofsOf(row, r.peaks);
+    if (o.arithmetic_intensity && o.precision != RoofPrecision::kUnknown) {
+      EXPECT_FALSE(o.bound.empty()) << row.op;
+      ++bounded;
+    }
+  }
+  EXPECT_EQ(bounded, 5);
+}
+
+// ResNet-50 on a DGX Station's V100 (SXM2: FP32 15.7 TFLOP/s, 900 GB/s): the
+// residual add_ of two [32, 256, 56, 56] fp32 tensors, 25,690,112 FLOPs a call
+// over 3 × 25,690,112 × 4 bytes, 1/12 FLOP/byte: memory bound left of the
+// ridge at 15.7e12 / 900e9 = 17.44, under a roof of 900 / 12 GFLOP/s.
+TEST(OpRoofline, RealV100TraceHasDatasheetRoofs) {
+  OpRoofline r = RealRoofline("kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  ASSERT_NE(r.peaks.datasheet, nullptr);
+  EXPECT_EQ(r.peaks.gpu_name, "Tesla V100-DGXS-32GB");
+  const OpRooflineRow* add = nullptr;
+  for (const OpRooflineRow& row : r.rows) {
+    if (row.op == "aten::add_" && row.input_dims == "[[32,256,56,56],[32,256,56,56],[]]") add = &row;
+  }
+  ASSERT_NE(add, nullptr);
+  const double calls = static_cast<double>(add->count);
+  EXPECT_DOUBLE_EQ(*add->flops / calls, 25690112.0);
+  EXPECT_DOUBLE_EQ(*add->bytes / calls, 3 * 25690112.0 * 4);
+  const OpRoofs roofs = RoofsOf(*add, r.peaks);
+  EXPECT_EQ(roofs.bound, "memory");
+  EXPECT_DOUBLE_EQ(*roofs.ridge_intensity, 15.7e12 / 900e9);
+  EXPECT_NEAR(*roofs.roof_tflops, 900.0 / 12 / 1000, 1e-12);
+}
+
+// Meta's A100-PG509-200 (HTA's Triton trace) is in no public datasheet: its roofs stay unknown.
+TEST(OpRoofline, RealTraceOfAnUnlistedPartHasNoRoofs) {
+  OpRoofline r = RealRoofline("kineto_hta/triton/triton_example.json.gz");
+  EXPECT_EQ(r.peaks.gpu_name, "NVIDIA A100-PG509-200");
+  EXPECT_EQ(r.peaks.datasheet, nullptr);
+  for (const OpRooflineRow& row : r.rows) EXPECT_TRUE(RoofsOf(row, r.peaks).bound.empty()) << row.op;
+}
+
 TEST(OpRoofline, NotAPyTorchTraceHasNoRowsAndSaysWhy) {
   XSpaceModel empty;
   OpRoofline r = RooflineOf(empty);
   EXPECT_FALSE(r.pytorch);
   std::string json;
-  AppendOpRooflineJson({{0, &r}}, json);
+  AppendOpRooflineJson({{0, "h", &r}}, json);
   EXPECT_NE(json.find(R"("rows":[])"), std::string::npos);
   EXPECT_NE(json.find("not a PyTorch trace"), std::string::npos);
 }

@@ -18,10 +18,10 @@ namespace fs = std::filesystem;
 TEST(Stragglers, SlowRankOutsideTheBandIsFlaggedWithItsReason) {
   // Step times 100, 102, 98, 150 µs: median 101, MAD median(1, 1, 3, 49) = 2;
   // the band's edge max(111.1, 107) = 111.1: only rank 3 straggles, by its idle time.
-  std::vector<StragglerInput> ranks = {{0, 100.0, 80.0, 10.0, 10.0},
-                                       {1, 102.0, 81.0, 10.0, 11.0},
-                                       {2, 98.0, 79.0, 10.0, 9.0},
-                                       {3, 150.0, 80.0, 12.0, 58.0}};
+  std::vector<StragglerInput> ranks = {{0, 100.0, 80.0, 10.0, 10.0, "h0"},
+                                       {1, 102.0, 81.0, 10.0, 11.0, "h1"},
+                                       {2, 98.0, 79.0, 10.0, 9.0, "h2"},
+                                       {3, 150.0, 80.0, 12.0, 58.0, "h3"}};
   Stragglers s = FindStragglers(ranks);
   EXPECT_DOUBLE_EQ(*s.median_us, 101.0);
   EXPECT_DOUBLE_EQ(*s.mad_us, 2.0);
@@ -34,7 +34,7 @@ TEST(Stragglers, SlowRankOutsideTheBandIsFlaggedWithItsReason) {
   std::string json;
   AppendStragglersJson(s, {}, json);
   EXPECT_NE(json.find(R"("median_us":101,"mad_us":2,"threshold_us":111.10000000000001})"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"({"rank":0,"step_time_us":100,"compute_us":80,"communication_us":10,"idle_us":10,"straggler":false,"reason":null})"),
+  EXPECT_NE(json.find(R"({"rank":0,"host":"h0","step_time_us":100,"compute_us":80,"communication_us":10,"idle_us":10,"straggler":false,"reason":null})"),
             std::string::npos)
       << json;
 }
@@ -43,14 +43,14 @@ TEST(Stragglers, ManyRanksUseTheMadBand) {
   // 1000 ± 50 µs spread: median 1000, MAD 50, edge max(1100, 1150) = 1150.
   std::vector<StragglerInput> ranks;
   const double times[] = {950, 1000, 1050, 950, 1050, 1120, 1000};
-  for (int i = 0; i < 7; ++i) ranks.push_back({i, times[i], std::nullopt, std::nullopt, std::nullopt});
+  for (int i = 0; i < 7; ++i) ranks.push_back({i, times[i], std::nullopt, std::nullopt, std::nullopt, "h" + std::to_string(i)});
   Stragglers s = FindStragglers(ranks);
   EXPECT_DOUBLE_EQ(*s.threshold_us, 1150.0);
   for (const StragglerRow& r : s.rows) EXPECT_FALSE(r.straggler) << r.figures.rank;
 }
 
 TEST(Stragglers, WithoutStepsNothingIsJudged) {
-  Stragglers s = FindStragglers({{0, std::nullopt, 1.0, 2.0, 3.0}});
+  Stragglers s = FindStragglers({{0, std::nullopt, 1.0, 2.0, 3.0, "h0"}});
   EXPECT_FALSE(s.median_us.has_value());
   EXPECT_FALSE(s.rows[0].straggler);
   std::string json;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,8 +20,10 @@ using testing_kineto::TraceWriter;
 
 // Two steps of `step_us`, each an aten::mm (20 µs) launching a 30 µs kernel
 // at the step's start + 10 µs, then a cudaDeviceSynchronize to its end.
-std::unique_ptr<XSpaceModel> Rank(int64_t step_us) {
+// `stated_rank` >= 0: the trace's distributedInfo states it.
+std::unique_ptr<XSpaceModel> Rank(int64_t step_us, int stated_rank = -1) {
   TraceWriter t;
+  if (stated_rank >= 0) t.Rank(stated_rank);
   for (int i = 0; i < 2; ++i) {
     const int64_t b = i * step_us * 1000;
     const std::string n = std::to_string(i + 1);
@@ -97,6 +101,47 @@ TEST(TraceAnalysisRanks, AskedStepAndAStepARankLacks) {
   EXPECT_TRUE(cp.at("step").is_null());
   EXPECT_TRUE(cp.at("length_us").is_null());
   EXPECT_EQ(cp.at("reason"), "critical_path: no step 5 in this profile; its steps: 1, 2");
+}
+
+// Two runs side by side whose traces both state rank 0: every row of every
+// section names its host, so a client tells them apart without relying on
+// the order of the rows.
+TEST(TraceAnalysisRanks, EveryRowNamesItsHost) {
+  auto fast = Rank(100, 0), slow = Rank(150, 0);
+  std::vector<RankModel> ranks = {{slow.get(), "hostB", 0}, {fast.get(), "hostA", 1}};
+  boost::json::object doc = boost::json::parse(TraceAnalysisJson(ranks, {})).as_object();
+  int rows = 0;
+  std::function<void(const boost::json::value&)> walk = [&](const boost::json::value& v) {
+    if (v.is_array()) {
+      for (const auto& x : v.as_array()) walk(x);
+    } else if (v.is_object()) {
+      const auto& o = v.as_object();
+      if (o.contains("rank")) {
+        ++rows;
+        ASSERT_TRUE(o.contains("host")) << boost::json::serialize(o);
+        EXPECT_TRUE(o.at("host") == "hostA" || o.at("host") == "hostB") << boost::json::serialize(o);
+      }
+      for (const auto& [k, x] : o) walk(x);
+    }
+  };
+  for (const auto& [section, v] : doc) walk(v);
+  EXPECT_GT(rows, 20);
+  // The GPU span: 10 µs to the last kernel's end, 100 + 40 or 150 + 40.
+  std::map<std::string, double> span;
+  for (const auto& r : doc.at("temporal_breakdown").at("rows").as_array()) {
+    span[std::string(r.at("host").as_string())] = r.at("kernel_time_us").to_number<double>();
+  }
+  EXPECT_EQ(span["hostA"], 130.0);
+  EXPECT_EQ(span["hostB"], 180.0);
+  for (const auto& r : doc.at("stragglers").at("rows").as_array()) {
+    EXPECT_EQ(r.at("straggler").as_bool(), r.at("host") == "hostB");
+  }
+  int roofline_rows = 0;
+  for (const auto& r : doc.at("op_roofline").at("rows").as_array()) {
+    EXPECT_EQ(r.at("rank").to_number<int>(), 0);
+    ++roofline_rows;
+  }
+  EXPECT_EQ(roofline_rows, 2);  // one aten::mm row per host
 }
 
 }  // namespace
