@@ -191,6 +191,15 @@ bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& pol
   return false;
 }
 
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy) {
+  if (!policy.read) return std::nullopt;
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_size);
+  }
+  return std::nullopt;
+}
+
 std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,
                                               const SummaryPolicy& policy) {
   for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {

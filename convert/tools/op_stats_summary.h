@@ -80,6 +80,9 @@ std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, c
                                               const SummaryPolicy& policy);
 // Whether any candidate summary file exists (no profile byte read).
 bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy);
+// The size of the first candidate summary file that exists, whether or not it
+// turns out valid; none when there is none or the policy reads none.
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy);
 
 // The bytes of a summary file (at most 1 GiB; a summary beside a profile is
 // opened as confined as the profile); NotFound when there is none.
