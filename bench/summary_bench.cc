@@ -13,7 +13,7 @@
 //     an empty folder, --memory_mb BIG_MEMORY_MB) answers ALL_HOSTS
 //     overview_page and trace_analysis from the profiles.
 // Flags (each also TBPROF_SUMMARY_BENCH_<NAME>): --hosts=64 --gpus=8
-// --events=60000 --shards=2 --big_memory_mb=16000 --dir=$TMPDIR/tbprof_summary_bench (the pod is
+// --events=60000 --steps=max(20, events/12000) --shards=2 --big_memory_mb=16000 --dir=$TMPDIR/tbprof_summary_bench (the pod is
 // kept there between runs of the same shape; its summaries are made afresh).
 //   TBPROF_SOAK_SERVER  server binary (default: tbprof beside this program)
 #include <sys/wait.h>
@@ -36,8 +36,11 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using tbprof::bench::Connection;
 
+// About a ResNet-50 step on 8 GPUs: some 500 ops, each a host op, its launches and kernels.
+constexpr int64_t kEventsPerStep = 12000;
+
 struct Shape {
-  int hosts = 64, gpus = 8;
+  int hosts = 64, gpus = 8, steps = 20;
   int64_t events = 60000;
   int shards = 2;
   std::string dir;
@@ -59,6 +62,10 @@ Shape ShapeOf(int argc, char** argv) {
   s.gpus = std::max(1, std::atoi(Flag(argc, argv, "gpus", "8").c_str()));
   s.events = std::max<int64_t>(1000, std::atoll(Flag(argc, argv, "events", "60000").c_str()));
   s.shards = std::max(1, std::atoi(Flag(argc, argv, "shards", "2").c_str()));
+  // A bigger profile is a longer one: the generator's ops per step grow with
+  // events per step, and a real model's op set does not grow with the trace.
+  const int64_t default_steps = std::max<int64_t>(20, s.events / kEventsPerStep);
+  s.steps = std::max(1, std::atoi(Flag(argc, argv, "steps", std::to_string(default_steps)).c_str()));
   const std::string tmp = tbprof::bench::Env("TMPDIR", "/tmp");
   s.dir = Flag(argc, argv, "dir", tmp + "/tbprof_summary_bench");
   return s;
@@ -76,7 +83,8 @@ uint64_t BytesUnder(const fs::path& dir, const std::string& suffix) {
 
 // The pod's run folder; generated unless a pod of this very shape is there.
 fs::path EnsurePod(const Shape& s) {
-  const std::string tag = std::to_string(s.hosts) + "x" + std::to_string(s.gpus) + "_" + std::to_string(s.events);
+  const std::string tag = std::to_string(s.hosts) + "x" + std::to_string(s.gpus) + "_" + std::to_string(s.events) +
+                          "_" + std::to_string(s.steps) + "steps";
   const fs::path logdir = fs::path(s.dir) / tag;
   const fs::path run = logdir / "plugins/profile/pod";
   if (fs::exists(logdir / "complete")) return run;
@@ -86,7 +94,7 @@ fs::path EnsurePod(const Shape& s) {
   o.run = "pod";
   o.hosts = s.hosts;
   o.gpus = s.gpus;
-  o.steps = 20;
+  o.steps = s.steps;
   o.events = s.events;
   const auto start = Clock::now();
   auto written = tbprof::GenerateSyntheticLogdir(o);
@@ -207,8 +215,8 @@ int main(int argc, char** argv) {
   const fs::path run = EnsurePod(shape);
   const fs::path logdir = run.parent_path().parent_path().parent_path();
   const uint64_t profile_bytes = BytesUnder(run, ".xplane.pb");
-  std::printf("pod: %d hosts x %d GPUs, %.1f MB a host (%.0f MB in all), under %s\n", shape.hosts, shape.gpus,
-              profile_bytes / 1e6 / shape.hosts, profile_bytes / 1e6, run.c_str());
+  std::printf("pod: %d hosts x %d GPUs, %d steps, %.1f MB a host (%.0f MB in all), under %s\n", shape.hosts,
+              shape.gpus, shape.steps, profile_bytes / 1e6 / shape.hosts, profile_bytes / 1e6, run.c_str());
   RemoveSummaries(run);
   const double summarize_s = Summarize(binary, run, shape.shards);
   if (summarize_s < 0) {
