@@ -30,7 +30,8 @@
 namespace tbprof {
 
 inline constexpr char kSummarySuffix[] = ".tbprof-summary";
-inline constexpr uint16_t kSummaryFormatVersion = 1;
+// 2: the payload checksum is taken over 8-byte words.
+inline constexpr uint16_t kSummaryFormatVersion = 2;
 
 // What identifies the profile a summary was computed from.
 struct ProfileIdentity {
