@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "convert/analysis/op_stats/op_stats.h"
 #include "convert/base/file_name.h"
 #include "convert/load/profile_format.h"
 #include "convert/model/xspace_model.h"
 #include "convert/tools/artifact_cache.h"
+#include "convert/tools/op_stats_summary.h"
 #include "plugin/route_util.h"
 
 namespace tbprof {
@@ -29,6 +31,22 @@ constexpr uint64_t kKinetoModelBytesPerTenJsonBytes = 6;
 ProfileFormat ImporterOf(const std::string& path) {
   const ProfileFileName name = ParseProfileFileName(FileNameOfPath(path));
   return name.content_decides ? ProfileFormat::kKinetoTrace : name.format;
+}
+
+// OpStats read from a summary: its tables decoded (maps of strings, about
+// three times the varint-packed bytes) and the page written from them.
+constexpr uint64_t kOpStatsBytesPerSummaryByte = 4;
+
+// One file's share of an op-statistics page when no model is decoded for it:
+// the page written from its OpStats when the cache holds them (about their
+// size), else what its summary on disk decodes to; none when there is no
+// summary (the model is loaded then).
+std::optional<uint64_t> OpStatsWithoutModelBytes(ArtifactCache& cache, const std::string& path,
+                                                 const FileIdentity& id) {
+  if (auto cached = cache.Peek<OpStats>("op_stats|" + FileIdentityKey(path, id))) return cached->ApproxBytes();
+  const std::optional<uint64_t> summary = PresentSummaryBytes(path, CurrentSummaryPolicy());
+  if (!summary) return std::nullopt;
+  return *summary * kOpStatsBytesPerSummaryByte;
 }
 
 }  // namespace
@@ -65,6 +83,12 @@ uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const Data
   uint64_t bytes = 0;
   if (plan.spec != nullptr) {
     for (const auto& [path, id] : plan.files) {
+      if (plan.spec->cost == WorkCost::kOpStats) {
+        if (const std::optional<uint64_t> op_stats = OpStatsWithoutModelBytes(cache, path, id)) {
+          bytes += *op_stats;
+          continue;
+        }
+      }
       bytes += ModelLoadBytes(cache, limits, path, id) +
                ToolAnswerBytes(plan.spec->cost, id.size, limits.max_response_bytes);
     }

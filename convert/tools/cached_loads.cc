@@ -187,7 +187,20 @@ StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::
     per_host.push_back(s);
   }
   if (per_host.size() == 1) return per_host[0];
-  return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(CombineOpStats(per_host)));
+  if (cache == nullptr) return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(CombineOpStats(per_host)));
+  // The combination too, under every file's identity: the next page of the
+  // same hosts (ALL_HOSTS of a pod: overview, then op stats, kernels, pod
+  // viewer) does not combine hundreds of hosts again.
+  std::string key = "op_stats_combined";
+  for (const std::string& path : profile_paths) {
+    ASSIGN_OR_RETURN(std::string file_key, FileIdentityKey(path));
+    key += "|" + file_key;
+  }
+  return cache->Get<OpStats>(key, [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
+    auto combined = std::make_shared<const OpStats>(CombineOpStats(per_host));
+    const size_t bytes = combined->ApproxBytes();
+    return std::make_pair(std::shared_ptr<const OpStats>(std::move(combined)), bytes);
+  });
 }
 
 Status ClaimOpTableNames(const OpStats& stats) {

@@ -43,7 +43,7 @@ struct SummarizeResult {
 };
 StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path);
 
-// One host: its OpStats; several: the combination.
+// One host: its OpStats; several: the combination (cached, when `cache` is set, under every file's identity).
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,
                                                          ArtifactCache* cache);
 

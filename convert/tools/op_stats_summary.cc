@@ -29,6 +29,21 @@ uint64_t Fnv1a(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
   return h;
 }
 
+// The payload's checksum, FNV-1a's step over 8-byte words (then the tail's
+// bytes): a pod's ALL_HOSTS page checks hundreds of MB of summaries, which
+// byte-wise FNV-1a made a sixth of its time. Each step is a bijection of the
+// state, so any one changed byte changes the sum.
+uint64_t PayloadChecksum(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t at = 0;
+  for (; at + 8 <= bytes.size(); at += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + at, 8);
+    h = (h ^ word) * 0x100000001b3ull;
+  }
+  return Fnv1a(bytes.substr(at), h);
+}
+
 void PutFixed(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
@@ -128,7 +143,7 @@ std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats)
   PutFixed(out, static_cast<uint64_t>(identity.mtime_ns), 8);
   PutFixed(out, identity.digest, 8);
   PutFixed(out, payload.size(), 8);
-  PutFixed(out, Fnv1a(payload), 8);
+  PutFixed(out, PayloadChecksum(payload), 8);
   return out + payload;
 }
 
@@ -149,7 +164,7 @@ StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& e
   const uint64_t length = GetFixed(bytes, 36, 8), checksum = GetFixed(bytes, 44, 8);
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (payload.size() != length) return DataLoss("a damaged summary (cut short or too long)");
-  if (Fnv1a(payload) != checksum) return DataLoss("a damaged summary (checksum differs)");
+  if (PayloadChecksum(payload) != checksum) return DataLoss("a damaged summary (checksum differs)");
   return DeserializeOpStats(payload);
 }
 
@@ -189,6 +204,15 @@ bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& pol
     if (::lstat(candidate.c_str(), &st) == 0) return true;
   }
   return false;
+}
+
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy) {
+  if (!policy.read) return std::nullopt;
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_size);
+  }
+  return std::nullopt;
 }
 
 std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,

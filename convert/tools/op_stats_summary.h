@@ -30,7 +30,8 @@
 namespace tbprof {
 
 inline constexpr char kSummarySuffix[] = ".tbprof-summary";
-inline constexpr uint16_t kSummaryFormatVersion = 1;
+// 2: the payload checksum is taken over 8-byte words.
+inline constexpr uint16_t kSummaryFormatVersion = 2;
 
 // What identifies the profile a summary was computed from.
 struct ProfileIdentity {
@@ -81,6 +82,9 @@ std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, c
                                               const SummaryPolicy& policy);
 // Whether any candidate summary file exists (no profile byte read).
 bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy);
+// The size of the first candidate summary file that exists, whether or not it
+// turns out valid; none when there is none or the policy reads none.
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy);
 
 // The bytes of a summary file (at most 1 GiB; a summary beside a profile is
 // opened as confined as the profile); NotFound when there is none.

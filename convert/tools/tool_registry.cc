@@ -30,23 +30,24 @@ std::vector<ToolSpec> MakeProfileTools() {
   std::vector<ToolSpec> t;
   // The menu follows xprof's run_tools order (menu_rank); tools it does not rank come after, by name.
   t.push_back({.name = "overview_page", .display_name = "Overview Page", .run = OverviewPageTool, .menu_rank = 0,
-               .all_hosts = true, .hosts_entry = kOnly});
+               .all_hosts = true, .hosts_entry = kOnly, .cost = WorkCost::kOpStats});
   t.push_back({.name = "input_pipeline_analyzer", .display_name = "Input Pipeline Analysis",
-               .run = InputPipelineTool, .menu_rank = 5, .all_hosts = true, .hosts_entry = kOffered});
+               .run = InputPipelineTool, .menu_rank = 5, .all_hosts = true, .hosts_entry = kOffered,
+               .cost = WorkCost::kOpStats});
   t.push_back({.name = "framework_op_stats", .display_name = "Framework Op Stats", .run = FrameworkOpStatsTool,
                .menu_rank = 11, .all_hosts = true, .hosts_entry = kOffered, .csv = true,
-               .same_as = "tensorflow_stats"});
+               .same_as = "tensorflow_stats", .cost = WorkCost::kOpStats});
   // The TensorFlow-era name of framework_op_stats: served, never listed.
   t.push_back({.name = "tensorflow_stats", .display_name = "TensorFlow Stats", .run = FrameworkOpStatsTool,
                .menu_rank = 12, .all_hosts = true, .listing = Listing::kNever, .csv = true,
-               .same_as = "framework_op_stats"});
+               .same_as = "framework_op_stats", .cost = WorkCost::kOpStats});
   t.push_back({.name = "kernel_stats", .display_name = "Kernel Stats", .run = KernelStatsTool, .menu_rank = 6,
                .all_hosts = true, .hosts_entry = kOffered, .listing = Listing::kIfDataPresent,
-               .listed_if = HasGpuPlane, .csv = true});
+               .listed_if = HasGpuPlane, .csv = true, .cost = WorkCost::kOpStats});
   // xprof serves pod_viewer but does not list it; /hosts offers it where it compares hosts.
   t.push_back({.name = "pod_viewer", .display_name = "Pod Viewer", .run = PodViewerTool, .menu_rank = 10,
                .all_hosts = true, .hosts_entry = kOnly, .listing = Listing::kNever,
-               .offered_with_several_hosts_only = true});
+               .offered_with_several_hosts_only = true, .cost = WorkCost::kOpStats});
   // HTA's analyses of every rank side by side; listed where the run has GPU work (any format).
   t.push_back({.name = "trace_analysis", .display_name = "Trace Analysis", .run = TraceAnalysisTool,
                .all_hosts = true, .hosts_entry = kOffered, .listing = Listing::kIfDataPresent,

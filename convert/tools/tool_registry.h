@@ -55,6 +55,9 @@ class ProfileFormats {
 enum class WorkCost {
   kModelAndTable,  // the decoded model and an answer of about the file's size
   kWholeTrace,     // the decoded model and trace JSON that may hold every event (the trace viewers)
+  // Op statistics only (OpStats): from the file's summary on disk when one is
+  // there (no model decoded), else as kModelAndTable.
+  kOpStats,
 };
 
 inline constexpr size_t kUnranked = SIZE_MAX;

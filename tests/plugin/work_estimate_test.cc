@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "convert/tools/artifact_cache.h"
+#include "convert/tools/op_stats_summary.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "tests/testing/test_files.h"
@@ -92,6 +94,44 @@ TEST(WorkEstimate, PlanOfEachKind) {
   EXPECT_EQ(SummaryBytes(limits, run.profiles.back()), cap);
   EXPECT_EQ(FirstModelLoadBytes(cache, limits, run), 3 * cap);
   EXPECT_EQ(FirstModelLoadBytes(cache, limits, RunContents{}), 0u);
+}
+
+// An op-statistics page of a file whose summary is on disk decodes no model:
+// four times the summary; the trace viewer of the same file still loads it.
+TEST(WorkEstimate, OpStatsPagesOfASummarizedFileDecodeNoModel) {
+  const std::string profile = test_files::TempPath("work_estimate_summarized.xplane.pb");
+  const std::string summary = profile + kSummarySuffix;
+  WriteBytes(profile, std::string(1000, 'x'));
+  WriteBytes(summary, std::string(300, 's'));
+  auto id = FileIdentityOf(profile);
+  ASSERT_TRUE(id.ok());
+  ArtifactCache cache(1 << 20);
+  const WorkLimits limits{nullptr, /*max_inflated_bytes=*/1 << 20, /*max_response_bytes=*/1 << 20};
+  for (const char* tool : {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "tensorflow_stats",
+                           "kernel_stats", "pod_viewer"}) {
+    DataPlan page;
+    page.spec = FindProfileTool(tool);
+    ASSERT_NE(page.spec, nullptr) << tool;
+    page.files = {{profile, *id}};
+    EXPECT_EQ(WorkingBytes(cache, limits, page), 1200u) << tool;
+  }
+  DataPlan trace;
+  trace.spec = FindProfileTool("trace_viewer");
+  trace.files = {{profile, *id}};
+  EXPECT_EQ(WorkingBytes(cache, limits, trace), 2000u + 3000u);
+  DataPlan hlo = trace;
+  hlo.spec = FindProfileTool("hlo_stats");
+  EXPECT_EQ(WorkingBytes(cache, limits, hlo), 2000u + 1000u);
+  // A policy that reads no summary: the model again.
+  SummaryPolicy not_reading;
+  not_reading.read = false;
+  SetSummaryPolicy(not_reading);
+  DataPlan overview = hlo;
+  overview.spec = FindProfileTool("overview_page");
+  EXPECT_EQ(WorkingBytes(cache, limits, overview), 2000u + 1000u);
+  SetSummaryPolicy(SummaryPolicy{});
+  std::filesystem::remove(profile);
+  std::filesystem::remove(summary);
 }
 
 }  // namespace

@@ -103,13 +103,15 @@ void GetVec(Source& s, std::vector<T>& v, F get) {
   v.reserve(n);
   for (uint64_t i = 0; i < n && s.ok(); ++i) v.push_back(get(s));
 }
+// A map was written in its order, so each key goes at the end: no key
+// comparisons down the tree (a pod's summaries hold millions of op names).
 template <typename M, typename FK, typename FV>
 void GetMap(Source& s, M& m, FK key, FV value) {
   const uint64_t n = s.Count();
   m.clear();
   for (uint64_t i = 0; i < n && s.ok(); ++i) {
     auto k = key(s);
-    m[std::move(k)] = value(s);
+    m.insert_or_assign(m.end(), std::move(k), value(s));
   }
 }
 std::vector<std::string> GetStrings(Source& s) {

@@ -1,0 +1,476 @@
+// A profile file's summary on disk (convert/tools/op_stats_summary.h) and the
+// OpStats it carries (convert/analysis/op_stats/op_stats_serial.h): OpStats
+// comes back field by field as it went in (a real profile's, a synthetic one's
+// with every field set); a summary of another version, of another profile or
+// a damaged one is refused, never parsed into something; a summary is written
+// atomically, so a reader sees the old one or the new one, never half.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "convert/analysis/op_stats/op_stats_serial.h"
+#include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/load/profile_file.h"
+#include "convert/tools/op_stats_summary.h"
+#include "tests/testing/test_files.h"
+
+namespace tbprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Doubles by their bits: a NaN or -0.0 must come back as it went.
+void ExpectSameDouble(double a, double b, const std::string& what) {
+  EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << what << ": " << a << " vs " << b;
+}
+void ExpectSameOptDouble(const std::optional<double>& a, const std::optional<double>& b, const std::string& what) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << what;
+  if (a) ExpectSameDouble(*a, *b, what);
+}
+
+void ExpectSameOp(const OpMetrics& a, const OpMetrics& b, const std::string& what) {
+  EXPECT_EQ(a.name, b.name) << what;
+  EXPECT_EQ(a.category, b.category) << what;
+  EXPECT_EQ(a.provenance, b.provenance) << what;
+  EXPECT_EQ(a.hlo_module_id, b.hlo_module_id) << what;
+  EXPECT_EQ(a.is_eager, b.is_eager) << what;
+  EXPECT_EQ(a.occurrences, b.occurrences) << what;
+  EXPECT_EQ(a.time_ps, b.time_ps) << what;
+  EXPECT_EQ(a.self_time_ps, b.self_time_ps) << what;
+  EXPECT_EQ(a.min_time_ps, b.min_time_ps) << what;
+  ExpectSameDouble(a.flops, b.flops, what + " flops");
+  EXPECT_EQ(a.bytes_accessed, b.bytes_accessed) << what;
+  EXPECT_EQ(a.flops_unknown, b.flops_unknown) << what;
+}
+
+void ExpectSameDb(const OpMetricsDb& a, const OpMetricsDb& b, const std::string& what) {
+  ASSERT_EQ(a.ops.size(), b.ops.size()) << what;
+  for (auto ia = a.ops.begin(), ib = b.ops.begin(); ia != a.ops.end(); ++ia, ++ib) {
+    EXPECT_EQ(ia->first, ib->first) << what;
+    ExpectSameOp(ia->second, ib->second, what + " op " + ia->first);
+  }
+  EXPECT_EQ(a.total_time_ps, b.total_time_ps) << what;
+  EXPECT_EQ(a.total_op_time_ps, b.total_op_time_ps) << what;
+  EXPECT_EQ(a.busy_time_ps, b.busy_time_ps) << what;
+  EXPECT_EQ(a.idle_time_ps, b.idle_time_ps) << what;
+  EXPECT_EQ(a.total_host_infeed_enq_duration_ps, b.total_host_infeed_enq_duration_ps) << what;
+  EXPECT_EQ(a.total_host_infeed_enq_start_timestamp_ps_diff, b.total_host_infeed_enq_start_timestamp_ps_diff) << what;
+}
+
+void ExpectSameStep(const StepInfo& a, const StepInfo& b, const std::string& what) {
+  EXPECT_EQ(a.step_num, b.step_num) << what;
+  EXPECT_EQ(a.step_name, b.step_name) << what;
+  EXPECT_EQ(a.begin_ps, b.begin_ps) << what;
+  EXPECT_EQ(a.duration_ps, b.duration_ps) << what;
+  EXPECT_EQ(a.type_ps, b.type_ps) << what;
+  EXPECT_EQ(a.category_ps, b.category_ps) << what;
+}
+
+void ExpectSameTpuSteps(const std::vector<PerCoreStepInfo>& a, const std::vector<PerCoreStepInfo>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].step_num, b[i].step_num);
+    ASSERT_EQ(a[i].step_info_per_core.size(), b[i].step_info_per_core.size());
+    for (auto ia = a[i].step_info_per_core.begin(), ib = b[i].step_info_per_core.begin();
+         ia != a[i].step_info_per_core.end(); ++ia, ++ib) {
+      EXPECT_EQ(ia->first, ib->first);
+      ExpectSameStep(ia->second, ib->second, "tpu step " + std::to_string(i));
+    }
+    ASSERT_EQ(a[i].all_reduce_per_core.size(), b[i].all_reduce_per_core.size());
+    for (auto ia = a[i].all_reduce_per_core.begin(), ib = b[i].all_reduce_per_core.begin();
+         ia != a[i].all_reduce_per_core.end(); ++ia, ++ib) {
+      EXPECT_EQ(ia->first, ib->first);
+      ASSERT_EQ(ia->second.size(), ib->second.size());
+      for (size_t k = 0; k < ia->second.size(); ++k) {
+        EXPECT_EQ(ia->second[k].id, ib->second[k].id);
+        EXPECT_EQ(ia->second[k].start_time_ps, ib->second[k].start_time_ps);
+        EXPECT_EQ(ia->second[k].end_time_ps, ib->second[k].end_time_ps);
+      }
+    }
+  }
+}
+
+void ExpectSameEnvironment(const RunEnvironment& a, const RunEnvironment& b) {
+  EXPECT_EQ(a.hostnames, b.hostnames);
+  EXPECT_EQ(a.host_count, b.host_count);
+  EXPECT_EQ(a.task_count, b.task_count);
+  EXPECT_EQ(a.device_type, b.device_type);
+  EXPECT_EQ(a.hardware_type, b.hardware_type);
+  EXPECT_EQ(a.device_core_count, b.device_core_count);
+  EXPECT_EQ(a.is_training, b.is_training);
+  ASSERT_EQ(a.sessions.size(), b.sessions.size());
+  for (auto ia = a.sessions.begin(), ib = b.sessions.begin(); ia != a.sessions.end(); ++ia, ++ib) {
+    EXPECT_EQ(ia->first, ib->first);
+    EXPECT_EQ(ia->second.start_ns, ib->second.start_ns);
+    EXPECT_EQ(ia->second.stop_ns, ib->second.stop_ns);
+  }
+}
+
+void ExpectSamePeaks(const DevicePeaks& a, const DevicePeaks& b) {
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.device_type, b.device_type);
+  EXPECT_EQ(a.device_count, b.device_count);
+  ExpectSameDouble(a.peak_tflops, b.peak_tflops, "peak_tflops");
+  ExpectSameDouble(a.hbm_gbps, b.hbm_gbps, "hbm_gbps");
+  ExpectSameDouble(a.sram_rd_gbps, b.sram_rd_gbps, "sram_rd_gbps");
+  ExpectSameDouble(a.sram_wr_gbps, b.sram_wr_gbps, "sram_wr_gbps");
+  ExpectSameDouble(a.cmem_rd_gbps, b.cmem_rd_gbps, "cmem_rd_gbps");
+  ExpectSameDouble(a.cmem_wr_gbps, b.cmem_wr_gbps, "cmem_wr_gbps");
+  ExpectSameDouble(a.vmem_rd_gbps, b.vmem_rd_gbps, "vmem_rd_gbps");
+  ExpectSameDouble(a.vmem_wr_gbps, b.vmem_wr_gbps, "vmem_wr_gbps");
+  EXPECT_EQ(a.megacore, b.megacore);
+  EXPECT_EQ(a.has_cmem, b.has_cmem);
+  EXPECT_EQ(a.has_merged_vmem, b.has_merged_vmem);
+}
+
+void ExpectSameTorch(const OpStats& a, const OpStats& b) {
+  ASSERT_EQ(a.torch_gpu.has_value(), b.torch_gpu.has_value());
+  if (a.torch_gpu) {
+    ExpectSameOptDouble(a.torch_gpu->utilization_percent, b.torch_gpu->utilization_percent, "utilization");
+    ExpectSameOptDouble(a.torch_gpu->sm_efficiency_percent, b.torch_gpu->sm_efficiency_percent, "sm efficiency");
+    ExpectSameOptDouble(a.torch_gpu->achieved_occupancy_percent, b.torch_gpu->achieved_occupancy_percent, "occupancy");
+  }
+  ASSERT_EQ(a.torch_steps.has_value(), b.torch_steps.has_value());
+  if (!a.torch_steps) return;
+  EXPECT_EQ(a.torch_steps->categories, b.torch_steps->categories);
+  EXPECT_EQ(a.torch_steps->step_names, b.torch_steps->step_names);
+  ASSERT_EQ(a.torch_steps->category_ms.size(), b.torch_steps->category_ms.size());
+  for (size_t i = 0; i < a.torch_steps->category_ms.size(); ++i) {
+    ASSERT_EQ(a.torch_steps->category_ms[i].size(), b.torch_steps->category_ms[i].size());
+    for (size_t k = 0; k < a.torch_steps->category_ms[i].size(); ++k) {
+      ExpectSameDouble(a.torch_steps->category_ms[i][k], b.torch_steps->category_ms[i][k], "torch step ms");
+    }
+  }
+}
+
+void ExpectSameOpStats(const OpStats& a, const OpStats& b) {
+  ExpectSameDb(a.host_op_metrics_db, b.host_op_metrics_db, "host ops");
+  ExpectSameDb(a.device_op_metrics_db, b.device_op_metrics_db, "device ops");
+  ExpectSameDb(a.device_tf_op_metrics_db, b.device_tf_op_metrics_db, "device framework ops");
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t h = 0; h < a.steps.size(); ++h) {
+    EXPECT_EQ(a.steps[h].hostname, b.steps[h].hostname);
+    ASSERT_EQ(a.steps[h].steps.size(), b.steps[h].steps.size());
+    for (size_t i = 0; i < a.steps[h].steps.size(); ++i) {
+      ExpectSameStep(a.steps[h].steps[i], b.steps[h].steps[i], "host " + std::to_string(h) + " step " + std::to_string(i));
+    }
+  }
+  ExpectSameTpuSteps(a.tpu_step_db, b.tpu_step_db);
+  EXPECT_EQ(a.empty_step_intersection, b.empty_step_intersection);
+  ASSERT_EQ(a.core_id_to_details.size(), b.core_id_to_details.size());
+  for (auto ia = a.core_id_to_details.begin(), ib = b.core_id_to_details.begin(); ia != a.core_id_to_details.end();
+       ++ia, ++ib) {
+    EXPECT_EQ(ia->first, ib->first);
+    const CoreDetails &x = ia->second, &y = ib->second;
+    EXPECT_EQ(x.hostname, y.hostname);
+    EXPECT_EQ(x.device_ordinal, y.device_ordinal);
+    EXPECT_EQ(x.core_num, y.core_num);
+    EXPECT_EQ(x.local_chip_id, y.local_chip_id);
+    EXPECT_EQ(x.global_chip_id, y.global_chip_id);
+    EXPECT_EQ(x.global_core_id, y.global_core_id);
+    EXPECT_EQ(x.is_sparse_core, y.is_sparse_core);
+  }
+  // libprotobuf's own bytes of the kernel table (no maps in it: deterministic).
+  EXPECT_EQ(a.kernel_stats_db.reports_size(), b.kernel_stats_db.reports_size());
+  EXPECT_EQ(a.kernel_stats_db.SerializeAsString(), b.kernel_stats_db.SerializeAsString());
+  ExpectSameEnvironment(a.run_environment, b.run_environment);
+  ExpectSamePeaks(a.peaks, b.peaks);
+  EXPECT_EQ(a.compute_16bit_ps, b.compute_16bit_ps);
+  EXPECT_EQ(a.compute_32bit_ps, b.compute_32bit_ps);
+  EXPECT_EQ(a.compute_unknown_precision_ps, b.compute_unknown_precision_ps);
+  EXPECT_EQ(a.errors, b.errors);
+  EXPECT_EQ(a.warnings, b.warnings);
+  ExpectSameTorch(a, b);
+}
+
+OpMetrics SomeOp(const std::string& name, uint64_t base) {
+  OpMetrics m;
+  m.name = name;
+  m.category = "MatMul";
+  m.provenance = "model/dense/" + name + ":MatMul";
+  m.hlo_module_id = -7;  // zigzagged: a negative id must survive
+  m.is_eager = true;
+  m.occurrences = base;
+  m.time_ps = base * 1000;
+  m.self_time_ps = base * 700;
+  m.min_time_ps = UINT64_MAX;  // the largest varint
+  m.flops = -0.0;
+  m.bytes_accessed = base << 40;
+  m.flops_unknown = true;
+  return m;
+}
+
+// Every field of OpStats and of its parts set to something other than its default.
+OpStats EveryFieldSet() {
+  OpStats o;
+  o.host_op_metrics_db.ops[OpKey("Iterator::GetNext", 3)] = SomeOp("Iterator::GetNext", 2);
+  o.device_op_metrics_db.ops["fusion.1"] = SomeOp("fusion.1", 5);
+  o.device_op_metrics_db.ops[std::string("with\0nul", 8)] = SomeOp(std::string("with\0nul", 8), 6);
+  o.device_tf_op_metrics_db.ops["IDLE"] = SomeOp("IDLE", 9);
+  o.device_tf_op_metrics_db.ops["IDLE"].flops = std::nan("");
+  for (OpMetricsDb* db : {&o.host_op_metrics_db, &o.device_op_metrics_db, &o.device_tf_op_metrics_db}) {
+    db->total_time_ps = 11, db->total_op_time_ps = 12, db->busy_time_ps = 13, db->idle_time_ps = 14;
+    db->total_host_infeed_enq_duration_ps = 15, db->total_host_infeed_enq_start_timestamp_ps_diff = 16;
+  }
+  StepInfo step;
+  step.step_num = -3, step.step_name = "train_step 7", step.begin_ps = -123456789, step.duration_ps = 987654321;
+  step.type_ps = {{HOST_WAIT_INPUT, 10}, {DEVICE_COMPUTE_16, 20}};
+  step.category_ps = {{"convolution", 30}, {"IDLE", UINT64_MAX - 5}};
+  o.steps = {HostSteps{"host-a", {step, step}}, HostSteps{"host-b", {}}};
+  PerCoreStepInfo tpu;
+  tpu.step_num = 42;
+  tpu.step_info_per_core[kSparseCoreIndexStart + 2] = step;
+  tpu.all_reduce_per_core[3] = {AllReduceInfo{.id = 9, .start_time_ps = 100, .end_time_ps = 200}};
+  o.tpu_step_db = {tpu};
+  o.empty_step_intersection = true;
+  o.core_id_to_details[1001] = CoreDetails{.hostname = "tpu-host", .device_ordinal = 1, .core_num = 2,
+                                           .local_chip_id = 3, .global_chip_id = 4, .global_core_id = 5,
+                                           .is_sparse_core = true};
+  auto* report = o.kernel_stats_db.add_reports();
+  report->set_name("volta_sgemm_128x64_nn");
+  report->set_registers_per_thread(64);
+  report->add_block_dim(128), report->add_grid_dim(4);
+  report->set_total_duration_ns(5000), report->set_occurrences(3), report->set_occupancy_pct(37.5f);
+  o.run_environment.hostnames = {"host-a", "host-b"};
+  o.run_environment.host_count = 2, o.run_environment.task_count = 3;
+  o.run_environment.device_type = "Nvidia GPU (Hopper)", o.run_environment.hardware_type = "GPU";
+  o.run_environment.device_core_count = 16;
+  o.run_environment.is_training = false;  // known and false: not the same as unknown
+  o.run_environment.sessions["host-a"] = {.start_ns = 1, .stop_ns = 2};
+  o.peaks = DevicePeaks{.kind = DeviceKind::kTpu, .device_type = "TPU v6 lite", .device_count = 8,
+                        .peak_tflops = 918, .hbm_gbps = 1640, .sram_rd_gbps = 1.5, .sram_wr_gbps = 2.5,
+                        .cmem_rd_gbps = 3.5, .cmem_wr_gbps = 4.5, .vmem_rd_gbps = 5.5, .vmem_wr_gbps = 6.5,
+                        .megacore = true, .has_cmem = true, .has_merged_vmem = true};
+  o.compute_16bit_ps = 17, o.compute_32bit_ps = 18, o.compute_unknown_precision_ps = 19;
+  o.errors = {"an error"}, o.warnings = {"a warning", ""};
+  o.torch_gpu = TorchGpuSummary{.utilization_percent = 50.25, .sm_efficiency_percent = std::nullopt,
+                                .achieved_occupancy_percent = 0.0};
+  o.torch_steps = TorchStepTable{.categories = {"Kernel", "Memcpy"}, .step_names = {"1", "2"},
+                                 .category_ms = {{1.25, 0}, {2.5, std::nan("")}}};
+  return o;
+}
+
+OpStats ComputedFrom(const std::string& path) {
+  auto model = LoadProfileFile(path, OpStatsLoadOptions());
+  EXPECT_TRUE(model.ok()) << path << ": " << model.status().message();
+  return model.ok() ? ConvertXSpaceToOpStats(**model) : OpStats{};
+}
+
+TEST(OpStatsSerial, SyntheticWithEveryFieldSetComesBackFieldByField) {
+  const OpStats original = EveryFieldSet();
+  auto back = DeserializeOpStats(SerializeOpStats(original));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectSameOpStats(original, *back);
+  // Defaults (absent optionals, empty tables) come back as defaults.
+  auto empty = DeserializeOpStats(SerializeOpStats(OpStats{}));
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  ExpectSameOpStats(OpStats{}, *empty);
+  EXPECT_FALSE(empty->run_environment.is_training.has_value());
+}
+
+TEST(OpStatsSerial, EveryRealProfileComesBackFieldByField) {
+  const std::vector<std::string> files = test_files::RealXPlaneFiles();
+  ASSERT_FALSE(files.empty()) << "no profiles under " << test_files::RealXPlaneDir();
+  for (const std::string& path : files) {
+    SCOPED_TRACE(path);
+    const OpStats original = ComputedFrom(path);
+    EXPECT_FALSE(original.device_op_metrics_db.ops.empty() && original.host_op_metrics_db.ops.empty())
+        << "a profile with no op at all checks little";
+    auto back = DeserializeOpStats(SerializeOpStats(original));
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ExpectSameOpStats(original, *back);
+  }
+}
+
+TEST(OpStatsSerial, SyntheticProfileComesBackFieldByField) {
+  const std::string path = test_files::TempPath("serial_synth.xplane.pb");
+  test_files::WriteSyntheticFile(path, test_files::SynthShape(/*gpus=*/2, /*steps=*/5, /*events=*/4000, /*seed=*/7));
+  const OpStats original = ComputedFrom(path);
+  EXPECT_FALSE(original.kernel_stats_db.reports().empty());
+  EXPECT_FALSE(original.steps.empty());
+  auto back = DeserializeOpStats(SerializeOpStats(original));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectSameOpStats(original, *back);
+  fs::remove(path);
+}
+
+// Every cut of the payload is refused (never a crash, never a part taken for the whole).
+TEST(OpStatsSerial, EveryCutShortPayloadIsRefused) {
+  const std::string bytes = SerializeOpStats(EveryFieldSet());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto cut = DeserializeOpStats(std::string_view(bytes).substr(0, n));
+    ASSERT_FALSE(cut.ok()) << "a payload cut to " << n << " of " << bytes.size() << " bytes was accepted";
+    EXPECT_EQ(cut.status().code(), ErrorCode::kDataLoss);
+  }
+  EXPECT_FALSE(DeserializeOpStats(bytes + '\0').ok()) << "a trailing byte was accepted";
+}
+
+TEST(OpStatsSerial, CountsLargerThanThePayloadAreRefusedWithoutAllocating) {
+  // Nine 0xff bytes then 0x01: a varint of 2^63 + ... as the first map's size.
+  std::string huge(9, '\xff');
+  huge += '\x01';
+  auto r = DeserializeOpStats(huge);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kDataLoss);
+}
+
+const ProfileIdentity kIdentity{.size = 123456, .mtime_ns = 1700000000123456789, .digest = 0xfeedface12345678ull};
+
+TEST(OpStatsSummary, DecodesOnlyTheProfileItWasMadeOf) {
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  auto same = DecodeSummary(summary, kIdentity);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  ExpectSameOpStats(EveryFieldSet(), *same);
+  for (ProfileIdentity other : {ProfileIdentity{kIdentity.size + 1, kIdentity.mtime_ns, kIdentity.digest},
+                                ProfileIdentity{kIdentity.size, kIdentity.mtime_ns + 1, kIdentity.digest},
+                                ProfileIdentity{kIdentity.size, kIdentity.mtime_ns, kIdentity.digest ^ 1}}) {
+    auto r = DecodeSummary(summary, other);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("another version of the profile"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(OpStatsSummary, OtherVersionsAreRefusedAndSaySo) {
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  // The format version (2 bytes after the magic), then the OpStats layout version (4 bytes).
+  for (size_t at : {size_t{6}, size_t{8}}) {
+    std::string other = summary;
+    other[at] = static_cast<char>(other[at] + 1);
+    auto r = DecodeSummary(other, kIdentity);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("another version"), std::string::npos) << r.status().message();
+  }
+  std::string not_ours = summary;
+  not_ours[0] = 'X';
+  EXPECT_EQ(DecodeSummary(not_ours, kIdentity).status().code(), ErrorCode::kDataLoss);
+}
+
+TEST(OpStatsSummary, EveryCutAndEveryFlippedPayloadByteIsRefused) {
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  for (size_t n = 0; n < summary.size(); ++n) {
+    ASSERT_FALSE(DecodeSummary(std::string_view(summary).substr(0, n), kIdentity).ok()) << "cut to " << n;
+  }
+  constexpr size_t kHeaderBytes = 52;  // magic 6, versions 2 + 4, identity 24, length 8, checksum 8
+  for (size_t at = kHeaderBytes; at < summary.size(); ++at) {
+    std::string flipped = summary;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
+    auto r = DecodeSummary(flipped, kIdentity);
+    ASSERT_FALSE(r.ok()) << "a flipped byte at " << at << " was accepted";
+    EXPECT_EQ(r.status().code(), ErrorCode::kDataLoss);
+  }
+}
+
+TEST(OpStatsSummary, IdentityFollowsSizeMtimeAndTheBytesAtEitherEnd) {
+  const std::string path = test_files::TempPath("identity.bin");
+  std::string bytes(300 * 1024, 'a');
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto before = IdentityOfProfile(path);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(before->size, bytes.size());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  // A byte changed at the end, the size and mtime kept: the digest tells.
+  bytes[bytes.size() - 10] = 'b';
+  std::ofstream(path, std::ios::binary) << bytes;
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  auto tail_changed = IdentityOfProfile(path);
+  ASSERT_TRUE(tail_changed.ok());
+  EXPECT_EQ(tail_changed->size, before->size);
+  EXPECT_EQ(tail_changed->mtime_ns, before->mtime_ns);
+  EXPECT_NE(tail_changed->digest, before->digest);
+  // Only the mtime: the identity differs too.
+  const timespec later[2] = {st.st_atim, {st.st_mtim.tv_sec + 5, st.st_mtim.tv_nsec}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+  auto touched = IdentityOfProfile(path);
+  ASSERT_TRUE(touched.ok());
+  EXPECT_EQ(touched->digest, tail_changed->digest);
+  EXPECT_NE(touched->mtime_ns, tail_changed->mtime_ns);
+  fs::remove(path);
+}
+
+std::vector<std::string> FilesIn(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+TEST(OpStatsSummary, AFailedWriteLeavesNoFileBehind) {
+  const fs::path dir = test_files::TempPath("summary_write_fail");
+  fs::remove_all(dir);
+  // A folder where the summary would go: the rename fails after the temporary file was written.
+  const fs::path target = dir / "host.xplane.pb.tbprof-summary";
+  fs::create_directories(target);
+  const Status s = WriteSummaryFile(target.string(), EncodeSummary(kIdentity, EveryFieldSet()));
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(FilesIn(dir), std::vector<std::string>{target.filename().string()}) << "a temporary file was left";
+  EXPECT_TRUE(fs::is_directory(target));
+  // A folder that cannot be written (skipped as root, who can write anywhere).
+  if (::geteuid() != 0) {
+    const fs::path locked = dir / "locked";
+    fs::create_directories(locked);
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_FALSE(WriteSummaryFile((locked / "h.tbprof-summary").string(), "x").ok());
+    fs::permissions(locked, fs::perms::owner_all);
+    EXPECT_TRUE(FilesIn(locked).empty());
+  }
+  fs::remove_all(dir);
+}
+
+// While one summary replaces another again and again, a reader reads one of
+// them whole every time: never a cut-short one.
+TEST(OpStatsSummary, AReaderNeverSeesHalfASummary) {
+  const fs::path dir = test_files::TempPath("summary_atomic");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string target = (dir / "host.xplane.pb.tbprof-summary").string();
+  OpStats big = EveryFieldSet();
+  for (int i = 0; i < 20000; ++i) big.device_op_metrics_db.ops["op." + std::to_string(i)] = SomeOp("op", i + 1);
+  const std::string a = EncodeSummary(kIdentity, EveryFieldSet()), b = EncodeSummary(kIdentity, big);
+  ASSERT_TRUE(WriteSummaryFile(target, a).ok());
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 60; ++i) EXPECT_TRUE(WriteSummaryFile(target, i % 2 ? a : b).ok());
+    done = true;
+  });
+  int reads = 0;
+  while (!done) {
+    auto bytes = ReadSummaryFile(target);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    ASSERT_TRUE(*bytes == a || *bytes == b) << "read " << bytes->size() << " bytes, neither summary";
+    ++reads;
+  }
+  writer.join();
+  EXPECT_GT(reads, 0);
+  EXPECT_EQ(FilesIn(dir), std::vector<std::string>{"host.xplane.pb.tbprof-summary"}) << "a temporary file was left";
+  fs::remove_all(dir);
+}
+
+TEST(OpStatsSummary, SummaryDirMirrorsThePathUnderTheRoot) {
+  EXPECT_EQ(SummaryPathFor("/logs/run/h.xplane.pb", "", "/logs"), "/logs/run/h.xplane.pb.tbprof-summary");
+  EXPECT_EQ(SummaryPathFor("/logs/a/b/h.xplane.pb", "/sums", "/logs"), "/sums/a/b/h.xplane.pb.tbprof-summary");
+  EXPECT_EQ(SummaryPathFor("/logs/a/b/h.xplane.pb", "/sums", "/logs/"), "/sums/a/b/h.xplane.pb.tbprof-summary");
+  // Not under the root: its file name alone.
+  EXPECT_EQ(SummaryPathFor("/else/h.xplane.pb", "/sums", "/logs"), "/sums/h.xplane.pb.tbprof-summary");
+  // A summary made of a run (its root the run folder) is found by a server whose root is the logdir.
+  SummaryPolicy policy;
+  policy.summary_dir = "/sums", policy.root = "/logs";
+  const std::vector<std::string> candidates = SummaryCandidates("/logs/a/b/h.xplane.pb", policy);
+  EXPECT_EQ(candidates, (std::vector<std::string>{"/sums/a/b/h.xplane.pb.tbprof-summary",
+                                                  "/sums/b/h.xplane.pb.tbprof-summary",
+                                                  "/sums/h.xplane.pb.tbprof-summary"}));
+}
+
+}  // namespace
+}  // namespace tbprof
