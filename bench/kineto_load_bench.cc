@@ -3,8 +3,13 @@
 // fresh process. The inputs are made at bench time, not committed: the real
 // torch-tb-profiler sample's events repeated (each copy shifted past the
 // previous one) until the JSON passes 500 MB; the xplane is the imported
-// model of that JSON written with libprotobuf.
-// TBPROF_BENCH_KINETO / TBPROF_BENCH_KINETO_XPLANE override the cache paths.
+// model of that JSON written with libprotobuf. Beside them, the floor a JSON
+// importer is held to: simdjson's on-demand parser reading every field of
+// every event (its strings unescaped, its numbers parsed, args included) and
+// keeping nothing, timed from the file on disk like the import.
+// TBPROF_BENCH_KINETO / TBPROF_BENCH_KINETO_XPLANE override the cache paths;
+// TBPROF_BENCH_KINETO_MB the size of the JSON (500 by default; 10240 for the
+// 10 GB trace).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -16,19 +21,24 @@
 #include "convert/kineto/json_scanner.h"
 #include "convert/kineto/kineto_reader.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/model_image_file.h"
 #include "proto/xplane.pb.h"
+
+#ifdef TBPROF_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace tp = tensorflow::profiler;
 
-constexpr uint64_t kMinBytes = uint64_t{500} << 20;
-
 std::string Env(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v ? v : fallback;
 }
+
+const uint64_t kMinBytes = std::stoull(Env("TBPROF_BENCH_KINETO_MB", "500")) << 20;
 
 // The sample's events, each copy's "ts" moved by `k * shift` µs.
 void WriteRepeatedTrace(const std::string& out_path) {
@@ -142,6 +152,87 @@ void BM_Load(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(*events);
   state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
 }
+
+#ifdef TBPROF_HAVE_SIMDJSON
+// Every scalar is read as its type (strings unescaped, numbers parsed);
+// objects and arrays are walked. Returns the number of scalars.
+uint64_t ReadEveryField(simdjson::ondemand::value v) {
+  using simdjson::ondemand::json_type;
+  switch (v.type().value()) {
+    case json_type::object: {
+      uint64_t n = 0;
+      for (auto field : v.get_object()) {
+        benchmark::DoNotOptimize(field.unescaped_key().value());
+        n += ReadEveryField(field.value());
+      }
+      return n;
+    }
+    case json_type::array: {
+      uint64_t n = 0;
+      for (auto element : v.get_array()) n += ReadEveryField(element.value());
+      return n;
+    }
+    case json_type::string: benchmark::DoNotOptimize(v.get_string().value()); return 1;
+    case json_type::number: benchmark::DoNotOptimize(v.get_double().value()); return 1;
+    case json_type::boolean: benchmark::DoNotOptimize(v.get_bool().value()); return 1;
+    case json_type::null: benchmark::DoNotOptimize(v.is_null().value()); return 1;
+  }
+  return 0;
+}
+
+void BM_SimdjsonOnDemandPass(benchmark::State& state) {
+  const std::string& path = KinetoPath();
+  uint64_t events = 0;
+  for (auto _ : state) {
+    simdjson::padded_string json;
+    if (simdjson::padded_string::load(path).get(json) != simdjson::SUCCESS) {
+      state.SkipWithError("simdjson cannot read the trace");
+      return;
+    }
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc = parser.iterate(json);
+    events = 0;
+    for (auto member : doc.get_object()) {
+      if (member.unescaped_key().value() != "traceEvents") {
+        ReadEveryField(member.value());
+        continue;
+      }
+      for (auto event : member.value().get_array()) {
+        ReadEveryField(event.value());
+        ++events;
+      }
+    }
+  }
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
+}
+BENCHMARK(BM_SimdjsonOnDemandPass)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
+#endif
+
+// Reopening the trace from the model image `tbprof summarize` writes beside it:
+// the model read back instead of imported.
+const std::string& ImagePath() {
+  static const std::string path = [] {
+    const std::string p = KinetoPath() + tbprof::kModelImageSuffix;
+    auto identity = tbprof::IdentityOfProfile(KinetoPath());
+    auto m = tbprof::LoadKinetoFile(KinetoPath());
+    if (!identity.ok() || !m.ok() || !tbprof::WriteModelImageFile(p, *identity, **m).ok()) std::abort();
+    return p;
+  }();
+  return path;
+}
+
+void BM_ModelImageRead(benchmark::State& state) {
+  const std::string& path = ImagePath();
+  auto identity = tbprof::IdentityOfProfile(KinetoPath());
+  if (!identity.ok()) return state.SkipWithError("no identity");
+  const std::optional<size_t> events =
+      tbprof::bench::TimeLoads(state, [&] { return tbprof::ReadModelImageFile(path, *identity); });
+  if (!events) return;
+  state.counters["events"] = static_cast<double>(*events);
+  state.counters["image_MB"] = static_cast<double>(fs::file_size(path)) / (1 << 20);
+}
+BENCHMARK(BM_ModelImageRead)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 
 void BM_KinetoPeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", KinetoPath()); }
 void BM_XPlanePeakRss(benchmark::State& state) { tbprof::bench::ReportChildPeakRss(state, "--measure-load-rss", XPlanePath()); }

@@ -8,7 +8,9 @@
 #include <set>
 
 #include "convert/analysis/hlo_program/hlo_module.h"
+#include "convert/base/cancellation.h"
 #include "convert/base/json.h"
+#include "convert/base/memory_grant.h"
 #include "convert/base/strings.h"
 #include "convert/tools/cached_loads.h"
 #include "convert/tools/tfprof_tools.h"
@@ -645,16 +647,20 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::ModuleList(
 HttpResponse ProfileService::ListModules(const RunContents& contents) {
   std::vector<std::string> modules = contents.hlo_modules;
   FileAccessScope confined(logdir_.confined_root(), max_inflated_bytes_);
-  // Modules also come from the HLO protos in the XSpace's /host:metadata plane.
-  if (!contents.profiles.empty()) {
-    LimitInflationToEstimate(confined, contents.profiles.front().path, max_inflated_bytes_);
-    auto model = LoadModelCached(contents.profiles.front().path, &cache_);
-    if (model.ok()) {
-      // The metadata plane's modules (their `Hlo Proto` stat), named as compiled.
-      for (const std::string& name : HloModuleNames(**model)) {
-        if (std::find(modules.begin(), modules.end(), name) == modules.end()) modules.push_back(name);
-      }
+  // Modules also come from the HLO protos in the XSpace's /host:metadata plane:
+  // the first profile's that can be read (a damaged host's is passed over, as ALL_HOSTS passes it over).
+  for (const RunFile& profile : contents.profiles) {
+    LimitInflationToEstimate(confined, profile.path, max_inflated_bytes_);
+    auto model = LoadModelCached(profile.path, &cache_);
+    if (!model.ok()) {
+      if (MemoryRefused() || CancelRequested()) break;
+      continue;
     }
+    // The metadata plane's modules (their `Hlo Proto` stat), named as compiled.
+    for (const std::string& name : HloModuleNames(**model)) {
+      if (std::find(modules.begin(), modules.end(), name) == modules.end()) modules.push_back(name);
+    }
+    break;
   }
   std::string out;
   for (const std::string& mod : modules) out += (out.empty() ? "" : ",") + mod;

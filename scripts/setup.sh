@@ -6,12 +6,13 @@ cd "$(dirname "$0")/.."
 
 # gRPC (capture client and the harness's profiler server) comes from Debian; it ships pkg-config
 # files but no CMake config, so CMakeLists.txt finds it through pkg-config.
-# Slurm and munge: the summarize array test starts its own one-node cluster.
+# Slurm and munge: the summarize array test starts its own one-node cluster. simdjson: the
+# Kineto import benchmark's baseline.
 # Versioned Boost only: unversioned libboost-*-dev is 1.74, conflicts with 1.81 and lacks Boost.JSON.
 PKGS=(cmake ninja-build g++ pkg-config libboost1.81-dev libboost-json1.81-dev libprotobuf-dev
       protobuf-compiler zlib1g-dev libgtest-dev libbenchmark-dev ccache
       libgrpc++-dev protobuf-compiler-grpc universal-ctags libre2-dev
-      slurmctld slurmd slurm-client munge)
+      slurmctld slurmd slurm-client munge libsimdjson-dev)
 [ -f plugin/web/packages.txt ] && mapfile -t -O "${#PKGS[@]}" PKGS < <(grep -v '^#' plugin/web/packages.txt)
 
 missing=()

@@ -1,11 +1,13 @@
 #include "convert/tools/cached_loads.h"
 
+#include <filesystem>
 #include <optional>
 
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/memory_grant.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
 
 namespace tbprof {
@@ -16,11 +18,12 @@ namespace {
 // category parsed from it, in three databases) and, per request, the tool's
 // protos, tables and JSON (each table twice: with and without idle). Measured
 // with heaptrack on a PyTorch trace of one 128 MB name: about 4 copies while
-// OpStats is built and 16 per framework_op_stats request. They are claimed
+// OpStats is built and 16 per framework_op_stats request (the overview's few
+// top ops are within its answer's estimate). They are claimed
 // before they are made, from the names' bytes, so a profile of huge names
 // gets 413 at the bound instead of taking the process past it.
 constexpr uint64_t kOpStatsBuildCopies = 4;
-constexpr uint64_t kOpStatsToolCopies = 16;
+constexpr uint64_t kOpTableNameCopies = 16;
 
 uint64_t NameBytes(const OpStats& stats) {
   uint64_t bytes = 0;
@@ -32,9 +35,43 @@ uint64_t NameBytes(const OpStats& stats) {
 
 }  // namespace
 
+namespace {
+
+// Whether the profile still has the size and mtime `before` saw (its digest
+// was read then): what was computed from a file rewritten meanwhile is not kept on disk.
+bool Unchanged(const std::string& path, const ProfileIdentity& before) {
+  auto now = FileIdentityOf(path);
+  return now.ok() && now->size == before.size && now->mtime_ns == before.mtime_ns;
+}
+
+// The whole model: from a model image whose identity matches, else imported
+// (and its image written when the policy says to write and an image pays).
+StatusOr<std::unique_ptr<XSpaceModel>> LoadWholeModel(const std::string& path) {
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  const bool present = policy.read && AnyModelImagePresent(path, policy);
+  const bool write = policy.write && ModelImagePays(path);
+  std::optional<ProfileIdentity> identity;
+  if (present || write) {
+    if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
+  }
+  if (present && identity) {
+    if (auto m = ReadModelImageFor(path, *identity, policy)) return m;
+  }
+  ASSIGN_OR_RETURN(auto m, LoadProfileFile(path));
+  if (write && identity && Unchanged(path, *identity)) {
+    const std::string target = ModelImagePathFor(SummaryPathFor(path, policy.summary_dir, policy.root));
+    if (Status w = WriteModelImageFile(target, *identity, *m); !w.ok()) {
+      LogSummaryLine(policy, "model image not written: " + w.message());
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
 StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& path, ArtifactCache* cache) {
   return GetForFile<XSpaceModel>(cache, "model", path, [&]() -> StatusOr<CacheValue<XSpaceModel>> {
-    ASSIGN_OR_RETURN(auto m, LoadProfileFile(path));
+    ASSIGN_OR_RETURN(auto m, LoadWholeModel(path));
     size_t bytes = m->MemoryBytes();
     return CacheValue<XSpaceModel>{std::move(m), bytes, {}};
   });
@@ -67,9 +104,11 @@ void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups
 
 namespace {
 
-// OpStats computed from the profile itself (its model from the cache when there).
-StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path, ArtifactCache* cache) {
-  std::shared_ptr<const XSpaceModel> model = PeekModelCached(path, cache);
+// OpStats computed from the profile itself (its model from the cache when
+// there, or the one given).
+StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path, ArtifactCache* cache,
+                                                        std::shared_ptr<const XSpaceModel> model = nullptr) {
+  if (!model) model = PeekModelCached(path, cache);
   if (!model) {
     ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(path, OpStatsLoadOptions()));
     model = std::move(loaded);
@@ -82,13 +121,6 @@ StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path,
   if (CancelRequested()) return CancelledError("op statistics of " + path);
   KeepGroupsCached(path, std::move(groups), cache);
   return std::shared_ptr<const OpStats>(std::move(stats));
-}
-
-// Whether the profile still has the size and mtime `before` saw (its digest
-// was read then): statistics of a file rewritten meanwhile are kept from disk.
-bool Unchanged(const std::string& path, const ProfileIdentity& before) {
-  auto now = FileIdentityOf(path);
-  return now.ok() && now->size == before.size && now->mtime_ns == before.mtime_ns;
 }
 
 // The profile's OpStats from a summary whose identity matches, else computed
@@ -126,11 +158,21 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
 StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path) {
   ASSIGN_OR_RETURN(ProfileIdentity identity, IdentityOfProfile(path));
   // An outdated or damaged summary there is simply rewritten.
-  if (auto existing = ReadSummaryFile(summary_path); existing.ok() && DecodeSummary(*existing, identity).ok()) {
+  const bool image_missing = ModelImagePays(path) && !std::filesystem::exists(ModelImagePathFor(summary_path));
+  if (auto existing = ReadSummaryFile(summary_path);
+      existing.ok() && DecodeSummary(*existing, identity).ok() && !image_missing) {
     return SummarizeResult{.summary_bytes = existing->size(), .already_current = true};
   }
-  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, nullptr));
+  // Where an image pays, the whole model is loaded once: its image is
+  // written and its statistics computed from it.
+  std::shared_ptr<const XSpaceModel> model;
+  if (ModelImagePays(path)) {
+    ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(path));
+    model = std::move(loaded);
+  }
+  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, nullptr, model));
   if (!Unchanged(path, identity)) return Unavailable(path + " changed while it was read");
+  if (model) RETURN_IF_ERROR(WriteModelImageFile(ModelImagePathFor(summary_path), identity, *model));
   const std::string bytes = EncodeSummary(identity, *stats);
   RETURN_IF_ERROR(WriteSummaryFile(summary_path, bytes));
   return SummarizeResult{.summary_bytes = bytes.size(), .already_current = false};
@@ -142,11 +184,14 @@ StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::
   std::vector<std::shared_ptr<const OpStats>> per_host;
   for (const std::string& path : profile_paths) {
     ASSIGN_OR_RETURN(auto s, LoadOpStatsCached(path, cache));
-    RETURN_IF_ERROR(ClaimMemory(kOpStatsToolCopies * NameBytes(*s), "the op tables: their names"));
     per_host.push_back(s);
   }
   if (per_host.size() == 1) return per_host[0];
   return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(CombineOpStats(per_host)));
+}
+
+Status ClaimOpTableNames(const OpStats& stats) {
+  return ClaimMemory(kOpTableNameCopies * NameBytes(stats), "the op tables: their names");
 }
 
 }  // namespace tbprof

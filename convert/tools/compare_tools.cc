@@ -139,7 +139,10 @@ StatusOr<RunFigures> XPlaneFigures(const CompareSide& side, const std::set<std::
       f.input_pipeline = Shared(ConvertOpStatsToInputPipelineAnalysis(*stats));
       if (stats->torch_steps) f.torch_steps = Shared(TorchStepTable(*stats->torch_steps));
     }
-    if (sections.count(std::string(kFrameworkOps))) f.framework_ops = Shared(ConvertOpStatsToTfStats(*stats));
+    if (sections.count(std::string(kFrameworkOps))) {
+      RETURN_IF_ERROR(ClaimOpTableNames(*stats));
+      f.framework_ops = Shared(ConvertOpStatsToTfStats(*stats));
+    }
     if (sections.count(std::string(kKernels))) f.kernels = Shared(KernelStatsDb(stats->kernel_stats_db));
   }
   if (sections.count(std::string(kHloOps))) {

@@ -60,17 +60,17 @@ bool UnderScopeRoot(const std::string& path) {
 // A summary beside the profile is opened as the profile is (confined to the
 // logdir); one under the server's summary folder, which a request never
 // names, is opened without following a final symlink.
-StatusOr<UniqueFd> OpenSummary(const std::string& path) {
+}  // namespace
+
+StatusOr<UniqueFd> OpenSummaryFile(const std::string& path) {
   if (UnderScopeRoot(path)) return OpenForRead(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return errno == ENOENT ? NotFound(path) : PermissionDenied(path + ": " + std::strerror(errno));
   return UniqueFd(fd);
 }
 
-}  // namespace
-
 StatusOr<std::string> ReadSummaryFile(const std::string& path) {
-  ASSIGN_OR_RETURN(UniqueFd fd, OpenSummary(path));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenSummaryFile(path));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return DataLoss(path + " is not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
@@ -207,6 +207,10 @@ std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, c
 }
 
 Status WriteSummaryFile(const std::string& summary_path, std::string_view bytes) {
+  return WriteSummaryFileInPieces(summary_path, [&](const ByteSink& sink) { return sink(bytes); });
+}
+
+Status WriteSummaryFileInPieces(const std::string& summary_path, const std::function<Status(const ByteSink&)>& write) {
   const std::filesystem::path target(summary_path);
   std::error_code ec;
   std::filesystem::create_directories(target.parent_path(), ec);
@@ -214,21 +218,28 @@ Status WriteSummaryFile(const std::string& summary_path, std::string_view bytes)
   const std::string temp = summary_path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return PermissionDenied("cannot write " + temp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    done += static_cast<size_t>(w);
-  }
-  const bool written = done == bytes.size() && ::fsync(fd) == 0;
+  int write_errno = 0;
+  const ByteSink sink = [&](std::string_view bytes) -> Status {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        write_errno = w < 0 ? errno : ENOSPC;
+        return Unavailable("cannot write " + summary_path + ": " + std::strerror(write_errno));
+      }
+      done += static_cast<size_t>(w);
+    }
+    return Status::Ok();
+  };
+  Status written = write(sink);
+  if (written.ok() && ::fsync(fd) != 0) written = Unavailable("cannot write " + summary_path + ": " + std::strerror(errno));
   ::close(fd);
-  if (!written || ::rename(temp.c_str(), summary_path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(temp.c_str());
-    return Unavailable("cannot write " + summary_path + ": " + why);
+  if (written.ok() && ::rename(temp.c_str(), summary_path.c_str()) != 0) {
+    written = Unavailable("cannot write " + summary_path + ": " + std::strerror(errno));
   }
-  return Status::Ok();
+  if (!written.ok()) ::unlink(temp.c_str());
+  return written;
 }
 
 }  // namespace tbprof

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "convert/analysis/op_stats/op_stats.h"
+#include "convert/base/file_bytes.h"
 #include "convert/base/status.h"
 
 namespace tbprof {
@@ -89,5 +90,12 @@ void LogSummaryLine(const SummaryPolicy& policy, const std::string& line);
 
 // Writes `bytes` to `summary_path` atomically (temp file + rename), making its folders.
 Status WriteSummaryFile(const std::string& summary_path, std::string_view bytes);
+// The same for a file written in pieces: `write` hands each piece to the sink
+// it is given; an error from either leaves no file behind.
+using ByteSink = std::function<Status(std::string_view bytes)>;
+Status WriteSummaryFileInPieces(const std::string& summary_path, const std::function<Status(const ByteSink&)>& write);
+// Opens a file of summaries as ReadSummaryFile does (confined beside a profile,
+// never through a final symlink under a summary folder).
+StatusOr<UniqueFd> OpenSummaryFile(const std::string& path);
 
 }  // namespace tbprof

@@ -40,6 +40,7 @@ StatusOr<ToolOutput> InputPipelineTool(const ToolInput& in) {
 
 StatusOr<ToolOutput> FrameworkOpStatsTool(const ToolInput& in) {
   ASSIGN_OR_RETURN(auto stats, OpStatsForPaths(in.profile_paths, in.cache));
+  RETURN_IF_ERROR(ClaimOpTableNames(*stats));
   auto db = ConvertOpStatsToTfStats(*stats);
   // The task is the overview's "Is training job", from the same OpStats.
   const bool pytorch = stats->torch_steps.has_value();

@@ -167,6 +167,14 @@ TEST_F(DamagedHostBesideGood, EachHostAnswersOnItsOwn) {
   }
 }
 
+// The run's programs are the good host's: module_list passes over the host whose file cannot be read.
+TEST_F(DamagedHostBesideGood, TheModuleListIsTheGoodHosts) {
+  HttpResponse alone = Get("/module_list?run=alone");
+  ASSERT_EQ(alone.status, 200);
+  EXPECT_FALSE(alone.Body().empty());
+  EXPECT_EQ(Get("/module_list?run=mixed").Body(), alone.Body());
+}
+
 // ALL_HOSTS of every tool that combines hosts: the good host's answer, plus the host left out and why.
 TEST_F(DamagedHostBesideGood, AllHostsCombinesTheGoodHostsAndNamesTheOneLeftOut) {
   for (const char* tool : {"overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats",

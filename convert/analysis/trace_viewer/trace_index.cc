@@ -259,7 +259,8 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   for (size_t r = 0; r < num_rows && result.status.ok(); ++r) {
     const std::vector<Event>& events = EventsOf(r);
     cands.clear();
-    for (int g = min_key + 1; g < kGroups; ++g) {
+    // A refused claim ends the query: later groups would only ask again.
+    for (int g = min_key + 1; g < kGroups && result.status.ok(); ++g) {
       auto [first, last] = Group(r, g);
       if (first == last) continue;
       for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last; ++p) {

@@ -272,7 +272,8 @@ class App {
         document.title = `${displayName(chosen)} · ${run} · tbprof`;
         return;
       }
-      const host = hosts.includes(want.host) ? want.host : hosts[0];
+      // Without a host asked for: the first whose profile can be read (a damaged one stays listed, marked).
+      const host = hosts.includes(want.host) ? want.host : (hosts.find((h) => !problems.has(h)) ?? hosts[0]);
       this.fill(this.hostSelect, hosts, host, hostLabel);
       this.sel = { run, tool: chosen, host };
       this.compareLink.setAttribute('href', `?${new URLSearchParams({ view: 'compare', run, host, tool: chosen })}`);

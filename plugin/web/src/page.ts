@@ -61,6 +61,8 @@ export function makeContext(sel: Selection, tools: string[], root: HTMLElement, 
     try {
       const data = await fetchJson<T>(dataUrl(sel, extra), signal);
       const left = hostsLeftOut(data);
+      // A page that loads again (another view, another option) keeps one note.
+      root.querySelector('#hosts-left-out')?.remove();
       if (left.length) root.appendChild(leftOutNote(left));
       return data;
     } finally {

@@ -51,7 +51,9 @@ export async function renderMemoryViewer(ctx: PageContext): Promise<void> {
   };
   picker.addEventListener('change', () => void draw());
   space.addEventListener('change', () => void draw());
-  await draw();
+  // The first answer decides the page: a host whose profile cannot be read is an error page, with the server's status.
+  const first = await ctx.load<PreprocessResult>({ module_name: picker.value, memory_space: space.value });
+  drawResult(body, first);
 }
 
 function drawResult(root: HTMLElement, d: PreprocessResult): void {

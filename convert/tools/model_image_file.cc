@@ -1,0 +1,158 @@
+#include "convert/tools/model_image_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "convert/load/profile_format.h"
+#include "convert/model/model_image.h"
+
+namespace tbprof {
+namespace {
+
+constexpr char kMagic[] = "TBPIMG";
+constexpr size_t kMagicBytes = 6;
+constexpr uint16_t kFileVersion = 1;
+constexpr size_t kHeaderBytes = kMagicBytes + 2 + 8 + 8 + 8;
+
+void PutFixed(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+uint64_t GetFixed(std::string_view in, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
+  return v;
+}
+
+// Reads the file front to back through a buffer: the image is many small
+// pieces (each string, each metadata) between its large arrays, which are
+// read straight into place.
+class BufferedFile {
+ public:
+  BufferedFile(int fd, uint64_t offset, std::string path) : fd_(fd), offset_(offset), path_(std::move(path)) {}
+
+  Status Read(void* dst, size_t n) {
+    char* out = static_cast<char*>(dst);
+    const size_t from_buffer = std::min(n, buffer_.size() - at_);
+    std::memcpy(out, buffer_.data() + at_, from_buffer);
+    at_ += from_buffer;
+    out += from_buffer;
+    n -= from_buffer;
+    if (n == 0) return Status::Ok();
+    if (n >= kBufferBytes) return ReadAt(out, n);
+    buffer_.resize(kBufferBytes);
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd_, buffer_.data() + got, kBufferBytes - got, static_cast<off_t>(offset_));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return Short();
+      got += static_cast<size_t>(r);
+      offset_ += static_cast<uint64_t>(r);
+    }
+    buffer_.resize(got);
+    std::memcpy(out, buffer_.data(), n);
+    at_ = n;
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
+  Status ReadAt(char* out, size_t n) {
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_, out, std::min<size_t>(n, size_t{1} << 30), static_cast<off_t>(offset_));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return Short();
+      out += r;
+      n -= static_cast<size_t>(r);
+      offset_ += static_cast<uint64_t>(r);
+    }
+    return Status::Ok();
+  }
+  Status Short() const { return DataLoss(path_ + " ends early (it changed while it was read?)"); }
+  int fd_;
+  uint64_t offset_;
+  std::string path_;
+  std::string buffer_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+bool ModelImagePays(const std::string& profile_path) {
+  return ProfileFormatOfFile(profile_path) == ProfileFormat::kKinetoTrace;
+}
+
+std::string ModelImagePathFor(const std::string& summary_path) {
+  const std::string_view suffix(kSummarySuffix);
+  std::string path = summary_path;
+  if (path.size() >= suffix.size() && std::string_view(path).substr(path.size() - suffix.size()) == suffix) {
+    path.resize(path.size() - suffix.size());
+  }
+  return path + kModelImageSuffix;
+}
+
+Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model) {
+  return WriteSummaryFileInPieces(image_path, [&](const ByteSink& sink) {
+    std::string header(kMagic, kMagicBytes);
+    PutFixed(header, kFileVersion, 2);
+    PutFixed(header, identity.size, 8);
+    PutFixed(header, static_cast<uint64_t>(identity.mtime_ns), 8);
+    PutFixed(header, identity.digest, 8);
+    RETURN_IF_ERROR(sink(header));
+    return WriteModelImage(model, sink);
+  });
+}
+
+StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& image_path,
+                                                          const ProfileIdentity& expected) {
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenSummaryFile(image_path));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return DataLoss(image_path + " is not a regular file");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  std::string header(kHeaderBytes, '\0');
+  BufferedFile file(fd.get(), 0, image_path);
+  if (size < kHeaderBytes || !file.Read(header.data(), kHeaderBytes).ok() ||
+      std::string_view(header).substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
+    return DataLoss("not a tbprof model image (no header)");
+  }
+  if (GetFixed(header, kMagicBytes, 2) != kFileVersion) {
+    return InvalidArgument("a model image of another version (" + std::to_string(GetFixed(header, kMagicBytes, 2)) +
+                           "; this tbprof reads " + std::to_string(kFileVersion) + ")");
+  }
+  const ProfileIdentity id{.size = GetFixed(header, 8, 8),
+                           .mtime_ns = static_cast<int64_t>(GetFixed(header, 16, 8)),
+                           .digest = GetFixed(header, 24, 8)};
+  if (!(id == expected)) {
+    return InvalidArgument("a model image of another version of the profile (size, mtime or bytes differ)");
+  }
+  return ReadModelImage([&](void* dst, size_t n) { return file.Read(dst, n); }, size - kHeaderBytes);
+}
+
+std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, const ProfileIdentity& identity,
+                                               const SummaryPolicy& policy) {
+  for (const std::string& summary : SummaryCandidates(profile_path, policy)) {
+    const std::string candidate = ModelImagePathFor(summary);
+    auto model = ReadModelImageFile(candidate, identity);
+    if (model.ok()) return std::move(*model);
+    if (model.status().code() == ErrorCode::kResourceExhausted) return nullptr;  // no room: the import is refused too
+    if (model.status().code() != ErrorCode::kNotFound) {
+      LogSummaryLine(policy, "model image " + candidate + " ignored: " + model.status().message());
+    }
+  }
+  return nullptr;
+}
+
+bool AnyModelImagePresent(const std::string& profile_path, const SummaryPolicy& policy) {
+  for (const std::string& summary : SummaryCandidates(profile_path, policy)) {
+    struct stat st {};
+    if (::lstat(ModelImagePathFor(summary).c_str(), &st) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace tbprof
