@@ -18,16 +18,18 @@
 
 namespace tbprof::bench {
 
-// A gzip member of `head`, then `fill` bytes of `c`, then `tail`, streamed
-// (never held inflated): bombs of any size.
-inline void WriteGzipStream(const std::filesystem::path& path, const std::string& head, uint64_t fill, char c,
-                            const std::string& tail, int level = 1) {
+// A gzip member of `head`, then `count` copies of `pattern`, then `tail`,
+// streamed (never held inflated): bombs of any size.
+inline void WriteGzipOfRepeats(const std::filesystem::path& path, const std::string& head, const std::string& pattern,
+                               uint64_t count, const std::string& tail, int level = 1) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary);
   z_stream zs{};
   deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
   std::vector<unsigned char> buf(1 << 16);
-  const std::string block(1 << 20, c);
+  const uint64_t per_block = std::max<uint64_t>(1, (uint64_t{1} << 20) / pattern.size());
+  std::string block;
+  for (uint64_t i = 0; i < per_block; ++i) block += pattern;
   auto feed = [&](const char* data, size_t n, int flush) {
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
     zs.avail_in = static_cast<uInt>(n);
@@ -39,13 +41,28 @@ inline void WriteGzipStream(const std::filesystem::path& path, const std::string
     } while (zs.avail_out == 0);
   };
   feed(head.data(), head.size(), Z_NO_FLUSH);
-  for (uint64_t left = fill; left > 0;) {
-    const uint64_t n = std::min<uint64_t>(left, block.size());
-    feed(block.data(), n, Z_NO_FLUSH);
+  for (uint64_t left = count; left > 0;) {
+    const uint64_t n = std::min<uint64_t>(left, per_block);
+    feed(block.data(), n * pattern.size(), Z_NO_FLUSH);
     left -= n;
   }
   feed(tail.data(), tail.size(), Z_FINISH);
   deflateEnd(&zs);
+}
+
+// A gzip member of `head`, then `fill` bytes of `c`, then `tail`.
+inline void WriteGzipStream(const std::filesystem::path& path, const std::string& head, uint64_t fill, char c,
+                            const std::string& tail, int level = 1) {
+  WriteGzipOfRepeats(path, head, std::string(1, c), fill, tail, level);
+}
+
+// One CPU operator whose args repeat `key` `count` times (`"key":1,` each),
+// gzip'ed: 33 million repeats are 200 MB of JSON in well under 1 MB.
+inline void WriteRepeatedArgsTrace(const std::filesystem::path& path, const std::string& key, uint64_t count) {
+  WriteGzipOfRepeats(path,
+                     "{\"schemaVersion\":1,\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\","
+                     "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{",
+                     "\"" + key + "\":1,", count, "\"External id\":1}}]}\n", 9);
 }
 
 // One kernel on each of `devices` devices (a plane each once imported).

@@ -13,7 +13,16 @@
 //     a gzip'ed legacy overview_page.pb bomb;
 //   - chunked garbage: chunk extensions, leading zeros and trailers that never end;
 //   - cross-site captures: GET (an <img>), POST without the token, POST marked
-//     cross-site; none may add a run.
+//     cross-site; none may add a run;
+//   - issue 46's attacks, in turn: tfprof patterns `(.*)*x` and 400 nested
+//     groups, a code trace 200,000 frames deep (code and advise views), a
+//     20,000-character name under `(a|b)*`, one `a/a/…/a` name of 40 KB; PyTorch
+//     traces of 200,000 devices, of one 128 MB name, of 33M copies of one arg
+//     (.gz) and cut short (.gz); a dense xplane of 25M events in one line
+//     (100 MB), whole at resolution 0 then its overview; each must get its
+//     expected answer (or 503 while other work holds the memory);
+//   - clients that ask for a heavy conversion and leave after 300 ms.
+// At the end the server must still answer /runs.
 // Reports the server's peak RSS (VmHWM, sampled every 250 ms and at the end)
 // against --memory_mb, the well-formed requests and how they were answered,
 // and the attacks that were not refused as expected.
@@ -29,6 +38,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,7 +81,10 @@ struct Tally {
     uint64_t total = 0;
     for (const auto& [status, n] : by_status) {
       total += n;
-      out += " " + (status < 0 ? std::string("unanswered") : std::to_string(status)) + ":" + std::to_string(n);
+      const std::string what = status == -1      ? std::string("unanswered")
+                               : status <= -1000 ? "unexpected " + std::to_string(-1000 - status)
+                                                 : std::to_string(status);
+      out += " " + what + ":" + std::to_string(n);
     }
     return std::to_string(total) + " (" + (out.empty() ? "" : out.substr(1)) + ")";
   }
@@ -84,6 +97,43 @@ size_t CountRuns(const fs::path& profile_dir) {
   return n;
 }
 
+void WriteBytes(const fs::path& path, const std::string& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A PyTorch trace of 20,000 small operators, gzip'ed and cut at two thirds.
+void WriteCutGzipTrace(const fs::path& path) {
+  std::string json = "{\"traceEvents\": [";
+  for (int i = 0; i < 20000; ++i) {
+    json += std::string(i ? "," : "") + "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op" + std::to_string(i % 97) +
+            "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i * 10) + ",\"dur\":5}";
+  }
+  json += "]}";
+  const fs::path whole = path.string() + ".whole";
+  tbprof::bench::WriteGzipOfRepeats(whole, json, " ", 0, "", 6);
+  std::ifstream in(whole, std::ios::binary);
+  std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(whole);
+  WriteBytes(path, gz.substr(0, gz.size() * 2 / 3));
+}
+
+// The crafted inputs of issue 46 items 1-5 and 7, each a run.
+void BuildIssue46Runs(const fs::path& profile) {
+  WriteBytes(profile / "tfprof_deep/profile_1", tbprof::bench::TfprofProfileBytes("deep", 200000));
+  std::string ab;
+  for (int i = 0; i < 20000; ++i) ab += i % 3 ? 'a' : 'b';
+  WriteBytes(profile / "tfprof_ab/profile_1", tbprof::bench::TfprofProfileBytes(ab + "c", 0));
+  std::string scopes = "a";
+  while (scopes.size() < 40000) scopes += "/a";
+  WriteBytes(profile / "tfprof_scopes/profile_1", tbprof::bench::TfprofProfileBytes(scopes, 0));
+  WriteBytes(profile / "torch_devices/h.pt.trace.json", tbprof::bench::ManyDevicesTrace(200000));
+  tbprof::bench::WriteHugeNameTrace(profile / "torch_name/h.pt.trace.json", uint64_t{128} << 20);
+  tbprof::bench::WriteRepeatedArgsTrace(profile / "torch_args/h.pt.trace.json.gz", "k", 33'000'000);
+  WriteCutGzipTrace(profile / "torch_cut/h.pt.trace.json.gz");
+  tbprof::bench::WriteDenseXPlane(profile / "dense25m/host0.xplane.pb", 25'000'000);
+}
+
 // The runs served: two to convert, a dense one of tiny events, the wrapped
 // gzip'ed xplane and the legacy gzip bomb, and a legacy JSON run.
 void BuildLogdir(const fs::path& profile) {
@@ -93,13 +143,15 @@ void BuildLogdir(const fs::path& profile) {
   WriteGzipOfZeros(profile / "wrapped/host0.xplane.pb", (uint64_t{4} << 30) + (uint64_t{1} << 20));
   WriteGzipOfZeros(profile / "legacyz/host0.overview_page.pb", uint64_t{1} << 30);
   tbprof::bench::WritePodViewerJson(profile / "legacy/h.pod_viewer.json");
+  BuildIssue46Runs(profile);
 }
 
 // The traffic of one soak: where it goes, until when, and how it was answered.
 struct Traffic {
   int port = 0;
   Clock::time_point deadline;
-  Tally well, slow, dense, chunked, csrf;
+  Tally well, slow, dense, chunked, csrf, leavers;
+  std::map<std::string, Tally> attacks;  // by attack, filled before the threads start
   std::atomic<uint64_t> well_latency_max_ms{0};
 };
 
@@ -203,6 +255,64 @@ void CrossSite(Traffic& t) {
   }
 }
 
+// One attack of issue 46: the request and the answers it may get.
+struct Attack {
+  std::string name, target;
+  std::vector<int> expected;
+};
+
+const std::vector<Attack>& Issue46Attacks() {
+  const std::string nested = std::string(400, '(') + "." + std::string(400, ')') + "*";
+  const std::string data = "/data/plugin/profile/data?run=";
+  static const std::vector<Attack> kAttacks = {
+      {"regex (.*)*x", data + "tfprof_deep&tag=tfprof&view=scope&show_name_regexes=(.*)*x", {200}},
+      {"regex 400 nested groups", data + "tfprof_deep&tag=tfprof&view=scope&show_name_regexes=" + nested, {400}},
+      {"code trace 200k deep (code)", data + "tfprof_deep&tag=tfprof&view=code", {422}},
+      {"code trace 200k deep (advise)", data + "tfprof_deep&tag=tfprof&view=advise", {422}},
+      {"20k name, (a|b)*", data + "tfprof_ab&tag=tfprof&view=scope&show_name_regexes=(a%7Cb)*", {200}},
+      {"a/a/.../a 40 KB", data + "tfprof_scopes&tag=tfprof&view=scope", {200, 413, 422}},
+      {"torch 200k devices overview", data + "torch_devices&tag=overview_page", {200, 413}},
+      {"torch 200k devices trace", data + "torch_devices&tag=trace_viewer@&resolution=0", {200, 413}},
+      {"torch 128 MB name", data + "torch_name&tag=overview_page", {413}},
+      {"torch 33M args .gz", data + "torch_args&tag=overview_page", {200, 413}},
+      {"torch cut .gz", data + "torch_cut&tag=overview_page", {422}},
+      {"dense 25M trace@ resolution=0", data + "dense25m&tag=trace_viewer@&resolution=0", {200, 413}},
+      {"dense 25M overview", data + "dense25m&tag=overview_page", {200, 413}},
+  };
+  return kAttacks;
+}
+
+// The attacks in turn, each with a fresh parameter (a new conversion); 503
+// (other work holds the memory) is allowed beside each one's answers.
+void Issue46(Traffic& t, size_t first) {
+  const std::vector<Attack>& attacks = Issue46Attacks();
+  for (uint64_t n = first; Clock::now() < t.deadline; ++n) {
+    const Attack& a = attacks[n % attacks.size()];
+    Connection c(t.port, 300);
+    const int status = c.Exchange(a.target + "&n=" + std::to_string(n));
+    const bool expected =
+        status == 503 || std::find(a.expected.begin(), a.expected.end(), status) != a.expected.end();
+    t.attacks.at(a.name).Add(expected ? status : status < 0 ? -1 : -1000 - status, a.name);
+  }
+}
+
+// Each asks for a conversion that takes seconds, then leaves.
+void Leavers(Traffic& t) {
+  const std::string targets[] = {"/data/plugin/profile/data?run=torch_devices&tag=trace_viewer@&resolution=0",
+                                 "/data/plugin/profile/data?run=dense25m&tag=overview_page",
+                                 "/data/plugin/profile/data?run=tfprof_deep&tag=tfprof&view=scope&show_name_regexes=(.*)*x"};
+  for (uint64_t n = 0; Clock::now() < t.deadline; ++n) {
+    {
+      Connection c(t.port, 1);
+      const bool sent = c.Send("GET " + targets[n % 3] + "&leave=" + std::to_string(n) +
+                               " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      t.leavers.Add(sent ? 0 : -1, "not sent");  // 0: sent, then left
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -227,18 +337,22 @@ int main() {
                server.port());
 
   Traffic t;
+  for (const auto& a : Issue46Attacks()) t.attacks[a.name];
   t.port = server.port();
   t.deadline = Clock::now() + std::chrono::seconds(seconds);
   std::vector<std::thread> threads;
   threads.emplace_back(WellFormed, std::ref(t), 1u);
   threads.emplace_back(WellFormed, std::ref(t), 2u);
-  for (void (*traffic)(Traffic&) : {SlowReaders, Heavy, ChunkedGarbage, CrossSite}) {
+  threads.emplace_back(Issue46, std::ref(t), size_t{0});
+  threads.emplace_back(Issue46, std::ref(t), Issue46Attacks().size() / 2);
+  for (void (*traffic)(Traffic&) : {SlowReaders, Heavy, ChunkedGarbage, CrossSite, Leavers}) {
     threads.emplace_back(traffic, std::ref(t));
   }
   bool died = false;
   uint64_t peak_kb = server.WatchPeakKb(t.deadline, &died);
   for (std::thread& thread : threads) thread.join();
   peak_kb = std::max(peak_kb, tbprof::bench::StatusKb(server.pid(), "VmHWM:"));
+  const int alive_status = died ? -1 : Connection(server.port(), 30).Exchange("/data/plugin/profile/runs");
   server.Stop();
   const size_t runs_after = CountRuns(profile);
   std::error_code ec;
@@ -256,7 +370,17 @@ int main() {
   std::printf("  dense xplane, wrapped gzip, legacy gzip bomb: %s\n", t.dense.Summary().c_str());
   std::printf("  chunked garbage: %s\n", t.chunked.Summary().c_str());
   std::printf("  cross-site captures: %s, runs added %zu\n", t.csrf.Summary().c_str(), runs_after - runs_before);
-  const bool ok = !died && t.well.Count(-1) == 0 && (memory_mb == 0 || peak_kb / 1024 <= memory_mb) &&
+  // An attack's unexpected answer S is tallied as -1000 - S, none as -1.
+  bool attacks_ok = true;
+  for (auto& [name, tally] : t.attacks) {
+    std::printf("  issue 46, %s: %s\n", name.c_str(), tally.Summary().c_str());
+    for (const auto& [status, n] : tally.by_status) attacks_ok = attacks_ok && status >= 0;
+    attacks_ok = attacks_ok && !tally.by_status.empty();  // each one tried and answered
+  }
+  std::printf("  clients that left mid-conversion: %s\n", t.leavers.Summary().c_str());
+  std::printf("  /runs after the traffic: %d\n", alive_status);
+  const bool ok = !died && alive_status == 200 && attacks_ok && t.well.Count(-1) == 0 &&
+                  (memory_mb == 0 || peak_kb / 1024 <= memory_mb) &&
                   runs_after == runs_before && t.chunked.Count(400) + t.chunked.Count(431) > 0 &&
                   csrf_refused > 0 && t.csrf.Count(200) == 0;
   std::printf("  %s\n", ok ? "PASS" : "FAIL");

@@ -39,6 +39,13 @@ uint64_t AdmissionScheduler::WorkRoom() const {
   return options_.memory_budget_bytes > cache ? options_.memory_budget_bytes - cache : 0;
 }
 
+uint64_t AdmissionScheduler::AdmittedBytes(const ProfileService::Deferred& work) const {
+  if (!work.estimate_unconfirmed || options_.memory_budget_bytes == 0 || !LaneOf(work.lane).by_memory) {
+    return work.working_bytes;
+  }
+  return std::min(work.working_bytes, WorkRoom());
+}
+
 uint64_t AdmissionScheduler::HeldBytes() const { return cache_.bytes_used() + sending_bytes_.load(); }
 
 std::optional<HttpResponse> AdmissionScheduler::Submit(Job job) {
@@ -190,6 +197,7 @@ std::optional<HttpResponse> AdmissionScheduler::RunAdmitted(ProfileService::Defe
   if (stopped) return std::nullopt;
   auto done = std::make_shared<std::promise<HttpResponse>>();
   std::future<HttpResponse> answer = done->get_future();
+  work.working_bytes = AdmittedBytes(work);
   Job job;
   job.working_bytes = work.working_bytes;
   job.lane = work.lane;

@@ -95,6 +95,12 @@ class AdmissionScheduler {
     WorkLane lane = WorkLane::kConversion;
     std::function<void()> run;
   };
+  // The bytes `work` is admitted with: its estimate, or at most WorkRoom when
+  // the estimate is unconfirmed, so that work of a cut gzip'ed file (whose
+  // last bytes state any size) runs as the largest work may and ends where
+  // its file does (422) or where its claims pass the room (413), instead of
+  // being refused for a size its file never had.
+  uint64_t AdmittedBytes(const ProfileService::Deferred& work) const;
   // Queues `job` (it runs once admitted): nullopt; or the answer refusing it,
   // 413 when it could never fit, 503 (Retry-After) when its lane's queue is full.
   std::optional<HttpResponse> Submit(Job job);
@@ -137,6 +143,7 @@ class AdmissionScheduler {
   };
   static bool IsBig(const LaneState& lane, uint64_t bytes) { return lane.by_memory && bytes > kSmallWorkBytes; }
   LaneState& LaneOf(WorkLane lane) { return lanes_[static_cast<size_t>(lane)]; }
+  const LaneState& LaneOf(WorkLane lane) const { return lanes_[static_cast<size_t>(lane)]; }
   uint64_t HeldBytes() const;
   bool FitsLocked(const LaneState& lane, uint64_t bytes) const;
   void DispatchLocked(WorkLane lane);

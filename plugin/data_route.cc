@@ -325,10 +325,11 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComp
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
   const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
+  const bool unconfirmed = EstimateRestsOnGzip(EstimateLimits(), std::get<DataPlan>(plan));
   return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> std::variant<HttpResponse, Deferred> {
                     return ComputeData(plan);
                   },
-                  bytes};
+                  bytes, WorkLane::kConversion, unconfirmed};
 }
 
 WorkLimits ProfileService::EstimateLimits() const {
@@ -372,7 +373,8 @@ int ProfileService::Warm(int max_runs, const std::function<std::optional<HttpRes
         continue;
       }
       Deferred work{[this, plan = *p]() -> std::variant<HttpResponse, Deferred> { return ComputeData(plan); },
-                    WorkingBytes(cache_, EstimateLimits(), *p), WorkLane::kConversion};
+                    WorkingBytes(cache_, EstimateLimits(), *p), WorkLane::kConversion,
+                    EstimateRestsOnGzip(EstimateLimits(), *p)};
       std::optional<HttpResponse> answer = admit(std::move(work));
       if (answer && answer->status == 200) ++computed;
     }

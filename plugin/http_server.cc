@@ -333,6 +333,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // from a worker handing back the rest of its work); the answer refusing it
   // when it cannot be queued.
   std::optional<HttpResponse> Admit(ProfileService::Deferred work, std::shared_ptr<CancellationToken> token) {
+    work.working_bytes = server_->admission.AdmittedBytes(work);
     AdmissionScheduler::Job job;
     job.working_bytes = work.working_bytes;
     job.lane = work.lane;

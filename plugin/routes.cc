@@ -337,8 +337,9 @@ ProfileService::Outcome ProfileService::RouteData(const RouteCall& call) {
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
   const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
+  const bool unconfirmed = EstimateRestsOnGzip(EstimateLimits(), std::get<DataPlan>(plan));
   return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> Outcome { return ComputeData(plan); }, bytes,
-                  WorkLane::kConversion};
+                  WorkLane::kConversion, unconfirmed};
 }
 
 ProfileService::Outcome ProfileService::RouteConfig(const RouteCall&) {
@@ -580,7 +581,8 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::RunTools(co
   // one is inflated first: admitted by what it inflates to.
   const uint64_t bytes = contents->profiles.empty() ? 0 : SummaryBytes(EstimateLimits(), contents->profiles.front());
   if (bytes == 0) return list();
-  return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes};
+  return Deferred{[list]() -> std::variant<HttpResponse, Deferred> { return list(); }, bytes, WorkLane::kConversion,
+                  /*estimate_unconfirmed=*/true};
 }
 
 HttpResponse ProfileService::UnknownTool(const Query& q) {
@@ -638,7 +640,8 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::ModuleList(
   // Modules also come from the first profile's model: loading it is admitted by its estimate.
   const uint64_t bytes = FirstModelLoadBytes(cache_, EstimateLimits(), *scanned);
   if (bytes == 0) return ListModules(*scanned);
-  return Deferred{[this, scanned]() -> std::variant<HttpResponse, Deferred> { return ListModules(*scanned); }, bytes};
+  return Deferred{[this, scanned]() -> std::variant<HttpResponse, Deferred> { return ListModules(*scanned); }, bytes,
+                  WorkLane::kConversion, EstimateRestsOnGzip(EstimateLimits(), scanned->profiles.front().path)};
 }
 
 HttpResponse ProfileService::ListModules(const RunContents& contents) {

@@ -86,6 +86,11 @@ class ProfileService {
     // cache holds already (the server admits work by it).
     uint64_t working_bytes = 0;
     WorkLane lane = WorkLane::kConversion;
+    // The estimate counts what a gzip'ed profile inflates to, as its trailer
+    // states: a file cut short ends in compressed data, so that "size" may be
+    // anything. Such work is never refused for its estimate alone (see
+    // AdmissionScheduler::AdmittedBytes); its claims decide.
+    bool estimate_unconfirmed = false;
     // Runs it and whatever it hands back, to the answer.
     HttpResponse operator()() const;
   };

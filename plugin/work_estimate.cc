@@ -120,4 +120,18 @@ uint64_t FirstModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, con
   return id.ok() ? ModelLoadBytes(cache, limits, contents.profiles.front().path, *id) : 0;
 }
 
+bool EstimateRestsOnGzip(const WorkLimits& limits, const std::string& path) {
+  FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
+  auto id = FileIdentityOf(path);
+  return id.ok() && GzipInflatedEstimate(path, id->size, limits.max_inflated_bytes).has_value();
+}
+
+bool EstimateRestsOnGzip(const WorkLimits& limits, const DataPlan& plan) {
+  if (plan.spec == nullptr && plan.legacy_gzip) return false;  // sent as it is, or inflated up to the response limit
+  for (const auto& [path, id] : plan.files) {
+    if (EstimateRestsOnGzip(limits, path)) return true;
+  }
+  return false;
+}
+
 }  // namespace tbprof

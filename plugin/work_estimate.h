@@ -46,4 +46,9 @@ uint64_t SummaryBytes(const WorkLimits& limits, const RunFile& file);
 // Loading the first profile of a run (0 when none or cached).
 uint64_t FirstModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const RunContents& contents);
 
+// Whether the estimate counts what a gzip'ed profile inflates to (its
+// trailer's word, which a cut file makes up: Deferred::estimate_unconfirmed).
+bool EstimateRestsOnGzip(const WorkLimits& limits, const DataPlan& plan);
+bool EstimateRestsOnGzip(const WorkLimits& limits, const std::string& path);
+
 }  // namespace tbprof

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "convert/base/cancellation.h"
 #include "convert/base/file_name.h"
@@ -29,6 +30,63 @@ StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint
   ReleaseMemory(claimed);
   return out;
 }
+
+namespace {
+
+// Deflate writes at least one bit per 258 bytes out: a stream inflates to
+// at most 1032 times its size.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+// The size modulo 4 GiB that a single-member gzip file's last four bytes state.
+uint64_t GzipTrailerSize(std::string_view in) {
+  const auto* tail = reinterpret_cast<const unsigned char*>(in.data() + in.size() - 4);
+  return uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 | uint64_t{tail[3]} << 24;
+}
+
+// Whether `in`, having inflated to `produced` bytes, contradicts its own
+// trailer: past the stated size, the true size can only be that plus a
+// multiple of 4 GiB, which a file this small cannot hold. A file cut short
+// ends in compressed data, so its "trailer" states anything.
+bool TrailerRulesOut(std::string_view in, uint64_t produced) {
+  if (in.size() < 18) return false;
+  const uint64_t stated = GzipTrailerSize(in);
+  return produced > stated && stated + (uint64_t{1} << 32) > uint64_t{in.size()} * kMaxDeflateRatio;
+}
+
+// The rest of a stream whose trailer is ruled out, inflated into a scratch
+// buffer (kept nowhere: the file is damaged either way) to say how: cut short,
+// corrupt, or whole but with a trailer that is not its size. Bounded: the
+// file is too small to inflate past 1032 times itself.
+Status DamageOfTheRest(z_stream& zs, std::string_view in, size_t fed, const std::string& path) {
+  std::vector<unsigned char> scratch(1 << 20);
+  while (true) {
+    if (CancelRequested()) return CancelledError("inflating " + FileNameOfPath(path));
+    zs.next_out = scratch.data();
+    zs.avail_out = static_cast<uInt>(scratch.size());
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    // zlib checks the trailer at the stream's end: a size that is not the stream's is its "length check".
+    if (rc == Z_STREAM_END || (rc == Z_DATA_ERROR && zs.msg != nullptr &&
+                               std::string_view(zs.msg) == "incorrect length check")) {
+      return DamagedProfileFile(path, in.size(),
+                                "its gzip data inflates to " + std::to_string(zs.total_out) + " bytes, not the " +
+                                    std::to_string(GzipTrailerSize(in)) + " its last bytes state");
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      return DamagedProfileFile(path, in.size(), "its gzip data is corrupt after byte " + std::to_string(zs.total_in));
+    }
+    if (zs.avail_in > 0) continue;
+    if (fed < in.size()) {
+      const size_t more = std::min<size_t>(in.size() - fed, 1u << 30);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + fed));
+      zs.avail_in = static_cast<uInt>(more);
+      fed += more;
+    } else if (zs.avail_out > 0) {
+      return DamagedProfileFile(path, in.size(), "it ends inside its gzip data");
+    }
+  }
+}
+
+}  // namespace
 
 StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string& path, uint64_t max_bytes,
                                           uint64_t* kept_claim) {
@@ -68,6 +126,12 @@ StatusOr<std::string> InflateKeepingClaim(std::string_view in, const std::string
   while (true) {
     if (produced == out.size()) {
       if (out.size() >= max_bytes) {
+        if (TrailerRulesOut(in, produced)) {
+          out = std::string();
+          ReleaseMemory(claimed);
+          claimed = 0;
+          return fail(DamageOfTheRest(zs, in, fed, path));
+        }
         return fail(ResourceExhausted(path + ": more than " + std::to_string(max_bytes) + " bytes when decompressed"));
       }
       if (Status s = grow(std::min<uint64_t>(out.size() * 2, max_bytes)); !s.ok()) return fail(s);

@@ -151,9 +151,15 @@ class KinetoBuilder {
   // Claims (convert/base/memory_grant.h) what the builder holds beyond what
   // it has claimed: its pending events and stats and its strings, which a
   // trace of small events or huge names makes many times the file's size.
+  // Each line costs its entry, its index entry and its events' indices (a
+  // vector growing by doubling): a trace of one event per device makes as
+  // many lines as events. The args' index (arg_at_) is counted too.
   Status ClaimHeld() {
-    const uint64_t held = events_.size() * sizeof(PendingEvent) + stats_.size() * sizeof(Stat) +
-                          space_->strings.MemoryBytes();
+    RETURN_IF_ERROR(intern_refused_);
+    const uint64_t held = events_.size() * (sizeof(PendingEvent) + 2 * sizeof(uint32_t)) +
+                          stats_.size() * sizeof(Stat) + space_->strings.MemoryBytes() +
+                          lines_.size() * (sizeof(PendingLine) + kIndexEntryBytes) +
+                          arg_at_.capacity() * sizeof(arg_at_[0]);
     if (held <= claimed_) return Status::Ok();
     const uint64_t more = std::max<uint64_t>(held - claimed_, kClaimStep);
     RETURN_IF_ERROR(ClaimMemory(more, "loading the profile"));
@@ -161,6 +167,37 @@ class KinetoBuilder {
     return Status::Ok();
   }
   static constexpr uint64_t kClaimStep = uint64_t{1} << 20;
+  static constexpr uint64_t kIndexEntryBytes = 32;  // an unordered_map node, with its bucket
+  // A string of the trace interned. One larger than kClaimStep (a name or an
+  // arg may be of any size) is claimed before it is copied, and counted as
+  // held; a refusal is kept in intern_refused_ (ClaimHeld returns it) and the
+  // string left out.
+  StrId Intern(std::string_view text) {
+    if (text.size() > kClaimStep) {
+      if (StrId known = space_->strings.Find(text); known != kNoStr) return known;
+      if (!intern_refused_.ok()) return kNoStr;
+      intern_refused_ = ClaimMemory(text.size(), "loading the profile: a string of " +
+                                                     std::to_string(text.size() >> 20) + " MiB");
+      if (!intern_refused_.ok()) return kNoStr;
+      claimed_ += text.size();
+    }
+    return space_->strings.Intern(text);
+  }
+  // An event's args in JSON may name a key twice: the last value is the
+  // arg's, as json.loads (torch-tb-profiler's reader) keeps it, so a trace
+  // repeating one key millions of times holds one stat. Returns the stat of
+  // `name` among the object's so far (from `first`), or null.
+  Stat* ArgSoFar(uint32_t first, StrId name);
+  // Notes that stat `index` of the args object being read is `name`'s.
+  void IndexArg(StrId name, uint32_t index);
+  static constexpr uint32_t kArgsScannedInPlace = 16;
+  // Past kArgsScannedInPlace, where each name's stat is in the object being
+  // read: by name id, (the object's number, the stat's index), so that no
+  // object clears it; 8 bytes per string of the table, only once an event
+  // has that many args.
+  std::vector<std::pair<uint32_t, uint32_t>> arg_at_;
+  uint32_t args_object_ = 0;
+  bool args_indexed_ = false;
   void ReserveFor(size_t json_bytes);
   Status ParseTopLevel(JsonScanner& js);
   Status ParseTraceEvents(JsonScanner& js);
@@ -193,6 +230,7 @@ class KinetoBuilder {
   uint64_t parallel_min_bytes_;
   uint64_t claimed_ = 0;  // by ClaimHeld
   Status tf_op_refused_;  // by TfOpOf
+  Status intern_refused_;  // by Intern
   std::string_view json_;
   std::unique_ptr<XSpaceModel> space_;
   std::vector<PendingEvent> events_;

@@ -17,7 +17,8 @@ namespace {
 
 // A stat of a JSON value: numbers, strings and booleans as themselves, arrays
 // and objects as their text.
-bool ReadStatValue(JsonScanner& js, StringTable& strings, Stat* out) {
+template <typename Intern>
+bool ReadStatValue(JsonScanner& js, Intern&& intern, Stat* out) {
   std::string_view text;
   switch (js.Peek()) {
     case JsonType::kNumber: {
@@ -34,7 +35,7 @@ bool ReadStatValue(JsonScanner& js, StringTable& strings, Stat* out) {
     case JsonType::kString:
       if (!js.ReadString(&text)) return false;
       out->kind = StatKind::kStr;
-      out->str = strings.Intern(text);
+      out->str = intern(text);
       return true;
     case JsonType::kTrue:
     case JsonType::kFalse: {
@@ -52,18 +53,19 @@ bool ReadStatValue(JsonScanner& js, StringTable& strings, Stat* out) {
     default:
       if (!js.SkipValue(&text)) return false;
       out->kind = StatKind::kStr;
-      out->str = strings.Intern(text);
+      out->str = intern(text);
       return true;
   }
 }
 
 // pid and tid: numbers or strings, kept as their text.
-bool ReadIdText(JsonScanner& js, StringTable& strings, StrId* out) {
+template <typename Intern>
+bool ReadIdText(JsonScanner& js, Intern&& intern, StrId* out) {
   std::string_view text;
   bool ok = js.Peek() == JsonType::kString ? js.ReadString(&text)
             : js.Peek() == JsonType::kNumber ? js.ReadNumberText(&text)
                                               : js.SkipValue(&text);
-  if (ok) *out = strings.Intern(text);
+  if (ok) *out = intern(text);
   return ok;
 }
 
@@ -125,7 +127,7 @@ Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
     return Error("not valid JSON (text after the trace object at byte " + std::to_string(js.offset()) + ")");
   }
   if (!saw_trace_events_) return Error("not a PyTorch profiler trace: no \"traceEvents\" array");
-  return Status::Ok();
+  return intern_refused_;
 }
 
 // Every event read so far is copied into the builder: the mapped pages
@@ -289,23 +291,53 @@ Status KinetoBuilder::ParseDistributedInfo(JsonScanner& js) {
   return js.failed() ? ScanError(js) : Status::Ok();
 }
 
+void KinetoBuilder::IndexArg(StrId name, uint32_t index) {
+  if (name >= arg_at_.size()) arg_at_.resize(std::max<size_t>(space_->strings.size(), 2 * arg_at_.size()));
+  arg_at_[name] = {args_object_, index};
+}
+
+Stat* KinetoBuilder::ArgSoFar(uint32_t first, StrId name) {
+  if (stats_.size() - first <= kArgsScannedInPlace) {
+    for (uint32_t i = first; i < stats_.size(); ++i) {
+      if (stats_[i].name == name) return &stats_[i];
+    }
+    return nullptr;
+  }
+  if (!args_indexed_) {
+    args_indexed_ = true;
+    ++args_object_;
+    for (uint32_t i = first; i < stats_.size(); ++i) IndexArg(stats_[i].name, i);
+  }
+  if (name < arg_at_.size() && arg_at_[name].first == args_object_) return &stats_[arg_at_[name].second];
+  return nullptr;
+}
+
 Status KinetoBuilder::ParseArgs(JsonScanner& js) {
   if (js.Peek() != JsonType::kObject) return js.SkipValue() ? Status::Ok() : ScanError(js);
   js.EnterObject();
+  const uint32_t first = static_cast<uint32_t>(stats_.size());
+  args_indexed_ = false;
+  auto intern = [this](std::string_view text) { return Intern(text); };
   std::string_view key;
+  uint64_t read = 0;
   while (js.NextKey(&key)) {
-    Stat s;
-    s.name = arg_names_.Intern(key, space_->strings);
-    if (s.name == n_.external_id_old) s.name = n_.external_id;
-    if (!ReadStatValue(js, space_->strings, &s)) break;
-    if (s.kind == StatKind::kNone) continue;
-    stats_.push_back(s);
-    if ((stats_.size() & 0xffff) == 0) {  // one event may carry millions
+    if ((++read & 0xffff) == 0) {  // one event may carry millions
       RETURN_IF_ERROR(ClaimHeld());
       if (CancelRequested()) return CancelledError("loading " + source_);
     }
-    if (s.name == n_.external_id && args_external_ == kNone && s.IsInteger()) args_external_ = s.IntValue();
-    if (s.name == n_.correlation && args_correlation_ == kNone && s.IsInteger()) args_correlation_ = s.IntValue();
+    Stat s;
+    s.name = key.size() > kClaimStep ? Intern(key) : arg_names_.Intern(key, space_->strings);
+    if (s.name == n_.external_id_old) s.name = n_.external_id;
+    if (!ReadStatValue(js, intern, &s)) break;
+    if (s.kind == StatKind::kNone) continue;
+    if (Stat* earlier = ArgSoFar(first, s.name)) {
+      *earlier = s;
+    } else {
+      if (args_indexed_) IndexArg(s.name, static_cast<uint32_t>(stats_.size()));
+      stats_.push_back(s);
+    }
+    if (s.name == n_.external_id) args_external_ = s.IsInteger() ? s.IntValue() : kNone;
+    if (s.name == n_.correlation) args_correlation_ = s.IsInteger() ? s.IntValue() : kNone;
   }
   return js.failed() ? ScanError(js) : Status::Ok();
 }
@@ -319,6 +351,7 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
   StrId name = kNoStr, pid = kNoStr, tid = kNoStr;
   int64_t ts = kNone, dur = kNone;
   std::string_view key, text;
+  auto intern = [this](std::string_view t) { return Intern(t); };
   // `absolute`: a point in time, bounded so that differences never wrap (a
   // duration is bounded by kMaxSpanNs below).
   auto time_value = [&](int64_t* out, bool absolute) -> Status {
@@ -340,20 +373,20 @@ Status KinetoBuilder::ParseEvent(JsonScanner& js) {
       }
     } else if (key == "cat") {
       if (js.Peek() == JsonType::kString && js.ReadString(&text)) {
-        cat = space_->strings.Intern(text);
+        cat = Intern(text);
       } else if (!js.SkipValue()) {
         break;
       }
     } else if (key == "name") {
       if (js.Peek() == JsonType::kString && js.ReadString(&text)) {
-        name = space_->strings.Intern(text);
+        name = Intern(text);
       } else if (!js.SkipValue()) {
         break;
       }
     } else if (key == "pid") {
-      if (!ReadIdText(js, space_->strings, &pid)) break;
+      if (!ReadIdText(js, intern, &pid)) break;
     } else if (key == "tid") {
-      if (!ReadIdText(js, space_->strings, &tid)) break;
+      if (!ReadIdText(js, intern, &tid)) break;
     } else if (key == "ts") {
       RETURN_IF_ERROR(time_value(&ts, /*absolute=*/true));
     } else if (key == "dur") {

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "bench/hostile_inputs.h"
 #include "plugin/http_server.h"
 #include "plugin/routes.h"
 #include "tests/plugin/plugin_test_util.h"
@@ -43,12 +44,22 @@ TEST(PluginServerMemory, TheWarmUpIsAdmittedLikeARequest) {
   EXPECT_EQ(warm_up(ho), std::pair(2, uint64_t{0}));
 }
 
-// 24 MiB of zeros, gzip'ed, with a trailer claiming 1 MiB: a stream of
-// 4 GiB + 1 MiB would carry that trailer. It is estimated (and admitted) as
-// 1 MiB and inflated no further: 413, naming the limit, and no memory spent.
+// `gz` with a comment of `pad` bytes in its header (FCOMMENT): the same
+// stream in a file as large as one that could hold 4 GiB more.
+std::string WithHeaderComment(const std::string& gz, size_t pad) {
+  std::string out = gz.substr(0, 10);
+  out[3] = static_cast<char>(out[3] | 0x10);
+  out += std::string(pad, 'c') + '\0';
+  return out + gz.substr(10);
+}
+
+// 24 MiB of zeros, gzip'ed, with a trailer claiming 1 MiB, in a file of
+// 4.2 MB (the deflate stream of 4 GiB + 1 MiB of zeros, which carries that
+// trailer, is about that size). It is estimated (and admitted) as its file
+// and inflated no further: 413, naming the limit, and no memory spent.
 TEST(PluginServerMemory, AGzipTrailerClaimingLessStopsTheInflationThere) {
   ScratchDir t;
-  std::string gz = testing_plugin::Gzip(std::string(size_t{24} << 20, '\0'));
+  std::string gz = WithHeaderComment(testing_plugin::Gzip(std::string(size_t{24} << 20, '\0')), 4'200'000);
   const uint32_t claimed = 1u << 20;
   for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
   WriteFile(t.path() / "plugins/profile/wrapped/host0.xplane.pb", gz);
@@ -64,6 +75,54 @@ TEST(PluginServerMemory, AGzipTrailerClaimingLessStopsTheInflationThere) {
   EXPECT_NE(r->body.find("when decompressed"), std::string::npos) << r->body;
   EXPECT_EQ(r->body.find(t.path().string()), std::string::npos) << "the answer names a server path: " << r->body;
   EXPECT_EQ(server.counts().refused_too_big, 0u);  // admitted by the claim, stopped by the cap
+  auto alive = c.Get("/runs");
+  ASSERT_TRUE(alive.has_value());
+  EXPECT_EQ(alive->status, 200);
+}
+
+// The same stream in its own small file cannot have wrapped: its trailer is
+// wrong, and the file is damaged (422), found without keeping what it inflates to.
+TEST(PluginServerMemory, AGzipTrailerThatCannotBeTrueIsADamagedFile) {
+  ScratchDir t;
+  std::string gz = testing_plugin::Gzip(std::string(size_t{24} << 20, '\0'));
+  const uint32_t claimed = 1u << 20;
+  for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  WriteFile(t.path() / "plugins/profile/wrapped/host0.xplane.pb", gz);
+  ProfileServiceOptions so;
+  so.cache_bytes = 1u << 20;
+  HttpServerOptions ho;
+  ho.memory_budget_bytes = so.cache_bytes + (16u << 20);
+  InProcessServer server(t.path(), ho, so);
+  RawClient c(server.port());
+  auto r = c.Get("/data?run=wrapped&tag=overview_page");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 422) << r->body;
+  EXPECT_EQ(r->body, "host0.xplane.pb: this profile file is damaged or incomplete (" + std::to_string(gz.size()) +
+                         " bytes; its gzip data inflates to 25165824 bytes, not the 1048576 its last bytes state); "
+                         "re-capture it")
+      << r->body;
+  EXPECT_LE(server.counts().peak_admitted_bytes, ho.memory_budget_bytes);
+}
+
+// Issue 46 item 7, scaled down tenfold: a dense xplane of 2.5M events in one
+// line (10 MB; 25M in 100 MB took --memory_mb 1024 to 1.8 GB) under a sixth
+// of the bound, whole trace at resolution 0 then the overview: each answered
+// (200, or 413 when it cannot fit), the process's peak RSS under the bound.
+TEST(PluginServerMemory, ADenseXPlaneStaysUnderTheBound) {
+  ScratchDir t;
+  bench::WriteDenseXPlane(t.path() / "plugins/profile/dense/host0.xplane.pb", 2'500'000);
+  constexpr uint64_t kBoundMb = 160;
+  ServeProcess server({"--logdir", t.path().string(), "--memory_mb", std::to_string(kBoundMb), "--cache_mb", "24",
+                       "--warm", "0"},
+                      (t.path() / "stderr.log").string());
+  ASSERT_GT(server.port(), 0);
+  RawClient c(server.port());
+  for (const char* target : {"/data?run=dense&tag=trace_viewer@&resolution=0", "/data?run=dense&tag=overview_page"}) {
+    auto r = c.Get(target);
+    ASSERT_TRUE(r.has_value()) << target;
+    EXPECT_TRUE(r->status == 200 || r->status == 413) << target << ": " << r->status << " " << r->body.substr(0, 200);
+  }
+  EXPECT_LT(server.PeakRssBytes(), kBoundMb << 20);
   auto alive = c.Get("/runs");
   ASSERT_TRUE(alive.has_value());
   EXPECT_EQ(alive->status, 200);

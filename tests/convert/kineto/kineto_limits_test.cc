@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -105,12 +106,61 @@ TEST(KinetoLimits, AHugeNameStopsAtTheBound) {
   ExpectHeldToTheBound(json, 3 * name_bytes);
 }
 
+std::string OneEventWithArgs(const std::string& args) {
+  return "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+         "\"ts\":1,\"dur\":2,\"args\":{" + args + "}}]}";
+}
+
 TEST(KinetoLimits, MillionsOfArgsStopAtTheBound) {
   std::string args;
-  for (int i = 0; i < 2'000'000; ++i) args += "\"k\":1,";
-  const std::string json = "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
-                           "\"ts\":1,\"dur\":2,\"args\":{" + args + "\"k\":1}}]}";
-  ExpectHeldToTheBound(json, 2'000'000 * sizeof(Stat));
+  for (int i = 0; i < 2'000'000; ++i) args += "\"k" + std::to_string(i) + "\":1,";
+  ExpectHeldToTheBound(OneEventWithArgs(args + "\"k\":1"), 2'000'000 * sizeof(Stat));
+}
+
+// The stats of the one event of `json`, by name.
+std::map<std::string, int64_t> ArgsOf(const std::string& json) {
+  auto m = ParseKinetoTrace(json, "r.pt.trace.json");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  std::map<std::string, int64_t> args;
+  if (!m.ok()) return args;
+  for (const XPlaneModel& plane : (*m)->planes) {
+    for (uint32_t e = 0; e < plane.events.size(); ++e) {
+      for (auto [s, end] = plane.StatsOf(e); s != end; ++s) {
+        if (s->IsInteger()) args[std::string((*m)->Str(s->name))] = s->IntValue();
+      }
+    }
+  }
+  return args;
+}
+
+// A key written twice is one arg with the last value, as json.loads reads
+// it: 2 million copies of one key hold one stat, not 2 million.
+TEST(KinetoLimits, ARepeatedArgIsOneArgWithTheLastValue) {
+  EXPECT_EQ(ArgsOf(OneEventWithArgs("\"k\":1,\"j\":5,\"k\":2")), (std::map<std::string, int64_t>{{"j", 5}, {"k", 2}}));
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "\"k" + std::to_string(i % 20) + "\":" + std::to_string(i) + ",";
+  std::map<std::string, int64_t> want;
+  for (int i = 20; i < 40; ++i) want["k" + std::to_string(i % 20)] = i;
+  want["z"] = 1;
+  EXPECT_EQ(ArgsOf(OneEventWithArgs(many + "\"z\":1")), want);  // past the keys scanned in place
+  std::string copies;
+  for (int i = 0; i < 2'000'000; ++i) copies += "\"k\":" + std::to_string(i % 7) + ",";
+  auto [ok, used] = ImportBounded(OneEventWithArgs(copies + "\"k\":9"), uint64_t{4} << 30);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_LT(used, copies.size());  // its stats would be 2M x sizeof(Stat), more than its text
+  EXPECT_EQ(ArgsOf(OneEventWithArgs(copies + "\"k\":9")), (std::map<std::string, int64_t>{{"k", 9}}));
+}
+
+// The trace's strings past a MiB (a name of any size) are claimed before
+// they are copied: under a bound smaller than one, nothing of it is held.
+TEST(KinetoLimits, AHugeNameIsClaimedBeforeItIsCopied) {
+  const size_t name_bytes = size_t{8} << 20;
+  const std::string json = "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"" +
+                           std::string(name_bytes, 'a') + "\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]}";
+  auto [refused, claimed] = ImportBounded(json, name_bytes / 2);
+  EXPECT_EQ(refused.code(), ErrorCode::kResourceExhausted) << refused.message();
+  EXPECT_NE(refused.message().find("a string of 8 MiB"), std::string::npos) << refused.message();
+  EXPECT_LE(claimed, name_bytes / 2);
 }
 
 }  // namespace

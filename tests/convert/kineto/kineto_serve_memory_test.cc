@@ -1,5 +1,6 @@
 // A real `tbprof serve --memory_mb 256` given a small .gz PyTorch trace whose
-// one event carries 8 million args (48 MB of JSON, 128 MB as stats): the
+// one event carries 8 million args (100 MB of JSON, 128 MB as stats and
+// 8 million names): the
 // importer's claims stop it with 413 before the process passes its bound
 // (unclaimed, it answered 200 at 328 MB peak), and the server stays up.
 #include <gtest/gtest.h>
@@ -19,8 +20,8 @@ TEST(KinetoServeMemory, MillionsOfArgsStopAt413UnderTheBound) {
   ScratchDir t;
   std::string json = "{\"schemaVersion\":1,\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,"
                      "\"tid\":1,\"ts\":1,\"dur\":2,\"args\":{";
-  json.reserve(json.size() + 8'000'000 * 6 + 16);
-  for (int i = 0; i < 8'000'000; ++i) json += "\"k\":1,";
+  json.reserve(json.size() + 8'000'000 * 13 + 16);
+  for (int i = 0; i < 8'000'000; ++i) json += "\"k" + std::to_string(i) + "\":1,";  // distinct: a repeated key is one arg
   json += "\"k\":1}}]}\n";
   testing_plugin::WriteFile(t.path() / "plugins/profile/args/h.pt.trace.json.gz", testing_plugin::Gzip(json));
   json = std::string();
