@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "convert/analysis/device/gpu_datasheets.h"
 #include "convert/analysis/op_stats/op_stats_serial.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/load/profile_file.h"
@@ -119,6 +120,8 @@ void ExpectSamePeaks(const DevicePeaks& a, const DevicePeaks& b) {
   EXPECT_EQ(a.kind, b.kind);
   EXPECT_EQ(a.device_type, b.device_type);
   EXPECT_EQ(a.device_count, b.device_count);
+  EXPECT_EQ(a.gpu_name, b.gpu_name);
+  EXPECT_EQ(a.datasheet, b.datasheet);
   ExpectSameDouble(a.peak_tflops, b.peak_tflops, "peak_tflops");
   ExpectSameDouble(a.hbm_gbps, b.hbm_gbps, "hbm_gbps");
   ExpectSameDouble(a.sram_rd_gbps, b.sram_rd_gbps, "sram_rd_gbps");
@@ -249,7 +252,8 @@ OpStats EveryFieldSet() {
   o.peaks = DevicePeaks{.kind = DeviceKind::kTpu, .device_type = "TPU v6 lite", .device_count = 8,
                         .peak_tflops = 918, .hbm_gbps = 1640, .sram_rd_gbps = 1.5, .sram_wr_gbps = 2.5,
                         .cmem_rd_gbps = 3.5, .cmem_wr_gbps = 4.5, .vmem_rd_gbps = 5.5, .vmem_wr_gbps = 6.5,
-                        .megacore = true, .has_cmem = true, .has_merged_vmem = true};
+                        .megacore = true, .has_cmem = true, .has_merged_vmem = true,
+                        .gpu_name = "NVIDIA A100-SXM4-80GB", .datasheet = GpuDatasheetOf("NVIDIA A100-SXM4-80GB")};
   o.compute_16bit_ps = 17, o.compute_32bit_ps = 18, o.compute_unknown_precision_ps = 19;
   o.errors = {"an error"}, o.warnings = {"a warning", ""};
   o.torch_gpu = TorchGpuSummary{.utilization_percent = 50.25, .sm_efficiency_percent = std::nullopt,
