@@ -110,7 +110,8 @@ TEST(PluginServerMemory, AGzipTrailerThatCannotBeTrueIsADamagedFile) {
 // (200, or 413 when it cannot fit), the process's peak RSS under the bound.
 TEST(PluginServerMemory, ADenseXPlaneStaysUnderTheBound) {
   ScratchDir t;
-  bench::WriteDenseXPlane(t.path() / "plugins/profile/dense/host0.xplane.pb", 2'500'000);
+  // 4M events: a 96 MB model, and grouping them into steps for the overview about as much again.
+  bench::WriteDenseXPlane(t.path() / "plugins/profile/dense/host0.xplane.pb", 4'000'000);
   constexpr uint64_t kBoundMb = 160;
   ServeProcess server({"--logdir", t.path().string(), "--memory_mb", std::to_string(kBoundMb), "--cache_mb", "24",
                        "--warm", "0"},
