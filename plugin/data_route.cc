@@ -314,7 +314,8 @@ HttpResponse ProfileService::ComputeData(const DataPlan& plan) {
     }
     return MakeCachedOutput(std::move(out));
   }));
-  ReturnFreedMemory();
+  const std::shared_ptr<MemoryGrant> grant = CurrentMemoryGrant();
+  ReturnFreedMemory(grant ? grant->peak_claimed() : 0);
   return WithFailedFiles(plan.files, WithoutServerPaths(logdir_.root(), AnswerOf(plan.tag, plan.run, plan.host,
                                                                                   plan.csv, plan.input.hosts, result)));
 }
@@ -336,15 +337,18 @@ WorkLimits ProfileService::EstimateLimits() const {
   return WorkLimits{logdir_.confined_root(), max_inflated_bytes_, max_response_bytes_};
 }
 
-void ProfileService::ReturnFreedMemory() {
-  // malloc keeps what evicted entries (and a conversion's temporaries) freed
-  // in its per-thread arenas; without this the process stays at its peak and
-  // RSS is a multiple of --cache_mb. Trimming walks the arenas, so it is done
-  // once per 64 MB evicted, by one worker at a time.
+void ProfileService::ReturnFreedMemory(uint64_t work_peak_bytes) {
+  // malloc keeps what evicted entries and a conversion's temporaries freed in
+  // its per-thread arenas; without this the process stays at its peak, RSS is
+  // a multiple of --cache_mb, and the next large conversion on another
+  // worker's arena adds its peak to the last one's. Trimming walks the
+  // arenas, so it is done after a conversion that held 64 MB or more, or once
+  // per 64 MB evicted, by one worker at a time.
   constexpr uint64_t kTrimEveryBytes = uint64_t{64} << 20;
   const uint64_t evicted = cache_.evicted_bytes();
   std::unique_lock<std::mutex> lock(trim_mu_, std::try_to_lock);
-  if (!lock.owns_lock() || evicted - evicted_at_last_trim_ < kTrimEveryBytes) return;
+  if (!lock.owns_lock()) return;
+  if (work_peak_bytes < kTrimEveryBytes && evicted - evicted_at_last_trim_ < kTrimEveryBytes) return;
   evicted_at_last_trim_ = evicted;
   malloc_trim(0);
 }

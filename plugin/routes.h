@@ -187,8 +187,9 @@ class ProfileService {
   // Why a request may not change state (capture): not POST, sent by a page of
   // another origin, or without the token; nullopt when it may.
   std::optional<HttpResponse> RefuseForeignRequest(const HttpRequest& request) const;
-  // Hands memory freed by evictions back to the system now and then.
-  void ReturnFreedMemory();
+  // Hands memory freed by evictions and large conversions (`work_peak_bytes`:
+  // the most the conversion claimed) back to the system.
+  void ReturnFreedMemory(uint64_t work_peak_bytes);
   // /tool_table: each tool's name, display name, other name and whether /hosts offers it unlisted.
   HttpResponse ToolTable();
   HttpResponse TensorBoardRuns();
