@@ -20,15 +20,6 @@ constexpr size_t kMagicBytes = 6;
 constexpr uint16_t kFileVersion = 1;
 constexpr size_t kHeaderBytes = kMagicBytes + 2 + 8 + 8 + 8;
 
-void PutFixed(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-}
-uint64_t GetFixed(std::string_view in, size_t at, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
-  return v;
-}
-
 // Reads the file front to back through a buffer: the image is many small
 // pieces (each string, each metadata) between its large arrays, which are
 // read straight into place.

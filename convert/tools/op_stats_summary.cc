@@ -44,15 +44,6 @@ uint64_t PayloadChecksum(std::string_view bytes) {
   return Fnv1a(bytes.substr(at), h);
 }
 
-void PutFixed(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-}
-uint64_t GetFixed(std::string_view in, size_t at, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
-  return v;
-}
-
 Status ReadAt(int fd, uint64_t offset, size_t n, std::string& out, const std::string& path) {
   out.resize(n);
   size_t done = 0;
@@ -264,6 +255,16 @@ Status WriteSummaryFileInPieces(const std::string& summary_path, const std::func
   }
   if (!written.ok()) ::unlink(temp.c_str());
   return written;
+}
+
+void PutFixed(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t GetFixed(std::string_view in, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[at + i])) << (8 * i);
+  return v;
 }
 
 }  // namespace tbprof

@@ -102,4 +102,9 @@ Status WriteSummaryFileInPieces(const std::string& summary_path, const std::func
 // never through a final symlink under a summary folder).
 StatusOr<UniqueFd> OpenSummaryFile(const std::string& path);
 
+// The headers' fixed-width little-endian integers (`bytes` of them), for the
+// summary and the model image file alike.
+void PutFixed(std::string& out, uint64_t v, int bytes);
+uint64_t GetFixed(std::string_view in, size_t at, int bytes);
+
 }  // namespace tbprof
