@@ -7,6 +7,7 @@
 #include "convert/load/profile_format.h"
 #include "convert/model/xspace_model.h"
 #include "convert/tools/artifact_cache.h"
+#include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
 #include "plugin/route_util.h"
 
@@ -26,6 +27,9 @@ constexpr uint64_t kLegacyBytesPerFileByte = 3;
 // peak RSS on a 500 MB trace: pending events and the model side by side); the
 // text's mapped pages are handed back as they are read.
 constexpr uint64_t kKinetoModelBytesPerTenJsonBytes = 6;
+// A model read from its image holds the image's bytes and a quarter more
+// (the string table's chunks and hash slots, vectors' slack).
+constexpr uint64_t kModelImageIndexShare = 4;
 
 // What a profile's name says of its importer; a `*.json` the catalogue listed is a trace.
 ProfileFormat ImporterOf(const std::string& path) {
@@ -75,6 +79,10 @@ uint64_t LegacyFileBytes(uint64_t file_size, uint64_t inflated_size) {
 uint64_t ModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const std::string& path,
                         const FileIdentity& id) {
   if (cache.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
+  // A model read back from its image is about the image (its arrays, and the strings' index beside them).
+  if (const std::optional<uint64_t> image = PresentModelImageBytes(path, CurrentSummaryPolicy())) {
+    return *image + *image / kModelImageIndexShare;
+  }
   FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
   return DecodedModelBytes(id.size, GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes), ImporterOf(path));
 }

@@ -48,18 +48,24 @@ bool Unchanged(const std::string& path, const ProfileIdentity& before) {
   return now.ok() && now->size == before.size && now->mtime_ns == before.mtime_ns;
 }
 
+// The model read back from an image of it whose identity matches, if there
+// is one; `identity` gets the profile's when it was read.
+std::unique_ptr<XSpaceModel> ModelFromImage(const std::string& path, const SummaryPolicy& policy,
+                                            std::optional<ProfileIdentity>& identity) {
+  if (!PresentModelImageBytes(path, policy)) return nullptr;
+  if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
+  return identity ? ReadModelImageFor(path, *identity, policy) : nullptr;
+}
+
 // The whole model: from a model image whose identity matches, else imported
 // (and its image written when the policy says to write and an image pays).
 StatusOr<std::unique_ptr<XSpaceModel>> LoadWholeModel(const std::string& path) {
   const SummaryPolicy policy = CurrentSummaryPolicy();
-  const bool present = policy.read && AnyModelImagePresent(path, policy);
-  const bool write = policy.write && ModelImagePays(path);
   std::optional<ProfileIdentity> identity;
-  if (present || write) {
+  if (auto m = ModelFromImage(path, policy, identity)) return m;
+  const bool write = policy.write && ModelImagePays(path);
+  if (write && !identity) {
     if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
-  }
-  if (present && identity) {
-    if (auto m = ReadModelImageFor(path, *identity, policy)) return m;
   }
   ASSIGN_OR_RETURN(auto m, LoadProfileFile(path));
   if (write && identity && Unchanged(path, *identity)) {
@@ -113,6 +119,10 @@ namespace {
 StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path, ArtifactCache* cache,
                                                         std::shared_ptr<const XSpaceModel> model = nullptr) {
   if (!model) model = PeekModelCached(path, cache);
+  // A model image reads back many times faster than the trace imports, whole
+  // as it is; else only what the statistics read is imported.
+  std::optional<ProfileIdentity> unused;
+  if (!model) model = ModelFromImage(path, CurrentSummaryPolicy(), unused);
   if (!model) {
     ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(path, OpStatsLoadOptions()));
     model = std::move(loaded);

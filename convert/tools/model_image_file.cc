@@ -138,12 +138,13 @@ std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, 
   return nullptr;
 }
 
-bool AnyModelImagePresent(const std::string& profile_path, const SummaryPolicy& policy) {
+std::optional<uint64_t> PresentModelImageBytes(const std::string& profile_path, const SummaryPolicy& policy) {
+  if (!policy.read) return std::nullopt;
   for (const std::string& summary : SummaryCandidates(profile_path, policy)) {
     struct stat st {};
-    if (::lstat(ModelImagePathFor(summary).c_str(), &st) == 0) return true;
+    if (::lstat(ModelImagePathFor(summary).c_str(), &st) == 0) return static_cast<uint64_t>(st.st_size);
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace tbprof

@@ -10,7 +10,9 @@
 // profile read instead.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "convert/base/status.h"
@@ -37,7 +39,8 @@ StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& ima
 // `policy` says; null when there is none (each one present but ignored is logged).
 std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, const ProfileIdentity& identity,
                                                const SummaryPolicy& policy);
-// Whether any candidate image exists (no byte of it or of the profile read).
-bool AnyModelImagePresent(const std::string& profile_path, const SummaryPolicy& policy);
+// The size of the first candidate image that exists (no byte of it or of
+// the profile read); none when the policy reads none or there is none.
+std::optional<uint64_t> PresentModelImageBytes(const std::string& profile_path, const SummaryPolicy& policy);
 
 }  // namespace tbprof

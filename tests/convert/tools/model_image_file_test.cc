@@ -132,5 +132,36 @@ TEST(ModelImageFile, TheTraceViewerAnswersTheSameFromTheImage) {
   EXPECT_TRUE(s.lines.empty());
 }
 
+// Op statistics read the model from its image too: an image holding another
+// trace's model, under this trace's identity, gives that trace's overview.
+TEST(ModelImageFile, OpStatisticsAreComputedFromTheImage) {
+  ImageScratch s;
+  const std::string trace = s.Copy(kBert);
+  const std::string other = s.Copy(kQwen);
+  const ToolSpec* tool = FindProfileTool("overview_page");
+  ASSERT_NE(tool, nullptr);
+  auto overview_of = [&](const std::string& path) {
+    ToolInput in;
+    in.hosts = {"host"};
+    in.profile_paths = {path};
+    auto out = tool->run(in);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? out->body : std::string();
+  };
+  const std::string imported = overview_of(trace), other_overview = overview_of(other);
+  ASSERT_NE(imported, other_overview);
+  auto other_model = LoadProfileFile(other);
+  auto identity = IdentityOfProfile(trace);
+  ASSERT_TRUE(other_model.ok() && identity.ok());
+  ASSERT_TRUE(WriteModelImageFile(trace + kModelImageSuffix, *identity, **other_model).ok());
+  EXPECT_EQ(overview_of(trace), other_overview);
+  // Its own image gives its own overview, the same bytes as the import.
+  ASSERT_TRUE(fs::remove(trace + kModelImageSuffix));
+  ASSERT_TRUE(SummarizeProfileFile(trace, trace + kSummarySuffix).ok());
+  ASSERT_TRUE(fs::remove(trace + kSummarySuffix));
+  EXPECT_EQ(overview_of(trace), imported);
+  EXPECT_TRUE(s.lines.empty());
+}
+
 }  // namespace
 }  // namespace tbprof
