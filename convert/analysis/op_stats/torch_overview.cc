@@ -29,10 +29,19 @@ Ranges Merge(Ranges r) {
   return out;
 }
 
-// Both merged.
+// The first of merged `r` that ends after `t`.
+size_t FirstEndingAfter(const Ranges& r, int64_t t) {
+  return static_cast<size_t>(
+      std::upper_bound(r.begin(), r.end(), t, [](int64_t x, const Range& y) { return x < y.second; }) - r.begin());
+}
+
+// Both merged. Each side starts at the first range that can meet the other's
+// first: a step's window against a whole trace's ranges costs its overlap, not
+// the trace (a step at a time, that was steps × ranges).
 Ranges Intersect(const Ranges& a, const Ranges& b) {
   Ranges out;
-  size_t i = 0, j = 0;
+  if (a.empty() || b.empty()) return out;
+  size_t i = FirstEndingAfter(a, b.front().first), j = FirstEndingAfter(b, a.front().first);
   while (i < a.size() && j < b.size()) {
     int64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
     if (lo < hi) out.push_back({lo, hi});
