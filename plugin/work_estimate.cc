@@ -79,12 +79,16 @@ uint64_t LegacyFileBytes(uint64_t file_size, uint64_t inflated_size) {
 uint64_t ModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const std::string& path,
                         const FileIdentity& id) {
   if (cache.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
-  // A model read back from its image is about the image (its arrays, and the strings' index beside them).
-  if (const std::optional<uint64_t> image = PresentModelImageBytes(path, CurrentSummaryPolicy())) {
-    return *image + *image / kModelImageIndexShare;
+  const ProfileFormat format = ImporterOf(path);
+  // A model read back from its image (PyTorch traces have them) is about the
+  // image: its arrays, and the strings' index beside them.
+  if (format == ProfileFormat::kKinetoTrace) {
+    if (const auto image = PresentSummaryBytes(path, CurrentSummaryPolicy(), kModelImageSuffix)) {
+      return *image + *image / kModelImageIndexShare;
+    }
   }
   FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
-  return DecodedModelBytes(id.size, GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes), ImporterOf(path));
+  return DecodedModelBytes(id.size, GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes), format);
 }
 
 uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const DataPlan& plan) {

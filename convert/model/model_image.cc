@@ -126,7 +126,7 @@ class ImageReader {
   // A count of `element_bytes`-sized things: no more than the image has left.
   Status GetCount(uint64_t& n, size_t element_bytes, std::string_view what) {
     RETURN_IF_ERROR(Get(n));
-    if (element_bytes > 0 && n > left_ / element_bytes) {
+    if (n > left_ / element_bytes) {
       return DataLoss("the model image is damaged: it claims " + std::to_string(n) + " " + std::string(what) +
                       ", more than it holds");
     }

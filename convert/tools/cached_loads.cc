@@ -37,10 +37,6 @@ uint64_t NameBytes(const OpStats& stats) {
   return bytes;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether the profile still has the size and mtime `before` saw (its digest
 // was read then): what was computed from a file rewritten meanwhile is not kept on disk.
 bool Unchanged(const std::string& path, const ProfileIdentity& before) {
@@ -52,7 +48,7 @@ bool Unchanged(const std::string& path, const ProfileIdentity& before) {
 // is one; `identity` gets the profile's when it was read.
 std::unique_ptr<XSpaceModel> ModelFromImage(const std::string& path, const SummaryPolicy& policy,
                                             std::optional<ProfileIdentity>& identity) {
-  if (!PresentModelImageBytes(path, policy)) return nullptr;
+  if (!PresentSummaryBytes(path, policy, kModelImageSuffix)) return nullptr;
   if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
   return identity ? ReadModelImageFor(path, *identity, policy) : nullptr;
 }
@@ -69,7 +65,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadWholeModel(const std::string& path) {
   }
   ASSIGN_OR_RETURN(auto m, LoadProfileFile(path));
   if (write && identity && Unchanged(path, *identity)) {
-    const std::string target = ModelImagePathFor(SummaryPathFor(path, policy.summary_dir, policy.root));
+    const std::string target = SummaryPathFor(path, policy.summary_dir, policy.root, kModelImageSuffix);
     if (Status w = WriteModelImageFile(target, *identity, *m); !w.ok()) {
       LogSummaryLine(policy, "model image not written: " + w.message());
     }
@@ -147,7 +143,7 @@ StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path,
 // from the profile (and written as its summary when the policy says so).
 StatusOr<std::shared_ptr<const OpStats>> OpStatsOfFile(const std::string& path, ArtifactCache* cache) {
   const SummaryPolicy policy = CurrentSummaryPolicy();
-  const bool present = policy.read && AnySummaryPresent(path, policy);
+  const bool present = PresentSummaryBytes(path, policy).has_value();
   std::optional<ProfileIdentity> identity;
   if (present || policy.write) {
     if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;

@@ -25,7 +25,7 @@ constexpr size_t kHeaderBytes = kMagicBytes + 2 + 8 + 8 + 8;
 // read straight into place.
 class BufferedFile {
  public:
-  BufferedFile(int fd, uint64_t offset, std::string path) : fd_(fd), offset_(offset), path_(std::move(path)) {}
+  BufferedFile(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
 
   Status Read(void* dst, size_t n) {
     char* out = static_cast<char*>(dst);
@@ -36,16 +36,9 @@ class BufferedFile {
     n -= from_buffer;
     if (n == 0) return Status::Ok();
     if (n >= kBufferBytes) return ReadAt(out, n);
-    buffer_.resize(kBufferBytes);
-    size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::pread(fd_, buffer_.data() + got, kBufferBytes - got, static_cast<off_t>(offset_));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return Short();
-      got += static_cast<size_t>(r);
-      offset_ += static_cast<uint64_t>(r);
-    }
-    buffer_.resize(got);
+    buffer_.resize(std::min<uint64_t>(kBufferBytes, size_ - offset_));
+    if (buffer_.size() < n) return Short();
+    RETURN_IF_ERROR(ReadAt(buffer_.data(), buffer_.size()));
     std::memcpy(out, buffer_.data(), n);
     at_ = n;
     return Status::Ok();
@@ -53,6 +46,7 @@ class BufferedFile {
 
  private:
   static constexpr size_t kBufferBytes = size_t{1} << 20;
+  // Exactly `n` bytes at the file's next offset.
   Status ReadAt(char* out, size_t n) {
     while (n > 0) {
       const ssize_t r = ::pread(fd_, out, std::min<size_t>(n, size_t{1} << 30), static_cast<off_t>(offset_));
@@ -66,7 +60,7 @@ class BufferedFile {
   }
   Status Short() const { return DataLoss(path_ + " ends early (it changed while it was read?)"); }
   int fd_;
-  uint64_t offset_;
+  uint64_t size_, offset_ = 0;
   std::string path_;
   std::string buffer_;
   size_t at_ = 0;
@@ -79,12 +73,9 @@ bool ModelImagePays(const std::string& profile_path) {
 }
 
 std::string ModelImagePathFor(const std::string& summary_path) {
-  const std::string_view suffix(kSummarySuffix);
-  std::string path = summary_path;
-  if (path.size() >= suffix.size() && std::string_view(path).substr(path.size() - suffix.size()) == suffix) {
-    path.resize(path.size() - suffix.size());
-  }
-  return path + kModelImageSuffix;
+  std::string_view path(summary_path);
+  if (path.ends_with(kSummarySuffix)) path.remove_suffix(std::string_view(kSummarySuffix).size());
+  return std::string(path) + kModelImageSuffix;
 }
 
 Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model) {
@@ -106,7 +97,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& ima
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return DataLoss(image_path + " is not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
   std::string header(kHeaderBytes, '\0');
-  BufferedFile file(fd.get(), 0, image_path);
+  BufferedFile file(fd.get(), size, image_path);
   if (size < kHeaderBytes || !file.Read(header.data(), kHeaderBytes).ok() ||
       std::string_view(header).substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
     return DataLoss("not a tbprof model image (no header)");
@@ -126,8 +117,7 @@ StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& ima
 
 std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, const ProfileIdentity& identity,
                                                const SummaryPolicy& policy) {
-  for (const std::string& summary : SummaryCandidates(profile_path, policy)) {
-    const std::string candidate = ModelImagePathFor(summary);
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy, kModelImageSuffix)) {
     auto model = ReadModelImageFile(candidate, identity);
     if (model.ok()) return std::move(*model);
     if (model.status().code() == ErrorCode::kResourceExhausted) return nullptr;  // no room: the import is refused too
@@ -136,15 +126,6 @@ std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, 
     }
   }
   return nullptr;
-}
-
-std::optional<uint64_t> PresentModelImageBytes(const std::string& profile_path, const SummaryPolicy& policy) {
-  if (!policy.read) return std::nullopt;
-  for (const std::string& summary : SummaryCandidates(profile_path, policy)) {
-    struct stat st {};
-    if (::lstat(ModelImagePathFor(summary).c_str(), &st) == 0) return static_cast<uint64_t>(st.st_size);
-  }
-  return std::nullopt;
 }
 
 }  // namespace tbprof

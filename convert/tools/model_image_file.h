@@ -10,9 +10,7 @@
 // profile read instead.
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "convert/base/status.h"
@@ -28,7 +26,8 @@ inline constexpr char kModelImageSuffix[] = ".tbprof-model";
 // xplane's decode is already near the speed its model (twice the file) reads.
 bool ModelImagePays(const std::string& profile_path);
 
-// The image's place for a summary's place (same folder, same name, its own suffix).
+// The image's place for a summary's place (same folder, same name, its own
+// suffix); SummaryPathFor / SummaryCandidates with kModelImageSuffix find it from the profile's.
 std::string ModelImagePathFor(const std::string& summary_path);
 
 Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model);
@@ -39,8 +38,5 @@ StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& ima
 // `policy` says; null when there is none (each one present but ignored is logged).
 std::unique_ptr<XSpaceModel> ReadModelImageFor(const std::string& profile_path, const ProfileIdentity& identity,
                                                const SummaryPolicy& policy);
-// The size of the first candidate image that exists (no byte of it or of
-// the profile read); none when the policy reads none or there is none.
-std::optional<uint64_t> PresentModelImageBytes(const std::string& profile_path, const SummaryPolicy& policy);
 
 }  // namespace tbprof

@@ -170,36 +170,30 @@ SummaryPolicy CurrentSummaryPolicy() {
 }
 
 std::string SummaryPathFor(const std::string& profile_path, const std::string& summary_dir,
-                           const std::string& root) {
-  if (summary_dir.empty()) return profile_path + kSummarySuffix;
+                           const std::string& root, std::string_view suffix) {
+  if (summary_dir.empty()) return profile_path + std::string(suffix);
   std::string rel = RelativeTo(profile_path, root);
   if (rel.empty()) rel = std::filesystem::path(profile_path).filename().string();
-  return (std::filesystem::path(summary_dir) / rel).string() + kSummarySuffix;
+  return (std::filesystem::path(summary_dir) / rel).string() + std::string(suffix);
 }
 
-std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy) {
-  if (policy.summary_dir.empty()) return {profile_path + kSummarySuffix};
-  std::vector<std::string> out{SummaryPathFor(profile_path, policy.summary_dir, policy.root)};
+std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy,
+                                           std::string_view suffix) {
+  if (policy.summary_dir.empty()) return {profile_path + std::string(suffix)};
+  std::vector<std::string> out{SummaryPathFor(profile_path, policy.summary_dir, policy.root, suffix)};
   // Each folder from the root down to the profile's own, taken as the root.
   std::string rel = RelativeTo(profile_path, policy.root);
   for (size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
-    out.push_back((std::filesystem::path(policy.summary_dir) / rel.substr(slash + 1)).string() + kSummarySuffix);
+    out.push_back((std::filesystem::path(policy.summary_dir) / rel.substr(slash + 1)).string() + std::string(suffix));
   }
-  if (rel.empty()) out.push_back(SummaryPathFor(profile_path, policy.summary_dir, ""));
+  if (rel.empty()) out.push_back(SummaryPathFor(profile_path, policy.summary_dir, "", suffix));
   return out;
 }
 
-bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy) {
-  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
-    struct stat st {};
-    if (::lstat(candidate.c_str(), &st) == 0) return true;
-  }
-  return false;
-}
-
-std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy) {
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy,
+                                            std::string_view suffix) {
   if (!policy.read) return std::nullopt;
-  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy, suffix)) {
     struct stat st {};
     if (::lstat(candidate.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_size);
   }

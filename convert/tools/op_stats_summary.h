@@ -71,20 +71,22 @@ SummaryPolicy CurrentSummaryPolicy();
 
 // `<path>.tbprof-summary` beside it, or under `summary_dir` at `path`'s place
 // relative to `root` (its file name alone when `path` is not under `root`).
+// Another `suffix` names another file kept where the summary is (a model image).
 std::string SummaryPathFor(const std::string& profile_path, const std::string& summary_dir,
-                           const std::string& root);
-// The places a summary of `profile_path` is looked for under `policy`, first first.
-std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy);
+                           const std::string& root, std::string_view suffix = kSummarySuffix);
+// The places a summary (or the file of `suffix`) of `profile_path` is looked for under `policy`, first first.
+std::vector<std::string> SummaryCandidates(const std::string& profile_path, const SummaryPolicy& policy,
+                                           std::string_view suffix = kSummarySuffix);
 
 // The OpStats of the first candidate summary that is present and valid for
 // `identity`; null when none (each one present but ignored is logged).
 std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,
                                               const SummaryPolicy& policy);
-// Whether any candidate summary file exists (no profile byte read).
-bool AnySummaryPresent(const std::string& profile_path, const SummaryPolicy& policy);
-// The size of the first candidate summary file that exists, whether or not it
-// turns out valid; none when there is none or the policy reads none.
-std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy);
+// The size of the first candidate summary (or file of `suffix`) that exists,
+// whether or not it turns out valid; none when there is none or the policy
+// reads none. No byte of it or of the profile is read.
+std::optional<uint64_t> PresentSummaryBytes(const std::string& profile_path, const SummaryPolicy& policy,
+                                            std::string_view suffix = kSummarySuffix);
 
 // The bytes of a summary file (at most 1 GiB; a summary beside a profile is
 // opened as confined as the profile); NotFound when there is none.
