@@ -325,12 +325,14 @@ std::variant<HttpResponse, ProfileService::Deferred> ProfileService::PlanAndComp
   auto plan = PlanData(q, csv, accepts_gzip);
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-  const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
-  const bool unconfirmed = EstimateRestsOnGzip(EstimateLimits(), std::get<DataPlan>(plan));
-  return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> std::variant<HttpResponse, Deferred> {
-                    return ComputeData(plan);
-                  },
-                  bytes, WorkLane::kConversion, unconfirmed};
+  return ComputeDataLater(std::move(std::get<DataPlan>(plan)));
+}
+
+ProfileService::Deferred ProfileService::ComputeDataLater(DataPlan plan) {
+  const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), plan);
+  const bool unconfirmed = EstimateRestsOnGzip(EstimateLimits(), plan);
+  return Deferred{[this, plan = std::move(plan)]() -> Outcome { return ComputeData(plan); }, bytes,
+                  WorkLane::kConversion, unconfirmed};
 }
 
 WorkLimits ProfileService::EstimateLimits() const {
@@ -376,10 +378,7 @@ int ProfileService::Warm(int max_runs, const std::function<std::optional<HttpRes
         if (ComputeData(*p).status == 200) ++computed;
         continue;
       }
-      Deferred work{[this, plan = *p]() -> std::variant<HttpResponse, Deferred> { return ComputeData(plan); },
-                    WorkingBytes(cache_, EstimateLimits(), *p), WorkLane::kConversion,
-                    EstimateRestsOnGzip(EstimateLimits(), *p)};
-      std::optional<HttpResponse> answer = admit(std::move(work));
+      std::optional<HttpResponse> answer = admit(ComputeDataLater(*p));
       if (answer && answer->status == 200) ++computed;
     }
   }

@@ -336,10 +336,7 @@ ProfileService::Outcome ProfileService::RouteData(const RouteCall& call) {
   auto plan = PlanData(query, csv, accepts_gzip, &*listed);
   if (auto* answer = std::get_if<HttpResponse>(&plan)) return std::move(*answer);
   if (auto cached = CachedData(std::get<DataPlan>(plan))) return std::move(*cached);
-  const uint64_t bytes = WorkingBytes(cache_, EstimateLimits(), std::get<DataPlan>(plan));
-  const bool unconfirmed = EstimateRestsOnGzip(EstimateLimits(), std::get<DataPlan>(plan));
-  return Deferred{[this, plan = std::move(std::get<DataPlan>(plan))]() -> Outcome { return ComputeData(plan); }, bytes,
-                  WorkLane::kConversion, unconfirmed};
+  return ComputeDataLater(std::move(std::get<DataPlan>(plan)));
 }
 
 ProfileService::Outcome ProfileService::RouteConfig(const RouteCall&) {

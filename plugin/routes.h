@@ -178,6 +178,8 @@ class ProfileService {
   // The cached answer of a plan, or nullopt when it still has to be computed.
   std::optional<HttpResponse> CachedData(const DataPlan& plan);
   HttpResponse ComputeData(const DataPlan& plan);
+  // ComputeData(plan) as work for the admission scheduler, with its estimate.
+  Deferred ComputeDataLater(DataPlan plan);
   // PlanData, then the cached answer or the computation with its estimate:
   // a /data request whose run was not listed recently, planned on a worker.
   std::variant<HttpResponse, Deferred> PlanAndComputeData(const Query& q, bool csv, bool accepts_gzip);
