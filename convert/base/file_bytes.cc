@@ -24,6 +24,19 @@ bool HasGzipMagic(std::string_view head) {
   return head.size() >= 2 && static_cast<uint8_t>(head[0]) == 0x1f && static_cast<uint8_t>(head[1]) == 0x8b;
 }
 
+int ReadFullyAt(int fd, uint64_t offset, char* out, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, out, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) return ENODATA;
+    out += r;
+    n -= static_cast<size_t>(r);
+    offset += static_cast<uint64_t>(r);
+  }
+  return 0;
+}
+
 StatusOr<std::string> Inflate(std::string_view in, const std::string& path, uint64_t max_bytes) {
   uint64_t claimed = 0;
   StatusOr<std::string> out = InflateKeepingClaim(in, path, max_bytes, &claimed);
@@ -433,14 +446,9 @@ Status MappedFile::Open(const std::string& path, uint64_t max_bytes) {
   if (guard_slot_ < 0) {
     // Every slot busy (hundreds of loads at once): read instead of mapping.
     copy_.resize(size_);
-    size_t got = 0;
-    while (got < size_) {
-      ssize_t n = pread(fd_, copy_.data() + got, size_ - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Internal(path + ": read failed: " + std::strerror(errno));
-      if (n == 0) return Unavailable(path + ": the file shrank while it was read; try again");
-      got += static_cast<size_t>(n);
-    }
+    const int error = ReadFullyAt(fd_, 0, copy_.data(), size_);
+    if (error == ENODATA) return Unavailable(path + ": the file shrank while it was read; try again");
+    if (error != 0) return Internal(path + ": read failed: " + std::strerror(error));
     return Status::Ok();
   }
   const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));

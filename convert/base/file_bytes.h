@@ -57,6 +57,11 @@ StatusOr<FileIdentity> FileIdentityOf(const std::string& path);
 // FileIdentityKey(path, FileIdentityOf(path)).
 StatusOr<std::string> FileIdentityKey(const std::string& path);
 
+// Reads exactly `n` bytes at `offset` into `out`, through interrupted and
+// short reads: 0 when all were read, else the errno of the failure, or
+// ENODATA when the file ended first.
+int ReadFullyAt(int fd, uint64_t offset, char* out, size_t n);
+
 // An open file descriptor, closed on destruction.
 class UniqueFd {
  public:

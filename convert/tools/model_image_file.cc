@@ -1,13 +1,10 @@
 #include "convert/tools/model_image_file.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <string_view>
-#include <vector>
 
 #include "convert/load/profile_format.h"
 #include "convert/model/model_image.h"
@@ -48,14 +45,8 @@ class BufferedFile {
   static constexpr size_t kBufferBytes = size_t{1} << 20;
   // Exactly `n` bytes at the file's next offset.
   Status ReadAt(char* out, size_t n) {
-    while (n > 0) {
-      const ssize_t r = ::pread(fd_, out, std::min<size_t>(n, size_t{1} << 30), static_cast<off_t>(offset_));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return Short();
-      out += r;
-      n -= static_cast<size_t>(r);
-      offset_ += static_cast<uint64_t>(r);
-    }
+    if (ReadFullyAt(fd_, offset_, out, n) != 0) return Short();
+    offset_ += n;
     return Status::Ok();
   }
   Status Short() const { return DataLoss(path_ + " ends early (it changed while it was read?)"); }

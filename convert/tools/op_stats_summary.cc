@@ -46,12 +46,8 @@ uint64_t PayloadChecksum(std::string_view bytes) {
 
 Status ReadAt(int fd, uint64_t offset, size_t n, std::string& out, const std::string& path) {
   out.resize(n);
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return Unavailable(path + " could not be read (it changed while it was read?)");
-    done += static_cast<size_t>(r);
+  if (ReadFullyAt(fd, offset, out.data(), n) != 0) {
+    return Unavailable(path + " could not be read (it changed while it was read?)");
   }
   return Status::Ok();
 }
