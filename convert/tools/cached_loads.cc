@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "convert/analysis/op_stats/op_stats_combiner.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/memory_grant.h"
@@ -139,18 +140,23 @@ StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path,
   return std::shared_ptr<const OpStats>(std::move(stats));
 }
 
-// The profile's OpStats from a summary whose identity matches, else computed
-// from the profile (and written as its summary when the policy says so).
-StatusOr<std::shared_ptr<const OpStats>> OpStatsOfFile(const std::string& path, ArtifactCache* cache) {
-  const SummaryPolicy policy = CurrentSummaryPolicy();
+// The OpStats of the profile's summary when one is present and its identity
+// matches, else null; `identity` gets the profile's when it was read (also
+// when the policy writes summaries, for the one written).
+std::shared_ptr<const OpStats> OpStatsOfSummary(const std::string& path, const SummaryPolicy& policy,
+                                                std::optional<ProfileIdentity>& identity) {
   const bool present = PresentSummaryBytes(path, policy).has_value();
-  std::optional<ProfileIdentity> identity;
   if (present || policy.write) {
     if (auto id = IdentityOfProfile(path); id.ok()) identity = *id;
   }
-  if (present && identity) {
-    if (auto stats = ReadSummaryFor(path, *identity, policy)) return stats;
-  }
+  return present && identity ? ReadSummaryFor(path, *identity, policy) : nullptr;
+}
+
+// OpStats computed from the profile, written as its summary when the policy
+// says so and the profile is still the one `identity` saw; for the cache.
+StatusOr<CacheValue<OpStats>> OpStatsOfProfile(const std::string& path, ArtifactCache* cache,
+                                               const SummaryPolicy& policy,
+                                               const std::optional<ProfileIdentity>& identity) {
   ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, cache));
   if (policy.write && identity && Unchanged(path, *identity)) {
     const std::string target = SummaryPathFor(path, policy.summary_dir, policy.root);
@@ -158,16 +164,49 @@ StatusOr<std::shared_ptr<const OpStats>> OpStatsOfFile(const std::string& path, 
       LogSummaryLine(policy, "summary not written: " + w.message());
     }
   }
-  return stats;
+  const size_t bytes = stats->ApproxBytes();
+  return CacheValue<OpStats>{std::move(stats), bytes, {}};
+}
+
+CacheValue<OpStats> ToCacheValue(std::shared_ptr<const OpStats> stats) {
+  const size_t bytes = stats->ApproxBytes();
+  return CacheValue<OpStats>{std::move(stats), bytes, {}};
+}
+
+// One host's OpStats for a combination of hosts: the cached ones when there;
+// else its summary's, which are not cached (the combination is, and a page
+// of that one host decodes its summary again in milliseconds: a pod's 64
+// hosts, each cached, were most of its ALL_HOSTS pages' peak RSS); else
+// computed from the profile and cached, as LoadOpStatsCached does.
+StatusOr<std::shared_ptr<const OpStats>> HostOpStatsToCombine(const std::string& path, ArtifactCache* cache) {
+  if (cache != nullptr) {
+    ASSIGN_OR_RETURN(std::string key, FileIdentityKey(path));
+    if (auto cached = cache->Peek<OpStats>("op_stats|" + key)) return cached;
+  }
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  std::optional<ProfileIdentity> identity;
+  if (auto stats = OpStatsOfSummary(path, policy, identity)) return stats;
+  return GetForFile<OpStats>(cache, "op_stats", path, [&]() { return OpStatsOfProfile(path, cache, policy, identity); });
+}
+
+// The hosts' combination, each host's OpStats dropped once it is added.
+StatusOr<OpStats> FoldOpStats(const std::vector<std::string>& profile_paths, ArtifactCache* cache) {
+  OpStatsFold fold;
+  for (const std::string& path : profile_paths) {
+    ASSIGN_OR_RETURN(auto host, HostOpStatsToCombine(path, cache));
+    fold.Add(*host);
+  }
+  return std::move(fold).Finish();
 }
 
 }  // namespace
 
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache) {
   return GetForFile<OpStats>(cache, "op_stats", xplane_path, [&]() -> StatusOr<CacheValue<OpStats>> {
-    ASSIGN_OR_RETURN(auto stats, OpStatsOfFile(xplane_path, cache));
-    size_t bytes = stats->ApproxBytes();
-    return CacheValue<OpStats>{std::move(stats), bytes, {}};
+    const SummaryPolicy policy = CurrentSummaryPolicy();
+    std::optional<ProfileIdentity> identity;
+    if (auto stats = OpStatsOfSummary(xplane_path, policy, identity)) return ToCacheValue(std::move(stats));
+    return OpStatsOfProfile(xplane_path, cache, policy, identity);
   });
 }
 
@@ -197,25 +236,22 @@ StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const st
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,
                                                          ArtifactCache* cache) {
   if (profile_paths.empty()) return InvalidArgument("no xplane file selected");
-  std::vector<std::shared_ptr<const OpStats>> per_host;
-  for (const std::string& path : profile_paths) {
-    ASSIGN_OR_RETURN(auto s, LoadOpStatsCached(path, cache));
-    per_host.push_back(s);
+  if (profile_paths.size() == 1) return LoadOpStatsCached(profile_paths[0], cache);
+  if (cache == nullptr) {
+    ASSIGN_OR_RETURN(OpStats combined, FoldOpStats(profile_paths, nullptr));
+    return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(std::move(combined)));
   }
-  if (per_host.size() == 1) return per_host[0];
-  if (cache == nullptr) return std::shared_ptr<const OpStats>(std::make_shared<const OpStats>(CombineOpStats(per_host)));
-  // The combination too, under every file's identity: the next page of the
-  // same hosts (ALL_HOSTS of a pod: overview, then op stats, kernels, pod
-  // viewer) does not combine hundreds of hosts again.
+  // The combination is cached under every file's identity: the next page of
+  // the same hosts (ALL_HOSTS of a pod: overview, then op stats, kernels,
+  // pod viewer) does not combine hundreds of hosts again.
   std::string key = "op_stats_combined";
   for (const std::string& path : profile_paths) {
     ASSIGN_OR_RETURN(std::string file_key, FileIdentityKey(path));
     key += "|" + file_key;
   }
-  return cache->Get<OpStats>(key, [&]() -> StatusOr<std::pair<std::shared_ptr<const OpStats>, size_t>> {
-    auto combined = std::make_shared<const OpStats>(CombineOpStats(per_host));
-    const size_t bytes = combined->ApproxBytes();
-    return std::make_pair(std::shared_ptr<const OpStats>(std::move(combined)), bytes);
+  return cache->Get<OpStats>(key, [&]() -> StatusOr<CacheValue<OpStats>> {
+    ASSIGN_OR_RETURN(OpStats combined, FoldOpStats(profile_paths, cache));
+    return ToCacheValue(std::make_shared<const OpStats>(std::move(combined)));
   });
 }
 

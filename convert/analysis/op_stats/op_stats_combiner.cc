@@ -27,46 +27,6 @@ StepSpan TpuStepSpan(const PerCoreStepInfo& step) {
   return begin < end ? StepSpan{begin, end} : StepSpan{};
 }
 
-// TPU steps and cores of several hosts (xprof CombineStepDatabase and
-// CombineCoreIdMap): the steps every host took part in, matched by time as
-// the generic steps are and numbered as the chief's; a core of host h becomes
-// h * kMaxCoresPerHost + its id. A single host is kept as it is.
-void CombineTpuSteps(const std::vector<std::shared_ptr<const OpStats>>& hosts, OpStats& out) {
-  if (hosts.size() == 1) {
-    out.tpu_step_db = hosts[0]->tpu_step_db;
-    out.core_id_to_details = hosts[0]->core_id_to_details;
-    return;
-  }
-  auto global_core = [](size_t host, uint32_t core) { return static_cast<uint32_t>(host) * kMaxCoresPerHost + core; };
-  std::vector<std::vector<StepSpan>> spans(hosts.size());
-  bool any_steps = false;
-  for (size_t h = 0; h < hosts.size(); ++h) {
-    for (const auto& [core, details] : hosts[h]->core_id_to_details) {
-      out.core_id_to_details[global_core(h, core)] = details;
-    }
-    for (const PerCoreStepInfo& step : hosts[h]->tpu_step_db) spans[h].push_back(TpuStepSpan(step));
-    any_steps |= !spans[h].empty();
-  }
-  if (!any_steps) return;
-  StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
-  out.empty_step_intersection |= intersection.EmptyIntersect();
-  for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
-    PerCoreStepInfo& dst = out.tpu_step_db.emplace_back();
-    dst.step_num =
-        hosts[intersection.ChiefHost()]->tpu_step_db[intersection.FirstChiefIndex() + k].step_num;
-    for (size_t h = 0; h < hosts.size(); ++h) {
-      const PerCoreStepInfo& src = hosts[h]->tpu_step_db[intersection.FirstStepIndex(h) + k];
-      for (const auto& [core, info] : src.step_info_per_core) {
-        StepInfo& d = dst.step_info_per_core[global_core(h, core)] = info;
-        d.step_num = dst.step_num;
-      }
-      for (const auto& [core, all_reduces] : src.all_reduce_per_core) {
-        dst.all_reduce_per_core[global_core(h, core)] = all_reduces;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
@@ -97,79 +57,107 @@ void CombineOpMetricsDb(const OpMetricsDb& src, OpMetricsDb& dst) {
 
 
 OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts) {
-  OpStats out;
-  if (hosts.empty()) return out;
-  // The GPU figures of several PyTorch traces are not combined: unknown then.
-  for (const auto& h : hosts) {
-    if (h->torch_gpu) out.torch_gpu = hosts.size() == 1 ? *h->torch_gpu : TorchGpuSummary{};
-    // Several traces (ranks) of a PyTorch run: each trace's steps, one after
-    // the other, so averages are over every rank's steps.
-    if (h->torch_steps && !out.torch_steps) {
-      out.torch_steps = h->torch_steps;
-    } else if (h->torch_steps) {
-      out.torch_steps->step_names.insert(out.torch_steps->step_names.end(), h->torch_steps->step_names.begin(),
-                                         h->torch_steps->step_names.end());
-      out.torch_steps->category_ms.insert(out.torch_steps->category_ms.end(), h->torch_steps->category_ms.begin(),
-                                          h->torch_steps->category_ms.end());
-    }
+  OpStatsFold fold;
+  for (const auto& h : hosts) fold.Add(*h);
+  return std::move(fold).Finish();
+}
+
+void OpStatsFold::Add(const OpStats& host) {
+  AddSums(host);
+  hosts_.push_back({.cpu_only = host.run_environment.hardware_type == "CPU_ONLY",
+                    .steps = host.steps,
+                    .tpu_step_db = host.tpu_step_db,
+                    .core_id_to_details = host.core_id_to_details});
+}
+
+void OpStatsFold::Add(OpStats&& host) {
+  AddSums(host);
+  hosts_.push_back({.cpu_only = host.run_environment.hardware_type == "CPU_ONLY",
+                    .steps = std::move(host.steps),
+                    .tpu_step_db = std::move(host.tpu_step_db),
+                    .core_id_to_details = std::move(host.core_id_to_details)});
+}
+
+void OpStatsFold::AddSums(const OpStats& h) {
+  OpStats& out = out_;
+  // The GPU figures of several PyTorch traces are not combined: unknown then
+  // (Finish tells one trace's from several).
+  if (h.torch_gpu) out.torch_gpu = *h.torch_gpu;
+  // Several traces (ranks) of a PyTorch run: each trace's steps, one after
+  // the other, so averages are over every rank's steps.
+  if (h.torch_steps && !out.torch_steps) {
+    out.torch_steps = h.torch_steps;
+  } else if (h.torch_steps) {
+    out.torch_steps->step_names.insert(out.torch_steps->step_names.end(), h.torch_steps->step_names.begin(),
+                                       h.torch_steps->step_names.end());
+    out.torch_steps->category_ms.insert(out.torch_steps->category_ms.end(), h.torch_steps->category_ms.begin(),
+                                        h.torch_steps->category_ms.end());
   }
-  std::map<std::tuple<bool, bool, std::vector<uint32_t>, uint32_t, uint32_t, uint32_t, std::string, std::string>,
-           KernelReport>
-      kernels;
-  for (const auto& h : hosts) {
-    CombineOpMetricsDb(h->host_op_metrics_db, out.host_op_metrics_db);
-    CombineOpMetricsDb(h->device_op_metrics_db, out.device_op_metrics_db);
-    out.compute_16bit_ps += h->compute_16bit_ps;
-    out.compute_32bit_ps += h->compute_32bit_ps;
-    out.compute_unknown_precision_ps += h->compute_unknown_precision_ps;
-    out.errors.insert(out.errors.end(), h->errors.begin(), h->errors.end());
-    out.warnings.insert(out.warnings.end(), h->warnings.begin(), h->warnings.end());
-    const RunEnvironment& env = h->run_environment;
-    out.run_environment.hostnames.insert(env.hostnames.begin(), env.hostnames.end());
-    out.run_environment.task_count += env.task_count;
-    out.run_environment.device_core_count += env.device_core_count;
-    // Training when one host trains; known false only when some host could tell.
-    if (env.is_training.has_value()) {
-      out.run_environment.is_training = out.run_environment.is_training.value_or(false) || *env.is_training;
-    }
-    out.run_environment.sessions.insert(env.sessions.begin(), env.sessions.end());
-    // A coordinator's "CPU" and an unknown "Device" do not name the run's
-    // devices (CombineRunEnvironment); the hardware type is the highest seen.
-    if (env.device_type != "CPU" && env.device_type != "Device") out.run_environment.device_type = env.device_type;
-    if (env.hardware_type != "CPU_ONLY") out.run_environment.hardware_type = env.hardware_type;
-    // One device model per run: the first host with devices gives the peaks.
-    if (out.peaks.kind == DeviceKind::kUnknown) out.peaks = h->peaks;
-    for (const KernelReport& r : h->kernel_stats_db.reports()) {
-      std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
-      dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());
-      auto key = std::make_tuple(r.is_kernel_using_tensor_core(), r.is_op_tensor_core_eligible(), dims,
-                                 r.registers_per_thread(), r.static_shmem_bytes(), r.dynamic_shmem_bytes(), r.name(),
-                                 r.op_name());
-      auto [it, inserted] = kernels.try_emplace(key, r);
-      if (inserted) continue;
-      KernelReport& d = it->second;
-      d.set_total_duration_ns(d.total_duration_ns() + r.total_duration_ns());
-      d.set_min_duration_ns(std::min(d.min_duration_ns(), r.min_duration_ns()));
-      d.set_max_duration_ns(std::max(d.max_duration_ns(), r.max_duration_ns()));
-      d.set_occurrences(d.occurrences() + r.occurrences());
-    }
+  CombineOpMetricsDb(h.host_op_metrics_db, out.host_op_metrics_db);
+  CombineOpMetricsDb(h.device_op_metrics_db, out.device_op_metrics_db);
+  out.compute_16bit_ps += h.compute_16bit_ps;
+  out.compute_32bit_ps += h.compute_32bit_ps;
+  out.compute_unknown_precision_ps += h.compute_unknown_precision_ps;
+  out.errors.insert(out.errors.end(), h.errors.begin(), h.errors.end());
+  out.warnings.insert(out.warnings.end(), h.warnings.begin(), h.warnings.end());
+  const RunEnvironment& env = h.run_environment;
+  out.run_environment.hostnames.insert(env.hostnames.begin(), env.hostnames.end());
+  out.run_environment.task_count += env.task_count;
+  out.run_environment.device_core_count += env.device_core_count;
+  // Training when one host trains; known false only when some host could tell.
+  if (env.is_training.has_value()) {
+    out.run_environment.is_training = out.run_environment.is_training.value_or(false) || *env.is_training;
   }
-  out.run_environment.host_count = static_cast<int>(out.run_environment.hostnames.size());
-  out.device_tf_op_metrics_db = DeviceTfOpMetricsDb(out.device_op_metrics_db, /*with_idle=*/true);
-  // Steps: the ones every host took part in, matched by time (xprof
-  // StepIntersection). Each host's common steps keep their own spans and
-  // breakdowns and take the chief host's step numbers, so that one step has
-  // one number (and one index) on every host. (xprof renumbers them 0..n-1;
-  // the chief's numbers are the ones the user's program printed.)
-  // A host without devices in a run that has some is a coordinator (xprof's
-  // IsCoordinator): its steps are no worker's, and left out.
-  const bool accelerators = std::any_of(hosts.begin(), hosts.end(), [](const auto& h) {
-    return h->run_environment.hardware_type != "CPU_ONLY";
-  });
-  std::vector<const HostSteps*> per_host;
-  for (const auto& h : hosts) {
-    if (accelerators && h->run_environment.hardware_type == "CPU_ONLY") continue;
-    for (const HostSteps& hs : h->steps) per_host.push_back(&hs);
+  out.run_environment.sessions.insert(env.sessions.begin(), env.sessions.end());
+  // A coordinator's "CPU" and an unknown "Device" do not name the run's
+  // devices (CombineRunEnvironment); the hardware type is the highest seen.
+  if (env.device_type != "CPU" && env.device_type != "Device") out.run_environment.device_type = env.device_type;
+  if (env.hardware_type != "CPU_ONLY") out.run_environment.hardware_type = env.hardware_type;
+  // One device model per run: the first host with devices gives the peaks.
+  if (out.peaks.kind == DeviceKind::kUnknown) out.peaks = h.peaks;
+  for (const KernelReport& r : h.kernel_stats_db.reports()) {
+    std::vector<uint32_t> dims(r.block_dim().begin(), r.block_dim().end());
+    dims.insert(dims.end(), r.grid_dim().begin(), r.grid_dim().end());
+    KernelKey key(r.is_kernel_using_tensor_core(), r.is_op_tensor_core_eligible(), std::move(dims),
+                  r.registers_per_thread(), r.static_shmem_bytes(), r.dynamic_shmem_bytes(), r.name(), r.op_name());
+    auto [it, inserted] = kernels_.try_emplace(std::move(key), r);
+    if (inserted) continue;
+    KernelReport& d = it->second;
+    d.set_total_duration_ns(d.total_duration_ns() + r.total_duration_ns());
+    d.set_min_duration_ns(std::min(d.min_duration_ns(), r.min_duration_ns()));
+    d.set_max_duration_ns(std::max(d.max_duration_ns(), r.max_duration_ns()));
+    d.set_occurrences(d.occurrences() + r.occurrences());
+  }
+}
+
+OpStats OpStatsFold::Finish() && {
+  if (hosts_.empty()) return OpStats{};
+  if (out_.torch_gpu && hosts_.size() > 1) out_.torch_gpu = TorchGpuSummary{};
+  out_.run_environment.host_count = static_cast<int>(out_.run_environment.hostnames.size());
+  out_.device_tf_op_metrics_db = DeviceTfOpMetricsDb(out_.device_op_metrics_db, /*with_idle=*/true);
+  CombineGenericSteps();
+  CombineTpuSteps();
+  std::vector<KernelReport*> all;
+  for (auto& [k, r] : kernels_) all.push_back(&r);
+  SortKernelReports(all);
+  for (const KernelReport* r : all) *out_.kernel_stats_db.add_reports() = *r;
+  return std::move(out_);
+}
+
+// Steps: the ones every host took part in, matched by time (xprof
+// StepIntersection). Each host's common steps keep their own spans and
+// breakdowns and take the chief host's step numbers, so that one step has
+// one number (and one index) on every host. (xprof renumbers them 0..n-1;
+// the chief's numbers are the ones the user's program printed.)
+// A host without devices in a run that has some is a coordinator (xprof's
+// IsCoordinator): its steps are no worker's, and left out.
+void OpStatsFold::CombineGenericSteps() {
+  const bool accelerators =
+      std::any_of(hosts_.begin(), hosts_.end(), [](const HostStepsKept& h) { return !h.cpu_only; });
+  std::vector<HostSteps*> per_host;
+  for (HostStepsKept& h : hosts_) {
+    if (accelerators && h.cpu_only) continue;
+    for (HostSteps& hs : h.steps) per_host.push_back(&hs);
   }
   std::vector<std::vector<StepSpan>> spans(per_host.size());
   for (size_t i = 0; i < per_host.size(); ++i) {
@@ -179,7 +167,7 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
     }
   }
   StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
-  out.empty_step_intersection = intersection.EmptyIntersect();
+  out_.empty_step_intersection = intersection.EmptyIntersect();
   for (size_t i = 0; i < per_host.size(); ++i) {
     HostSteps kept;
     kept.hostname = per_host[i]->hostname;
@@ -190,14 +178,48 @@ OpStats CombineOpStats(const std::vector<std::shared_ptr<const OpStats>>& hosts)
       st.step_num = chief.step_num;
       kept.steps.push_back(std::move(st));
     }
-    out.steps.push_back(std::move(kept));
+    out_.steps.push_back(std::move(kept));
   }
-  CombineTpuSteps(hosts, out);
-  std::vector<KernelReport*> all;
-  for (auto& [k, r] : kernels) all.push_back(&r);
-  SortKernelReports(all);
-  for (const KernelReport* r : all) *out.kernel_stats_db.add_reports() = *r;
-  return out;
+}
+
+// TPU steps and cores of several hosts (xprof CombineStepDatabase and
+// CombineCoreIdMap): the steps every host took part in, matched by time as
+// the generic steps are and numbered as the chief's; a core of host h becomes
+// h * kMaxCoresPerHost + its id. A single host is kept as it is.
+void OpStatsFold::CombineTpuSteps() {
+  OpStats& out = out_;
+  if (hosts_.size() == 1) {
+    out.tpu_step_db = std::move(hosts_[0].tpu_step_db);
+    out.core_id_to_details = std::move(hosts_[0].core_id_to_details);
+    return;
+  }
+  auto global_core = [](size_t host, uint32_t core) { return static_cast<uint32_t>(host) * kMaxCoresPerHost + core; };
+  std::vector<std::vector<StepSpan>> spans(hosts_.size());
+  bool any_steps = false;
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    for (const auto& [core, details] : hosts_[h].core_id_to_details) {
+      out.core_id_to_details[global_core(h, core)] = details;
+    }
+    for (const PerCoreStepInfo& step : hosts_[h].tpu_step_db) spans[h].push_back(TpuStepSpan(step));
+    any_steps |= !spans[h].empty();
+  }
+  if (!any_steps) return;
+  StepIntersection intersection(std::numeric_limits<uint32_t>::max(), spans);
+  out.empty_step_intersection |= intersection.EmptyIntersect();
+  for (uint32_t k = 0; k < intersection.NumSteps(); ++k) {
+    PerCoreStepInfo& dst = out.tpu_step_db.emplace_back();
+    dst.step_num = hosts_[intersection.ChiefHost()].tpu_step_db[intersection.FirstChiefIndex() + k].step_num;
+    for (size_t h = 0; h < hosts_.size(); ++h) {
+      const PerCoreStepInfo& src = hosts_[h].tpu_step_db[intersection.FirstStepIndex(h) + k];
+      for (const auto& [core, info] : src.step_info_per_core) {
+        StepInfo& d = dst.step_info_per_core[global_core(h, core)] = info;
+        d.step_num = dst.step_num;
+      }
+      for (const auto& [core, all_reduces] : src.all_reduce_per_core) {
+        dst.all_reduce_per_core[global_core(h, core)] = all_reduces;
+      }
+    }
+  }
 }
 
 }  // namespace tbprof
