@@ -140,6 +140,11 @@ StatusOr<std::shared_ptr<const OpStats>> ComputeOpStats(const std::string& path,
   return std::shared_ptr<const OpStats>(std::move(stats));
 }
 
+CacheValue<OpStats> ToCacheValue(std::shared_ptr<const OpStats> stats) {
+  const size_t bytes = stats->ApproxBytes();
+  return CacheValue<OpStats>{std::move(stats), bytes, {}};
+}
+
 // The OpStats of the profile's summary when one is present and its identity
 // matches, else null; `identity` gets the profile's when it was read (also
 // when the policy writes summaries, for the one written).
@@ -164,13 +169,7 @@ StatusOr<CacheValue<OpStats>> OpStatsOfProfile(const std::string& path, Artifact
       LogSummaryLine(policy, "summary not written: " + w.message());
     }
   }
-  const size_t bytes = stats->ApproxBytes();
-  return CacheValue<OpStats>{std::move(stats), bytes, {}};
-}
-
-CacheValue<OpStats> ToCacheValue(std::shared_ptr<const OpStats> stats) {
-  const size_t bytes = stats->ApproxBytes();
-  return CacheValue<OpStats>{std::move(stats), bytes, {}};
+  return ToCacheValue(std::move(stats));
 }
 
 // One host's OpStats for a combination of hosts: the cached ones when there;
@@ -186,7 +185,8 @@ StatusOr<std::shared_ptr<const OpStats>> HostOpStatsToCombine(const std::string&
   const SummaryPolicy policy = CurrentSummaryPolicy();
   std::optional<ProfileIdentity> identity;
   if (auto stats = OpStatsOfSummary(path, policy, identity)) return stats;
-  return GetForFile<OpStats>(cache, "op_stats", path, [&]() { return OpStatsOfProfile(path, cache, policy, identity); });
+  return GetForFile<OpStats>(cache, "op_stats", path,
+                             [&]() { return OpStatsOfProfile(path, cache, policy, identity); });
 }
 
 // The hosts' combination, each host's OpStats dropped once it is added.
