@@ -72,20 +72,16 @@ Host Loaded(const std::string& name, const std::string& path) {
   return {name, m.ok() ? std::move(*m) : std::make_unique<XSpaceModel>()};
 }
 
-// Two steps of `step_us` on one stream, an NCCL kernel beside a GEMM.
+// One step: an aten::addmm launching a GEMM, and an NCCL kernel on another
+// stream beside it; `stated_rank` < 0: the trace states none.
 std::unique_ptr<XSpaceModel> BuiltRank(int64_t step_us, int stated_rank) {
   testing_kineto::TraceWriter t;
   if (stated_rank >= 0) t.Rank(stated_rank);
-  for (int i = 0; i < 2; ++i) {
-    const int64_t b = i * step_us * 1000;
-    const std::string n = std::to_string(i + 1);
-    t.Host("user_annotation", "ProfilerStep#" + n, b, step_us * 1000, R"("External id": )" + std::to_string(10 + i));
-    t.Host("cpu_op", "aten::mm", b + 1'000, 20'000,
-           R"("External id": )" + std::to_string(20 + i) +
-               R"(, "Input Dims": [[64, 32], [32, 16]], "Input type": ["float", "float"])");
-    t.Launch(b + 2'000, 4'000, b + 10'000, 30'000, "gemm", 100 + i, 20 + i);
-    t.Launch(b + 7'000, 2'000, b + 15'000, 20'000, "ncclDevKernel_AllReduce_Sum_f32", 300 + i, 20 + i, "", 8);
-  }
+  t.Host("user_annotation", "ProfilerStep#1", 0, step_us * 1000, R"("External id": 1)");
+  t.Host("cpu_op", "aten::addmm", 1'000, 30'000,
+         R"("External id": 2, "Input Dims": [[8, 4], [8, 16], [16, 4]], "Input type": ["float", "float", "float"])");
+  t.Launch(2'000, 3'000, 10'000, 25'000, "volta_sgemm_128x64_nn", 5, 2);
+  t.Launch(6'000, 2'000, 12'000, 40'000, "ncclDevKernel_AllReduce_Sum_f32", 6, 2, "", 8);
   auto m = ParseKinetoTrace(t.Json(), "rank.pt.trace.json");
   EXPECT_TRUE(m.ok()) << m.status().message();
   return m.ok() ? std::move(*m) : std::make_unique<XSpaceModel>();
