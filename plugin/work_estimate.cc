@@ -9,6 +9,7 @@
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
+#include "convert/tools/trace_analysis_tools.h"
 #include "plugin/route_util.h"
 
 namespace tbprof {
@@ -53,6 +54,22 @@ std::optional<uint64_t> OpStatsWithoutModelBytes(ArtifactCache& cache, const std
   return *summary * kOpStatsBytesPerSummaryByte;
 }
 
+// trace_analysis' sections read from a summary: their rows decoded and the
+// answer written from them, each a few times the varint-packed bytes; the
+// whole summary (its OpStats too) is counted, which bounds the sections'.
+constexpr uint64_t kSectionsBytesPerSummaryByte = 4;
+
+// One file's share of a page answered from its summary without a model
+// (op statistics, or trace_analysis' sections); none when the page needs the model.
+std::optional<uint64_t> WithoutModelBytes(ArtifactCache& cache, const DataPlan& plan, const std::string& path,
+                                          const FileIdentity& id) {
+  if (plan.spec->cost == WorkCost::kOpStats) return OpStatsWithoutModelBytes(cache, path, id);
+  if (plan.spec->cost != WorkCost::kTraceAnalysis || !TraceAnalysisReadsSummaries(plan.input)) return std::nullopt;
+  const std::optional<uint64_t> summary = PresentSummaryBytes(path, CurrentSummaryPolicy());
+  if (!summary) return std::nullopt;
+  return *summary * kSectionsBytesPerSummaryByte;
+}
+
 }  // namespace
 
 uint64_t DecodedModelBytes(uint64_t file_size, std::optional<uint64_t> inflated_size, ProfileFormat format) {
@@ -95,11 +112,9 @@ uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const Data
   uint64_t bytes = 0;
   if (plan.spec != nullptr) {
     for (const auto& [path, id] : plan.files) {
-      if (plan.spec->cost == WorkCost::kOpStats) {
-        if (const std::optional<uint64_t> op_stats = OpStatsWithoutModelBytes(cache, path, id)) {
-          bytes += *op_stats;
-          continue;
-        }
+      if (const std::optional<uint64_t> without_model = WithoutModelBytes(cache, plan, path, id)) {
+        bytes += *without_model;
+        continue;
       }
       bytes += ModelLoadBytes(cache, limits, path, id) +
                ToolAnswerBytes(plan.spec->cost, id.size, limits.max_response_bytes);

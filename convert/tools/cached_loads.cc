@@ -162,12 +162,22 @@ std::shared_ptr<const OpStats> OpStatsOfSummary(const std::string& path, const S
 StatusOr<CacheValue<OpStats>> OpStatsOfProfile(const std::string& path, ArtifactCache* cache,
                                                const SummaryPolicy& policy,
                                                const std::optional<ProfileIdentity>& identity) {
-  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, cache));
-  if (policy.write && identity && Unchanged(path, *identity)) {
+  if (!policy.write || !identity) {
+    ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, cache));
+    return ToCacheValue(std::move(stats));
+  }
+  // The summary holds trace_analysis' sections too, which read stats the
+  // OpStats load leaves out: the whole model is loaded once for both.
+  std::shared_ptr<const XSpaceModel> model = PeekModelCached(path, cache);
+  if (!model) {
+    ASSIGN_OR_RETURN(auto loaded, LoadWholeModel(path));
+    model = std::move(loaded);
+  }
+  ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, cache, model));
+  if (Unchanged(path, *identity)) {
     const std::string target = SummaryPathFor(path, policy.summary_dir, policy.root);
-    if (Status w = WriteSummaryFile(target, EncodeSummary(*identity, *stats)); !w.ok()) {
-      LogSummaryLine(policy, "summary not written: " + w.message());
-    }
+    const std::string bytes = EncodeSummary(*identity, *stats, trace_analysis::ComputeRankSections(*model));
+    if (Status w = WriteSummaryFile(target, bytes); !w.ok()) LogSummaryLine(policy, "summary not written: " + w.message());
   }
   return ToCacheValue(std::move(stats));
 }
@@ -214,23 +224,30 @@ StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const st
   ASSIGN_OR_RETURN(ProfileIdentity identity, IdentityOfProfile(path));
   // An outdated or damaged summary there is simply rewritten.
   const bool image_missing = ModelImagePays(path) && !std::filesystem::exists(ModelImagePathFor(summary_path));
-  if (auto existing = ReadSummaryFile(summary_path);
-      existing.ok() && DecodeSummary(*existing, identity).ok() && !image_missing) {
+  if (auto existing = ReadSummaryFile(summary_path); existing.ok() && DecodeSummary(*existing, identity).ok() &&
+                                                     DecodeSummarySections(*existing, identity).ok() && !image_missing) {
     return SummarizeResult{.summary_bytes = existing->size(), .already_current = true};
   }
-  // Where an image pays, the whole model is loaded once: its image is
-  // written and its statistics computed from it.
-  std::shared_ptr<const XSpaceModel> model;
-  if (ModelImagePays(path)) {
-    ASSIGN_OR_RETURN(auto loaded, LoadProfileFile(path));
-    model = std::move(loaded);
-  }
+  // The whole model is loaded once: OpStats and the trace_analysis sections
+  // (which read stats the OpStats load leaves out) are computed from it, and
+  // its image written where one pays.
+  ASSIGN_OR_RETURN(std::unique_ptr<XSpaceModel> loaded, LoadProfileFile(path));
+  const std::shared_ptr<const XSpaceModel> model = std::move(loaded);
   ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, nullptr, model));
+  const trace_analysis::RankSections sections = trace_analysis::ComputeRankSections(*model);
   if (!Unchanged(path, identity)) return Unavailable(path + " changed while it was read");
-  if (model) RETURN_IF_ERROR(WriteModelImageFile(ModelImagePathFor(summary_path), identity, *model));
-  const std::string bytes = EncodeSummary(identity, *stats);
+  if (ModelImagePays(path)) RETURN_IF_ERROR(WriteModelImageFile(ModelImagePathFor(summary_path), identity, *model));
+  const std::string bytes = EncodeSummary(identity, *stats, sections);
   RETURN_IF_ERROR(WriteSummaryFile(summary_path, bytes));
   return SummarizeResult{.summary_bytes = bytes.size(), .already_current = false};
+}
+
+std::optional<trace_analysis::RankSections> SectionsFromSummary(const std::string& path) {
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  if (!PresentSummaryBytes(path, policy)) return std::nullopt;
+  auto identity = IdentityOfProfile(path);
+  if (!identity.ok()) return std::nullopt;
+  return ReadSummarySectionsFor(path, *identity, policy);
 }
 
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,

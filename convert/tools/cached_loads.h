@@ -4,10 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "convert/analysis/op_stats/op_stats.h"
+#include "convert/analysis/trace_analysis/rank_sections.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
 #include "convert/grouping/group_events.h"
@@ -32,16 +34,24 @@ void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups
 // read from the file's summary when the summary policy (op_stats_summary.h)
 // finds one whose identity matches, else computed from the file, which is loaded keeping only the stats OpStatsReadsEventStat accepts unless the cache
 // already holds its whole model; the model is not cached for OpStats' sake.
+// When the policy writes summaries, the whole model is loaded (the summary's
+// trace_analysis sections read more stats) and the summary written.
 StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xplane_path, ArtifactCache* cache);
 
-// Writes the summary of the profile at `path` to `summary_path` (OpStats
-// computed from the profile, never from another summary), unless a summary of
-// this very file is there already.
+// Writes the summary of the profile at `path` to `summary_path` (OpStats and
+// trace_analysis sections computed from its whole model, never from another
+// summary), unless a summary of this very file is there already.
 struct SummarizeResult {
   uint64_t summary_bytes = 0;
   bool already_current = false;
 };
 StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path);
+
+// A profile's trace_analysis sections (rank and host not assigned) from its
+// summary when the summary policy finds one whose identity matches and whose
+// sections are sound; none otherwise (the caller computes them from the
+// model). No model is loaded.
+std::optional<trace_analysis::RankSections> SectionsFromSummary(const std::string& path);
 
 // One host: its OpStats; several: the combination (cached, when `cache` is set, under every file's identity).
 StatusOr<std::shared_ptr<const OpStats>> OpStatsForPaths(const std::vector<std::string>& profile_paths,

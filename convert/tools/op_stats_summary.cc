@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "convert/analysis/op_stats/op_stats_serial.h"
+#include "convert/analysis/trace_analysis/trace_analysis_serial.h"
 #include "convert/base/file_bytes.h"
 
 namespace tbprof {
@@ -19,7 +20,7 @@ namespace {
 
 constexpr char kMagic[] = "TBPSUM";
 constexpr size_t kMagicBytes = 6;
-constexpr size_t kHeaderBytes = kMagicBytes + 2 + 4 + 8 + 8 + 8 + 8 + 8;
+constexpr size_t kHeaderBytes = kMagicBytes + 2 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8;
 constexpr size_t kDigestSpan = 64 * 1024;
 // A host's OpStats is a few MB; a "summary" far larger is no summary of ours.
 constexpr uint64_t kMaxSummaryBytes = uint64_t{1} << 30;
@@ -71,14 +72,28 @@ StatusOr<UniqueFd> OpenSummaryFile(const std::string& path) {
   return UniqueFd(fd);
 }
 
-StatusOr<std::string> ReadSummaryFile(const std::string& path) {
+namespace {
+
+// A summary file opened, and its size, once it is a regular file of a summary's size.
+struct OpenSummary {
+  UniqueFd fd;
+  uint64_t size = 0;
+};
+StatusOr<OpenSummary> OpenSummaryOfSize(const std::string& path) {
   ASSIGN_OR_RETURN(UniqueFd fd, OpenSummaryFile(path));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return DataLoss(path + " is not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size > kMaxSummaryBytes) return DataLoss(path + " is too large to be a summary");
+  return OpenSummary{std::move(fd), size};
+}
+
+}  // namespace
+
+StatusOr<std::string> ReadSummaryFile(const std::string& path) {
+  ASSIGN_OR_RETURN(OpenSummary file, OpenSummaryOfSize(path));
   std::string bytes;
-  RETURN_IF_ERROR(ReadAt(fd.get(), 0, size, bytes, path));
+  RETURN_IF_ERROR(ReadAt(file.fd.get(), 0, file.size, bytes, path));
   return bytes;
 }
 
@@ -121,8 +136,10 @@ StatusOr<ProfileIdentity> IdentityOfProfile(const std::string& path) {
   return out;
 }
 
-std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats) {
+std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats,
+                          const trace_analysis::RankSections& sections) {
   const std::string payload = SerializeOpStats(stats);
+  const std::string sections_payload = trace_analysis::SerializeRankSections(sections);
   std::string out(kMagic, kMagicBytes);
   PutFixed(out, kSummaryFormatVersion, 2);
   PutFixed(out, kOpStatsSerialVersion, 4);
@@ -131,28 +148,100 @@ std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats)
   PutFixed(out, identity.digest, 8);
   PutFixed(out, payload.size(), 8);
   PutFixed(out, PayloadChecksum(payload), 8);
-  return out + payload;
+  PutFixed(out, trace_analysis::kRankSectionsSerialVersion, 4);
+  PutFixed(out, sections_payload.size(), 8);
+  PutFixed(out, PayloadChecksum(sections_payload), 8);
+  out.reserve(out.size() + sections_payload.size() + payload.size());
+  return out.append(sections_payload).append(payload);
 }
 
-StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& expected) {
-  if (bytes.size() < kHeaderBytes || bytes.substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
+namespace {
+
+// What a summary's header says, once it is known to be a summary of the profile.
+struct SummaryHeader {
+  uint64_t stats_length = 0, stats_checksum = 0;
+  uint64_t sections_layout = 0, sections_length = 0, sections_checksum = 0;
+};
+
+// `head`: the file's first kHeaderBytes (fewer when it is shorter); `file_size`: all of it.
+StatusOr<SummaryHeader> ParseSummaryHeader(std::string_view head, const ProfileIdentity& expected, uint64_t file_size) {
+  if (head.size() < kHeaderBytes || head.substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
     return DataLoss("not a tbprof summary (no header)");
   }
-  const uint64_t format = GetFixed(bytes, 6, 2), layout = GetFixed(bytes, 8, 4);
+  const uint64_t format = GetFixed(head, 6, 2), layout = GetFixed(head, 8, 4);
   if (format != kSummaryFormatVersion || layout != kOpStatsSerialVersion) {
     return InvalidArgument("a summary of another version (" + std::to_string(format) + "." +
                               std::to_string(layout) + "; this tbprof reads " +
                               std::to_string(kSummaryFormatVersion) + "." + std::to_string(kOpStatsSerialVersion) + ")");
   }
-  const ProfileIdentity id{.size = GetFixed(bytes, 12, 8),
-                           .mtime_ns = static_cast<int64_t>(GetFixed(bytes, 20, 8)),
-                           .digest = GetFixed(bytes, 28, 8)};
+  const ProfileIdentity id{.size = GetFixed(head, 12, 8),
+                           .mtime_ns = static_cast<int64_t>(GetFixed(head, 20, 8)),
+                           .digest = GetFixed(head, 28, 8)};
   if (!(id == expected)) return InvalidArgument("a summary of another version of the profile (size, mtime or bytes differ)");
-  const uint64_t length = GetFixed(bytes, 36, 8), checksum = GetFixed(bytes, 44, 8);
-  const std::string_view payload = bytes.substr(kHeaderBytes);
-  if (payload.size() != length) return DataLoss("a damaged summary (cut short or too long)");
-  if (PayloadChecksum(payload) != checksum) return DataLoss("a damaged summary (checksum differs)");
+  SummaryHeader h{.stats_length = GetFixed(head, 36, 8),
+                  .stats_checksum = GetFixed(head, 44, 8),
+                  .sections_layout = GetFixed(head, 52, 4),
+                  .sections_length = GetFixed(head, 56, 8),
+                  .sections_checksum = GetFixed(head, 64, 8)};
+  // Each length checked against what is left before adding it, so no sum wraps.
+  const uint64_t after_header = file_size - kHeaderBytes;
+  if (h.sections_length > after_header || h.stats_length != after_header - h.sections_length) {
+    return DataLoss("a damaged summary (cut short or too long)");
+  }
+  return h;
+}
+
+StatusOr<trace_analysis::RankSections> SectionsOfPayload(const SummaryHeader& h, std::string_view payload) {
+  if (h.sections_layout != trace_analysis::kRankSectionsSerialVersion) {
+    return InvalidArgument("trace_analysis sections of another version (" + std::to_string(h.sections_layout) +
+                           "; this tbprof reads " + std::to_string(trace_analysis::kRankSectionsSerialVersion) + ")");
+  }
+  if (PayloadChecksum(payload) != h.sections_checksum) {
+    return DataLoss("damaged trace_analysis sections (checksum differs)");
+  }
+  return trace_analysis::DeserializeRankSections(payload);
+}
+
+}  // namespace
+
+StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& expected) {
+  ASSIGN_OR_RETURN(SummaryHeader h, ParseSummaryHeader(bytes, expected, bytes.size()));
+  const std::string_view payload = bytes.substr(kHeaderBytes + h.sections_length);
+  if (PayloadChecksum(payload) != h.stats_checksum) return DataLoss("a damaged summary (checksum differs)");
   return DeserializeOpStats(payload);
+}
+
+StatusOr<trace_analysis::RankSections> DecodeSummarySections(std::string_view bytes, const ProfileIdentity& expected) {
+  ASSIGN_OR_RETURN(SummaryHeader h, ParseSummaryHeader(bytes, expected, bytes.size()));
+  return SectionsOfPayload(h, bytes.substr(kHeaderBytes, h.sections_length));
+}
+
+namespace {
+
+// The sections of one summary file, its header and sections alone read.
+StatusOr<trace_analysis::RankSections> ReadSectionsOfFile(const std::string& path, const ProfileIdentity& expected) {
+  ASSIGN_OR_RETURN(OpenSummary file, OpenSummaryOfSize(path));
+  std::string head;
+  RETURN_IF_ERROR(ReadAt(file.fd.get(), 0, std::min<uint64_t>(file.size, kHeaderBytes), head, path));
+  ASSIGN_OR_RETURN(SummaryHeader h, ParseSummaryHeader(head, expected, file.size));
+  std::string payload;
+  RETURN_IF_ERROR(ReadAt(file.fd.get(), kHeaderBytes, h.sections_length, payload, path));
+  return SectionsOfPayload(h, payload);
+}
+
+}  // namespace
+
+std::optional<trace_analysis::RankSections> ReadSummarySectionsFor(const std::string& profile_path,
+                                                                   const ProfileIdentity& identity,
+                                                                   const SummaryPolicy& policy) {
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy)) {
+    auto sections = ReadSectionsOfFile(candidate, identity);
+    if (sections.ok()) return std::move(*sections);
+    if (sections.status().code() != ErrorCode::kNotFound) {
+      LogSummaryLine(policy, "summary " + candidate + " ignored for trace_analysis: " + sections.status().message());
+    }
+  }
+  return std::nullopt;
 }
 
 void SetSummaryPolicy(SummaryPolicy policy) {

@@ -1,14 +1,24 @@
-// A profile file's summary on disk: its per-host OpStats, written by
-// `tbprof summarize` (or by `tbprof serve --write_summaries`) and read back in
-// place of loading the profile, so ALL_HOSTS pages of a run of hundreds of
-// hosts start from small files, possibly computed on other machines.
+// A profile file's summary on disk: its per-host OpStats and its
+// trace_analysis sections, written by `tbprof summarize` (or by `tbprof serve
+// --write_summaries`) and read back in place of loading the profile, so
+// ALL_HOSTS pages of a run of hundreds of hosts start from small files,
+// possibly computed on other machines.
 //
-// Layout (integers little-endian): "TBPSUM", u16 summary format version, u32
-// OpStats layout version (op_stats_serial.h), the profile's identity (u64 size,
-// i64 mtime ns, u64 digest of its first and last 64 KiB), u64 payload length,
-// u64 payload checksum, the payload (SerializeOpStats). A summary is used only
-// when every one of these matches; one of another version or identity, or a
-// damaged one, is ignored (one log line) and the profile is read instead.
+// Layout (integers little-endian), 72 bytes of header:
+//   "TBPSUM", u16 summary format version, u32 OpStats layout version
+//   (op_stats_serial.h), the profile's identity (u64 size, i64 mtime ns, u64
+//   digest of its first and last 64 KiB), u64 OpStats payload length, u64 its
+//   checksum, u32 trace_analysis sections layout version
+//   (trace_analysis_serial.h), u64 sections payload length, u64 its checksum;
+// then the sections' payload (at the header's end, so trace_analysis reads the
+// header and it alone), then the OpStats payload (SerializeOpStats), which ends
+// the file. The header's lengths must add up to the file's.
+// A summary is used only when the format, OpStats layout and identity match
+// and the payload read passes its checksum; one of another version or
+// identity, or a damaged one, is ignored (one log line) and the profile is
+// read instead. The sections have their own layout version and checksum: a
+// summary whose sections are of another layout or damaged still answers
+// OpStats, and trace_analysis reads that host's profile (one log line).
 //
 // Where: `<file>.tbprof-summary` beside the profile, or under a summary
 // directory mirroring the profile's path relative to a root (the logdir, the
@@ -24,14 +34,15 @@
 #include <vector>
 
 #include "convert/analysis/op_stats/op_stats.h"
+#include "convert/analysis/trace_analysis/rank_sections.h"
 #include "convert/base/file_bytes.h"
 #include "convert/base/status.h"
 
 namespace tbprof {
 
 inline constexpr char kSummarySuffix[] = ".tbprof-summary";
-// 2: the payload checksum is taken over 8-byte words.
-inline constexpr uint16_t kSummaryFormatVersion = 2;
+// 2: the payload checksum is taken over 8-byte words. 3: the trace_analysis sections.
+inline constexpr uint16_t kSummaryFormatVersion = 3;
 
 // What identifies the profile a summary was computed from.
 struct ProfileIdentity {
@@ -45,11 +56,15 @@ struct ProfileIdentity {
 // and last 64 KiB for the digest; the rest of it is not read.
 StatusOr<ProfileIdentity> IdentityOfProfile(const std::string& path);
 
-std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats);
+std::string EncodeSummary(const ProfileIdentity& identity, const OpStats& stats,
+                          const trace_analysis::RankSections& sections);
 // The OpStats of a summary of the profile `expected` identifies.
 // InvalidArgument when it is of another version or identity, DataLoss when
 // damaged (cut short, garbled, a wrong checksum).
 StatusOr<OpStats> DecodeSummary(std::string_view bytes, const ProfileIdentity& expected);
+// Its trace_analysis sections (rank and host not assigned), refused as
+// DecodeSummary refuses and also when the sections are of another layout.
+StatusOr<trace_analysis::RankSections> DecodeSummarySections(std::string_view bytes, const ProfileIdentity& expected);
 
 // How OpStats loads use summaries (process-wide; `tbprof serve` sets it from
 // its flags before serving). Read beside the file by default; written never
@@ -82,6 +97,13 @@ std::vector<std::string> SummaryCandidates(const std::string& profile_path, cons
 // `identity`; null when none (each one present but ignored is logged).
 std::shared_ptr<const OpStats> ReadSummaryFor(const std::string& profile_path, const ProfileIdentity& identity,
                                               const SummaryPolicy& policy);
+// The trace_analysis sections of the first candidate summary that is present
+// and whose header and sections are valid for `identity` (only the header and
+// the sections are read); none when none is (each one present but ignored is
+// logged).
+std::optional<trace_analysis::RankSections> ReadSummarySectionsFor(const std::string& profile_path,
+                                                                   const ProfileIdentity& identity,
+                                                                   const SummaryPolicy& policy);
 // The size of the first candidate summary (or file of `suffix`) that exists,
 // whether or not it turns out valid; none when there is none or the policy
 // reads none. No byte of it or of the profile is read.

@@ -51,7 +51,7 @@ std::vector<ToolSpec> MakeProfileTools() {
   // HTA's analyses of every rank side by side; listed where the run has GPU work (any format).
   t.push_back({.name = "trace_analysis", .display_name = "Trace Analysis", .run = TraceAnalysisTool,
                .all_hosts = true, .hosts_entry = kOffered, .listing = Listing::kIfDataPresent,
-               .listed_if = HasGpuPlane});
+               .listed_if = HasGpuPlane, .cost = WorkCost::kTraceAnalysis});
   t.push_back({.name = "memory_profile", .display_name = "Memory Profile", .run = MemoryProfileTool, .menu_rank = 7});
   t.push_back({.name = "tf_data_bottleneck_analysis", .display_name = "tf.data Bottleneck Analysis",
                .run = TfDataBottleneckAnalysisTool, .formats = kXPlaneOnly, .all_hosts = true});

@@ -58,6 +58,10 @@ enum class WorkCost {
   // Op statistics only (OpStats): from the file's summary on disk when one is
   // there (no model decoded), else as kModelAndTable.
   kOpStats,
+  // trace_analysis: each file's sections from its summary on disk when one is
+  // there and the request asks only what a summary keeps
+  // (TraceAnalysisReadsSummaries; no model decoded), else as kModelAndTable.
+  kTraceAnalysis,
 };
 
 inline constexpr size_t kUnranked = SIZE_MAX;

@@ -223,6 +223,75 @@ TEST_F(Summaries, WithSummariesTheOpStatsPagesAndListingsImportNoProfile) {
   EXPECT_EQ(ProfileFileLoads() - before, pod_files_.size() + 5);
 }
 
+// trace_analysis of every run on ALL_HOSTS and on each host.
+std::vector<std::string> TraceAnalysisTargets(const std::vector<std::string>& pod_files) {
+  std::vector<std::string> targets;
+  std::map<std::string, std::vector<std::string>> hosts = {
+      {"pod", {"ALL_HOSTS"}}, {"real_gpu", {"ALL_HOSTS", "conv8", "gemm", "attn"}}, {"hta", {"ALL_HOSTS", "rank-0", "rank-1"}}};
+  for (const std::string& f : pod_files) hosts["pod"].push_back(HostOf(f));
+  for (const auto& [run, run_hosts] : hosts) {
+    for (const std::string& host : run_hosts) targets.push_back("/data?run=" + run + "&tag=trace_analysis&host=" + host);
+  }
+  return targets;
+}
+
+// Model images removed: with them, a model would be read without an import,
+// and the import counter would not see it.
+void RemoveModelImages(const fs::path& dir) {
+  std::vector<fs::path> images;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().string().ends_with(".tbprof-model")) images.push_back(e.path());
+  }
+  for (const fs::path& p : images) fs::remove(p);
+}
+
+TEST_F(Summaries, TraceAnalysisFromSummariesIsTheSameBytesAndLoadsNoModel) {
+  const std::vector<std::string> targets = TraceAnalysisTargets(pod_files_);
+  const std::map<std::string, std::string> without = Answers(targets);
+  Summarize();
+  RemoveModelImages(logdir_);
+  const uint64_t before = ProfileFileLoads();
+  const std::map<std::string, std::string> with = Answers(targets);
+  EXPECT_EQ(ProfileFileLoads(), before) << "a profile was imported";
+  for (const std::string& t : targets) {
+    EXPECT_TRUE(with.at(t).starts_with("200\n")) << t << ": " << with.at(t).substr(0, 200);
+    EXPECT_EQ(with.at(t), without.at(t)) << t;
+  }
+  EXPECT_TRUE(TakeLog().empty()) << "no summary was ignored";
+  // Another step's critical path is no summary's: every host is read (and the answer is still the profiles').
+  const std::string step = "/data?run=hta&tag=trace_analysis&host=ALL_HOSTS&step=2";
+  const std::string with_step = Answer(step);
+  EXPECT_EQ(ProfileFileLoads() - before, 2u);
+  UsePolicy(NotReading());
+  EXPECT_EQ(with_step, Answer(step));
+}
+
+// A summary whose trace_analysis sections are damaged still answers the
+// op-statistics pages; trace_analysis reads that host's profile alone, says
+// so in one line, and its answer is the profiles'.
+TEST_F(Summaries, ADamagedTraceAnalysisSectionIsIgnoredWithALogLine) {
+  const std::string target = "/data?run=pod&tag=trace_analysis&host=ALL_HOSTS";
+  const std::string overview = "/data?run=pod&tag=overview_page&host=ALL_HOSTS";
+  const std::map<std::string, std::string> right = Answers({target, overview});
+  Summarize();
+  const std::string summary_path = pod_files_[1] + kSummarySuffix;
+  std::string damaged = ReadFile(summary_path);
+  constexpr size_t kSectionsAt = 72;  // the header's end
+  damaged[kSectionsAt + 40] ^= 0x04;
+  WriteFile(summary_path, damaged);
+  TakeLog();
+  const uint64_t before = ProfileFileLoads();
+  EXPECT_EQ(Answer(overview), right.at(overview));
+  EXPECT_EQ(ProfileFileLoads(), before) << "the OpStats payload is sound and was not replaced by the profile";
+  EXPECT_EQ(Answer(target), right.at(target));
+  EXPECT_EQ(ProfileFileLoads() - before, 1u) << "only the damaged host's profile is read";
+  const std::vector<std::string> log = TakeLog();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find(summary_path + " ignored for trace_analysis: damaged trace_analysis sections (checksum differs)"),
+            std::string::npos)
+      << log[0];
+}
+
 TEST_F(Summaries, SummariesUnderASummaryDirMirrorTheLogdirAndServe) {
   const fs::path sums = scratch_.path() / "sums";
   const std::set<std::string> logdir_files = FilesUnder(logdir_);

@@ -122,6 +122,13 @@ TEST(WorkEstimate, OpStatsPagesOfASummarizedFileDecodeNoModel) {
   DataPlan hlo = trace;
   hlo.spec = FindProfileTool("hlo_stats");
   EXPECT_EQ(WorkingBytes(cache, limits, hlo), 2000u + 1000u);
+  // trace_analysis of the default step: its sections from the summary, four times it too;
+  // another step's critical path needs the model (twice the file) and an answer of about the file.
+  DataPlan analysis = hlo;
+  analysis.spec = FindProfileTool("trace_analysis");
+  EXPECT_EQ(WorkingBytes(cache, limits, analysis), 1200u);
+  analysis.input.params["step"] = "3";
+  EXPECT_EQ(WorkingBytes(cache, limits, analysis), 2000u + 1000u);
   // A policy that reads no summary: the model again.
   SummaryPolicy not_reading;
   not_reading.read = false;

@@ -126,11 +126,12 @@ KernelBreakdown ComputeKernelBreakdown(const RankKernels& rank, const MergedKern
   b.host = rank.host;
   OverlapClassTimes(merged, b.class_ps, b.class_seen);
   b.kernels = StatsByName(rank);
+  b.names.reserve(rank.names.size());
+  for (const KernelName& n : rank.names) b.names.emplace_back(n.text);
   return b;
 }
 
-void AppendKernelBreakdownJson(std::string& out, const std::vector<const RankKernels*>& ranks,
-                               const std::vector<KernelBreakdown>& rows, size_t top) {
+void AppendKernelBreakdownJson(std::string& out, const std::vector<KernelBreakdown>& rows, size_t top) {
   out += "\"kernel_breakdown\":{\"kernel_types\":[";
   bool first = true;
   for (const KernelBreakdown& b : rows) {
@@ -157,7 +158,7 @@ void AppendKernelBreakdownJson(std::string& out, const std::vector<const RankKer
         if (!first) out += ',';
         first = false;
         const KernelNameStats& s = v[i];
-        AppendKernelRow(out, rows[r], static_cast<KernelType>(t), ranks[r]->names[s.name].text, s.count,
+        AppendKernelRow(out, rows[r], static_cast<KernelType>(t), rows[r].names[s.name], s.count,
                         s.sum_ps, s.max_ps, s.min_ps, s.mean_us, s.stddev_us);
       }
       if (v.size() > top) {

@@ -31,6 +31,9 @@ struct KernelBreakdown {
   std::array<int64_t, kNumOverlapClasses> class_ps{};  // [0] unused: nothing runs
   std::array<bool, kNumOverlapClasses> class_seen{};    // some time (maybe none) was in the class
   std::array<std::vector<KernelNameStats>, kNumKernelTypes> kernels;  // by sum_ps, largest first
+  // Every kernel name's text by KernelNameStats::name (RankKernels::names'
+  // order), owned: the breakdown outlives the model (a summary keeps it).
+  std::vector<std::string> names;
 };
 
 // Time per overlap class of the per-type unions (one sweep over their boundaries).
@@ -41,7 +44,6 @@ KernelBreakdown ComputeKernelBreakdown(const RankKernels& rank, const MergedKern
 
 // `"kernel_breakdown": {...}`: every class of each rank, and per type its
 // `top` largest kernels, the rest summed as one row named "others" (as HTA).
-void AppendKernelBreakdownJson(std::string& out, const std::vector<const RankKernels*>& ranks,
-                               const std::vector<KernelBreakdown>& rows, size_t top);
+void AppendKernelBreakdownJson(std::string& out, const std::vector<KernelBreakdown>& rows, size_t top);
 
 }  // namespace tbprof::trace_analysis

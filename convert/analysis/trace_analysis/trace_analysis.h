@@ -1,7 +1,10 @@
 // The trace_analysis tool's answer: HTA's analyses of every selected rank,
 // one JSON member per section, the ranks side by side (ALL_HOSTS is the same
-// answer over more ranks). Each rank's GPU work is read once
-// (trace_analysis_kernels) and every section reads that.
+// answer over more ranks). In two steps: each rank's sections from its model
+// (rank_sections.h: its GPU work read once, trace_analysis_kernels, and every
+// section reads that), then the ranks' sections joined into the JSON, the
+// parts across ranks (stragglers' band, the critical path's longest rank)
+// computed there. A rank's sections may come from its summary instead.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "convert/analysis/trace_analysis/trace_analysis_kernels.h"
+#include "convert/analysis/trace_analysis/rank_sections.h"
 #include "convert/base/status.h"
 #include "convert/model/xspace_model.h"
 
@@ -30,11 +33,13 @@ struct TraceAnalysisOptions {
   std::optional<int64_t> critical_path_step;  // none: the first step
 };
 
-// Every rank's GPU work, in the order given.
-std::vector<RankKernels> ExtractRanks(const std::vector<RankModel>& ranks);
-
 // The whole answer. `left_out`: hosts that could not be read.
 std::string TraceAnalysisJson(const std::vector<RankModel>& ranks, const std::vector<HostLeftOut>& left_out,
                               const TraceAnalysisOptions& options = {});
+
+// The answer from ranks' sections (AssignRank done), in the order given;
+// `top_kernels` as TraceAnalysisOptions'. The rows are moved into the answer.
+std::string CombineRanksJson(std::vector<RankSections> ranks, const std::vector<HostLeftOut>& left_out,
+                             size_t top_kernels);
 
 }  // namespace tbprof::trace_analysis

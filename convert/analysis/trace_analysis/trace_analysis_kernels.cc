@@ -60,15 +60,17 @@ LaunchKind LaunchKindOfName(std::string_view n) {
   return LaunchKind::kOther;
 }
 
-int64_t RankOfModel(const XSpaceModel& space, int64_t fallback) {
+std::optional<int64_t> StatedRankOfModel(const XSpaceModel& space) {
   for (std::string_view h : space.hostnames) {
     if (!h.starts_with("rank ")) continue;
     int64_t r = 0;
     auto [p, ec] = std::from_chars(h.data() + 5, h.data() + h.size(), r);
     if (ec == std::errc() && p == h.data() + h.size()) return r;
   }
-  return fallback;
+  return std::nullopt;
 }
+
+int64_t RankOfModel(const XSpaceModel& space, int64_t fallback) { return StatedRankOfModel(space).value_or(fallback); }
 
 std::string_view FrameworkOfModel(const XSpaceModel& space) {
   if (schema::IsKinetoTrace(space)) return "PyTorch";

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,7 +88,9 @@ RankKernels ExtractRankKernels(const XSpaceModel& space, int64_t rank, std::stri
 int64_t TraceSpanPs(const XSpaceModel& space);
 
 // The rank a model's trace states ("rank <N>", as the Kineto importer names
-// a distributed rank's host), else `fallback`.
+// a distributed rank's host); none when it states none.
+std::optional<int64_t> StatedRankOfModel(const XSpaceModel& space);
+// The stated rank, else `fallback`.
 int64_t RankOfModel(const XSpaceModel& space, int64_t fallback);
 
 // "PyTorch", "TensorFlow" or "JAX": the words the page uses.

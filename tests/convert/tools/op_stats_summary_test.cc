@@ -21,6 +21,7 @@
 #include "convert/analysis/device/gpu_datasheets.h"
 #include "convert/analysis/op_stats/op_stats_serial.h"
 #include "convert/analysis/op_stats/xspace_to_op_stats.h"
+#include "convert/analysis/trace_analysis/trace_analysis_serial.h"
 #include "convert/load/profile_file.h"
 #include "convert/tools/op_stats_summary.h"
 #include "tests/testing/test_files.h"
@@ -303,10 +304,23 @@ TEST(OpStatsSerial, CountsLargerThanThePayloadAreRefusedWithoutAllocating) {
   EXPECT_EQ(r.status().code(), ErrorCode::kDataLoss);
 }
 
+// The trace_analysis sections of a small synthetic GPU profile (computed once).
+const trace_analysis::RankSections& SomeSections() {
+  static const trace_analysis::RankSections sections = [] {
+    const std::string path = test_files::TempPath("summary_sections.xplane.pb");
+    test_files::WriteSyntheticFile(path, test_files::SynthShape(/*gpus=*/2, /*steps=*/3, /*events=*/1500, /*seed=*/5));
+    auto model = LoadProfileFile(path);
+    EXPECT_TRUE(model.ok()) << model.status().message();
+    fs::remove(path);
+    return model.ok() ? trace_analysis::ComputeRankSections(**model) : trace_analysis::RankSections{};
+  }();
+  return sections;
+}
+
 const ProfileIdentity kIdentity{.size = 123456, .mtime_ns = 1700000000123456789, .digest = 0xfeedface12345678ull};
 
 TEST(OpStatsSummary, DecodesOnlyTheProfileItWasMadeOf) {
-  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet(), SomeSections());
   auto same = DecodeSummary(summary, kIdentity);
   ASSERT_TRUE(same.ok()) << same.status().message();
   ExpectSameOpStats(EveryFieldSet(), *same);
@@ -321,7 +335,7 @@ TEST(OpStatsSummary, DecodesOnlyTheProfileItWasMadeOf) {
 }
 
 TEST(OpStatsSummary, OtherVersionsAreRefusedAndSaySo) {
-  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet(), SomeSections());
   // The format version (2 bytes after the magic), then the OpStats layout version (4 bytes).
   for (size_t at : {size_t{6}, size_t{8}}) {
     std::string other = summary;
@@ -337,17 +351,28 @@ TEST(OpStatsSummary, OtherVersionsAreRefusedAndSaySo) {
 }
 
 TEST(OpStatsSummary, EveryCutAndEveryFlippedPayloadByteIsRefused) {
-  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet());
+  const std::string summary = EncodeSummary(kIdentity, EveryFieldSet(), SomeSections());
+  ASSERT_TRUE(DecodeSummarySections(summary, kIdentity).ok());
   for (size_t n = 0; n < summary.size(); ++n) {
     ASSERT_FALSE(DecodeSummary(std::string_view(summary).substr(0, n), kIdentity).ok()) << "cut to " << n;
+    ASSERT_FALSE(DecodeSummarySections(std::string_view(summary).substr(0, n), kIdentity).ok()) << "cut to " << n;
   }
-  constexpr size_t kHeaderBytes = 52;  // magic 6, versions 2 + 4, identity 24, length 8, checksum 8
+  // Magic 6, versions 2 + 4, identity 24, OpStats' length and checksum 16, the
+  // sections' layout version 4, length and checksum 16; the sections' payload
+  // comes first.
+  constexpr size_t kHeaderBytes = 72;
+  const size_t sections_end = kHeaderBytes + trace_analysis::SerializeRankSections(SomeSections()).size();
   for (size_t at = kHeaderBytes; at < summary.size(); ++at) {
     std::string flipped = summary;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
-    auto r = DecodeSummary(flipped, kIdentity);
+    const Status r = at < sections_end ? DecodeSummarySections(flipped, kIdentity).status()
+                                       : DecodeSummary(flipped, kIdentity).status();
     ASSERT_FALSE(r.ok()) << "a flipped byte at " << at << " was accepted";
-    EXPECT_EQ(r.status().code(), ErrorCode::kDataLoss);
+    EXPECT_EQ(r.code(), ErrorCode::kDataLoss);
+    // The other payload is untouched and still read: a damaged section costs that section only.
+    if (at < sections_end) {
+      EXPECT_TRUE(DecodeSummary(flipped, kIdentity).ok()) << at;
+    }
   }
 }
 
@@ -392,7 +417,7 @@ TEST(OpStatsSummary, AFailedWriteLeavesNoFileBehind) {
   // A folder where the summary would go: the rename fails after the temporary file was written.
   const fs::path target = dir / "host.xplane.pb.tbprof-summary";
   fs::create_directories(target);
-  const Status s = WriteSummaryFile(target.string(), EncodeSummary(kIdentity, EveryFieldSet()));
+  const Status s = WriteSummaryFile(target.string(), EncodeSummary(kIdentity, EveryFieldSet(), SomeSections()));
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(FilesIn(dir), std::vector<std::string>{target.filename().string()}) << "a temporary file was left";
   EXPECT_TRUE(fs::is_directory(target));
@@ -417,7 +442,7 @@ TEST(OpStatsSummary, AReaderNeverSeesHalfASummary) {
   const std::string target = (dir / "host.xplane.pb.tbprof-summary").string();
   OpStats big = EveryFieldSet();
   for (int i = 0; i < 20000; ++i) big.device_op_metrics_db.ops["op." + std::to_string(i)] = SomeOp("op", i + 1);
-  const std::string a = EncodeSummary(kIdentity, EveryFieldSet()), b = EncodeSummary(kIdentity, big);
+  const std::string a = EncodeSummary(kIdentity, EveryFieldSet(), SomeSections()), b = EncodeSummary(kIdentity, big, SomeSections());
   ASSERT_TRUE(WriteSummaryFile(target, a).ok());
   std::atomic<bool> done{false};
   std::thread writer([&] {

@@ -206,7 +206,7 @@ TEST(TraceAnalysisHand, KernelsPastTheTopAreOthers) {
   Loaded l = Load(w.Json());
   const KernelBreakdown b = ComputeKernelBreakdown(l.rank, l.merged);
   std::string out;
-  AppendKernelBreakdownJson(out, {&l.rank}, {b}, 10);
+  AppendKernelBreakdownJson(out, {b}, 10);
   EXPECT_NE(out.find("\"name\":\"k12\",\"sum_us\":12"), std::string::npos) << out;
   EXPECT_EQ(out.find("\"name\":\"k2\""), std::string::npos) << out;
   // others: 1 and 2 µs, mean 1.5, sample std sqrt(0.5).
