@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "convert/base/cancellation.h"
+#include "convert/base/released_pages.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
 #include "convert/kineto/kineto_reader.h"
@@ -141,36 +142,67 @@ std::string KinetoBuilder::KernelDetails(const PendingEvent& e) const {
   return out;
 }
 
-// A `[memory]` record as the allocator events the memory profile reads.
-void KinetoBuilder::AddMemoryStats(const PendingEvent& e, PlaneWriter& plane) {
-  StringTable& s = space_->strings;
-  const int64_t bytes = IntArg(e, n_.bytes);
+// The allocator a `[memory]` record is of.
+std::string KinetoBuilder::AllocatorOf(const PendingEvent& e) const {
   const int64_t device_type = IntArg(e, n_.device_type);
   const int64_t device = IntArg(e, n_.device_index);
+  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm); other kinds are named by their number.
+  return device_type == 1 || device_type == 6 ? "GPU_" + std::to_string(device) + "_caching"
+         : device_type == 0 || device_type == kNone ? std::string("cpu")
+                                                     : "device_type_" + std::to_string(device_type);
+}
+
+// The allocator's peak in use so far, this record's allocation included: a
+// running maximum in the model's order of events.
+int64_t KinetoBuilder::UpdateMemoryPeak(const PendingEvent& e) {
+  int64_t& peak = peak_in_use_[AllocatorOf(e)];
+  if (const int64_t allocated = IntArg(e, n_.total_allocated); allocated != kNone) peak = std::max(peak, allocated);
+  return peak;
+}
+
+// A `[memory]` record as the allocator events the memory profile reads;
+// `peak` from UpdateMemoryPeak.
+template <typename AddStat>
+void KinetoBuilder::AddMemoryStats(const PendingEvent& e, int64_t peak, AddStat&& add) {
+  StringTable& s = space_->strings;
+  const int64_t bytes = IntArg(e, n_.bytes);
   const int64_t allocated = IntArg(e, n_.total_allocated);
   const int64_t reserved = IntArg(e, n_.total_reserved);
   const int64_t addr = IntArg(e, n_.addr);
-  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP (ROCm); other kinds are named by their number.
-  std::string allocator = device_type == 1 || device_type == 6 ? "GPU_" + std::to_string(device) + "_caching"
-                          : device_type == 0 || device_type == kNone ? std::string("cpu")
-                                                                      : "device_type_" + std::to_string(device_type);
-  plane.AddEventStat(StrStat(s.Intern("allocator_name"), s.Intern(allocator)));
+  add(StrStat(s.Intern("allocator_name"), s.Intern(AllocatorOf(e))));
   if (bytes != kNone) {
-    plane.AddEventStat(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
-    plane.AddEventStat(IntStat(s.Intern("allocation_bytes"), std::llabs(bytes)));
+    add(IntStat(s.Intern("requested_bytes"), std::llabs(bytes)));
+    add(IntStat(s.Intern("allocation_bytes"), std::llabs(bytes)));
   }
-  if (addr != kNone) plane.AddEventStat(IntStat(s.Intern("addr"), addr));
-  if (allocated != kNone) plane.AddEventStat(IntStat(s.Intern("bytes_allocated"), allocated));
+  if (addr != kNone) add(IntStat(s.Intern("addr"), addr));
+  if (allocated != kNone) add(IntStat(s.Intern("bytes_allocated"), allocated));
   // Reserved by the caching allocator but not handed out: its free bytes.
   // (TensorFlow's bytes_reserved is stack memory, which PyTorch has none of:
   // 0, so the profile's in-use memory is the allocated heap.)
   if (allocated != kNone && reserved != kNone) {
-    plane.AddEventStat(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
-    plane.AddEventStat(IntStat(s.Intern("bytes_reserved"), 0));
+    add(IntStat(s.Intern("bytes_available"), std::max<int64_t>(0, reserved - allocated)));
+    add(IntStat(s.Intern("bytes_reserved"), 0));
   }
-  int64_t& peak = peak_in_use_[allocator];
-  if (allocated != kNone) peak = std::max(peak, allocated);
-  plane.AddEventStat(IntStat(s.Intern("peak_bytes_in_use"), peak));
+  add(IntStat(s.Intern("peak_bytes_in_use"), peak));
+}
+
+// The stats an event has in the model after its args, from what the layout
+// resolved (`e.placed`); `add` takes each in order.
+template <typename AddStat>
+void KinetoBuilder::AddDerivedStats(const PendingEvent& e, AddStat&& add) {
+  if (e.kind == Kind::kMemory) AddMemoryStats(e, e.placed.memory_peak, add);
+  std::string_view name_text = space_->Str(e.name);
+  if ((e.kind == Kind::kCpuOp || e.kind == Kind::kUserAnnotation) && name_text.starts_with("ProfilerStep#")) {
+    std::optional<int64_t> n = JsonNumberToInt(name_text.substr(13));
+    add(IntStat(built_.root, 1));
+    if (n) add(IntStat(built_.step_num, *n));
+  } else if (e.kind == Kind::kCpuOp && IsOperatorName(name_text)) {
+    add(StrStat(built_.tf_op, e.placed.tf_op));
+  }
+  if (e.kind == Kind::kKernel) add(StrStat(built_.kernel_details, e.placed.kernel_details));
+  if ((e.kind == Kind::kKernel || e.kind == Kind::kMemcpy || e.kind == Kind::kMemset) && e.placed.tf_op != kNoStr) {
+    add(StrStat(built_.tf_op, e.placed.tf_op));
+  }
 }
 
 // The lines of each of `devices` (ascending, the host's -1 first), by id.
@@ -189,8 +221,9 @@ std::vector<std::vector<uint32_t>> KinetoBuilder::LinesByPlane(const std::vector
   return by_plane;
 }
 
-// Sizes the plane's arrays, claimed first, and adds the parts sure to be
-// written to `filled`.
+// Claims the plane's arrays and sizes its events, adding them to `filled`
+// (they are written for sure, in order). The stats are sized once the
+// layout has counted them.
 Status KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
                                    std::vector<std::pair<char*, size_t>>& filled) const {
   size_t num_events = 0, num_stats = 0;
@@ -202,27 +235,32 @@ Status KinetoBuilder::ReservePlane(const std::vector<uint32_t>& line_order, XPla
   RETURN_IF_ERROR(ClaimMemory(sizeof(XPlaneModel) + sizeof(EventMetadata) + line_order.size() * sizeof(LineModel) +
                                   num_events * sizeof(Event) + reserved_stats * sizeof(Stat),
                               "loading the profile"));
-  PlaneWriter(plane).ReserveLarge(num_events, reserved_stats);
+  PlaneWriter(plane).ReserveLarge(num_events, 0);
   filled.emplace_back(reinterpret_cast<char*>(plane.events.data()), num_events * sizeof(Event));
-  filled.emplace_back(reinterpret_cast<char*>(plane.event_stats.data()), num_stats * sizeof(Stat));
   return Status::Ok();
 }
 
-Status KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
-                               const std::unordered_map<int64_t, StrId>& op_of_external,
-                               const std::unordered_map<int64_t, int64_t>& external_of_correlation,
-                               std::vector<std::pair<StrId, uint32_t>>& first_of_name) {
+// The plane's lines and events in the model's order, every string the plane
+// adds interned in that order: each event is given the place of its stats
+// and what they derive from (`placed`, over the links, which are read here
+// for the last time). The stats themselves are copied later, in the file's
+// order (CopyStatsInFileOrder). Returns the number of the plane's stats.
+StatusOr<uint32_t> KinetoBuilder::LayOutPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
+                                              const std::unordered_map<int64_t, StrId>& op_of_external,
+                                              const std::unordered_map<int64_t, int64_t>& external_of_correlation,
+                                              std::vector<std::pair<StrId, uint32_t>>& first_of_name) {
   StringTable& strings = space_->strings;
   const StrId category_stat = strings.Intern(kKinetoCategoryStat);
-  const StrId tf_op = strings.Intern(schema::kTfOp);
-  const StrId kernel_details = strings.Intern(schema::kKernelDetails);
-  const StrId root = strings.Intern(schema::kIsRoot);
-  const StrId step_num = strings.Intern(schema::kStepNum);
+  built_.tf_op = strings.Intern(schema::kTfOp);
+  built_.kernel_details = strings.Intern(schema::kKernelDetails);
+  built_.root = strings.Intern(schema::kIsRoot);
+  built_.step_num = strings.Intern(schema::kStepNum);
   const StrId alloc = strings.Intern(schema::kMemoryAllocationEvent);
   const StrId dealloc = strings.Intern(schema::kMemoryDeallocationEvent);
   plane.AddEventMetadata({});  // index 0: nameless, MetadataIndex's "none yet"
   MetadataIndex metadata_index(plane, category_stat, first_of_name);
   CancellationPoll cancel;
+  uint64_t num_stats = 0;
   for (uint32_t l : line_order) {
     if (CancelRequested()) return CancelledError("loading " + source_);
     PendingLine& pl = lines_[l];
@@ -249,44 +287,81 @@ Status KinetoBuilder::BuildPlane(int device, const std::vector<uint32_t>& line_o
     plane.BeginLine();
     for (uint32_t idx : pl.events) {
       if (cancel.Due()) return CancelledError("loading " + source_);
-      const PendingEvent& pe = EventAt(idx);
+      PendingEvent& pe = MutableEventAt(idx);
       StrId name = pe.name;
       if (pe.kind == Kind::kMemory) {
         const int64_t bytes = IntArg(pe, n_.bytes);
         name = bytes != kNone && bytes < 0 ? dealloc : alloc;
       }
       const uint32_t metadata = metadata_index.Of(name, pe.cat);
-      plane.BeginEvent();
-      const Stat* pending_stats = StatsOf(pe);
-      for (uint32_t i = 0; i < pe.num_stats; ++i) {
-        Stat s = pending_stats[i];
-        if (s.name == n_.correlation) s.name = n_.correlation_id;
-        if (s.name == n_.device) s.name = n_.device_id;
-        plane.AddEventStat(s);
-      }
-      std::string_view name_text = space_->Str(pe.name);
-      if (pe.kind == Kind::kMemory) AddMemoryStats(pe, plane);
-      if ((pe.kind == Kind::kCpuOp || pe.kind == Kind::kUserAnnotation) && name_text.starts_with("ProfilerStep#")) {
-        std::optional<int64_t> n = JsonNumberToInt(name_text.substr(13));
-        plane.AddEventStat(IntStat(root, 1));
-        if (n) plane.AddEventStat(IntStat(step_num, *n));
-      } else if (pe.kind == Kind::kCpuOp && IsOperatorName(name_text)) {
-        plane.AddEventStat(StrStat(tf_op, TfOpOf(pe.name)));
-      }
+      const PendingEvent::Links links = pe.links;
+      PendingEvent::Placed placed;
+      placed.first_stat = static_cast<uint32_t>(num_stats);
+      placed.tf_op = kNoStr;
+      placed.kernel_details = kNoStr;
+      if (pe.kind == Kind::kMemory) placed.memory_peak = UpdateMemoryPeak(pe);
+      if (pe.kind == Kind::kCpuOp && IsOperatorName(space_->Str(pe.name))) placed.tf_op = TfOpOf(pe.name);
+      if (pe.kind == Kind::kKernel) placed.kernel_details = strings.Intern(KernelDetails(pe));
       if (pe.kind == Kind::kKernel || pe.kind == Kind::kMemcpy || pe.kind == Kind::kMemset) {
-        if (pe.kind == Kind::kKernel) plane.AddEventStat(StrStat(kernel_details, strings.Intern(KernelDetails(pe))));
-        int64_t external = pe.external;
+        int64_t external = links.external;
         if (external == kNone || external == 0) {
-          auto c = external_of_correlation.find(pe.correlation);
+          auto c = external_of_correlation.find(links.correlation);
           if (c != external_of_correlation.end()) external = c->second;
         }
         auto op = op_of_external.find(external);
-        if (op != op_of_external.end()) plane.AddEventStat(StrStat(tf_op, op->second));
+        if (op != op_of_external.end()) placed.tf_op = op->second;
       }
-      plane.EndEvent((pe.ts_ns - origin_ns_) * 1000, pe.dur_ns * 1000, metadata);
+      pe.placed = placed;
+      uint32_t derived = 0;
+      AddDerivedStats(pe, [&derived](const Stat&) { ++derived; });  // interns what they name
+      num_stats += uint64_t{pe.num_stats} + derived;
+      if (num_stats > std::numeric_limits<uint32_t>::max()) {
+        return Error("a plane of more than 2^32 stats, more than a profile holds");
+      }
+      plane.EndLaidOutEvent((pe.ts_ns - origin_ns_) * 1000, pe.dur_ns * 1000, metadata, placed.first_stat);
     }
     plane.EndLine(line);
+    std::vector<uint32_t>().swap(pl.events);  // the layout's own: not read again
   }
+  return static_cast<uint32_t>(num_stats);
+}
+
+// Each event's stats to the place its layout gave them, the pending events
+// and stats read front to back and their pages handed back behind the
+// reading: the pending copy and the model's are never both whole in memory,
+// where building the planes in their own order (line by line, each line's
+// events all over the file) would keep every pending page to the end.
+Status KinetoBuilder::CopyStatsInFileOrder(const std::vector<int>& devices) {
+  std::vector<Stat*> stats_of_plane(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) stats_of_plane[i] = space_->planes[i].event_stats.data();
+  std::vector<uint32_t> plane_of_line(lines_.size());
+  for (size_t l = 0; l < lines_.size(); ++l) {
+    plane_of_line[l] =
+        static_cast<uint32_t>(std::lower_bound(devices.begin(), devices.end(), lines_[l].device) - devices.begin());
+  }
+  CancellationPoll cancel;
+  for (std::vector<PendingEvent>* part : {&events_, &back_events_}) {
+    const std::vector<Stat>& pending_stats = part == &events_ ? stats_ : back_stats_;
+    PagesReleasedBehind events_read(part->data(), part->size() * sizeof(PendingEvent));
+    PagesReleasedBehind stats_read(pending_stats.data(), pending_stats.size() * sizeof(Stat));
+    for (const PendingEvent& pe : *part) {
+      if (cancel.Due()) return CancelledError("loading " + source_);
+      Stat* out = stats_of_plane[plane_of_line[pe.line]] + pe.placed.first_stat;
+      const Stat* in = StatsOf(pe);
+      for (uint32_t i = 0; i < pe.num_stats; ++i) {
+        Stat s = in[i];
+        if (s.name == n_.correlation) s.name = n_.correlation_id;
+        if (s.name == n_.device) s.name = n_.device_id;
+        *out++ = s;
+      }
+      AddDerivedStats(pe, [&out](const Stat& s) { *out++ = s; });
+      events_read.ReleaseBefore(&pe);
+      stats_read.ReleaseBefore(in);
+    }
+    std::vector<PendingEvent>().swap(*part);
+  }
+  std::vector<Stat>().swap(stats_);
+  std::vector<Stat>().swap(back_stats_);
   return Status::Ok();
 }
 
@@ -309,11 +384,11 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
   std::unordered_map<int64_t, int64_t> external_of_correlation;
   ForEachEvent([&](const PendingEvent& e) {
     if (e.kind == Kind::kCpuOp && IsOperatorName(space_->Str(e.name))) {
-      int64_t external = e.external;
+      int64_t external = e.links.external;
       if (external == kNone || external == 0) return;
       op_of_external.try_emplace(external, TfOpOf(e.name));
     } else if (e.kind == Kind::kRuntime || e.kind == Kind::kDriver) {
-      int64_t external = e.external, correlation = e.correlation;
+      int64_t external = e.links.external, correlation = e.links.correlation;
       if (external != kNone && correlation != kNone) external_of_correlation.try_emplace(correlation, external);
     }
   });
@@ -350,13 +425,20 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
             plane.SetName(space.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(devices[i])));
             AddDeviceStats(devices[i], plane);
           }
-          built = BuildPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
+          StatusOr<uint32_t> num_stats =
+              LayOutPlane(devices[i], line_orders[i], plane, op_of_external, external_of_correlation, first_of_name);
+          if (!num_stats.ok()) {
+            built = num_stats.status();
+            break;
+          }
+          plane.SizeStatsForLaidOutEvents(*num_stats);
           // the kernels' details, their operators' names
-          if (built.ok()) built = tf_op_refused_.ok() ? ClaimHeld() : tf_op_refused_;
+          built = tf_op_refused_.ok() ? ClaimHeld() : tf_op_refused_;
         }
       },
       [&] { PopulateBackward(filled_for_sure); });
   RETURN_IF_ERROR(built);
+  RETURN_IF_ERROR(CopyStatsInFileOrder(devices));
   if (span_begin_ns_ != kNone) {
     const StrId env_name = space.strings.Intern(schema::kTaskEnvironmentPlane);
     PlaneWriter env = PlaneWriter::AddTo(space, static_cast<int64_t>(space.planes.size()), env_name);
@@ -364,10 +446,6 @@ StatusOr<std::unique_ptr<XSpaceModel>> KinetoBuilder::Build() {
     env.AddPlaneStat(IntStat(space.strings.Intern(schema::kProfileStartTime), base_time_ns_ + span_begin_ns_));
     env.AddPlaneStat(IntStat(space.strings.Intern(schema::kProfileStopTime), base_time_ns_ + span_end_ns_));
   }
-  events_ = {};
-  stats_ = {};
-  back_events_ = {};
-  back_stats_ = {};
   return std::move(space_);
 }
 

@@ -9,6 +9,13 @@
 // operator is found through launches that may come later in the file. A
 // large trace is read by two builders, one per half of the events, the
 // second merged into the first (see ParseTraceEvents).
+// The planes are built in two passes so that the pending events and stats
+// (as large as the model) are released while the model is made: the layout
+// (LayOutPlane) walks each line in the model's order writing the events and
+// interning every string the planes add, and places each event's stats; the
+// copy (CopyStatsInFileOrder) then walks the pending events in the file's
+// order, the order they are stored in, writing their stats to those places
+// and handing the pending pages back behind it.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +30,7 @@
 
 #include "convert/base/file_name.h"
 #include "convert/base/memory_grant.h"
+#include "convert/base/released_pages.h"
 #include "convert/base/status.h"
 #include "convert/kineto/json_scanner.h"
 #include "convert/model/model_writer.h"
@@ -59,10 +67,28 @@ struct PendingEvent {
   uint32_t first_stat = 0, num_stats = 0;
   Kind kind = Kind::kOtherHost;
   uint8_t part = 0;  // whose stats: 0 this builder's, 1 the back half's (see MergeFrom)
-  // args["External id"] and args["correlation"] (kNone when absent), read
-  // per launch and device op when linking them.
-  int64_t external = kNone, correlation = kNone;
+  // Until the planes are laid out: args["External id"] and args["correlation"]
+  // (kNone when absent), read per launch and device op when linking them.
+  // After: where the event's stats go and what the layout resolved for them
+  // (see KinetoBuilder::LayOutPlane), so the links' 16 bytes serve twice.
+  struct Links {
+    int64_t external, correlation;
+  };
+  struct Placed {
+    uint32_t first_stat;  // in its plane's event_stats
+    StrId tf_op;          // kNoStr: none
+    // A kernel's kernel_details; a `[memory]` record's peak_bytes_in_use.
+    union {
+      StrId kernel_details;
+      int64_t memory_peak;
+    };
+  };
+  union {
+    Links links = {kNone, kNone};
+    Placed placed;
+  };
 };
+static_assert(sizeof(PendingEvent) == 56);
 
 // Arg names repeat on every event: a small direct-mapped cache in front of
 // the string table spares hashing each key in full.
@@ -96,8 +122,9 @@ class KinetoBuilder {
  public:
   KinetoBuilder(std::string_view source, uint64_t parallel_min_bytes);
 
-  // `release_pages`: `json` is a file mapping whose pages behind the parse
-  // may be handed back to the kernel (they are re-read if touched again).
+  // `release_pages`: `json`'s pages behind the parse may be handed back to
+  // the kernel: a file mapping's (re-read if touched again) or an inflated
+  // buffer's (the parse never reads behind itself).
   Status Parse(std::string_view json, bool release_pages = false);
   StatusOr<std::unique_ptr<XSpaceModel>> Build();
 
@@ -220,11 +247,21 @@ class KinetoBuilder {
   std::vector<std::vector<uint32_t>> LinesByPlane(const std::vector<int>& devices) const;
   Status ReservePlane(const std::vector<uint32_t>& line_order, XPlaneModel& plane,
                       std::vector<std::pair<char*, size_t>>& filled) const;
-  Status BuildPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
-                  const std::unordered_map<int64_t, StrId>& op_of_external,
-                  const std::unordered_map<int64_t, int64_t>& external_of_correlation,
-                  std::vector<std::pair<StrId, uint32_t>>& first_of_name);
-  void AddMemoryStats(const PendingEvent& e, PlaneWriter& plane);
+  StatusOr<uint32_t> LayOutPlane(int device, const std::vector<uint32_t>& line_order, PlaneWriter& plane,
+                                 const std::unordered_map<int64_t, StrId>& op_of_external,
+                                 const std::unordered_map<int64_t, int64_t>& external_of_correlation,
+                                 std::vector<std::pair<StrId, uint32_t>>& first_of_name);
+  Status CopyStatsInFileOrder(const std::vector<int>& devices);
+  std::string AllocatorOf(const PendingEvent& e) const;
+  int64_t UpdateMemoryPeak(const PendingEvent& e);
+  template <typename AddStat>
+  void AddMemoryStats(const PendingEvent& e, int64_t peak, AddStat&& add);
+  template <typename AddStat>
+  void AddDerivedStats(const PendingEvent& e, AddStat&& add);
+  // The names of the stats the planes add, interned as the first plane is laid out.
+  struct BuiltNames {
+    StrId tf_op = kNoStr, kernel_details = kNoStr, root = kNoStr, step_num = kNoStr;
+  } built_;
 
   std::string source_;
   uint64_t parallel_min_bytes_;
@@ -243,6 +280,9 @@ class KinetoBuilder {
   const PendingEvent& EventAt(uint32_t i) const {
     return i < events_.size() ? events_[i] : back_events_[i - events_.size()];
   }
+  PendingEvent& MutableEventAt(uint32_t i) {
+    return i < events_.size() ? events_[i] : back_events_[i - events_.size()];
+  }
   const Stat* StatsOf(const PendingEvent& e) const { return (e.part ? back_stats_ : stats_).data() + e.first_stat; }
   template <typename F>
   void ForEachEvent(F&& f) const {
@@ -258,9 +298,10 @@ class KinetoBuilder {
   int64_t span_begin_ns_ = kNone, span_end_ns_ = kNone;
   bool saw_trace_events_ = false;
   int64_t origin_ns_ = 0;
-  const char* release_base_ = nullptr;
-  const char* released_to_ = nullptr;
-  void ReleasePagesBefore(size_t offset);
+  // Parse's `release_pages`: the text read is handed back behind the reading.
+  bool release_pages_ = false;
+  PagesReleasedBehind json_read_;
+  static constexpr size_t kReadMargin = size_t{16} << 10;
   std::map<std::string, int64_t> peak_in_use_;
 };
 

@@ -1,11 +1,9 @@
 // Reading a Kineto trace's JSON into the builder's pending events.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <utility>
 
 #include "convert/base/huge_pages.h"
+#include "convert/base/released_pages.h"
 #include "convert/base/cancellation.h"
 #include "convert/base/run_both.h"
 #include "convert/kineto/kineto_builder.h"
@@ -114,10 +112,8 @@ Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   if (json.empty()) return EmptyProfileFile(source_);
   JsonScanner js(json);
   ReserveFor(json.size());
-  if (release_pages) {
-    release_base_ = json.data();
-    released_to_ = json.data();
-  }
+  if (release_pages) json_read_ = PagesReleasedBehind(json.data(), json.size());
+  release_pages_ = release_pages;
   if (js.Peek() != JsonType::kObject) {
     return Error("not a PyTorch profiler trace: the file is not a JSON object");
   }
@@ -128,19 +124,6 @@ Status KinetoBuilder::Parse(std::string_view json, bool release_pages) {
   }
   if (!saw_trace_events_) return Error("not a PyTorch profiler trace: no \"traceEvents\" array");
   return intern_refused_;
-}
-
-// Every event read so far is copied into the builder: the mapped pages
-// behind it are not needed again, so the peak footprint is the model plus a
-// window of the file rather than the whole file.
-void KinetoBuilder::ReleasePagesBefore(size_t offset) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const char* aligned = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(release_base_ + offset) & ~(page - 1));
-  aligned -= 4 * page;  // a margin for the event being read
-  if (aligned > released_to_ + (8 << 20)) {
-    madvise(const_cast<char*>(released_to_), static_cast<size_t>(aligned - released_to_), MADV_DONTNEED);
-    released_to_ = aligned;
-  }
 }
 
 // The elements of the open traceEvents array, until it closes, or until one
@@ -160,7 +143,10 @@ Status KinetoBuilder::ParseEvents(JsonScanner& js, size_t stop_at, bool* stopped
     }
     RETURN_IF_ERROR(ParseEvent(js));
     RETURN_IF_ERROR(ClaimHeld());
-    if (release_base_ != nullptr) ReleasePagesBefore(js.offset());
+    // Every event read so far is copied into the builder: the text behind
+    // it is not read again, so the peak footprint is the model plus a window
+    // of the file rather than the whole file (a margin for the event being read).
+    if (release_pages_ && js.offset() > kReadMargin) json_read_.ReleaseBefore(json_.data() + js.offset() - kReadMargin);
   }
   return js.failed() ? ScanError(js) : Status::Ok();
 }
@@ -182,11 +168,8 @@ Status KinetoBuilder::ParseTraceEvents(JsonScanner& js) {
   if (split == std::string_view::npos) return ParseEvents(js, split, &stopped);
   KinetoBuilder back(source_, UINT64_MAX);
   back.json_ = json_;
-  if (release_base_ != nullptr) {
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    back.release_base_ = release_base_;
-    back.released_to_ = reinterpret_cast<const char*>((reinterpret_cast<uintptr_t>(json_.data() + split) + page - 1) & ~(page - 1));
-  }
+  back.release_pages_ = release_pages_;
+  if (release_pages_) back.json_read_ = PagesReleasedBehind(json_.data() + split, json_.size() - split);
   const int depth = js.depth();
   Status front_status, back_status;
   size_t back_end = 0;
@@ -442,8 +425,8 @@ void KinetoBuilder::AddEvent(char ph, StrId cat, StrId name, StrId pid, StrId ti
   e.cat = cat;
   e.first_stat = first_stat;
   e.num_stats = static_cast<uint32_t>(stats_.size()) - first_stat;
-  e.external = args_external_;
-  e.correlation = args_correlation_;
+  e.links.external = args_external_;
+  e.links.correlation = args_correlation_;
   e.kind = ph == 'X' ? KindOfCat(cat) : (name_text == "[memory]" ? Kind::kMemory : Kind::kOtherHost);
   if (ph != 'X' && e.kind != Kind::kMemory && (space_->Str(pid).empty() || space_->Str(pid) == "Traces")) {
     stats_.resize(first_stat);  // global markers ("Record Window End", "Iteration Start")

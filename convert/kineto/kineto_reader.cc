@@ -33,8 +33,11 @@ StatusOr<std::unique_ptr<XSpaceModel>> LoadKinetoFile(const std::string& path, c
   const uint64_t max_bytes = options.max_bytes != 0 ? options.max_bytes : kMaxKinetoTraceBytes;
   RETURN_IF_ERROR(f.Open(path, max_bytes));
   if (HasGzipMagic(f.view())) {
-    return DecodeInflated(f, path, max_bytes,
-                          [&](std::string_view bytes) { return ParseKinetoTrace(bytes, path, options); });
+    // The inflated text is as large as the JSON: its pages go back behind
+    // the parse too, so it is not held beside the whole model.
+    return DecodeInflated(f, path, max_bytes, [&](std::string_view bytes) {
+      return Decode(bytes, path, options, options.release_decoded_pages);
+    });
   }
   auto model = Decode(f.view(), path, options, options.release_decoded_pages);
   RETURN_IF_ERROR(f.CheckUnchanged());

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "convert/base/huge_pages.h"
+#include "convert/base/released_pages.h"
 #include "convert/model/xspace_model.h"
 
 namespace tbprof {
@@ -120,6 +121,17 @@ class PlaneWriter {
     EndEvent(0, duration_ps, metadata);
   }
   size_t NumEvents() const { return plane_->events.size(); }
+
+  // For an importer that lays its events out before it has their stats (a
+  // Kineto trace's events go by line, their args are copied afterwards in
+  // the file's order): each event is ended with the index its stats will
+  // start at, then the stats are sized once, without their pages kept
+  // (convert/base/released_pages.h), and written in place in any order.
+  uint32_t EndLaidOutEvent(int64_t begin_ps, int64_t duration_ps, uint32_t metadata, uint32_t first_stat) {
+    event_first_stat_ = first_stat;
+    return EndEvent(begin_ps, duration_ps, metadata);
+  }
+  void SizeStatsForLaidOutEvents(size_t n) { ResizeUnresident(plane_->event_stats, n); }
 
  private:
   XPlaneModel* plane_ = nullptr;
