@@ -22,9 +22,8 @@ int main() {
   namespace fs = std::filesystem;
   using tbprof::bench::Env;
   const uint64_t events = std::strtoull(Env("TBPROF_DENSE_EVENTS", "25000000").c_str(), nullptr, 10);
-  const std::string flags = Env("TBPROF_SOAK_FLAGS", "--memory_mb 1024 --cache_mb 256 --warm 0");
-  uint64_t memory_mb = 0;
-  if (size_t at = flags.find("--memory_mb "); at != std::string::npos) memory_mb = std::stoull(flags.substr(at + 12));
+  const auto [flags, memory_mb] =
+      tbprof::bench::SoakFlagsFrom("TBPROF_SOAK_FLAGS", "--memory_mb 1024 --cache_mb 256 --warm 0");
   char tmpl[] = "/tmp/tbprof_dense_xplane_XXXXXX";
   const fs::path logdir = mkdtemp(tmpl);
   const fs::path file = logdir / "plugins/profile/dense/host0.xplane.pb";

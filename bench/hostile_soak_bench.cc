@@ -318,9 +318,8 @@ void Leavers(Traffic& t) {
 int main() {
   const int seconds = std::min(300, std::max(10, std::atoi(Env("TBPROF_BENCH_SECONDS", "120").c_str())));
   const std::string server_bin = tbprof::bench::SoakServerBinary();
-  const std::string flags = Env("TBPROF_SOAK_FLAGS", "--memory_mb 1024 --cache_mb 256 --warm 2");
-  uint64_t memory_mb = 0;
-  if (size_t at = flags.find("--memory_mb "); at != std::string::npos) memory_mb = std::stoull(flags.substr(at + 12));
+  const auto [flags, memory_mb] =
+      tbprof::bench::SoakFlagsFrom("TBPROF_SOAK_FLAGS", "--memory_mb 1024 --cache_mb 256 --warm 2");
 
   char tmpl[] = "/tmp/tbprof_hostile_soak_XXXXXX";
   const fs::path logdir = mkdtemp(tmpl);

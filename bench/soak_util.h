@@ -32,6 +32,20 @@ inline std::string Env(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
+// The server flags a soak runs with (`env`, else `fallback`) and the --memory_mb
+// among them (0 when absent): the bound the soak checks the peak RSS against.
+struct SoakFlags {
+  std::string flags;
+  uint64_t memory_mb = 0;
+};
+inline SoakFlags SoakFlagsFrom(const char* env, const std::string& fallback) {
+  SoakFlags out{Env(env, fallback)};
+  if (size_t at = out.flags.find("--memory_mb "); at != std::string::npos) {
+    out.memory_mb = std::stoull(out.flags.substr(at + 12));
+  }
+  return out;
+}
+
 // The server binary: TBPROF_SOAK_SERVER, else the tbprof beside this program.
 inline std::string SoakServerBinary() {
   std::error_code ec;

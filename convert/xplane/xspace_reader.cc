@@ -252,7 +252,13 @@ StatusOr<std::string> ReadFileMaybeGzip(const std::string& path, uint64_t max_by
 StatusOr<std::unique_ptr<XSpaceModel>> LoadXSpaceFile(const std::string& path, const LoadOptions& options) {
   MappedFile f;
   const uint64_t max_bytes = options.max_bytes != 0 ? options.max_bytes : kMaxXSpaceBytes;
-  RETURN_IF_ERROR(f.Open(path, max_bytes));
+  if (Status opened = f.Open(path, max_bytes); !opened.ok()) {
+    // Past the format's own bound the user is told why no profiler wrote it whole.
+    if (opened.code() != ErrorCode::kResourceExhausted || options.max_bytes != 0) return opened;
+    return ResourceExhausted(opened.message() +
+                             " (an XSpace is one protobuf message, and protobuf writes at most 2 GiB of one: a file "
+                             "this large is not one profiler's output; open the hosts' own files)");
+  }
   // Serialised, an XSpace with nothing set is empty too, but a profiler always
   // writes at least a plane: an empty file is one whose writing failed.
   if (f.view().empty()) return EmptyProfileFile(path);

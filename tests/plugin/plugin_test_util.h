@@ -480,6 +480,31 @@ class InProcessServer {
   std::thread thread_;
 };
 
+// One /data answer of a fresh in-process server over `logdir` that caches 1 MiB
+// and admits `room` bytes of work beside it, with what the server counted,
+// and whether it still lists runs afterwards.
+struct AnswerWithRoom {
+  std::optional<RawResponse> response;
+  HttpServer::WorkCounts counts;
+  uint64_t budget_bytes = 0;
+  bool alive_after = false;
+};
+inline AnswerWithRoom AskWithRoom(const fs::path& logdir, const std::string& target, uint64_t room) {
+  ProfileServiceOptions so;
+  so.cache_bytes = 1u << 20;
+  HttpServerOptions ho;
+  ho.memory_budget_bytes = so.cache_bytes + room;
+  InProcessServer server(logdir, ho, so);
+  RawClient c(server.port());
+  AnswerWithRoom out;
+  out.response = c.Get(target);
+  out.counts = server.counts();
+  out.budget_bytes = ho.memory_budget_bytes;
+  auto runs = c.Get("/runs");
+  out.alive_after = runs.has_value() && runs->status == 200;
+  return out;
+}
+
 // A ProfileService over a temporary logdir the test writes: SetUp writes its
 // files under `base_`, then calls StartService; Get and GetJson call the
 // service's one handler, without a socket.

@@ -44,6 +44,14 @@ TEST(PluginServerMemory, TheWarmUpIsAdmittedLikeARequest) {
   EXPECT_EQ(warm_up(ho), std::pair(2, uint64_t{0}));
 }
 
+// 24 MiB of zeros, gzip'ed, whose trailer claims 1 MiB.
+std::string ZerosClaimingOneMiB() {
+  std::string gz = testing_plugin::Gzip(std::string(size_t{24} << 20, '\0'));
+  const uint32_t claimed = 1u << 20;
+  for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  return gz;
+}
+
 // `gz` with a comment of `pad` bytes in its header (FCOMMENT): the same
 // stream in a file as large as one that could hold 4 GiB more.
 std::string WithHeaderComment(const std::string& gz, size_t pad) {
@@ -59,49 +67,32 @@ std::string WithHeaderComment(const std::string& gz, size_t pad) {
 // and inflated no further: 413, naming the limit, and no memory spent.
 TEST(PluginServerMemory, AGzipTrailerClaimingLessStopsTheInflationThere) {
   ScratchDir t;
-  std::string gz = WithHeaderComment(testing_plugin::Gzip(std::string(size_t{24} << 20, '\0')), 4'200'000);
-  const uint32_t claimed = 1u << 20;
-  for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
-  WriteFile(t.path() / "plugins/profile/wrapped/host0.xplane.pb", gz);
-  ProfileServiceOptions so;
-  so.cache_bytes = 1u << 20;
-  HttpServerOptions ho;
-  ho.memory_budget_bytes = so.cache_bytes + (16u << 20);  // far less than the 24 MiB the stream holds
-  InProcessServer server(t.path(), ho, so);
-  RawClient c(server.port());
-  auto r = c.Get("/data?run=wrapped&tag=overview_page");
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->status, 413) << r->body;
-  EXPECT_NE(r->body.find("when decompressed"), std::string::npos) << r->body;
-  EXPECT_EQ(r->body.find(t.path().string()), std::string::npos) << "the answer names a server path: " << r->body;
-  EXPECT_EQ(server.counts().refused_too_big, 0u);  // admitted by the claim, stopped by the cap
-  auto alive = c.Get("/runs");
-  ASSERT_TRUE(alive.has_value());
-  EXPECT_EQ(alive->status, 200);
+  WriteFile(t.path() / "plugins/profile/wrapped/host0.xplane.pb", WithHeaderComment(ZerosClaimingOneMiB(), 4'200'000));
+  // Far less room than the 24 MiB the stream holds.
+  const AnswerWithRoom a = AskWithRoom(t.path(), "/data?run=wrapped&tag=overview_page", 16u << 20);
+  ASSERT_TRUE(a.response.has_value());
+  EXPECT_EQ(a.response->status, 413) << a.response->body;
+  EXPECT_NE(a.response->body.find("when decompressed"), std::string::npos) << a.response->body;
+  EXPECT_EQ(a.response->body.find(t.path().string()), std::string::npos)
+      << "the answer names a server path: " << a.response->body;
+  EXPECT_EQ(a.counts.refused_too_big, 0u);  // admitted by the claim, stopped by the cap
+  EXPECT_TRUE(a.alive_after);
 }
 
 // The same stream in its own small file cannot have wrapped: its trailer is
 // wrong, and the file is damaged (422), found without keeping what it inflates to.
 TEST(PluginServerMemory, AGzipTrailerThatCannotBeTrueIsADamagedFile) {
   ScratchDir t;
-  std::string gz = testing_plugin::Gzip(std::string(size_t{24} << 20, '\0'));
-  const uint32_t claimed = 1u << 20;
-  for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  const std::string gz = ZerosClaimingOneMiB();
   WriteFile(t.path() / "plugins/profile/wrapped/host0.xplane.pb", gz);
-  ProfileServiceOptions so;
-  so.cache_bytes = 1u << 20;
-  HttpServerOptions ho;
-  ho.memory_budget_bytes = so.cache_bytes + (16u << 20);
-  InProcessServer server(t.path(), ho, so);
-  RawClient c(server.port());
-  auto r = c.Get("/data?run=wrapped&tag=overview_page");
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->status, 422) << r->body;
-  EXPECT_EQ(r->body, "host0.xplane.pb: this profile file is damaged or incomplete (" + std::to_string(gz.size()) +
-                         " bytes; its gzip data inflates to 25165824 bytes, not the 1048576 its last bytes state); "
-                         "re-capture it")
-      << r->body;
-  EXPECT_LE(server.counts().peak_admitted_bytes, ho.memory_budget_bytes);
+  const AnswerWithRoom a = AskWithRoom(t.path(), "/data?run=wrapped&tag=overview_page", 16u << 20);
+  ASSERT_TRUE(a.response.has_value());
+  EXPECT_EQ(a.response->status, 422) << a.response->body;
+  EXPECT_EQ(a.response->body, "host0.xplane.pb: this profile file is damaged or incomplete (" +
+                                  std::to_string(gz.size()) +
+                                  " bytes; its gzip data inflates to 25165824 bytes, not the 1048576 its last bytes "
+                                  "state); re-capture it");
+  EXPECT_LE(a.counts.peak_admitted_bytes, a.budget_bytes);
 }
 
 // Issue 46 item 7, scaled down tenfold: a dense xplane of 2.5M events in one

@@ -110,16 +110,10 @@ class DamagedTorchGzip : public ::testing::Test {
   RawResponse Answer(const std::string& file_bytes) {
     ScratchDir t;
     WriteFile(t.path() / "plugins/profile/r/h.pt.trace.json.gz", file_bytes);
-    ProfileServiceOptions so;
-    so.cache_bytes = 1u << 20;
-    HttpServerOptions ho;
-    ho.memory_budget_bytes = so.cache_bytes + (64u << 20);
-    InProcessServer server(t.path(), ho, so);
-    RawClient c(server.port());
-    auto r = c.Get("/data?run=r&tag=overview_page");
-    EXPECT_TRUE(r.has_value());
-    EXPECT_LE(server.counts().peak_admitted_bytes, ho.memory_budget_bytes);
-    return r.value_or(RawResponse{});
+    const AnswerWithRoom a = AskWithRoom(t.path(), "/data?run=r&tag=overview_page", 64u << 20);
+    EXPECT_TRUE(a.response.has_value());
+    EXPECT_LE(a.counts.peak_admitted_bytes, a.budget_bytes);
+    return a.response.value_or(RawResponse{});
   }
   std::string whole_;
 };

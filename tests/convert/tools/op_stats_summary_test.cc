@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -38,42 +39,47 @@ void ExpectSameOptDouble(const std::optional<double>& a, const std::optional<dou
   if (a) ExpectSameDouble(*a, *b, what);
 }
 
-void ExpectSameOp(const OpMetrics& a, const OpMetrics& b, const std::string& what) {
-  EXPECT_EQ(a.name, b.name) << what;
-  EXPECT_EQ(a.category, b.category) << what;
-  EXPECT_EQ(a.provenance, b.provenance) << what;
-  EXPECT_EQ(a.hlo_module_id, b.hlo_module_id) << what;
-  EXPECT_EQ(a.is_eager, b.is_eager) << what;
-  EXPECT_EQ(a.occurrences, b.occurrences) << what;
-  EXPECT_EQ(a.time_ps, b.time_ps) << what;
-  EXPECT_EQ(a.self_time_ps, b.self_time_ps) << what;
-  EXPECT_EQ(a.min_time_ps, b.min_time_ps) << what;
-  ExpectSameDouble(a.flops, b.flops, what + " flops");
-  EXPECT_EQ(a.bytes_accessed, b.bytes_accessed) << what;
-  EXPECT_EQ(a.flops_unknown, b.flops_unknown) << what;
+// Doubles as their bits in the tuples below, so that a NaN or -0.0 compares as it went.
+uint64_t Bits(double d) { return std::bit_cast<uint64_t>(d); }
+
+// Each struct's fields as one tuple: a round trip must give every one back (gtest prints both tuples).
+auto Fields(const OpMetrics& m) {
+  return std::make_tuple(m.name, m.category, m.provenance, m.hlo_module_id, m.is_eager, m.occurrences, m.time_ps,
+                         m.self_time_ps, m.min_time_ps, Bits(m.flops), m.bytes_accessed, m.flops_unknown);
+}
+auto Fields(const OpMetricsDb& d) {
+  return std::make_tuple(d.total_time_ps, d.total_op_time_ps, d.busy_time_ps, d.idle_time_ps,
+                         d.total_host_infeed_enq_duration_ps, d.total_host_infeed_enq_start_timestamp_ps_diff);
+}
+auto Fields(const StepInfo& s) {
+  return std::make_tuple(s.step_num, s.step_name, s.begin_ps, s.duration_ps, s.type_ps, s.category_ps);
+}
+auto Fields(const RunEnvironment& e) {
+  return std::make_tuple(e.hostnames, e.host_count, e.task_count, e.device_type, e.hardware_type, e.device_core_count,
+                         e.is_training);
+}
+auto Fields(const DevicePeaks& p) {
+  return std::make_tuple(p.kind, p.device_type, p.device_count, p.gpu_name, p.datasheet, Bits(p.peak_tflops),
+                         Bits(p.hbm_gbps), Bits(p.sram_rd_gbps), Bits(p.sram_wr_gbps), Bits(p.cmem_rd_gbps),
+                         Bits(p.cmem_wr_gbps), Bits(p.vmem_rd_gbps), Bits(p.vmem_wr_gbps), p.megacore, p.has_cmem,
+                         p.has_merged_vmem);
+}
+auto Fields(const CoreDetails& c) {
+  return std::make_tuple(c.hostname, c.device_ordinal, c.core_num, c.local_chip_id, c.global_chip_id,
+                         c.global_core_id, c.is_sparse_core);
 }
 
 void ExpectSameDb(const OpMetricsDb& a, const OpMetricsDb& b, const std::string& what) {
   ASSERT_EQ(a.ops.size(), b.ops.size()) << what;
   for (auto ia = a.ops.begin(), ib = b.ops.begin(); ia != a.ops.end(); ++ia, ++ib) {
     EXPECT_EQ(ia->first, ib->first) << what;
-    ExpectSameOp(ia->second, ib->second, what + " op " + ia->first);
+    EXPECT_EQ(Fields(ia->second), Fields(ib->second)) << what << " op " << ia->first;
   }
-  EXPECT_EQ(a.total_time_ps, b.total_time_ps) << what;
-  EXPECT_EQ(a.total_op_time_ps, b.total_op_time_ps) << what;
-  EXPECT_EQ(a.busy_time_ps, b.busy_time_ps) << what;
-  EXPECT_EQ(a.idle_time_ps, b.idle_time_ps) << what;
-  EXPECT_EQ(a.total_host_infeed_enq_duration_ps, b.total_host_infeed_enq_duration_ps) << what;
-  EXPECT_EQ(a.total_host_infeed_enq_start_timestamp_ps_diff, b.total_host_infeed_enq_start_timestamp_ps_diff) << what;
+  EXPECT_EQ(Fields(a), Fields(b)) << what;
 }
 
 void ExpectSameStep(const StepInfo& a, const StepInfo& b, const std::string& what) {
-  EXPECT_EQ(a.step_num, b.step_num) << what;
-  EXPECT_EQ(a.step_name, b.step_name) << what;
-  EXPECT_EQ(a.begin_ps, b.begin_ps) << what;
-  EXPECT_EQ(a.duration_ps, b.duration_ps) << what;
-  EXPECT_EQ(a.type_ps, b.type_ps) << what;
-  EXPECT_EQ(a.category_ps, b.category_ps) << what;
+  EXPECT_EQ(Fields(a), Fields(b)) << what;
 }
 
 void ExpectSameTpuSteps(const std::vector<PerCoreStepInfo>& a, const std::vector<PerCoreStepInfo>& b) {
@@ -101,13 +107,7 @@ void ExpectSameTpuSteps(const std::vector<PerCoreStepInfo>& a, const std::vector
 }
 
 void ExpectSameEnvironment(const RunEnvironment& a, const RunEnvironment& b) {
-  EXPECT_EQ(a.hostnames, b.hostnames);
-  EXPECT_EQ(a.host_count, b.host_count);
-  EXPECT_EQ(a.task_count, b.task_count);
-  EXPECT_EQ(a.device_type, b.device_type);
-  EXPECT_EQ(a.hardware_type, b.hardware_type);
-  EXPECT_EQ(a.device_core_count, b.device_core_count);
-  EXPECT_EQ(a.is_training, b.is_training);
+  EXPECT_EQ(Fields(a), Fields(b));
   ASSERT_EQ(a.sessions.size(), b.sessions.size());
   for (auto ia = a.sessions.begin(), ib = b.sessions.begin(); ia != a.sessions.end(); ++ia, ++ib) {
     EXPECT_EQ(ia->first, ib->first);
@@ -116,24 +116,7 @@ void ExpectSameEnvironment(const RunEnvironment& a, const RunEnvironment& b) {
   }
 }
 
-void ExpectSamePeaks(const DevicePeaks& a, const DevicePeaks& b) {
-  EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.device_type, b.device_type);
-  EXPECT_EQ(a.device_count, b.device_count);
-  EXPECT_EQ(a.gpu_name, b.gpu_name);
-  EXPECT_EQ(a.datasheet, b.datasheet);
-  ExpectSameDouble(a.peak_tflops, b.peak_tflops, "peak_tflops");
-  ExpectSameDouble(a.hbm_gbps, b.hbm_gbps, "hbm_gbps");
-  ExpectSameDouble(a.sram_rd_gbps, b.sram_rd_gbps, "sram_rd_gbps");
-  ExpectSameDouble(a.sram_wr_gbps, b.sram_wr_gbps, "sram_wr_gbps");
-  ExpectSameDouble(a.cmem_rd_gbps, b.cmem_rd_gbps, "cmem_rd_gbps");
-  ExpectSameDouble(a.cmem_wr_gbps, b.cmem_wr_gbps, "cmem_wr_gbps");
-  ExpectSameDouble(a.vmem_rd_gbps, b.vmem_rd_gbps, "vmem_rd_gbps");
-  ExpectSameDouble(a.vmem_wr_gbps, b.vmem_wr_gbps, "vmem_wr_gbps");
-  EXPECT_EQ(a.megacore, b.megacore);
-  EXPECT_EQ(a.has_cmem, b.has_cmem);
-  EXPECT_EQ(a.has_merged_vmem, b.has_merged_vmem);
-}
+void ExpectSamePeaks(const DevicePeaks& a, const DevicePeaks& b) { EXPECT_EQ(Fields(a), Fields(b)); }
 
 void ExpectSameTorch(const OpStats& a, const OpStats& b) {
   ASSERT_EQ(a.torch_gpu.has_value(), b.torch_gpu.has_value());
@@ -173,14 +156,7 @@ void ExpectSameOpStats(const OpStats& a, const OpStats& b) {
   for (auto ia = a.core_id_to_details.begin(), ib = b.core_id_to_details.begin(); ia != a.core_id_to_details.end();
        ++ia, ++ib) {
     EXPECT_EQ(ia->first, ib->first);
-    const CoreDetails &x = ia->second, &y = ib->second;
-    EXPECT_EQ(x.hostname, y.hostname);
-    EXPECT_EQ(x.device_ordinal, y.device_ordinal);
-    EXPECT_EQ(x.core_num, y.core_num);
-    EXPECT_EQ(x.local_chip_id, y.local_chip_id);
-    EXPECT_EQ(x.global_chip_id, y.global_chip_id);
-    EXPECT_EQ(x.global_core_id, y.global_core_id);
-    EXPECT_EQ(x.is_sparse_core, y.is_sparse_core);
+    EXPECT_EQ(Fields(ia->second), Fields(ib->second)) << "core " << ia->first;
   }
   // libprotobuf's own bytes of the kernel table (no maps in it: deterministic).
   EXPECT_EQ(a.kernel_stats_db.reports_size(), b.kernel_stats_db.reports_size());
