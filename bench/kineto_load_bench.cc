@@ -32,6 +32,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/http_client.h"
+#include "bench/kineto_trace_input.h"
 #include "bench/soak_util.h"
 #include "convert/kineto/json_scanner.h"
 #include "convert/kineto/kineto_reader.h"
@@ -51,41 +52,6 @@ namespace tp = tensorflow::profiler;
 using tbprof::bench::Env;
 
 const uint64_t kMinBytes = std::stoull(Env("TBPROF_BENCH_KINETO_MB", "500")) << 20;
-
-// The sample's events, each copy's "ts" moved by `k * shift` µs.
-void WriteRepeatedTrace(const std::string& out_path) {
-  auto text = tbprof::ReadFileMaybeGzip(std::string(TBPROF_TESTDATA) +
-                                        "/kineto_torch_tb_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  if (!text.ok()) std::abort();
-  tbprof::JsonScanner js(*text);
-  std::vector<std::string_view> events;
-  tbprof::ForEachElementOfMember(js, "traceEvents", [&] {
-    std::string_view raw;
-    js.SkipValue(&raw);
-    events.push_back(raw);
-  });
-  constexpr int64_t kShiftUs = 2'000'000;  // longer than the sample's span
-  std::ofstream out(out_path, std::ios::binary);
-  out << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
-  uint64_t written = 0;
-  bool first = true;
-  for (int64_t k = 0; written < kMinBytes; ++k) {
-    for (std::string_view e : events) {
-      std::string copy(e);
-      size_t at = copy.find("\"ts\": ");
-      if (at != std::string::npos) {
-        size_t begin = at + 6, end = copy.find_first_of(",}", begin);
-        int64_t ts = std::stoll(copy.substr(begin, end - begin)) + k * kShiftUs;
-        copy.replace(begin, end - begin, std::to_string(ts));
-      }
-      if (!first) out << ",\n";
-      first = false;
-      out << copy;
-      written += copy.size() + 2;
-    }
-  }
-  out << "\n]}\n";
-}
 
 // The imported model written back as an XSpace (stats by name, as metadata).
 void WriteModelAsXPlane(const tbprof::XSpaceModel& m, const std::string& out_path) {
@@ -135,7 +101,7 @@ const std::string& KinetoPath() {
     std::string p = Env("TBPROF_BENCH_KINETO", "/tmp/tbprof_bench_kineto.pt.trace.json");
     std::error_code ec;
     const uintmax_t size = fs::file_size(p, ec);
-    if (ec || size < kMinBytes) WriteRepeatedTrace(p);
+    if (ec || size < kMinBytes) tbprof::bench::WriteRepeatedKinetoTrace(p, kMinBytes);
     return p;
   }();
   return path;

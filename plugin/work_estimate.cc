@@ -1,8 +1,11 @@
 #include "plugin/work_estimate.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 
 #include "convert/analysis/op_stats/op_stats.h"
+#include "convert/analysis/trace_viewer/trace_index.h"
 #include "convert/base/file_name.h"
 #include "convert/load/profile_format.h"
 #include "convert/model/xspace_model.h"
@@ -45,6 +48,33 @@ ProfileFormat ImporterOf(const std::string& path) {
 // three times the varint-packed bytes) and the page written from them.
 constexpr uint64_t kOpStatsBytesPerSummaryByte = 4;
 
+// A trace_viewer@ window at resolution R holds about 2R events per row and
+// depth of the trace, unless the trace is too small to be down-sampled
+// (kTraceStreamingThreshold events), when it may hold all of them. Measured
+// with reopen_bench at R = 5480 (the UI's first request, a 1600 px canvas):
+// 11.6 MB of JSON for a 1 GB synthetic xplane (2.1 KB a bin), 4.4 MB for a
+// 1 GB PyTorch trace (0.8 KB a bin); a 345k-event PyTorch trace unfiltered
+// took 530 bytes an event. Each figure with room to spare: a window past
+// its estimate is stopped by its memory grant, not taken past the bound.
+constexpr uint64_t kTraceWindowBytesPerBin = 16 << 10;
+constexpr uint64_t kUnfilteredTraceBytesPerEvent = 1024;
+
+// The answer of a trace window at a resolution; none when the request may
+// return the whole trace (resolution 0) or is not a window (a search, one
+// event's details, a malformed resolution the tool refuses).
+std::optional<uint64_t> TraceWindowAnswerBytes(const ToolParams& params) {
+  if (!ParamStr(params, "search_prefix").empty() || !ParamStr(params, "event_name").empty()) return std::nullopt;
+  double resolution = 8000;  // the tool's default
+  if (const std::string text = ParamStr(params, "resolution"); !text.empty()) {
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), resolution);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(resolution)) return std::nullopt;
+  }
+  resolution = std::floor(resolution);
+  if (!(resolution >= 1) || resolution > 1e9) return std::nullopt;
+  return std::max(static_cast<uint64_t>(resolution) * kTraceWindowBytesPerBin,
+                  static_cast<uint64_t>(kTraceStreamingThreshold) * kUnfilteredTraceBytesPerEvent);
+}
+
 // One file's share of an op-statistics page when no model is decoded for it:
 // the page written from its OpStats when the cache holds them (about their
 // size), else what its summary on disk decodes to; none when there is no
@@ -86,10 +116,14 @@ uint64_t DecodedModelBytes(uint64_t file_size, std::optional<uint64_t> inflated_
   return decoded + decoded * kModelBytesPerFileByte;
 }
 
-uint64_t ToolAnswerBytes(WorkCost cost, uint64_t file_size, uint64_t max_response_bytes) {
-  // trace_viewer and trace_viewer@ (whose window may be the whole trace).
-  const uint64_t per_byte = cost == WorkCost::kWholeTrace ? kTraceJsonBytesPerFileByte : kAnswerBytesPerFileByte;
-  return std::min(file_size * per_byte, 2 * max_response_bytes);
+uint64_t ToolAnswerBytes(WorkCost cost, uint64_t file_size, uint64_t max_response_bytes, const ToolParams& params) {
+  // trace_viewer, and trace_viewer@ when its window may be the whole trace.
+  const bool trace = cost == WorkCost::kWholeTrace || cost == WorkCost::kTraceWindow;
+  const uint64_t whole =
+      std::min(file_size * (trace ? kTraceJsonBytesPerFileByte : kAnswerBytesPerFileByte), 2 * max_response_bytes);
+  if (cost != WorkCost::kTraceWindow) return whole;
+  const std::optional<uint64_t> window = TraceWindowAnswerBytes(params);
+  return window ? std::min(whole, *window) : whole;
 }
 
 uint64_t LegacyFileBytes(uint64_t file_size, uint64_t inflated_size) {
@@ -120,7 +154,7 @@ uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const Data
         continue;
       }
       bytes += ModelLoadBytes(cache, limits, path, id) +
-               ToolAnswerBytes(plan.spec->cost, id.size, limits.max_response_bytes);
+               ToolAnswerBytes(plan.spec->cost, id.size, limits.max_response_bytes, plan.input.params);
     }
     return bytes;
   }

@@ -24,8 +24,10 @@ struct DataPlan;  // plugin/route_util.h
 // says which importer reads the file).
 uint64_t DecodedModelBytes(uint64_t file_size, std::optional<uint64_t> inflated_size,
                            ProfileFormat format = ProfileFormat::kXPlane);
-// A tool's answer beside its model, at most twice the response limit.
-uint64_t ToolAnswerBytes(WorkCost cost, uint64_t file_size, uint64_t max_response_bytes);
+// A tool's answer beside its model, at most twice the response limit
+// (`params`: the request's, which bound a trace window's answer).
+uint64_t ToolAnswerBytes(WorkCost cost, uint64_t file_size, uint64_t max_response_bytes,
+                         const ToolParams& params = {});
 // A legacy file read whole, parsed or sent with a gzip'ed copy.
 uint64_t LegacyFileBytes(uint64_t file_size, uint64_t inflated_size);
 

@@ -76,7 +76,7 @@ std::vector<ToolSpec> MakeProfileTools() {
                .run = TfprofTool, .formats = {kXPlane, kTfprofProfile}, .all_hosts = true,
                .hosts_entry = kOffered});
   t.push_back({.name = "trace_viewer@", .display_name = "Trace Viewer (streaming)", .run = StreamingTraceViewerTool,
-               .menu_rank = 2, .host_list = true, .cost = WorkCost::kWholeTrace});
+               .menu_rank = 2, .host_list = true, .cost = WorkCost::kTraceWindow});
   // The non-streaming viewer: served (and a legacy trace.json.gz's), but the streaming one is listed in its place.
   t.push_back({.name = "trace_viewer", .display_name = "Trace Viewer", .run = TraceViewerTool, .menu_rank = 1,
                .host_list = true, .listing = Listing::kNever, .cost = WorkCost::kWholeTrace});

@@ -54,7 +54,11 @@ class ProfileFormats {
 // How a tool's working memory grows with its input (the server admits work by it).
 enum class WorkCost {
   kModelAndTable,  // the decoded model and an answer of about the file's size
-  kWholeTrace,     // the decoded model and trace JSON that may hold every event (the trace viewers)
+  kWholeTrace,     // the decoded model and trace JSON that may hold every event (the trace viewer)
+  // The decoded model and a window of its trace at a resolution
+  // (trace_viewer@): every event only at resolution 0, else as many as the
+  // resolution shows; its searches as kWholeTrace.
+  kTraceWindow,
   // Op statistics only (OpStats): from the file's summary on disk when one is
   // there (no model decoded), else as kModelAndTable.
   kOpStats,

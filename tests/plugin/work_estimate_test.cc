@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/op_stats_summary.h"
@@ -47,6 +48,31 @@ TEST(WorkEstimate, APyTorchTraceIsEstimatedByItsImportNotAnXPlanesDecode) {
   const uint64_t gzipped = DecodedModelBytes(ten_gb / 20, ten_gb, ProfileFormat::kKinetoTrace);
   EXPECT_GE(gzipped, ten_gb + ten_gb / 100 * 31);
   EXPECT_LT(gzipped, 2 * ten_gb);
+}
+
+// trace_viewer@'s window at a resolution is estimated by the resolution (16
+// KiB a bin), or by a whole unfiltered trace of 500k events of 1 KiB, the
+// larger; never more than the whole trace's share of its file. Its searches,
+// its event details and resolution 0 may be the whole trace.
+TEST(WorkEstimate, ATraceWindowIsEstimatedByItsResolution) {
+  const uint64_t gb = uint64_t{1} << 30;
+  const uint64_t unfiltered = 500000ull * 1024;  // 512,000,000
+  auto window = [&](uint64_t file, const ToolParams& params) {
+    return ToolAnswerBytes(WorkCost::kTraceWindow, file, gb, params);
+  };
+  EXPECT_EQ(window(gb, {{"resolution", "5480"}}), unfiltered);  // 5480 x 16 KiB = 89.8 MB is less
+  EXPECT_EQ(window(gb, {}), unfiltered);                         // the default 8000: 131 MB
+  EXPECT_EQ(window(gb, {{"resolution", "40000"}, {"start_time_ms", "1"}}), 40000ull * 16384);
+  EXPECT_EQ(window(gb, {{"resolution", "40000.7"}}), 40000ull * 16384);  // read as an integer, as the tool does
+  EXPECT_EQ(window(100, {{"resolution", "5480"}}), 300u);        // a small file's whole trace is less
+  for (const ToolParams& whole : std::vector<ToolParams>{{{"resolution", "0"}},
+                                                         {{"resolution", "x"}},
+                                                         {{"search_prefix", "conv"}},
+                                                         {{"event_name", "conv"}, {"resolution", "5480"}}}) {
+    EXPECT_EQ(window(gb, whole), 2 * gb) << whole.begin()->first;  // 3 GB capped at twice the response limit
+  }
+  // The non-streaming viewer ignores a resolution.
+  EXPECT_EQ(ToolAnswerBytes(WorkCost::kWholeTrace, gb, gb, {{"resolution", "5480"}}), 2 * gb);
 }
 
 TEST(WorkEstimate, PlanOfEachKind) {
