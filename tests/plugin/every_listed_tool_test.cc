@@ -50,12 +50,8 @@ class EveryListedTool : public testing_plugin::ServiceTest {
   void SetUp() override {
     const fs::path logdir = base_ / "logdir";
     WriteDemo(logdir);
-    SynthOptions synth;
-    synth.out_dir = logdir.string();
-    synth.run = "synthetic_2hosts";
-    synth.hosts = 2;
-    synth.steps = 4;
-    synth.events = 3000;
+    const SynthOptions synth{
+        .out_dir = logdir.string(), .run = "synthetic_2hosts", .hosts = 2, .steps = 4, .events = 3000};
     ASSERT_TRUE(GenerateSyntheticLogdir(synth).ok());
     Copy(kRealdata / "legacy_logdir_tf22", logdir / "tf22");
     Copy(kRealdata / "legacy_logdir_tf23_cpu", logdir / "tf23_cpu");

@@ -73,13 +73,8 @@ class Summaries : public ::testing::Test {
  protected:
   void SetUp() override {
     logdir_ = fs::canonical(scratch_.path()) / "logdir";
-    SynthOptions pod;
-    pod.out_dir = logdir_.string();
-    pod.run = "pod";
-    pod.hosts = 3;
-    pod.gpus = 2;
-    pod.steps = 4;
-    pod.events = 4000;
+    const SynthOptions pod{
+        .out_dir = logdir_.string(), .run = "pod", .hosts = 3, .gpus = 2, .steps = 4, .events = 4000};
     auto written = GenerateSyntheticLogdir(pod);
     ASSERT_TRUE(written.ok()) << written.status().message();
     pod_files_ = *written;
