@@ -172,4 +172,14 @@ StatusOr<std::shared_ptr<const T>> GetForFile(ArtifactCache* cache, std::string_
   return cache->Get<T>(std::string(kind) + "|" + key, compute);
 }
 
+// What `cache` holds of the file at `path` under `kind` (GetForFile's key),
+// else null; nothing is computed. Null too without a cache or when the file
+// cannot be stat'ed.
+template <typename T>
+std::shared_ptr<const T> PeekForFile(ArtifactCache* cache, std::string_view kind, const std::string& path) {
+  if (cache == nullptr) return nullptr;
+  auto key = FileIdentityKey(path);
+  return key.ok() ? cache->Peek<T>(std::string(kind) + "|" + *key) : nullptr;
+}
+
 }  // namespace tbprof

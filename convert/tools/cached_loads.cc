@@ -85,15 +85,11 @@ StatusOr<std::shared_ptr<const XSpaceModel>> LoadModelCached(const std::string& 
 }
 
 std::shared_ptr<const XSpaceModel> PeekModelCached(const std::string& path, ArtifactCache* cache) {
-  if (cache == nullptr) return nullptr;
-  auto key = FileIdentityKey(path);
-  return key.ok() ? cache->Peek<XSpaceModel>("model|" + *key) : nullptr;
+  return PeekForFile<XSpaceModel>(cache, "model", path);
 }
 
 std::shared_ptr<const EventGroups> PeekGroupsCached(const std::string& path, ArtifactCache* cache) {
-  if (cache == nullptr) return nullptr;
-  auto key = FileIdentityKey(path);
-  return key.ok() ? cache->Peek<EventGroups>("groups|" + *key) : nullptr;
+  return PeekForFile<EventGroups>(cache, "groups", path);
 }
 
 void KeepGroupsCached(const std::string& path, std::shared_ptr<const EventGroups> groups, ArtifactCache* cache) {
@@ -188,10 +184,7 @@ StatusOr<CacheValue<OpStats>> OpStatsOfProfile(const std::string& path, Artifact
 // hosts, each cached, were most of its ALL_HOSTS pages' peak RSS); else
 // computed from the profile and cached, as LoadOpStatsCached does.
 StatusOr<std::shared_ptr<const OpStats>> HostOpStatsToCombine(const std::string& path, ArtifactCache* cache) {
-  if (cache != nullptr) {
-    ASSIGN_OR_RETURN(std::string key, FileIdentityKey(path));
-    if (auto cached = cache->Peek<OpStats>("op_stats|" + key)) return cached;
-  }
+  if (auto cached = PeekForFile<OpStats>(cache, "op_stats", path)) return cached;
   const SummaryPolicy policy = CurrentSummaryPolicy();
   std::optional<ProfileIdentity> identity;
   if (auto stats = OpStatsOfSummary(path, policy, identity)) return stats;
