@@ -421,10 +421,14 @@ MappedFile::~MappedFile() {
 }
 
 Status MappedFile::Open(const std::string& path, uint64_t max_bytes) {
-  path_ = path;
   auto fd = OpenForRead(path);
   if (!fd.ok()) return fd.status();
-  fd_ = fd->release();
+  return Open(std::move(*fd), path, max_bytes);
+}
+
+Status MappedFile::Open(UniqueFd fd, const std::string& path, uint64_t max_bytes) {
+  path_ = path;
+  fd_ = fd.release();
   struct stat st;
   if (fstat(fd_, &st) != 0) return NotFound(path + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(path + ": not a regular file");

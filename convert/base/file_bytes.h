@@ -144,6 +144,8 @@ class MappedFile {
   // Files over `max_bytes` are refused before anything is mapped; so is a file
   // whose identity differs from the one the active scope recorded for it.
   Status Open(const std::string& path, uint64_t max_bytes);
+  // The same for a file its caller opened (its own confinement rules); `path` names it in errors.
+  Status Open(UniqueFd fd, const std::string& path, uint64_t max_bytes);
   std::string_view view() const;
   const FileIdentity& identity() const { return identity_; }
   // Unavailable when the file shrank while it was read (pages past its new

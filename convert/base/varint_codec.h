@@ -86,6 +86,14 @@ class VarintReader {
     rest_.remove_prefix(n);
     return s;
   }
+  // A length-prefixed run of bytes as a view into the input (a nested payload).
+  std::string_view View() {
+    const uint64_t n = U();
+    if (!ok_ || n > rest_.size()) return Fail(), std::string_view();
+    const std::string_view v = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return v;
+  }
   std::optional<double> OptD() {
     if (!B()) return std::nullopt;
     return D();

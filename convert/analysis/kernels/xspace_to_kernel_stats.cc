@@ -220,9 +220,11 @@ void SortKernelReports(std::vector<KernelReport*>& all) {
   });
 }
 
-std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const KernelStatsDb& db) {
+std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const KernelStatsDb& db,
+                                                                  const std::set<std::string>* only_ops) {
   std::map<std::string, OpKernelSummary> out;
   for (const KernelReport& r : db.reports()) {
+    if (only_ops && !only_ops->contains(r.op_name())) continue;
     OpKernelSummary& s = out[r.op_name()];
     // One eligible kernel makes its op eligible, whichever report comes first.
     s.is_op_tensor_core_eligible |= r.is_op_tensor_core_eligible();

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,11 @@ struct OpKernelSummary {
   uint64_t tensor_core_duration_ns = 0;
   bool is_op_tensor_core_eligible = false;
 };
-// GroupKernelReportsByOpName.
-std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(const tensorflow::profiler::KernelStatsDb& db);
+// The kernels' figures summed per op name (xprof's GroupKernelReportsByOpName);
+// with `only_ops`, for those names alone (a page that looks up a few ops
+// skips building the whole table).
+std::map<std::string, OpKernelSummary> GroupKernelReportsByOpName(
+    const tensorflow::profiler::KernelStatsDb& db, const std::set<std::string>* only_ops = nullptr);
 
 // The rows the kernel_stats table shows (xprof's kMaxNumOfKernels). OpStats keeps every kernel, so that
 // combining hosts adds up whole figures and the table can say what it leaves out.

@@ -1,6 +1,7 @@
 #include "convert/analysis/op_stats/op_stats_serial.h"
 
 #include "convert/analysis/device/device_peaks_serial.h"
+#include "convert/base/run_both.h"
 #include "convert/base/varint_codec.h"
 
 namespace tbprof {
@@ -39,6 +40,39 @@ OpMetricsDb GetDb(VarintReader& s) {
   db.total_time_ps = s.U(), db.total_op_time_ps = s.U(), db.busy_time_ps = s.U(), db.idle_time_ps = s.U();
   db.total_host_infeed_enq_duration_ps = s.U(), db.total_host_infeed_enq_start_timestamp_ps_diff = s.U();
   return db;
+}
+
+std::string DbBytes(const OpMetricsDb& db) {
+  VarintWriter s;
+  PutDb(s, db);
+  return s.Take();
+}
+bool DbFromBytes(std::string_view bytes, OpMetricsDb& db) {
+  VarintReader s(bytes);
+  db = GetDb(s);
+  return s.ok() && s.done();
+}
+
+// Below this the second thread costs more than it saves.
+constexpr size_t kTwoThreadDecodeBytes = size_t{1} << 20;
+
+// The op tables and the kernels, most of a large payload's bytes: the host's
+// and the framework ops' tables on one thread, the device ops' and the
+// kernels on the other. False when any is garbled.
+bool DecodeLargeParts(std::string_view host_db, std::string_view device_db, std::string_view tf_db,
+                      std::string_view kernels, OpStats& o) {
+  bool first_ok = false, second_ok = false;
+  auto first = [&] { first_ok = DbFromBytes(host_db, o.host_op_metrics_db) && DbFromBytes(tf_db, o.device_tf_op_metrics_db); };
+  auto second = [&] {
+    second_ok = DbFromBytes(device_db, o.device_op_metrics_db) &&
+                o.kernel_stats_db.ParseFromArray(kernels.data(), static_cast<int>(kernels.size()));
+  };
+  if (host_db.size() + device_db.size() + tf_db.size() + kernels.size() < kTwoThreadDecodeBytes) {
+    first(), second();
+  } else {
+    RunBoth(first, second);
+  }
+  return first_ok && second_ok;
 }
 
 void PutStep(VarintWriter& s, const StepInfo& st) {
@@ -150,12 +184,12 @@ void GetTorch(VarintReader& s, OpStats& o) {
 
 std::string SerializeOpStats(const OpStats& o) {
   VarintWriter s;
-  PutDb(s, o.host_op_metrics_db), PutDb(s, o.device_op_metrics_db), PutDb(s, o.device_tf_op_metrics_db);
+  s.S(DbBytes(o.host_op_metrics_db)), s.S(DbBytes(o.device_op_metrics_db)), s.S(DbBytes(o.device_tf_op_metrics_db));
+  s.S(o.kernel_stats_db.SerializeAsString());
   PutSeq(s, o.steps, [](VarintWriter& out, const HostSteps& h) { out.S(h.hostname), PutSeq(out, h.steps, PutStep); });
   PutSeq(s, o.tpu_step_db, PutPerCore);
   s.B(o.empty_step_intersection);
   PutSeq(s, o.core_id_to_details, [](VarintWriter& out, const auto& kv) { out.U(kv.first), PutCore(out, kv.second); });
-  s.S(o.kernel_stats_db.SerializeAsString());
   PutEnv(s, o.run_environment), PutDevicePeaks(s, o.peaks);
   s.U(o.compute_16bit_ps), s.U(o.compute_32bit_ps), s.U(o.compute_unknown_precision_ps);
   PutStrings(s, o.errors), PutStrings(s, o.warnings);
@@ -166,7 +200,8 @@ std::string SerializeOpStats(const OpStats& o) {
 StatusOr<OpStats> DeserializeOpStats(std::string_view bytes) {
   VarintReader s(bytes);
   OpStats o;
-  o.host_op_metrics_db = GetDb(s), o.device_op_metrics_db = GetDb(s), o.device_tf_op_metrics_db = GetDb(s);
+  const std::string_view host_db = s.View(), device_db = s.View(), tf_db = s.View(), kernels = s.View();
+  if (!s.ok() || !DecodeLargeParts(host_db, device_db, tf_db, kernels, o)) s.Fail();
   GetVec(s, o.steps, [](VarintReader& in) {
     HostSteps h;
     h.hostname = in.S();
@@ -176,8 +211,6 @@ StatusOr<OpStats> DeserializeOpStats(std::string_view bytes) {
   GetVec(s, o.tpu_step_db, GetPerCore);
   o.empty_step_intersection = s.B();
   GetMap(s, o.core_id_to_details, [](VarintReader& in) { return in.U32(); }, GetCore);
-  const std::string kernels = s.S();
-  if (s.ok() && !o.kernel_stats_db.ParseFromString(kernels)) s.Fail();
   o.run_environment = GetEnv(s), o.peaks = GetDevicePeaks(s);
   o.compute_16bit_ps = s.U(), o.compute_32bit_ps = s.U(), o.compute_unknown_precision_ps = s.U();
   o.errors = GetStrings(s), o.warnings = GetStrings(s);

@@ -20,7 +20,7 @@ namespace tbprof {
 
 // Changes whenever the layout below changes (a field added to OpStats or to
 // one of its parts): a summary of another layout version is ignored.
-inline constexpr uint32_t kOpStatsSerialVersion = 2;  // 2: the GPU's name (its datasheet)
+inline constexpr uint32_t kOpStatsSerialVersion = 3;  // 2: the GPU's name (its datasheet); 3: the op tables and kernels behind their lengths
 
 std::string SerializeOpStats(const OpStats& stats);
 // DataLoss when `bytes` is not exactly one serialized OpStats.

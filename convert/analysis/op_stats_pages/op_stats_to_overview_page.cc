@@ -33,10 +33,13 @@ OverviewPageAnalysis ComputeAnalysis(const OpStats& s) {
   OverviewPageAnalysis a;
   // Top ops over the framework-op roll-up without idle: IDLE skipped, shares of the op time.
   const OpMetricsDb& tf_db = s.device_tf_op_metrics_db;
-  auto kernels = GroupKernelReportsByOpName(s.kernel_stats_db);
+  const std::vector<const OpMetrics*> top = SortedOps(tf_db, kNumTopOpsShown + 1);
+  std::set<std::string> top_names;
+  for (const OpMetrics* m : top) top_names.insert(m->name);
+  const auto kernels = GroupKernelReportsByOpName(s.kernel_stats_db, &top_names);
   double total = static_cast<double>(tf_db.total_op_time_ps);
   double cumulative = 0;
-  for (const OpMetrics* m : SortedOps(tf_db, kNumTopOpsShown + 1)) {
+  for (const OpMetrics* m : top) {
     if (m->category == "IDLE") continue;
     if (static_cast<size_t>(a.top_device_ops_size()) == kNumTopOpsShown) break;
     auto* op = a.add_top_device_ops();

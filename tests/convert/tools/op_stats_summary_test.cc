@@ -284,6 +284,50 @@ TEST(OpStatsSerial, SyntheticProfileComesBackFieldByField) {
   fs::remove(path);
 }
 
+// Past a megabyte the op tables and the kernels are decoded on two threads:
+// what comes back is still the whole, and a garbled byte in any part of it is refused.
+OpStats WithManyOps(size_t ops) {
+  OpStats o = EveryFieldSet();
+  for (size_t i = 0; i < ops; ++i) {
+    const std::string name = "model/block_" + std::to_string(i) + "/attention/query/MatMul";
+    o.host_op_metrics_db.ops[name] = SomeOp(name, static_cast<int>(i % 7));
+    o.device_op_metrics_db.ops[name + "/fusion"] = SomeOp(name + "/fusion", static_cast<int>(i % 5));
+    o.device_tf_op_metrics_db.ops[name] = SomeOp(name, static_cast<int>(i % 3));
+    auto* report = o.kernel_stats_db.add_reports();
+    report->set_name("ampere_sgemm_128x64_nn_" + std::to_string(i));
+    report->set_op_name(name);
+    report->set_total_duration_ns(1000 + i);
+  }
+  return o;
+}
+
+TEST(OpStatsSerial, ALargePayloadComesBackWholeFromItsTwoThreads) {
+  const OpStats original = WithManyOps(8000);
+  const std::string bytes = SerializeOpStats(original);
+  ASSERT_GT(bytes.size(), size_t{1} << 20) << "small enough to be decoded on one thread";
+  auto back = DeserializeOpStats(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectSameOpStats(original, *back);
+  // Cut inside each part (the three tables, then the kernels): refused. (A
+  // changed byte inside a name is the summary's checksum's to find.)
+  for (const double at : {0.05, 0.3, 0.55, 0.9}) {
+    const size_t n = static_cast<size_t>(at * static_cast<double>(bytes.size()));
+    auto cut = DeserializeOpStats(std::string_view(bytes).substr(0, n));
+    ASSERT_FALSE(cut.ok()) << "cut to " << n << " of " << bytes.size();
+    EXPECT_EQ(cut.status().code(), ErrorCode::kDataLoss);
+  }
+}
+
+// The estimate a cache charges for an OpStats scales with its tables and
+// their names, though it reads only a sample of their entries.
+TEST(OpStatsSerial, ApproxBytesGrowsWithTheTablesAndTheirNames) {
+  const size_t small = WithManyOps(1000).ApproxBytes(), large = WithManyOps(8000).ApproxBytes();
+  // Each op: three table entries of two ~45-byte names and 160 bytes of fixed part, a kernel report of two names.
+  EXPECT_GT(small, 1000u * 3 * (2 * 40 + 160));
+  EXPECT_GT(large, 7 * small);
+  EXPECT_LT(large, 9 * small);
+}
+
 // Every cut of the payload is refused (never a crash, never a part taken for the whole).
 TEST(OpStatsSerial, EveryCutShortPayloadIsRefused) {
   const std::string bytes = SerializeOpStats(EveryFieldSet());

@@ -15,6 +15,7 @@
 //                                              2600 ns total, min 500, max 1200, 3 occurrences)
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,25 @@ TEST(XprofKernelStatsUtilsPorts, TestGroupKernelReportsByOpName) {
   EXPECT_FALSE(by_op["op2"].is_op_tensor_core_eligible);
   EXPECT_EQ(by_op["op2"].total_duration_ns, 100u);
   EXPECT_EQ(by_op["op2"].tensor_core_duration_ns, 0u);
+}
+
+// tbprof's own: a page that looks up a few ops sums only theirs, to the same figures.
+TEST(XprofKernelStatsUtilsPorts, GroupKernelReportsOfSomeOpsAreThoseOfAll) {
+  const KernelStatsDb db = Db({{"op1_kernel1", "op1", 1000, true, true},
+                               {"op2_kernel1", "op2", 100, false, false},
+                               {"op1_kernel2", "op1", 1000, false, true},
+                               {"op3_kernel1", "op3", 7, true, true}});
+  const std::set<std::string> only = {"op1", "op3", "not_an_op"};
+  auto some = GroupKernelReportsByOpName(db, &only);
+  auto all = GroupKernelReportsByOpName(db);
+  ASSERT_EQ(some.size(), 2u);
+  for (const char* op : {"op1", "op3"}) {
+    ASSERT_TRUE(some.count(op)) << op;
+    EXPECT_EQ(some[op].total_duration_ns, all[op].total_duration_ns) << op;
+    EXPECT_EQ(some[op].tensor_core_duration_ns, all[op].tensor_core_duration_ns) << op;
+    EXPECT_EQ(some[op].is_op_tensor_core_eligible, all[op].is_op_tensor_core_eligible) << op;
+  }
+  EXPECT_EQ(some["op1"].total_duration_ns, 2000u);
 }
 
 TEST(XprofKernelStatsUtilsPorts, GroupKernelReportsByOpNameMixedEligibility) {
