@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 
 #include "convert/load/profile_format.h"
@@ -60,7 +61,12 @@ class BufferedFile {
 }  // namespace
 
 bool ModelImagePays(const std::string& profile_path) {
-  return ProfileFormatOfFile(profile_path) == ProfileFormat::kKinetoTrace;
+  const ProfileFormat format = ProfileFormatOfFile(profile_path);
+  if (format == ProfileFormat::kKinetoTrace) return true;
+  if (format != ProfileFormat::kXPlane) return false;
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(profile_path, ec);
+  return !ec && size >= kXPlaneImageMinBytes;
 }
 
 std::string ModelImagePathFor(const std::string& summary_path) {

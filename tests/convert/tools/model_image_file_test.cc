@@ -104,7 +104,45 @@ TEST(ModelImageFile, AChangedProfileOrADamagedImageIsReadFromTheProfile) {
   EXPECT_NE(s.lines[1].find("another version of the profile"), std::string::npos) << s.lines[1];
 }
 
-TEST(ModelImageFile, AnXPlaneGetsASummaryButNoImage) {
+// Half a gigabyte is where an xplane's image starts to pay (sparse files: no disk is used).
+TEST(ModelImageFile, AnXPlaneOfHalfAGigabyteOrMoreIsWorthAnImage) {
+  ImageScratch s;
+  for (const uint64_t size : {kXPlaneImageMinBytes - 1, kXPlaneImageMinBytes}) {
+    const std::string path = (s.dir / ("host" + std::to_string(size) + ".xplane.pb")).string();
+    { std::ofstream(path, std::ios::binary).put('\0'); }
+    fs::resize_file(path, size);
+    EXPECT_EQ(ModelImagePays(path), size >= kXPlaneImageMinBytes) << size;
+  }
+  EXPECT_TRUE(ModelImagePays(s.Copy(kBert)));
+}
+
+// An xplane's model (byte stats, references to stat metadata, every kind of
+// stat) read back from its image answers the trace viewer as the import does.
+TEST(ModelImageFile, AnXPlaneModelAnswersTheTraceViewerTheSameFromItsImage) {
+  ImageScratch s;
+  const std::string xplane = s.Copy("xplane/jax_rocm_mi300_gemm/tw003.xplane.pb");
+  ToolInput in;
+  in.hosts = {"host"};
+  in.profile_paths = {xplane};
+  const ToolSpec* tool = FindProfileTool("trace_viewer");
+  ASSERT_NE(tool, nullptr);
+  auto imported = tool->run(in);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  auto model = LoadProfileFile(xplane);
+  ASSERT_TRUE(model.ok());
+  auto identity = IdentityOfProfile(xplane);
+  ASSERT_TRUE(identity.ok());
+  ASSERT_TRUE(WriteModelImageFile(xplane + kModelImageSuffix, *identity, **model).ok());
+  const uint64_t loads = ProfileFileLoads();
+  auto from_image = tool->run(in);
+  ASSERT_TRUE(from_image.ok()) << from_image.status().message();
+  EXPECT_EQ(ProfileFileLoads(), loads) << "the profile was imported, not read from its image";
+  EXPECT_GT(imported->body.size(), 10000u);
+  EXPECT_TRUE(imported->body == from_image->body);
+  EXPECT_TRUE(s.lines.empty());
+}
+
+TEST(ModelImageFile, ASmallXPlaneGetsASummaryButNoImage) {
   ImageScratch s;
   const std::string xplane = s.Copy("xplane/jax_rocm_mi300_gemm/tw003.xplane.pb");
   ASSERT_TRUE(SummarizeProfileFile(xplane, xplane + kSummarySuffix).ok());
