@@ -48,11 +48,6 @@ bool LineNamesSteps(const XPlaneModel& plane, const LineModel& line, StrId step_
   return false;
 }
 
-struct Candidate {
-  int64_t begin, end;
-  uint32_t pos;  // position in order_
-};
-
 }  // namespace
 
 std::unique_ptr<TraceIndex> TraceIndex::Build(std::shared_ptr<const XSpaceModel> space,
@@ -199,6 +194,42 @@ uint32_t TraceIndex::LowerBound(size_t row, uint32_t first, uint32_t last, int64
   return static_cast<uint32_t>(it - order_.begin());
 }
 
+bool ShownBefore(const TraceCandidate& a, const TraceCandidate& b) {
+  if (a.begin != b.begin) return a.begin < b.begin;
+  return a.end != b.end ? a.end > b.end : a.pos < b.pos;
+}
+
+int MinKeyOfResolution(int64_t res_ps) { return res_ps <= 0 ? -1 : BitLength(static_cast<uint64_t>(res_ps - 1)); }
+
+template <typename Room>
+bool TraceIndex::CollectRow(size_t row, int min_key, int64_t t0, int64_t t1, std::vector<TraceCandidate>& cands,
+                            Room&& room) const {
+  const std::vector<Event>& events = EventsOf(row);
+  for (int g = min_key + 1; g < kGroups; ++g) {
+    auto [first, last] = Group(row, g);
+    if (first == last) continue;
+    for (uint32_t p = LowerBound(row, first, last, EarliestOverlappingBegin(t0, g)); p < last; ++p) {
+      const Event& e = events[order_[p]];
+      if (e.begin_ps > t1) break;
+      const int64_t end = e.begin_ps + std::max<int64_t>(e.duration_ps, 0);
+      if (end < t0) continue;
+      if (cands.size() == cands.capacity() && !room(cands)) return false;
+      cands.push_back(TraceCandidate{e.begin_ps, end, p, static_cast<uint32_t>(g)});
+    }
+  }
+  std::sort(cands.begin(), cands.end(), ShownBefore);
+  return true;
+}
+
+std::vector<TraceCandidate> TraceIndex::WholeTraceCandidates(size_t row, int min_key) const {
+  std::vector<TraceCandidate> cands;
+  CollectRow(row, min_key, min_ps_, max_ps_, cands, [](auto& v) {
+    v.reserve(std::max<size_t>(v.capacity() * 2, 1024));
+    return true;
+  });
+  return cands;
+}
+
 TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   TraceQueryResult result;
   // Window (TraceVisibilityFilter::SetUp): clamp to the trace, 0,0 = all.
@@ -237,12 +268,12 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   }
   result.resolution_ps = res;
   // Groups with key > min_key represent bucket width 2^min_key >= res.
-  const int min_key = res == 0 ? -1 : BitLength(static_cast<uint64_t>(res - 1));
+  const int min_key = MinKeyOfResolution(res);
 
   // The candidates and the hits grow in claimed steps: a window of 25M
   // events in one row holds a gigabyte of them. The hits' claim stays with
   // the caller's request, which holds them; the candidates' goes with them.
-  std::vector<Candidate> cands;
+  std::vector<TraceCandidate> cands;
   uint64_t cands_claimed = 0, hits_claimed = 0;
   auto room = [&](auto& v, uint64_t& claimed) {
     if (v.size() < v.capacity()) return true;
@@ -257,40 +288,14 @@ TraceQueryResult TraceIndex::Query(const TraceQuery& query) const {
   };
   std::vector<int64_t> last_end;
   for (size_t r = 0; r < num_rows && result.status.ok(); ++r) {
-    const std::vector<Event>& events = EventsOf(r);
     cands.clear();
     // A refused claim ends the query: later groups would only ask again.
-    for (int g = min_key + 1; g < kGroups && result.status.ok(); ++g) {
-      auto [first, last] = Group(r, g);
-      if (first == last) continue;
-      for (uint32_t p = LowerBound(r, first, last, EarliestOverlappingBegin(t0, g)); p < last; ++p) {
-        const Event& e = events[order_[p]];
-        if (e.begin_ps > t1) break;
-        const int64_t end = e.begin_ps + std::max<int64_t>(e.duration_ps, 0);
-        if (end < t0) continue;
-        if (!room(cands, cands_claimed)) break;
-        cands.push_back(Candidate{e.begin_ps, end, p});
-      }
-    }
-    if (!result.status.ok()) break;
-    std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-      return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
-    });
-    // TraceViewerVisibility::VisibleAtResolution (flows aside).
-    last_end.clear();
-    for (const Candidate& c : cands) {
-      if (res > 0) {
-        bool visible = c.end - c.begin >= res;
-        size_t depth = 0;
-        while (depth < last_end.size() && last_end[depth] > c.begin) ++depth;
-        if (!visible) visible = depth >= last_end.size() || c.begin - last_end[depth] >= res;
-        if (!visible) continue;
-        last_end.resize(depth);
-        last_end.push_back(c.end);
-      }
-      if (!room(result.hits, hits_claimed)) break;
+    if (!CollectRow(r, min_key, t0, t1, cands, [&](auto& v) { return room(v, cands_claimed); })) break;
+    ForEachVisible(cands, res, last_end, [&](const TraceCandidate& c) {
+      if (!room(result.hits, hits_claimed)) return false;
       result.hits.push_back(TraceHit{static_cast<uint32_t>(r), order_[c.pos], c.pos});
-    }
+      return true;
+    });
   }
   ReleaseMemory(cands_claimed);
   return result;

@@ -69,6 +69,44 @@ struct TraceQueryResult {
   Status status;
 };
 
+// An event a query may show: its span (end = begin + duration, at least
+// begin), its position in the index (the hit's uid) and its key group.
+struct TraceCandidate {
+  int64_t begin = 0, end = 0;
+  uint32_t pos = 0;
+  uint32_t key = 0;
+};
+// The order the visibility rule reads a row's candidates in: by begin, the
+// longer first, then by position. A total order, so any subset of a sorted
+// row is sorted too.
+bool ShownBefore(const TraceCandidate& a, const TraceCandidate& b);
+// The lowest key group a query whose narrowest distinguishable duration is
+// `res_ps` leaves out (groups above it are taken); -1 when every event is.
+int MinKeyOfResolution(int64_t res_ps);
+
+// xprof's visibility rule (TraceViewerVisibility::VisibleAtResolution, flows
+// aside) at `res_ps` (0: every candidate shown) over one row's candidates in
+// ShownBefore order: an event narrower than res_ps that begins within res_ps
+// of the last shown event at its depth is left out. `shown(c)` takes each
+// one kept and returns false to stop; `last_end` is scratch.
+template <typename Shown>
+void ForEachVisible(const std::vector<TraceCandidate>& cands, int64_t res_ps, std::vector<int64_t>& last_end,
+                    Shown&& shown) {
+  last_end.clear();
+  for (const TraceCandidate& c : cands) {
+    if (res_ps > 0) {
+      bool visible = c.end - c.begin >= res_ps;
+      size_t depth = 0;
+      while (depth < last_end.size() && last_end[depth] > c.begin) ++depth;
+      if (!visible) visible = depth >= last_end.size() || c.begin - last_end[depth] >= res_ps;
+      if (!visible) continue;
+      last_end.resize(depth);
+      last_end.push_back(c.end);
+    }
+    if (!shown(c)) return;
+  }
+}
+
 class TraceIndex {
  public:
   // `groups`: as for GenerateDerivedTimelines.
@@ -81,11 +119,17 @@ class TraceIndex {
   const TraceLayout& layout() const { return layout_; }
   const TraceEventRenderer& renderer() const { return *renderer_; }
   int64_t num_events() const { return static_cast<int64_t>(order_.size()); }
+  // The event at position `pos` of the index (a candidate's), in its row's plane.
+  uint32_t EventAt(uint32_t pos) const { return order_[pos]; }
   // Earliest begin and latest end of all indexed events (0, 0 when empty).
   int64_t min_ps() const { return min_ps_; }
   int64_t max_ps() const { return max_ps_; }
 
   TraceQueryResult Query(const TraceQuery& query) const;
+  // Row `row`'s candidates of the key groups above `min_key` over the whole
+  // trace, in ShownBefore order: what Query reads of that row for a whole-trace
+  // query at that key (a trace's first picture kept apart, trace_preview.h).
+  std::vector<TraceCandidate> WholeTraceCandidates(size_t row, int min_key) const;
 
   // Events whose shown or full name starts with `prefix`, ignoring ASCII case
   // (with `search_metadata`, also those with a string stat value starting with
@@ -122,6 +166,12 @@ class TraceIndex {
   }
   // First position in [first, last) whose event begins at or after `t`.
   uint32_t LowerBound(size_t row, uint32_t first, uint32_t last, int64_t t) const;
+  // Appends row `row`'s events of the groups above `min_key` that overlap
+  // [t0, t1] to `cands`, then sorts them ShownBefore; `room(cands)` is asked
+  // before `cands` grows, and false from it stops (false returned).
+  template <typename Room>
+  bool CollectRow(size_t row, int min_key, int64_t t0, int64_t t1, std::vector<TraceCandidate>& cands,
+                  Room&& room) const;
 
   std::shared_ptr<const XSpaceModel> space_;
   std::unique_ptr<DerivedTimelines> derived_;  // the GPU planes' derived lines
