@@ -10,6 +10,7 @@
 #include "convert/load/profile_file.h"
 #include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
+#include "convert/tools/trace_preview_file.h"
 
 namespace tbprof {
 namespace {
@@ -213,12 +214,33 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
   });
 }
 
+namespace {
+// The trace viewer's first picture of a down-sampled trace, kept where its
+// image is (an older one there removed, whatever the trace now is).
+Status WriteTracePreviewOf(const std::shared_ptr<const XSpaceModel>& model, const ProfileIdentity& identity,
+                           const std::string& preview_path) {
+  std::error_code ec;
+  std::filesystem::remove(preview_path, ec);
+  if (static_cast<int64_t>(model->NumEvents()) < kTraceStreamingThreshold) return Status::Ok();
+  const std::unique_ptr<TraceIndex> index = TraceIndex::Build(model);
+  std::optional<TracePreview> preview = BuildTracePreview(*index, kTraceStreamingThreshold);
+  return preview ? WriteTracePreviewFile(preview_path, identity, *preview) : Status::Ok();
+}
+}  // namespace
+
 StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path) {
   ASSIGN_OR_RETURN(ProfileIdentity identity, IdentityOfProfile(path));
   // An outdated or damaged summary there is simply rewritten.
-  const bool image_missing = ModelImagePays(path) && !std::filesystem::exists(ModelImagePathFor(summary_path));
+  const bool image_pays = ModelImagePays(path);
+  const bool image_missing = image_pays && !std::filesystem::exists(ModelImagePathFor(summary_path));
+  // A preview present but not valid (another tbprof build wrote it) is made again; an absent one may be
+  // absent because the trace is not down-sampled, which only its model tells.
+  const std::string preview_path = ModelImagePathFor(summary_path, kTracePreviewSuffix);
+  const bool preview_stale = image_pays && std::filesystem::exists(preview_path) &&
+                             !ReadTracePreviewFile(preview_path, identity).ok();
   if (auto existing = ReadSummaryFile(summary_path); existing.ok() && DecodeSummary(*existing, identity).ok() &&
-                                                     DecodeSummarySections(*existing, identity).ok() && !image_missing) {
+                                                     DecodeSummarySections(*existing, identity).ok() &&
+                                                     !image_missing && !preview_stale) {
     return SummarizeResult{.summary_bytes = existing->size(), .already_current = true};
   }
   // The whole model is loaded once: OpStats and the trace_analysis sections
@@ -229,7 +251,10 @@ StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const st
   ASSIGN_OR_RETURN(auto stats, ComputeOpStats(path, nullptr, model));
   const trace_analysis::RankSections sections = trace_analysis::ComputeRankSections(*model);
   if (!Unchanged(path, identity)) return Unavailable(path + " changed while it was read");
-  if (ModelImagePays(path)) RETURN_IF_ERROR(WriteModelImageFile(ModelImagePathFor(summary_path), identity, *model));
+  if (image_pays) {
+    RETURN_IF_ERROR(WriteModelImageFile(ModelImagePathFor(summary_path), identity, *model));
+    RETURN_IF_ERROR(WriteTracePreviewOf(model, identity, preview_path));
+  }
   const std::string bytes = EncodeSummary(identity, *stats, sections);
   RETURN_IF_ERROR(WriteSummaryFile(summary_path, bytes));
   return SummarizeResult{.summary_bytes = bytes.size(), .already_current = false};

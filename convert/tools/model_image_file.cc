@@ -69,10 +69,10 @@ bool ModelImagePays(const std::string& profile_path) {
   return !ec && size >= kXPlaneImageMinBytes;
 }
 
-std::string ModelImagePathFor(const std::string& summary_path) {
+std::string ModelImagePathFor(const std::string& summary_path, std::string_view suffix) {
   std::string_view path(summary_path);
   if (path.ends_with(kSummarySuffix)) path.remove_suffix(std::string_view(kSummarySuffix).size());
-  return std::string(path) + kModelImageSuffix;
+  return std::string(path).append(suffix);
 }
 
 Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model) {

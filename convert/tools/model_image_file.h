@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "convert/base/status.h"
 #include "convert/model/xspace_model.h"
@@ -33,7 +34,8 @@ bool ModelImagePays(const std::string& profile_path);
 
 // The image's place for a summary's place (same folder, same name, its own
 // suffix); SummaryPathFor / SummaryCandidates with kModelImageSuffix find it from the profile's.
-std::string ModelImagePathFor(const std::string& summary_path);
+// Another `suffix` names another file kept beside the summary (a trace preview).
+std::string ModelImagePathFor(const std::string& summary_path, std::string_view suffix = kModelImageSuffix);
 
 Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model);
 StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& image_path,

@@ -30,10 +30,12 @@ uint64_t Fnv1a(std::string_view bytes, uint64_t h = 0xcbf29ce484222325ull) {
   return h;
 }
 
-// The payload's checksum, FNV-1a's step over 8-byte words (then the tail's
-// bytes): a pod's ALL_HOSTS page checks hundreds of MB of summaries, which
-// byte-wise FNV-1a made a sixth of its time. Each step is a bijection of the
-// state, so any one changed byte changes the sum.
+}  // namespace
+
+// FNV-1a's step over 8-byte words (then the tail's bytes): a pod's ALL_HOSTS
+// page checks hundreds of MB of summaries, which byte-wise FNV-1a made a
+// sixth of its time. Each step is a bijection of the state, so any one
+// changed byte changes the sum.
 uint64_t PayloadChecksum(std::string_view bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
   size_t at = 0;
@@ -44,6 +46,8 @@ uint64_t PayloadChecksum(std::string_view bytes) {
   }
   return Fnv1a(bytes.substr(at), h);
 }
+
+namespace {
 
 Status ReadAt(int fd, uint64_t offset, size_t n, std::string& out, const std::string& path) {
   out.resize(n);

@@ -126,6 +126,9 @@ Status WriteSummaryFileInPieces(const std::string& summary_path, const std::func
 // never through a final symlink under a summary folder).
 StatusOr<UniqueFd> OpenSummaryFile(const std::string& path);
 
+// The checksum of a payload kept on disk beside a profile (a summary's, a trace preview's).
+uint64_t PayloadChecksum(std::string_view bytes);
+
 // The headers' fixed-width little-endian integers (`bytes` of them), for the
 // summary and the model image file alike.
 void PutFixed(std::string& out, uint64_t v, int bytes);

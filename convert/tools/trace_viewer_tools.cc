@@ -4,6 +4,7 @@
 #include "convert/base/json.h"
 #include "convert/base/memory_grant.h"
 #include "convert/tools/cached_loads.h"
+#include "convert/tools/trace_preview_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -39,8 +40,6 @@ StatusOr<int64_t> MillisToPicos(double ms, const std::string& key) {
   if (!(std::fabs(ps) < 9.2e18)) return InvalidArgument("trace viewer: " + key + " is out of range");
   return static_cast<int64_t>(ps);
 }
-
-uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cast<uint32_t>(host + 1); }
 
 // uid = host index · 2^32 + position in that host's index.
 constexpr int kUidHostShift = 32;
@@ -111,6 +110,30 @@ uint64_t EstimateHitsJsonBytes(const std::vector<StreamingTraceHost>& hosts,
   }
   const double per_event = static_cast<double>(sample.size()) / static_cast<double>(std::max<size_t>(sampled, 1));
   return kMetadataBytes + static_cast<uint64_t>(per_event * 1.05 * static_cast<double>(total));
+}
+
+// The streaming answer up to its events (`returned` of them, over the
+// hosts' whole span [min_ps, max_ps]), then what follows them.
+void AppendStreamingHead(size_t returned, bool filtered, int64_t min_ps, int64_t max_ps, bool search_truncated,
+                         std::string& out) {
+  out.append(
+      "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"codeLink\":\"\",\"useNewBackend\":false,"
+      "\"returnedEventsSize\":");
+  out.append(std::to_string(returned));
+  out.append(filtered ? ",\"filteredByVisibility\":true" : ",\"filteredByVisibility\":false");
+  out.append(",\"fullTimespan\":[");
+  AppendJsonDouble(out, static_cast<double>(min_ps) / 1e9);
+  out.push_back(',');
+  AppendJsonDouble(out, static_cast<double>(max_ps) / 1e9);
+  out.push_back(']');
+  if (search_truncated) out.append(",\"searchTruncated\":true");
+  out.append(",\"traceEvents\":[");
+}
+// `out` ends with the events, each followed by a comma.
+void AppendStreamingTail(const std::string& critical_path, std::string& out) {
+  if (out.back() == ',') out.pop_back();
+  out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0");
+  out.append(critical_path).append("}");
 }
 
 // The step a `critical_path` parameter names; none for the default (the first step).
@@ -296,18 +319,7 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
   std::string out;
   RETURN_IF_ERROR(GrowClaimed(out, std::min<uint64_t>(EstimateHitsJsonBytes(hosts, hits, with_stats), max_bytes),
                               "trace viewer: the answer for this window"));
-  out.append(
-      "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},\"codeLink\":\"\",\"useNewBackend\":false,"
-      "\"returnedEventsSize\":");
-  out.append(std::to_string(returned));
-  out.append(filtered ? ",\"filteredByVisibility\":true" : ",\"filteredByVisibility\":false");
-  out.append(",\"fullTimespan\":[");
-  AppendJsonDouble(out, static_cast<double>(min_ps) / 1e9);
-  out.push_back(',');
-  AppendJsonDouble(out, static_cast<double>(max_ps) / 1e9);
-  out.push_back(']');
-  if (search_truncated) out.append(",\"searchTruncated\":true");
-  out.append(",\"traceEvents\":[");
+  AppendStreamingHead(returned, filtered, min_ps, max_ps, search_truncated, out);
   for (size_t h = 0; h < hosts.size(); ++h) {
     AppendTraceMetadataJson(hosts[h].index->layout(), /*streaming=*/true, StreamingPidOffset(h), hosts[h].host_name,
                             out);
@@ -319,14 +331,68 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
   if (params.count("critical_path")) {
     ASSIGN_OR_RETURN(critical_path, AppendCriticalPathFlows(hosts, ParamStr(params, "critical_path"), out));
   }
-  if (out.back() == ',') out.pop_back();
-  out.append("],\"showCounterMessage\":\"\",\"totalCounterEvents\":0");
-  out.append(critical_path).append("}");
+  AppendStreamingTail(critical_path, out);
   return out;
 }
 
+namespace {
+
+// Whether a streaming request asks for the whole trace at a resolution and
+// nothing else (the viewer's first request): its floored resolution, else none
+// (a malformed parameter included: the index's answer says what is wrong).
+std::optional<double> WholeTraceResolution(const ToolParams& params) {
+  for (const char* key : {"event_name", "search_prefix", "critical_path"}) {
+    if (params.count(key)) return std::nullopt;
+  }
+  if (ParamStr(params, "format") == "pb") return std::nullopt;
+  auto start = StrictDouble(params, "start_time_ms", 0.0), end = StrictDouble(params, "end_time_ms", 0.0);
+  auto resolution = StrictDouble(params, "resolution", 8000.0);
+  if (!start.ok() || !end.ok() || !resolution.ok() || *start != 0 || *end != 0 || *resolution < 0) return std::nullopt;
+  return std::floor(*resolution);
+}
+
+// A one-host request for the whole trace answered from the profile's trace
+// preview (trace_preview_file.h) while its index is not loaded: none when
+// there is no valid preview or it cannot give this resolution.
+StatusOr<std::optional<ToolOutput>> AnswerFromTracePreview(const ToolInput& input) {
+  if (input.profile_paths.size() != 1 || input.hosts.empty()) return std::optional<ToolOutput>();
+  const std::string& path = input.profile_paths[0];
+  const std::optional<double> resolution = WholeTraceResolution(input.params);
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  if (!resolution || PeekForFile<TraceIndex>(input.cache, "trace_index", path) ||
+      !PresentSummaryBytes(path, policy, kTracePreviewSuffix)) {
+    return std::optional<ToolOutput>();
+  }
+  auto preview = GetForFile<TracePreview>(input.cache, "trace_preview", path, [&]() -> StatusOr<CacheValue<TracePreview>> {
+    ASSIGN_OR_RETURN(ProfileIdentity identity, IdentityOfProfile(path));
+    std::optional<TracePreview> read = ReadTracePreviewFor(path, identity, policy);
+    if (!read) return NotFound("no valid trace preview of " + path);
+    const size_t bytes = read->events_json.size() + read->metadata_json.size() + read->events.size() * sizeof(PreviewEvent);
+    return CacheValue<TracePreview>{std::make_shared<const TracePreview>(std::move(*read)), bytes, {}};
+  });
+  if (!preview.ok()) return std::optional<ToolOutput>();
+  std::optional<PreviewAnswer> answer =
+      AnswerFromPreview(**preview, *resolution, kTraceStreamingThreshold, input.hosts[0]);
+  if (!answer || uint64_t{answer->returned} * kMinTraceEventJsonBytes > input.max_output_bytes) {
+    return std::optional<ToolOutput>();
+  }
+  ToolOutput out;
+  RETURN_IF_ERROR(GrowClaimed(out.body, answer->metadata_json.size() + answer->events_json.size() + 1024,
+                              "trace viewer: the answer for this window"));
+  AppendStreamingHead(answer->returned, /*filtered=*/true, (*preview)->min_ps, (*preview)->max_ps,
+                      /*search_truncated=*/false, out.body);
+  out.body.append(answer->metadata_json).append(answer->events_json);
+  AppendStreamingTail("", out.body);
+  if (out.body.size() > input.max_output_bytes) return std::optional<ToolOutput>();
+  return std::optional<ToolOutput>(std::move(out));
+}
+
+}  // namespace
+
 StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
   if (input.profile_paths.empty()) return InvalidArgument("trace_viewer@: no xplane file selected");
+  ASSIGN_OR_RETURN(std::optional<ToolOutput> from_preview, AnswerFromTracePreview(input));
+  if (from_preview) return std::move(*from_preview);
   std::vector<StreamingTraceHost> hosts;
   for (size_t i = 0; i < input.profile_paths.size(); ++i) {
     ASSIGN_OR_RETURN(auto index, LoadTraceIndexCached(input.profile_paths[i], input.cache));

@@ -58,6 +58,8 @@ inline constexpr uint32_t kTraceFirstDevicePid = 1;   // kFirstDeviceId
 inline constexpr uint32_t kTraceLastDevicePid = 500;  // kLastDeviceId
 inline constexpr uint32_t kTraceFirstCustomPid = 501;  // kFirstCustomPlaneDeviceId
 inline constexpr uint32_t kTracePidsPerHost = 1000;
+// The pid shift of host `host` (its index among a request's hosts) in the streaming viewer's answer.
+inline uint32_t StreamingPidOffset(size_t host) { return kTracePidsPerHost * static_cast<uint32_t>(host + 1); }
 // xprof's default cap for the non-streaming viewer.
 inline constexpr int64_t kDefaultTraceMaxEvents = 1000000;
 

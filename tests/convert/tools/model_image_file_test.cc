@@ -1,5 +1,5 @@
 // Model images on disk (convert/tools/model_image_file.h): `summarize` writes
-// one beside a PyTorch trace's summary (none for an xplane), a later load
+// one beside a PyTorch trace's summary (an xplane's from 512 MiB), a later load
 // reads the model from it while the profile is unchanged, and a changed
 // profile or a damaged image is read from the profile again, with a log line.
 #include "convert/tools/model_image_file.h"

@@ -1,0 +1,92 @@
+#include "convert/tools/trace_preview_file.h"
+
+#include <sys/stat.h>
+
+#include <string_view>
+
+namespace tbprof {
+namespace {
+
+constexpr char kMagic[] = "TBPTRV";
+constexpr size_t kMagicBytes = 6;
+constexpr uint16_t kFileVersion = 1;
+constexpr size_t kHeaderBytes = kMagicBytes + 2 + 3 * 8 + 2 * 8 + 2 * 8;
+
+struct BuildStamp {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool known() const { return size != 0; }
+};
+
+// The running executable's size and mtime: a rebuilt tbprof has others.
+BuildStamp RunningBuild() {
+  static const BuildStamp stamp = [] {
+    struct stat st {};
+    if (::stat("/proc/self/exe", &st) != 0) return BuildStamp{};
+    return BuildStamp{static_cast<uint64_t>(st.st_size),
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  }();
+  return stamp;
+}
+
+}  // namespace
+
+Status WriteTracePreviewFile(const std::string& path, const ProfileIdentity& identity, const TracePreview& preview) {
+  const BuildStamp build = RunningBuild();
+  if (!build.known()) return Unavailable("trace preview not written: this tbprof cannot tell its own build");
+  const std::string payload = SerializeTracePreview(preview);
+  std::string header(kMagic, kMagicBytes);
+  PutFixed(header, kFileVersion, 2);
+  PutFixed(header, identity.size, 8);
+  PutFixed(header, static_cast<uint64_t>(identity.mtime_ns), 8);
+  PutFixed(header, identity.digest, 8);
+  PutFixed(header, build.size, 8);
+  PutFixed(header, static_cast<uint64_t>(build.mtime_ns), 8);
+  PutFixed(header, payload.size(), 8);
+  PutFixed(header, PayloadChecksum(payload), 8);
+  return WriteSummaryFileInPieces(path, [&](const ByteSink& sink) {
+    RETURN_IF_ERROR(sink(header));
+    return sink(payload);
+  });
+}
+
+StatusOr<TracePreview> ReadTracePreviewFile(const std::string& path, const ProfileIdentity& expected) {
+  ASSIGN_OR_RETURN(std::string bytes, ReadSummaryFile(path));
+  const std::string_view all(bytes);
+  if (all.size() < kHeaderBytes || all.substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
+    return DataLoss("not a tbprof trace preview (no header)");
+  }
+  if (GetFixed(all, kMagicBytes, 2) != kFileVersion) {
+    return InvalidArgument("a trace preview of another version (" + std::to_string(GetFixed(all, kMagicBytes, 2)) +
+                           "; this tbprof reads " + std::to_string(kFileVersion) + ")");
+  }
+  const ProfileIdentity id{.size = GetFixed(all, 8, 8),
+                           .mtime_ns = static_cast<int64_t>(GetFixed(all, 16, 8)),
+                           .digest = GetFixed(all, 24, 8)};
+  if (!(id == expected)) {
+    return InvalidArgument("a trace preview of another version of the profile (size, mtime or bytes differ)");
+  }
+  const BuildStamp build = RunningBuild();
+  if (!build.known() || GetFixed(all, 32, 8) != build.size ||
+      static_cast<int64_t>(GetFixed(all, 40, 8)) != build.mtime_ns) {
+    return InvalidArgument("a trace preview written by another tbprof build");
+  }
+  const std::string_view payload = all.substr(kHeaderBytes);
+  if (GetFixed(all, 48, 8) != payload.size()) return DataLoss("a damaged trace preview (cut short or too long)");
+  if (PayloadChecksum(payload) != GetFixed(all, 56, 8)) return DataLoss("a damaged trace preview (checksum differs)");
+  return DeserializeTracePreview(payload);
+}
+
+std::optional<TracePreview> ReadTracePreviewFor(const std::string& profile_path, const ProfileIdentity& identity,
+                                                const SummaryPolicy& policy) {
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy, kTracePreviewSuffix)) {
+    auto preview = ReadTracePreviewFile(candidate, identity);
+    if (preview.ok()) return std::move(*preview);
+    if (preview.status().code() != ErrorCode::kNotFound) {
+      LogSummaryLine(policy, "trace preview " + candidate + " ignored: " + preview.status().message());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tbprof
