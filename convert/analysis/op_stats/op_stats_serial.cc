@@ -56,23 +56,24 @@ bool DbFromBytes(std::string_view bytes, OpMetricsDb& db) {
 // Below this the second thread costs more than it saves.
 constexpr size_t kTwoThreadDecodeBytes = size_t{1} << 20;
 
-// The op tables and the kernels, most of a large payload's bytes: the host's
-// and the framework ops' tables on one thread, the device ops' and the
-// kernels on the other. False when any is garbled.
+// The op tables and the kernels, most of a large payload's bytes, shared
+// between two threads by their sizes (the device ops' table is often half
+// the payload, then best alone). False when any is garbled.
 bool DecodeLargeParts(std::string_view host_db, std::string_view device_db, std::string_view tf_db,
                       std::string_view kernels, OpStats& o) {
-  bool first_ok = false, second_ok = false;
-  auto first = [&] { first_ok = DbFromBytes(host_db, o.host_op_metrics_db) && DbFromBytes(tf_db, o.device_tf_op_metrics_db); };
-  auto second = [&] {
-    second_ok = DbFromBytes(device_db, o.device_op_metrics_db) &&
-                o.kernel_stats_db.ParseFromArray(kernels.data(), static_cast<int>(kernels.size()));
+  const std::string_view parts[] = {host_db, device_db, tf_db, kernels};
+  OpMetricsDb* const dbs[] = {&o.host_op_metrics_db, &o.device_op_metrics_db, &o.device_tf_op_metrics_db};
+  bool ok[4] = {};
+  auto decode = [&](size_t i) {
+    ok[i] = i < 3 ? DbFromBytes(parts[i], *dbs[i])
+                  : o.kernel_stats_db.ParseFromArray(kernels.data(), static_cast<int>(kernels.size()));
   };
   if (host_db.size() + device_db.size() + tf_db.size() + kernels.size() < kTwoThreadDecodeBytes) {
-    first(), second();
+    for (size_t i = 0; i < 4; ++i) decode(i);
   } else {
-    RunBoth(first, second);
+    ForEachOnBoth(4, [&](size_t i) { return parts[i].size(); }, decode);
   }
-  return first_ok && second_ok;
+  return ok[0] && ok[1] && ok[2] && ok[3];
 }
 
 void PutStep(VarintWriter& s, const StepInfo& st) {
