@@ -215,16 +215,25 @@ StatusOr<std::shared_ptr<const OpStats>> LoadOpStatsCached(const std::string& xp
 }
 
 namespace {
-// The trace viewer's first picture of a down-sampled trace, kept where its
-// image is (an older one there removed, whatever the trace now is).
-Status WriteTracePreviewOf(const std::shared_ptr<const XSpaceModel>& model, const ProfileIdentity& identity,
-                           const std::string& preview_path) {
+// `index`'s first picture at `preview_path` when its trace is down-sampled
+// (an older one there removed, whatever the trace now is).
+Status WriteTracePreviewOfIndex(const TraceIndex& index, const ProfileIdentity& identity,
+                                const std::string& preview_path) {
   std::error_code ec;
   std::filesystem::remove(preview_path, ec);
-  if (static_cast<int64_t>(model->NumEvents()) < kTraceStreamingThreshold) return Status::Ok();
-  const std::unique_ptr<TraceIndex> index = TraceIndex::Build(model);
-  std::optional<TracePreview> preview = BuildTracePreview(*index, kTraceStreamingThreshold);
+  std::optional<TracePreview> preview = BuildTracePreview(index, kTraceStreamingThreshold);
   return preview ? WriteTracePreviewFile(preview_path, identity, *preview) : Status::Ok();
+}
+
+// The same from the model, its index built only for a trace large enough to be down-sampled.
+Status WriteTracePreviewOf(const std::shared_ptr<const XSpaceModel>& model, const ProfileIdentity& identity,
+                           const std::string& preview_path) {
+  if (static_cast<int64_t>(model->NumEvents()) < kTraceStreamingThreshold) {
+    std::error_code ec;
+    std::filesystem::remove(preview_path, ec);
+    return Status::Ok();
+  }
+  return WriteTracePreviewOfIndex(*TraceIndex::Build(model), identity, preview_path);
 }
 }  // namespace
 
@@ -258,6 +267,15 @@ StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const st
   const std::string bytes = EncodeSummary(identity, *stats, sections);
   RETURN_IF_ERROR(WriteSummaryFile(summary_path, bytes));
   return SummarizeResult{.summary_bytes = bytes.size(), .already_current = false};
+}
+
+void WriteTracePreviewIfAsked(const std::string& path, const TraceIndex& index, const ProfileIdentity& identity,
+                              const SummaryPolicy& policy) {
+  if (!policy.write || !ModelImagePays(path) || !Unchanged(path, identity)) return;
+  const std::string target = SummaryPathFor(path, policy.summary_dir, policy.root, kTracePreviewSuffix);
+  if (Status w = WriteTracePreviewOfIndex(index, identity, target); !w.ok()) {
+    LogSummaryLine(policy, "trace preview not written: " + w.message());
+  }
 }
 
 std::optional<trace_analysis::RankSections> SectionsFromSummary(const std::string& path) {

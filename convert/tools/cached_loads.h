@@ -10,8 +10,10 @@
 
 #include "convert/analysis/op_stats/op_stats.h"
 #include "convert/analysis/trace_analysis/rank_sections.h"
+#include "convert/analysis/trace_viewer/trace_index.h"
 #include "convert/base/status.h"
 #include "convert/tools/artifact_cache.h"
+#include "convert/tools/op_stats_summary.h"
 #include "convert/grouping/group_events.h"
 #include "convert/model/xspace_model.h"
 
@@ -46,6 +48,13 @@ struct SummarizeResult {
   bool already_current = false;
 };
 StatusOr<SummarizeResult> SummarizeProfileFile(const std::string& path, const std::string& summary_path);
+
+// For a server told to write summaries: `index`'s trace preview (its first
+// picture, trace_preview_file.h) written where the policy keeps the profile's
+// summary, when its model image pays, its trace is down-sampled and the profile
+// is still the one `identity` saw; a failure is logged, never the request's.
+void WriteTracePreviewIfAsked(const std::string& path, const TraceIndex& index, const ProfileIdentity& identity,
+                              const SummaryPolicy& policy);
 
 // A profile's trace_analysis sections (rank and host not assigned) from its
 // summary when the summary policy finds one whose identity matches and whose

@@ -213,6 +213,12 @@ StatusOr<std::string> AppendCriticalPathFlows(const std::vector<StreamingTraceHo
 
 StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::string& path, ArtifactCache* cache) {
   auto build = [&]() -> StatusOr<CacheValue<TraceIndex>> {
+    // A server told to write summaries keeps the index's first picture too, of the file the index was built from.
+    const SummaryPolicy policy = CurrentSummaryPolicy();
+    std::optional<ProfileIdentity> before;
+    if (policy.write) {
+      if (auto id = IdentityOfProfile(path); id.ok()) before = *id;
+    }
     auto model = LoadModelCached(path, cache);
     if (!model.ok()) return model.status();
     // The index orders every event twice over while it is built (a part per
@@ -222,6 +228,7 @@ StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::stri
     std::shared_ptr<const TraceIndex> index = TraceIndex::Build(*model, &groups);
     if (CancelRequested()) return CancelledError("trace index of " + path);  // a partial index
     KeepGroupsCached(path, std::move(groups), cache);
+    if (before) WriteTracePreviewIfAsked(path, *index, *before, policy);
     size_t bytes = index->MemoryBytes();
     // The index keeps the model alive: charged with it, once, even after the
     // model's own entry is evicted.

@@ -15,6 +15,8 @@
 
 #include "convert/analysis/trace_viewer/trace_preview.h"
 #include "convert/load/profile_file.h"
+#include "convert/tools/cached_loads.h"
+#include "convert/tools/model_image_file.h"
 #include "convert/tools/tool_registry.h"
 #include "tests/testing/test_files.h"
 
@@ -171,6 +173,40 @@ TEST_F(TracePreviewTest, AChangedProfileOrADamagedPreviewIsIgnoredAndSaysSo) {
   EXPECT_TRUE(a.from_preview == a.from_index);
   ASSERT_FALSE(lines_.empty());
   EXPECT_NE(lines_[0].find("trace preview"), std::string::npos) << lines_[0];
+}
+
+// A server told to write summaries keeps the first picture of the index it
+// built, for a profile whose image pays (a sparse 512 MiB xplane stands for
+// one: only its size and identity are read), and for no other.
+TEST(TracePreviewWrite, AServerToldToWriteKeepsTheFirstPictureOfALargeProfile) {
+  ASSERT_NE(Fixture().index, nullptr);
+  const fs::path dir = fs::path(test_files::TempPath("trace_preview_write"));
+  fs::create_directories(dir);
+  const std::string big = (dir / "big.xplane.pb").string();
+  { std::ofstream(big, std::ios::binary).put('\0'); }
+  fs::resize_file(big, kXPlaneImageMinBytes);
+  auto identity = IdentityOfProfile(big);
+  ASSERT_TRUE(identity.ok());
+  std::vector<std::string> lines;
+  SummaryPolicy policy;
+  policy.log = [&](const std::string& line) { lines.push_back(line); };
+
+  WriteTracePreviewIfAsked(big, *Fixture().index, *identity, policy);
+  EXPECT_FALSE(fs::exists(big + kTracePreviewSuffix)) << "written without being told";
+  policy.write = true;
+  WriteTracePreviewIfAsked(Fixture().path, *Fixture().index, *IdentityOfProfile(Fixture().path), policy);
+  EXPECT_FALSE(fs::exists(Fixture().path + kTracePreviewSuffix)) << "written for a profile whose image does not pay";
+  WriteTracePreviewIfAsked(big, *Fixture().index, *identity, policy);
+  auto read = ReadTracePreviewFile(big + kTracePreviewSuffix, *identity);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(SerializeTracePreview(*read), SerializeTracePreview(*Fixture().preview));
+  // A profile changed since the index was built: nothing kept of it.
+  fs::remove(big + kTracePreviewSuffix);
+  fs::resize_file(big, kXPlaneImageMinBytes + 1);
+  WriteTracePreviewIfAsked(big, *Fixture().index, *identity, policy);
+  EXPECT_FALSE(fs::exists(big + kTracePreviewSuffix));
+  EXPECT_TRUE(lines.empty());
+  fs::remove_all(dir);
 }
 
 TEST(TracePreviewSerial, ComesBackWholeAndRefusesEveryCut) {
