@@ -16,7 +16,7 @@ namespace {
 constexpr char kMagic[] = "TBPIMG";
 constexpr size_t kMagicBytes = 6;
 constexpr uint16_t kFileVersion = 1;
-constexpr size_t kHeaderBytes = kMagicBytes + 2 + 8 + 8 + 8;
+constexpr size_t kHeaderBytes = kKeptFileHeadBytes;
 
 // Reads the file front to back through a buffer: the image is many small
 // pieces (each string, each metadata) between its large arrays, which are
@@ -77,11 +77,8 @@ std::string ModelImagePathFor(const std::string& summary_path, std::string_view 
 
 Status WriteModelImageFile(const std::string& image_path, const ProfileIdentity& identity, const XSpaceModel& model) {
   return WriteSummaryFileInPieces(image_path, [&](const ByteSink& sink) {
-    std::string header(kMagic, kMagicBytes);
-    PutFixed(header, kFileVersion, 2);
-    PutFixed(header, identity.size, 8);
-    PutFixed(header, static_cast<uint64_t>(identity.mtime_ns), 8);
-    PutFixed(header, identity.digest, 8);
+    std::string header;
+    PutKeptFileHead(header, std::string_view(kMagic, kMagicBytes), kFileVersion, identity);
     RETURN_IF_ERROR(sink(header));
     return WriteModelImage(model, sink);
   });
@@ -95,20 +92,10 @@ StatusOr<std::unique_ptr<XSpaceModel>> ReadModelImageFile(const std::string& ima
   const auto size = static_cast<uint64_t>(st.st_size);
   std::string header(kHeaderBytes, '\0');
   BufferedFile file(fd.get(), size, image_path);
-  if (size < kHeaderBytes || !file.Read(header.data(), kHeaderBytes).ok() ||
-      std::string_view(header).substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
+  if (size < kHeaderBytes || !file.Read(header.data(), kHeaderBytes).ok()) {
     return DataLoss("not a tbprof model image (no header)");
   }
-  if (GetFixed(header, kMagicBytes, 2) != kFileVersion) {
-    return InvalidArgument("a model image of another version (" + std::to_string(GetFixed(header, kMagicBytes, 2)) +
-                           "; this tbprof reads " + std::to_string(kFileVersion) + ")");
-  }
-  const ProfileIdentity id{.size = GetFixed(header, 8, 8),
-                           .mtime_ns = static_cast<int64_t>(GetFixed(header, 16, 8)),
-                           .digest = GetFixed(header, 24, 8)};
-  if (!(id == expected)) {
-    return InvalidArgument("a model image of another version of the profile (size, mtime or bytes differ)");
-  }
+  RETURN_IF_ERROR(CheckKeptFileHead(header, std::string_view(kMagic, kMagicBytes), kFileVersion, expected, "model image"));
   return ReadModelImage([&](void* dst, size_t n) { return file.Read(dst, n); }, size - kHeaderBytes);
 }
 

@@ -359,6 +359,35 @@ Status WriteSummaryFileInPieces(const std::string& summary_path, const std::func
   return written;
 }
 
+void PutKeptFileHead(std::string& out, std::string_view magic, uint16_t version, const ProfileIdentity& identity) {
+  out.append(magic);
+  PutFixed(out, version, 2);
+  PutFixed(out, identity.size, 8);
+  PutFixed(out, static_cast<uint64_t>(identity.mtime_ns), 8);
+  PutFixed(out, identity.digest, 8);
+}
+
+Status CheckKeptFileHead(std::string_view head, std::string_view magic, uint16_t version,
+                         const ProfileIdentity& expected, std::string_view what) {
+  const std::string kind(what);
+  if (head.size() < kKeptFileHeadBytes || head.substr(0, magic.size()) != magic) {
+    return DataLoss("not a tbprof " + kind + " (no header)");
+  }
+  const uint64_t found = GetFixed(head, magic.size(), 2);
+  if (found != version) {
+    return InvalidArgument("a " + kind + " of another version (" + std::to_string(found) + "; this tbprof reads " +
+                           std::to_string(version) + ")");
+  }
+  const size_t at = magic.size() + 2;
+  const ProfileIdentity id{.size = GetFixed(head, at, 8),
+                           .mtime_ns = static_cast<int64_t>(GetFixed(head, at + 8, 8)),
+                           .digest = GetFixed(head, at + 16, 8)};
+  if (!(id == expected)) {
+    return InvalidArgument("a " + kind + " of another version of the profile (size, mtime or bytes differ)");
+  }
+  return Status::Ok();
+}
+
 void PutFixed(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }

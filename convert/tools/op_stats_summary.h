@@ -129,6 +129,17 @@ StatusOr<UniqueFd> OpenSummaryFile(const std::string& path);
 // The checksum of a payload kept on disk beside a profile (a summary's, a trace preview's).
 uint64_t PayloadChecksum(std::string_view bytes);
 
+// The head of a file kept beside a profile for it (a model image, a trace
+// preview): a 6-byte magic, a u16 file version, the profile's identity (u64
+// size, i64 mtime ns, u64 digest). `what` names the kind in the errors.
+inline constexpr size_t kKeptFileHeadBytes = 6 + 2 + 3 * 8;
+void PutKeptFileHead(std::string& out, std::string_view magic, uint16_t version, const ProfileIdentity& identity);
+// DataLoss when `head` (the file's first kKeptFileHeadBytes, fewer when it
+// is shorter) is not such a head; InvalidArgument when it is of another
+// version or of another version of the profile.
+Status CheckKeptFileHead(std::string_view head, std::string_view magic, uint16_t version,
+                         const ProfileIdentity& expected, std::string_view what);
+
 // The headers' fixed-width little-endian integers (`bytes` of them), for the
 // summary and the model image file alike.
 void PutFixed(std::string& out, uint64_t v, int bytes);

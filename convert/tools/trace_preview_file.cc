@@ -10,7 +10,7 @@ namespace {
 constexpr char kMagic[] = "TBPTRV";
 constexpr size_t kMagicBytes = 6;
 constexpr uint16_t kFileVersion = 1;
-constexpr size_t kHeaderBytes = kMagicBytes + 2 + 3 * 8 + 2 * 8 + 2 * 8;
+constexpr size_t kHeaderBytes = kKeptFileHeadBytes + 2 * 8 + 2 * 8;
 
 struct BuildStamp {
   uint64_t size = 0;
@@ -35,11 +35,8 @@ Status WriteTracePreviewFile(const std::string& path, const ProfileIdentity& ide
   const BuildStamp build = RunningBuild();
   if (!build.known()) return Unavailable("trace preview not written: this tbprof cannot tell its own build");
   const std::string payload = SerializeTracePreview(preview);
-  std::string header(kMagic, kMagicBytes);
-  PutFixed(header, kFileVersion, 2);
-  PutFixed(header, identity.size, 8);
-  PutFixed(header, static_cast<uint64_t>(identity.mtime_ns), 8);
-  PutFixed(header, identity.digest, 8);
+  std::string header;
+  PutKeptFileHead(header, std::string_view(kMagic, kMagicBytes), kFileVersion, identity);
   PutFixed(header, build.size, 8);
   PutFixed(header, static_cast<uint64_t>(build.mtime_ns), 8);
   PutFixed(header, payload.size(), 8);
@@ -53,19 +50,9 @@ Status WriteTracePreviewFile(const std::string& path, const ProfileIdentity& ide
 StatusOr<TracePreview> ReadTracePreviewFile(const std::string& path, const ProfileIdentity& expected) {
   ASSIGN_OR_RETURN(std::string bytes, ReadSummaryFile(path));
   const std::string_view all(bytes);
-  if (all.size() < kHeaderBytes || all.substr(0, kMagicBytes) != std::string_view(kMagic, kMagicBytes)) {
-    return DataLoss("not a tbprof trace preview (no header)");
-  }
-  if (GetFixed(all, kMagicBytes, 2) != kFileVersion) {
-    return InvalidArgument("a trace preview of another version (" + std::to_string(GetFixed(all, kMagicBytes, 2)) +
-                           "; this tbprof reads " + std::to_string(kFileVersion) + ")");
-  }
-  const ProfileIdentity id{.size = GetFixed(all, 8, 8),
-                           .mtime_ns = static_cast<int64_t>(GetFixed(all, 16, 8)),
-                           .digest = GetFixed(all, 24, 8)};
-  if (!(id == expected)) {
-    return InvalidArgument("a trace preview of another version of the profile (size, mtime or bytes differ)");
-  }
+  RETURN_IF_ERROR(CheckKeptFileHead(all.substr(0, kKeptFileHeadBytes), std::string_view(kMagic, kMagicBytes),
+                                    kFileVersion, expected, "trace preview"));
+  if (all.size() < kHeaderBytes) return DataLoss("a damaged trace preview (cut short)");
   const BuildStamp build = RunningBuild();
   if (!build.known() || GetFixed(all, 32, 8) != build.size ||
       static_cast<int64_t>(GetFixed(all, 40, 8)) != build.mtime_ns) {

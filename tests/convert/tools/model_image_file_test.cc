@@ -54,6 +54,16 @@ size_t EventsOfLoad(const std::string& path) {
   return m.ok() ? (*m)->NumEvents() : 0;
 }
 
+// The whole trace viewer's answer for one host.
+StatusOr<ToolOutput> TraceViewerAnswer(const std::string& path) {
+  ToolInput in;
+  in.hosts = {"host"};
+  in.profile_paths = {path};
+  const ToolSpec* tool = FindProfileTool("trace_viewer");
+  if (tool == nullptr) return NotFound("trace_viewer");
+  return tool->run(in);
+}
+
 TEST(ModelImageFile, SummarizeWritesAnImageThatLaterLoadsRead) {
   ImageScratch s;
   const std::string trace = s.Copy(kBert);
@@ -121,12 +131,7 @@ TEST(ModelImageFile, AnXPlaneOfHalfAGigabyteOrMoreIsWorthAnImage) {
 TEST(ModelImageFile, AnXPlaneModelAnswersTheTraceViewerTheSameFromItsImage) {
   ImageScratch s;
   const std::string xplane = s.Copy("xplane/jax_rocm_mi300_gemm/tw003.xplane.pb");
-  ToolInput in;
-  in.hosts = {"host"};
-  in.profile_paths = {xplane};
-  const ToolSpec* tool = FindProfileTool("trace_viewer");
-  ASSERT_NE(tool, nullptr);
-  auto imported = tool->run(in);
+  auto imported = TraceViewerAnswer(xplane);
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   auto model = LoadProfileFile(xplane);
   ASSERT_TRUE(model.ok());
@@ -134,7 +139,7 @@ TEST(ModelImageFile, AnXPlaneModelAnswersTheTraceViewerTheSameFromItsImage) {
   ASSERT_TRUE(identity.ok());
   ASSERT_TRUE(WriteModelImageFile(xplane + kModelImageSuffix, *identity, **model).ok());
   const uint64_t loads = ProfileFileLoads();
-  auto from_image = tool->run(in);
+  auto from_image = TraceViewerAnswer(xplane);
   ASSERT_TRUE(from_image.ok()) << from_image.status().message();
   EXPECT_EQ(ProfileFileLoads(), loads) << "the profile was imported, not read from its image";
   EXPECT_GT(imported->body.size(), 10000u);
@@ -155,15 +160,10 @@ TEST(ModelImageFile, ASmallXPlaneGetsASummaryButNoImage) {
 TEST(ModelImageFile, TheTraceViewerAnswersTheSameFromTheImage) {
   ImageScratch s;
   const std::string trace = s.Copy(kBert);
-  ToolInput in;
-  in.hosts = {"host"};
-  in.profile_paths = {trace};
-  const ToolSpec* tool = FindProfileTool("trace_viewer");
-  ASSERT_NE(tool, nullptr);
-  auto imported = tool->run(in);
+  auto imported = TraceViewerAnswer(trace);
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   ASSERT_TRUE(SummarizeProfileFile(trace, trace + kSummarySuffix).ok());
-  auto from_image = tool->run(in);
+  auto from_image = TraceViewerAnswer(trace);
   ASSERT_TRUE(from_image.ok()) << from_image.status().message();
   EXPECT_GT(imported->body.size(), 100000u);
   EXPECT_TRUE(imported->body == from_image->body);
