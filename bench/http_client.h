@@ -44,11 +44,13 @@ class Connection {
   bool Send(const std::string& bytes) {
     return fd_ >= 0 && send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
   }
-  int Exchange(const std::string& target, const std::string& headers = "Host: localhost\r\n") {
+  // The answer's status; its body into `body` when given.
+  int Exchange(const std::string& target, const std::string& headers = "Host: localhost\r\n",
+               std::string* body = nullptr) {
     if (!Send("GET " + target + " HTTP/1.1\r\n" + headers + "\r\n")) return -1;
-    return ReadAnswer();
+    return ReadAnswer(body);
   }
-  int ReadAnswer() {
+  int ReadAnswer(std::string* body = nullptr) {
     size_t header_end = std::string::npos, total = 0;
     char tmp[1 << 16];
     for (;;) {
@@ -66,6 +68,7 @@ class Connection {
       buf_.append(tmp, static_cast<size_t>(n));
     }
     int status = buf_.size() > 12 ? std::atoi(buf_.c_str() + 9) : -1;
+    if (body != nullptr) body->assign(buf_, header_end + 4, total - header_end - 4);
     buf_.erase(0, total);
     return status;
   }

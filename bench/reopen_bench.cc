@@ -4,15 +4,19 @@
 // For a ~1 GB synthetic GPU xplane (4 GPUs, 100 steps) and a ~1 GB PyTorch
 // trace (the torch-tb-profiler sample repeated, bench/kineto_trace_input.h):
 //   - BM_Summarize/<format>: `tbprof summarize FILE` in a child process, its
-//     summary and model image deleted first: the wall time, the bytes it wrote
-//     (summary_MB, image_MB) and its peak RSS;
+//     summary, model image and trace preview deleted first: the wall time, the
+//     bytes it wrote (summary_MB, image_MB, preview_MB) and its peak RSS;
 //   - BM_ReopenOverview/<format>: a fresh `tbprof serve --warm 0 --memory_mb
 //     8192` on the logdir (a cold process: nothing converted, nothing
 //     cached), then the host's overview_page: the request's time (manual
 //     time; the server's start-up is `start_s`) and its peak RSS after it;
 //   - BM_ReopenFirstTracePicture/<format>: the same for the UI's first
 //     trace_viewer@ request (plugin/web/src/trace/page.ts: resolution
-//     round((canvas - 230) / 2) * 8 for a 1600 px canvas = 5480, no window).
+//     round((canvas - 230) / 2) * 8 for a 1600 px canvas = 5480, no window),
+//     answered from the trace preview when summarize wrote one;
+//   - BM_ReopenFirstZoom/<format>: then the next request, a window of the
+//     middle tenth of the trace at the same resolution, which the preview
+//     cannot answer: the model read back from its image and indexed.
 // The page cache is warm (the files were just written or read), as after a
 // restart of the server alone. The inputs live in TBPROF_BENCH_REOPEN_DIR
 // (/tmp/tbprof_bench_reopen by default) and are made once, of
@@ -25,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +39,7 @@
 #include "bench/soak_util.h"
 #include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
+#include "convert/tools/trace_preview_file.h"
 
 namespace {
 
@@ -88,6 +94,7 @@ const Profile& ProfileOf(int64_t format) { return format == 0 ? XPlaneProfile() 
 
 std::string SummaryOf(const Profile& p) { return p.path.string() + tbprof::kSummarySuffix; }
 std::string ImageOf(const Profile& p) { return p.path.string() + tbprof::kModelImageSuffix; }
+std::string PreviewOf(const Profile& p) { return p.path.string() + tbprof::kTracePreviewSuffix; }
 
 double MegaBytes(const std::string& path) {
   std::error_code ec;
@@ -117,23 +124,29 @@ void BM_Summarize(benchmark::State& state) {
   for (auto _ : state) {
     fs::remove(SummaryOf(p));
     fs::remove(ImageOf(p));
+    fs::remove(PreviewOf(p));
     if (RunSummarize(p, &peak_kb) != 0) return state.SkipWithError("tbprof summarize failed");
   }
   state.counters["file_MB"] = MegaBytes(p.path.string());
   state.counters["summary_MB"] = MegaBytes(SummaryOf(p));
   state.counters["image_MB"] = MegaBytes(ImageOf(p));
+  state.counters["preview_MB"] = MegaBytes(PreviewOf(p));
   state.counters["peak_rss_MB"] = static_cast<double>(peak_kb) / 1024;
 }
 
-// The summary (and image) `tbprof summarize` writes, made when missing.
+// The summary, image and trace preview `tbprof summarize` writes, made when
+// missing or not current (a preview another tbprof build wrote is ignored:
+// rebuilding tbprof makes them stale); current ones are left as they are.
 bool EnsureSummarized(const Profile& p) {
-  if (fs::exists(SummaryOf(p))) return true;
   long unused = 0;
   return RunSummarize(p, &unused) == 0;
 }
 
 // One request to a fresh server on the logdir: its time is the iteration's.
-void TimeFreshServerRequest(benchmark::State& state, const std::string& target) {
+// `prepare` asks what comes before it, untimed, and names it ("" when a
+// request before it failed).
+void TimeFreshServerRequest(benchmark::State& state,
+                            const std::function<std::string(tbprof::bench::Connection&)>& prepare) {
   const Profile& p = ProfileOf(state.range(0));
   if (!EnsureSummarized(p)) return state.SkipWithError("tbprof summarize failed");
   double start_s = 0, peak_mb = 0;
@@ -143,6 +156,8 @@ void TimeFreshServerRequest(benchmark::State& state, const std::string& target) 
     if (!server.started()) return state.SkipWithError("tbprof serve did not start");
     start_s = std::chrono::duration<double>(Clock::now() - launched).count();
     tbprof::bench::Connection c(server.port(), /*recv_timeout_s=*/600);
+    const std::string target = prepare(c);
+    if (target.empty()) return state.SkipWithError("a request before the timed one failed");
     const Clock::time_point asked = Clock::now();
     const int status = c.Exchange(target);
     state.SetIterationTime(std::chrono::duration<double>(Clock::now() - asked).count());
@@ -159,13 +174,39 @@ std::string DataTarget(const Profile& p, const std::string& tool_and_params) {
   return std::string("/data/plugin/profile/data?run=") + p.run + "&host=" + p.host + "&tag=" + tool_and_params;
 }
 
+std::string FirstPictureTarget(const Profile& p) {
+  return DataTarget(p, "trace_viewer@&resolution=" + std::to_string(kFirstPictureResolution));
+}
+
 void BM_ReopenOverview(benchmark::State& state) {
-  TimeFreshServerRequest(state, DataTarget(ProfileOf(state.range(0)), "overview_page"));
+  const std::string target = DataTarget(ProfileOf(state.range(0)), "overview_page");
+  TimeFreshServerRequest(state, [&](tbprof::bench::Connection&) { return target; });
 }
 
 void BM_ReopenFirstTracePicture(benchmark::State& state) {
-  TimeFreshServerRequest(state, DataTarget(ProfileOf(state.range(0)), "trace_viewer@&resolution=" +
-                                                                          std::to_string(kFirstPictureResolution)));
+  const std::string target = FirstPictureTarget(ProfileOf(state.range(0)));
+  TimeFreshServerRequest(state, [&](tbprof::bench::Connection&) { return target; });
+}
+
+// The window of the middle tenth of the span an answer's "fullTimespan":[begin,end] (ms) gives.
+std::string MiddleTenth(const std::string& answer) {
+  const size_t at = answer.find("\"fullTimespan\":[");
+  if (at == std::string::npos) return "";
+  char* end = nullptr;
+  const double begin_ms = std::strtod(answer.c_str() + at + 16, &end);
+  const double end_ms = std::strtod(end + 1, nullptr);
+  const double span = end_ms - begin_ms;
+  return "&start_time_ms=" + std::to_string(begin_ms + 0.45 * span) + "&end_time_ms=" + std::to_string(begin_ms + 0.55 * span);
+}
+
+void BM_ReopenFirstZoom(benchmark::State& state) {
+  const std::string first = FirstPictureTarget(ProfileOf(state.range(0)));
+  TimeFreshServerRequest(state, [&](tbprof::bench::Connection& c) {
+    std::string answer;
+    if (c.Exchange(first, "Host: localhost\r\n", &answer) != 200) return std::string();
+    const std::string window = MiddleTenth(answer);
+    return window.empty() ? window : first + window;
+  });
 }
 
 // Arg 0: the xplane; 1: the PyTorch trace.
@@ -175,6 +216,7 @@ void Formats(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Summarize)->Apply(Formats)->UseRealTime();
 BENCHMARK(BM_ReopenOverview)->Apply(Formats)->UseManualTime();
 BENCHMARK(BM_ReopenFirstTracePicture)->Apply(Formats)->UseManualTime();
+BENCHMARK(BM_ReopenFirstZoom)->Apply(Formats)->UseManualTime();
 
 }  // namespace
 
