@@ -13,6 +13,8 @@
 #include "convert/tools/model_image_file.h"
 #include "convert/tools/op_stats_summary.h"
 #include "convert/tools/trace_analysis_tools.h"
+#include "convert/tools/trace_preview_file.h"
+#include "convert/tools/trace_viewer_tools.h"
 #include "plugin/route_util.h"
 
 namespace tbprof {
@@ -92,11 +94,37 @@ std::optional<uint64_t> OpStatsWithoutModelBytes(ArtifactCache& cache, const std
 // whole summary (its OpStats too) is counted, which bounds the sections'.
 constexpr uint64_t kSectionsBytesPerSummaryByte = 4;
 
+// The trace viewer's first request answered from a trace preview: the
+// preview read (its JSON and candidates, about the file), held in the cache,
+// and the answer, at most its JSON.
+constexpr uint64_t kPreviewBytesPerFileByte = 3;
+
+// The first request's share when the trace preview answers it (one host, the
+// whole trace at a resolution the preview keeps, the index not loaded, a
+// preview whose head holds for the profile and this build); none otherwise.
+std::optional<uint64_t> TracePreviewBytes(ArtifactCache& cache, const WorkLimits& limits, const DataPlan& plan,
+                                          const std::string& path, const FileIdentity& id) {
+  if (plan.spec->cost != WorkCost::kTraceWindow || plan.files.size() != 1 || !PreviewCanAnswer(plan.input.params) ||
+      cache.Peek<TraceIndex>("trace_index|" + FileIdentityKey(path, id)) != nullptr) {
+    return std::nullopt;
+  }
+  const SummaryPolicy policy = CurrentSummaryPolicy();
+  if (!PresentSummaryBytes(path, policy, kTracePreviewSuffix)) return std::nullopt;
+  FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
+  auto identity = IdentityOfProfile(path);
+  if (!identity.ok()) return std::nullopt;
+  const std::optional<uint64_t> bytes = ValidTracePreviewBytes(path, *identity, policy);
+  if (!bytes) return std::nullopt;
+  return *bytes * kPreviewBytesPerFileByte;
+}
+
 // One file's share of a page answered from its summary without a model
-// (op statistics, or trace_analysis' sections); none when the page needs the model.
-std::optional<uint64_t> WithoutModelBytes(ArtifactCache& cache, const DataPlan& plan, const std::string& path,
-                                          const FileIdentity& id) {
+// (op statistics, trace_analysis' sections, the trace viewer's first picture);
+// none when the page needs the model.
+std::optional<uint64_t> WithoutModelBytes(ArtifactCache& cache, const WorkLimits& limits, const DataPlan& plan,
+                                          const std::string& path, const FileIdentity& id) {
   if (plan.spec->cost == WorkCost::kOpStats) return OpStatsWithoutModelBytes(cache, path, id);
+  if (plan.spec->cost == WorkCost::kTraceWindow) return TracePreviewBytes(cache, limits, plan, path, id);
   if (plan.spec->cost != WorkCost::kTraceAnalysis || !TraceAnalysisReadsSummaries(plan.input)) return std::nullopt;
   const std::optional<uint64_t> summary = PresentSummaryBytes(path, CurrentSummaryPolicy());
   if (!summary) return std::nullopt;
@@ -134,12 +162,10 @@ uint64_t ModelLoadBytes(ArtifactCache& cache, const WorkLimits& limits, const st
                         const FileIdentity& id) {
   if (cache.Peek<XSpaceModel>("model|" + FileIdentityKey(path, id)) != nullptr) return 0;
   const ProfileFormat format = ImporterOf(path);
-  // A model read back from its image (PyTorch traces have them) is about the
-  // image: its arrays, and the strings' index beside them.
-  if (format == ProfileFormat::kKinetoTrace) {
-    if (const auto image = PresentSummaryBytes(path, CurrentSummaryPolicy(), kModelImageSuffix)) {
-      return *image + *image / kModelImageIndexShare;
-    }
+  // A model read back from its image (PyTorch traces and large xplanes have
+  // them) is about the image: its arrays, and the strings' index beside them.
+  if (const auto image = PresentSummaryBytes(path, CurrentSummaryPolicy(), kModelImageSuffix)) {
+    return *image + *image / kModelImageIndexShare;
   }
   FileAccessScope confined(limits.confined_root, limits.max_inflated_bytes);
   return DecodedModelBytes(id.size, GzipInflatedEstimate(path, id.size, limits.max_inflated_bytes), format);
@@ -149,7 +175,7 @@ uint64_t WorkingBytes(ArtifactCache& cache, const WorkLimits& limits, const Data
   uint64_t bytes = 0;
   if (plan.spec != nullptr) {
     for (const auto& [path, id] : plan.files) {
-      if (const std::optional<uint64_t> without_model = WithoutModelBytes(cache, plan, path, id)) {
+      if (const std::optional<uint64_t> without_model = WithoutModelBytes(cache, limits, plan, path, id)) {
         bytes += *without_model;
         continue;
       }

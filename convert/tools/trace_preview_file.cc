@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "convert/base/file_bytes.h"
+
 namespace tbprof {
 namespace {
 
@@ -47,21 +49,45 @@ Status WriteTracePreviewFile(const std::string& path, const ProfileIdentity& ide
   });
 }
 
+namespace {
+
+// The header's checks: of this profile, this build, and whole.
+Status CheckHeader(std::string_view head, const ProfileIdentity& expected) {
+  RETURN_IF_ERROR(CheckKeptFileHead(head.substr(0, kKeptFileHeadBytes), std::string_view(kMagic, kMagicBytes),
+                                    kFileVersion, expected, "trace preview"));
+  if (head.size() < kHeaderBytes) return DataLoss("a damaged trace preview (cut short)");
+  const BuildStamp build = RunningBuild();
+  if (!build.known() || GetFixed(head, 32, 8) != build.size ||
+      static_cast<int64_t>(GetFixed(head, 40, 8)) != build.mtime_ns) {
+    return InvalidArgument("a trace preview written by another tbprof build");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<TracePreview> ReadTracePreviewFile(const std::string& path, const ProfileIdentity& expected) {
   ASSIGN_OR_RETURN(std::string bytes, ReadSummaryFile(path));
   const std::string_view all(bytes);
-  RETURN_IF_ERROR(CheckKeptFileHead(all.substr(0, kKeptFileHeadBytes), std::string_view(kMagic, kMagicBytes),
-                                    kFileVersion, expected, "trace preview"));
-  if (all.size() < kHeaderBytes) return DataLoss("a damaged trace preview (cut short)");
-  const BuildStamp build = RunningBuild();
-  if (!build.known() || GetFixed(all, 32, 8) != build.size ||
-      static_cast<int64_t>(GetFixed(all, 40, 8)) != build.mtime_ns) {
-    return InvalidArgument("a trace preview written by another tbprof build");
-  }
+  RETURN_IF_ERROR(CheckHeader(all, expected));
   const std::string_view payload = all.substr(kHeaderBytes);
   if (GetFixed(all, 48, 8) != payload.size()) return DataLoss("a damaged trace preview (cut short or too long)");
   if (PayloadChecksum(payload) != GetFixed(all, 56, 8)) return DataLoss("a damaged trace preview (checksum differs)");
   return DeserializeTracePreview(payload);
+}
+
+std::optional<uint64_t> ValidTracePreviewBytes(const std::string& profile_path, const ProfileIdentity& identity,
+                                               const SummaryPolicy& policy) {
+  if (!policy.read) return std::nullopt;
+  for (const std::string& candidate : SummaryCandidates(profile_path, policy, kTracePreviewSuffix)) {
+    auto fd = OpenSummaryFile(candidate);
+    struct stat st {};
+    if (!fd.ok() || ::fstat(fd->get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::string head(kHeaderBytes, '\0');
+    if (ReadFullyAt(fd->get(), 0, head.data(), head.size()) != 0) continue;
+    if (CheckHeader(head, identity).ok()) return static_cast<uint64_t>(st.st_size);
+  }
+  return std::nullopt;
 }
 
 std::optional<TracePreview> ReadTracePreviewFor(const std::string& profile_path, const ProfileIdentity& identity,

@@ -26,6 +26,12 @@ inline constexpr char kTracePreviewSuffix[] = ".tbprof-trace";
 Status WriteTracePreviewFile(const std::string& path, const ProfileIdentity& identity, const TracePreview& preview);
 StatusOr<TracePreview> ReadTracePreviewFile(const std::string& path, const ProfileIdentity& expected);
 
+// The size of the first preview among the places `policy` says whose head
+// holds for `identity` and this tbprof build (only its head is read: what a
+// request's memory estimate may count on); none when there is none.
+std::optional<uint64_t> ValidTracePreviewBytes(const std::string& profile_path, const ProfileIdentity& identity,
+                                               const SummaryPolicy& policy);
+
 // The preview of the first file valid for `identity` among the places
 // `policy` says; none when there is none (each one present but ignored is logged).
 std::optional<TracePreview> ReadTracePreviewFor(const std::string& profile_path, const ProfileIdentity& identity,

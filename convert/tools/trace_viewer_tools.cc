@@ -344,9 +344,9 @@ StatusOr<std::string> StreamingTraceJson(const std::vector<StreamingTraceHost>& 
 
 namespace {
 
-// Whether a streaming request asks for the whole trace at a resolution and
-// nothing else (the viewer's first request): its floored resolution, else none
-// (a malformed parameter included: the index's answer says what is wrong).
+// The floored resolution of a request for the whole trace at a resolution
+// and nothing else (the viewer's first request); none otherwise, a malformed
+// parameter included (the index's answer says what is wrong).
 std::optional<double> WholeTraceResolution(const ToolParams& params) {
   for (const char* key : {"event_name", "search_prefix", "critical_path"}) {
     if (params.count(key)) return std::nullopt;
@@ -366,7 +366,7 @@ StatusOr<std::optional<ToolOutput>> AnswerFromTracePreview(const ToolInput& inpu
   const std::string& path = input.profile_paths[0];
   const std::optional<double> resolution = WholeTraceResolution(input.params);
   const SummaryPolicy policy = CurrentSummaryPolicy();
-  if (!resolution || PeekForFile<TraceIndex>(input.cache, "trace_index", path) ||
+  if (!PreviewCanAnswer(input.params) || PeekForFile<TraceIndex>(input.cache, "trace_index", path) ||
       !PresentSummaryBytes(path, policy, kTracePreviewSuffix)) {
     return std::optional<ToolOutput>();
   }
@@ -395,6 +395,11 @@ StatusOr<std::optional<ToolOutput>> AnswerFromTracePreview(const ToolInput& inpu
 }
 
 }  // namespace
+
+bool PreviewCanAnswer(const ToolParams& params) {
+  const std::optional<double> resolution = WholeTraceResolution(params);
+  return resolution && *resolution > 0 && *resolution <= kTracePreviewMaxResolution;
+}
 
 StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input) {
   if (input.profile_paths.empty()) return InvalidArgument("trace_viewer@: no xplane file selected");

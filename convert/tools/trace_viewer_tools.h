@@ -19,6 +19,10 @@
 //     flow events (ph "s" → "f", cat "critical_path") between the events on
 //     it, and "criticalPath": {"hosts": [{step, length_us, flows}]}.
 //   Malformed numbers give InvalidArgument, like xprof's GetTraceViewOption.
+//   A one-host request for the whole trace at a resolution up to
+//   kTracePreviewMaxResolution (the viewer's first request) is answered from
+//   the profile's trace preview (trace_preview_file.h) while its index is
+//   not loaded, byte for byte the index's answer.
 #pragma once
 
 #include <memory>
@@ -33,6 +37,10 @@ namespace tbprof {
 
 StatusOr<ToolOutput> TraceViewerTool(const ToolInput& input);
 StatusOr<ToolOutput> StreamingTraceViewerTool(const ToolInput& input);
+
+// Whether trace_viewer@ `params` ask for what a trace preview keeps: the
+// whole trace at a resolution up to kTracePreviewMaxResolution, nothing else.
+bool PreviewCanAnswer(const ToolParams& params);
 
 // The index of one xplane file, built once and kept in `cache` (may be null).
 StatusOr<std::shared_ptr<const TraceIndex>> LoadTraceIndexCached(const std::string& path, ArtifactCache* cache);

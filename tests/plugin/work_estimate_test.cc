@@ -13,6 +13,8 @@
 
 #include "convert/tools/artifact_cache.h"
 #include "convert/tools/op_stats_summary.h"
+#include "convert/tools/tool_registry.h"
+#include "convert/tools/trace_preview_file.h"
 #include "plugin/gzip.h"
 #include "plugin/route_util.h"
 #include "tests/testing/test_files.h"
@@ -167,6 +169,42 @@ TEST(WorkEstimate, OpStatsPagesOfASummarizedFileDecodeNoModel) {
   SetSummaryPolicy(SummaryPolicy{});
   std::filesystem::remove(profile);
   std::filesystem::remove(summary);
+}
+
+// The trace viewer's first request for a file with a valid trace preview
+// reads no model: three times the preview's file. A window, or a preview of
+// another version of the profile, needs the model (twice the file) and an answer.
+TEST(WorkEstimate, TheFirstPictureFromAValidTracePreviewDecodesNoModel) {
+  const std::string profile = test_files::TempPath("work_estimate_previewed.xplane.pb");
+  const std::string preview = profile + kTracePreviewSuffix;
+  WriteBytes(profile, std::string(1000, 'x'));
+  auto id = FileIdentityOf(profile);
+  auto identity = IdentityOfProfile(profile);
+  ASSERT_TRUE(id.ok() && identity.ok());
+  TracePreview kept;
+  kept.num_events = 600000, kept.max_ps = 1000000;
+  kept.events_json = std::string(50, 'j');
+  kept.events = {PreviewEvent{TraceCandidate{0, 10, 0, 5}, 0, 50}};
+  ASSERT_TRUE(WriteTracePreviewFile(preview, *identity, kept).ok());
+  const uint64_t preview_bytes = std::filesystem::file_size(preview);
+  ArtifactCache cache(1 << 20);
+  const WorkLimits limits{nullptr, /*max_inflated_bytes=*/1 << 20, /*max_response_bytes=*/1 << 20};
+  DataPlan first;
+  first.spec = FindProfileTool("trace_viewer@");
+  ASSERT_NE(first.spec, nullptr);
+  first.files = {{profile, *id}};
+  first.input.params["resolution"] = "5480";
+  EXPECT_EQ(WorkingBytes(cache, limits, first), 3 * preview_bytes);
+  DataPlan window = first;
+  window.input.params["start_time_ms"] = "1";
+  window.input.params["end_time_ms"] = "2";
+  EXPECT_EQ(WorkingBytes(cache, limits, window), 2000u + 3000u);
+  ProfileIdentity other = *identity;
+  other.mtime_ns += 1;
+  ASSERT_TRUE(WriteTracePreviewFile(preview, other, kept).ok());
+  EXPECT_EQ(WorkingBytes(cache, limits, first), 2000u + 3000u);
+  std::filesystem::remove(profile);
+  std::filesystem::remove(preview);
 }
 
 }  // namespace
